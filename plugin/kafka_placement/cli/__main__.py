@@ -1,0 +1,5 @@
+import sys
+
+from kafka_placement.cli import main
+
+sys.exit(main())

@@ -1,0 +1,67 @@
+"""Typed errors. Every message names the bad value and, where there is one, the allowed range.
+
+Where Kafka has an exception for the same condition, the class name mirrors it (``…Error`` for
+``…Exception``) and the message is Kafka's text to the letter.
+"""
+
+from __future__ import annotations
+
+
+class KafkaPlacementError(Exception):
+    """Base class of every error this package raises on purpose."""
+
+
+class InvalidArgumentError(KafkaPlacementError, ValueError):
+    """An argument outside its allowed values."""
+
+
+class KeyTypeError(KafkaPlacementError, TypeError):
+    """A record key that is not bytes (we never ``str()`` a key silently)."""
+
+
+# --- key -> partition -------------------------------------------------------------------------
+class InvalidPartitionError(InvalidArgumentError):
+    """An explicit partition that is not an int in [0, num_partitions - 1] (Java: IllegalArgumentException)."""
+
+
+class UnknownSchemeError(InvalidArgumentError):
+    """A partitioner scheme name we do not know."""
+
+
+class UnknownTopicError(KafkaPlacementError, LookupError):
+    """A topic the cluster metadata does not know."""
+
+
+# --- partition -> consumer --------------------------------------------------------------------
+class UnknownStrategyError(InvalidArgumentError):
+    """An assignment strategy name we do not know."""
+
+
+class UserDataError(KafkaPlacementError, ValueError):
+    """Malformed, truncated or oversized subscription userData from a group member."""
+
+
+# --- replica -> broker (names mirror org.apache.kafka.common.errors / AdminOperationException) --
+class InvalidPartitionsError(InvalidArgumentError):
+    """Kafka: InvalidPartitionsException."""
+
+
+class InvalidReplicationFactorError(InvalidArgumentError):
+    """Kafka: InvalidReplicationFactorException."""
+
+
+class AdminOperationError(KafkaPlacementError, RuntimeError):
+    """Kafka: AdminOperationException."""
+
+
+class InvalidBrokerError(InvalidArgumentError):
+    """Duplicate broker ids, unknown brokers named by a plan, empty broker lists."""
+
+
+class ReassignmentFormatError(InvalidArgumentError):
+    """Malformed kafka-reassign-partitions JSON; the message names the line or field."""
+
+
+# --- live side ---------------------------------------------------------------------------------
+class ClusterError(KafkaPlacementError, RuntimeError):
+    """The live cluster (engine, image, brokers) could not be started or reached."""

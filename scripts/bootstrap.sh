@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Creates .venv and installs the project with every extra (clients, Spark, test, dev tools).
+# Idempotent: a second run only checks that the install is current.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+python=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  echo "[bootstrap] creating .venv with $($python --version)"
+  "$python" -m venv .venv
+fi
+stamp=.venv/.installed-$(sha256sum pyproject.toml | cut -c1-16)
+if [ ! -f "$stamp" ]; then
+  echo "[bootstrap] installing kafka-placement[dev] into .venv"
+  .venv/bin/python -m pip install -q -U pip wheel setuptools
+  .venv/bin/python -m pip install -q -e '.[dev]'
+  rm -f .venv/.installed-* && touch "$stamp"
+else
+  # pyproject unchanged: still make sure the editable install points at this checkout.
+  .venv/bin/python -m pip install -q --no-deps -e .
+fi
+echo "[bootstrap] ready: $(.venv/bin/python -c 'import kafka_placement, sys; print(kafka_placement.__file__)')"

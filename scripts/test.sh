@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The one test command (README "Run all tests"; .ci/run calls it).
+# Installs everything it needs on a fresh machine, then runs lint, unit, conformance and
+# integration tests against the live rack-labelled cluster. Extra args go to pytest.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+started=$(date +%s)
+step() { echo; echo "=== [$(( $(date +%s) - started ))s] $*"; }
+
+step "Python environment"
+bash scripts/bootstrap.sh
+export PATH="$root/.venv/bin:$PATH"
+
+step "Docker engine (loopback only, no bridge)"
+bash scripts/ensure-engine.sh
+
+step "Kafka image"
+KAFKA_IMAGE=$(bash scripts/ensure-image.sh | tail -n 1)
+export KAFKA_IMAGE
+echo "KAFKA_IMAGE=$KAFKA_IMAGE"
+
+step "Java reference classes (Maven Central)"
+bash scripts/fetch-java-reference.sh
+
+step "Lint: ruff + mypy"
+ruff check plugin unit_tests integration_tests benchmarks
+mypy
+
+step "pytest (unit, conformance, integration)"
+export TESTCONTAINERS_RYUK_DISABLED=true
+pytest -p no:cacheprovider "$@"
+
+step "done in $(( $(date +%s) - started ))s"
