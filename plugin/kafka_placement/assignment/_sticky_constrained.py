@@ -1,0 +1,102 @@
+"""Sticky assignment when every member subscribes to the same topics (the quota fill).
+
+Same plan as Java's ``ConstrainedAssignmentBuilder``: with ``N`` partitions and ``M`` members every
+member ends with ``N // M`` or ``N // M + 1`` partitions (exactly ``N % M`` members get the extra one);
+members keep as many of their previously owned partitions as their quota allows (members that owned
+more than the minimum are the first to get the extra slots); the freed and the new partitions are dealt
+round robin in ``(topic, partition)`` order over the members still below their quota, in member-id
+order — first to members whose rack holds a replica (KIP-881), then to anyone.
+
+Everything runs on numpy arrays: no Python object per partition.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kafka_placement.assignment._sticky_core import IntArray, Problem, RackView
+
+
+def round_robin_deal(free: IntArray, takers: IntArray, needs: IntArray) -> IntArray:
+    """Owner of each ``free`` partition when dealt round robin over ``takers`` up to ``needs`` each.
+
+    Round ``r`` gives one partition to every taker that still needs more than ``r``, in taker order —
+    what a circular iterator over the unfilled members does, without the Python loop.
+    """
+    total = int(needs.sum())
+    if total == 0:
+        return np.empty(0, dtype=np.int64)
+    slot_member = np.repeat(takers, needs)
+    starts = np.repeat(np.cumsum(needs) - needs, needs)
+    slot_round = np.arange(total, dtype=np.int64) - starts
+    order = np.lexsort((np.repeat(np.arange(takers.size), needs), slot_round))
+    return slot_member[order][: free.size]
+
+
+def rack_deal(owner: IntArray, free: IntArray, needs: IntArray, racks: RackView) -> IntArray:
+    """Give free partitions to members whose rack has a replica, round robin per rack; returns the rest.
+
+    ``owner`` and ``needs`` are updated in place.
+    """
+    if free.size == 0:
+        return free
+    taken = np.zeros(owner.size, dtype=np.bool_)
+    free_mask = np.zeros(owner.size, dtype=np.bool_)
+    free_mask[free] = True
+    by_rack: dict[str, list[int]] = {}
+    for i, rack in enumerate(racks.member_rack):
+        if rack is not None and needs[i] > 0 and rack in racks.mask_in_rack:
+            by_rack.setdefault(rack, []).append(i)
+    for rack in sorted(by_rack):
+        takers = np.asarray(by_rack[rack], dtype=np.int64)
+        cand = np.flatnonzero(free_mask & racks.mask_in_rack[rack] & ~taken)
+        if cand.size == 0:
+            continue
+        want = needs[takers]
+        got = round_robin_deal(cand, takers, want)
+        picked = cand[: got.size]
+        owner[picked] = got
+        taken[picked] = True
+        np.subtract.at(needs, got, 1)
+    return free[~taken[free]]
+
+
+def constrained_assign(problem: Problem, kept: IntArray, racks: RackView | None) -> IntArray:
+    """The sticky owner array for equal subscriptions, from the resolved previous owners ``kept``."""
+    n, m = problem.n_partitions, problem.n_members
+    owner = kept.copy()
+    if n == 0 or m == 0:
+        return owner
+    quota, extra = divmod(n, m)
+    has = owner >= 0
+    owned_count = np.bincount(owner[has], minlength=m)
+    # Targets: the members owning the most get the `extra` slots of quota + 1 first, then member order.
+    target = np.full(m, quota, dtype=np.int64)
+    if extra:
+        rank = np.lexsort((np.arange(m), -np.minimum(owned_count, quota + 1)))
+        target[rank[:extra]] = quota + 1
+    # Revoke what is above target (keep rack-local partitions first, then the lowest ids).
+    over = np.flatnonzero(owned_count > target)
+    if over.size:
+        over_mask = np.zeros(m, dtype=np.bool_)
+        over_mask[over] = True
+        gids = np.flatnonzero(has & over_mask[np.where(has, owner, 0)])
+        holders = owner[gids]
+        order = np.argsort(holders, kind="stable")
+        gids, holders = gids[order], holders[order]
+        bounds = np.searchsorted(holders, np.arange(m + 1))
+        for i in over.tolist():
+            mine = gids[bounds[i] : bounds[i + 1]]
+            if racks is not None:
+                local = racks.matches(i, mine)
+                mine = np.concatenate((mine[local], mine[~local]))
+            owner[mine[int(target[i]) :]] = -1
+    kept_count = np.minimum(owned_count, target)
+    needs = target - kept_count
+    free = np.flatnonzero(owner < 0)
+    if racks is not None:
+        free = rack_deal(owner, free, needs, racks)
+    takers = np.flatnonzero(needs > 0)
+    if free.size:
+        owner[free] = round_robin_deal(free, takers, needs[takers])
+    return owner

@@ -1,0 +1,275 @@
+"""Shared machinery of the sticky assignors: integer ids, owned-partition claims, output lists.
+
+Everything the sticky and cooperative-sticky assignors compute runs on integer ids:
+
+* members are numbered ``0..M-1`` in member-id order;
+* the topics that exist (``partitions_per_topic``), have partitions and are subscribed by some member
+  are numbered ``0..T-1`` in name order; partition ``p`` of topic ``t`` has the global id
+  ``offsets[t] + p``, so global ids ascend in ``(topic, partition)`` order;
+* an assignment is one ``owner`` array (global id -> member number, ``-1`` = nobody).
+
+Only at the very end are ``TopicPartition`` objects handed out, taken from a per-topic cache so
+that a group leader assigning the same topics again does not rebuild a million tuples.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import partial
+from itertools import repeat
+
+import numpy as np
+import numpy.typing as npt
+
+from kafka_placement.errors import InvalidArgumentError
+from kafka_placement.vocabulary import Member, TopicPartition
+
+IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+
+# --- TopicPartition cache ------------------------------------------------------------------------
+_MAKE_TP = partial(tuple.__new__, TopicPartition)
+_TP_CACHE: dict[str, list[TopicPartition]] = {}
+_TP_CACHE_LIMIT = 4_000_000  # entries; beyond this the cache starts over (bounded memory)
+_tp_cache_size = 0
+
+
+def topic_partitions(topic: str, count: int) -> list[TopicPartition]:
+    """``[TopicPartition(topic, 0), ..., TopicPartition(topic, count - 1)]`` from the cache."""
+    global _tp_cache_size
+    cached = _TP_CACHE.get(topic)
+    if cached is None or len(cached) < count:
+        if _tp_cache_size + count > _TP_CACHE_LIMIT:
+            _TP_CACHE.clear()
+            _tp_cache_size = 0
+        old = 0 if cached is None else len(cached)
+        cached = list(map(_MAKE_TP, zip(repeat(topic, count), range(count), strict=False)))
+        _TP_CACHE[topic] = cached
+        _tp_cache_size += count - old
+    return cached if len(cached) == count else cached[:count]
+
+
+# --- validation ----------------------------------------------------------------------------------
+def validate_inputs(
+    partitions_per_topic: Mapping[str, int],
+    members: Mapping[str, Member],
+) -> None:
+    """Typed errors for inputs no assignor can work with (names the bad value and the allowed range)."""
+    if not isinstance(partitions_per_topic, Mapping):
+        raise InvalidArgumentError(
+            f"partitions_per_topic must be a mapping topic -> partition count, got {partitions_per_topic!r}"
+        )
+    if not isinstance(members, Mapping):
+        raise InvalidArgumentError(f"members must be a mapping member id -> Member, got {members!r}")
+    for topic, count in partitions_per_topic.items():
+        if not isinstance(topic, str):
+            raise InvalidArgumentError(f"topic names must be str, got {topic!r}")
+        if isinstance(count, bool) or not isinstance(count, int) or count < 0 or count > 2**31 - 1:
+            raise InvalidArgumentError(
+                f"partition count of topic {topic!r} must be an int in [0, 2147483647], got {count!r}"
+            )
+    for member_id, member in members.items():
+        if not isinstance(member_id, str):
+            raise InvalidArgumentError(f"member ids must be str, got {member_id!r}")
+        if not isinstance(member, Member):
+            raise InvalidArgumentError(
+                f"member {member_id!r} must be a kafka_placement.vocabulary.Member, "
+                f"got {type(member).__name__}"
+            )
+
+
+# --- the integer view of one assignment problem ----------------------------------------------------
+@dataclass
+class Problem:
+    member_ids: list[str]
+    members: list[Member]
+    topics: list[str]
+    topic_index: dict[str, int]
+    counts: IntArray  # partitions per topic (T,)
+    offsets: IntArray  # (T + 1,) global id of each topic's partition 0, then the total
+    subscribed: BoolArray  # (M, T)
+    equal_subscriptions: bool
+
+    @property
+    def n_partitions(self) -> int:
+        return int(self.offsets[-1])
+
+    @property
+    def n_members(self) -> int:
+        return len(self.member_ids)
+
+    def topic_of(self, gids: IntArray) -> IntArray:
+        return np.searchsorted(self.offsets, gids, side="right").astype(np.int64) - 1
+
+
+def build_problem(partitions_per_topic: Mapping[str, int], members: Mapping[str, Member]) -> Problem:
+    member_ids = sorted(members)
+    member_list = [members[m] for m in member_ids]
+    wanted: set[str] = set()
+    for member in member_list:
+        wanted.update(member.topics)
+    topics = sorted(t for t in wanted if partitions_per_topic.get(t, 0) > 0)
+    topic_index = {t: i for i, t in enumerate(topics)}
+    counts = np.fromiter((partitions_per_topic[t] for t in topics), dtype=np.int64, count=len(topics))
+    offsets = np.zeros(len(topics) + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    subscribed = np.zeros((len(member_ids), len(topics)), dtype=np.bool_)
+    first: tuple[int, ...] | None = None
+    equal = True
+    for i, member in enumerate(member_list):
+        idx = tuple(topic_index[t] for t in member.topics if t in topic_index)
+        if idx:
+            subscribed[i, list(idx)] = True
+        if first is None:
+            first = idx
+        elif idx != first:
+            equal = False
+    return Problem(member_ids, member_list, topics, topic_index, counts, offsets, subscribed, equal)
+
+
+# --- owned-partition claims -------------------------------------------------------------------------
+@dataclass
+class Claims:
+    """Every owned-partition claim that names an existing partition, as parallel arrays."""
+
+    gid: IntArray
+    member: IntArray
+    generation: IntArray
+
+
+def _claim_ids(problem: Problem, owned: Sequence[TopicPartition]) -> IntArray:
+    """Global ids of the claimed partitions that exist (unique, ascending); the rest is dropped."""
+    if not owned:
+        return np.empty(0, dtype=np.int64)
+    topics_col, parts_col = zip(*owned, strict=True)
+    n = len(owned)
+    tix = np.fromiter(map(problem.topic_index.get, topics_col, repeat(-1)), dtype=np.int64, count=n)
+    try:
+        parts = np.fromiter(parts_col, dtype=np.int64, count=n)
+    except OverflowError:  # hostile partition numbers beyond int64: they name no partition
+        parts = np.fromiter((p if -(2**62) < p < 2**62 else -1 for p in parts_col), dtype=np.int64, count=n)
+    if len(problem.topics) == 0:
+        return np.empty(0, dtype=np.int64)
+    safe_t = np.where(tix >= 0, tix, 0)
+    ok = (tix >= 0) & (parts >= 0) & (parts < problem.counts[safe_t])
+    gids = problem.offsets[safe_t[ok]] + parts[ok]
+    return np.unique(gids)
+
+
+def collect_claims(problem: Problem) -> Claims:
+    gid_parts: list[IntArray] = []
+    mem_parts: list[IntArray] = []
+    gen_parts: list[IntArray] = []
+    for i, member in enumerate(problem.members):
+        gids = _claim_ids(problem, member.owned)
+        if gids.size:
+            gid_parts.append(gids)
+            mem_parts.append(np.full(gids.size, i, dtype=np.int64))
+            gen_parts.append(np.full(gids.size, member.generation, dtype=np.int64))
+    if not gid_parts:
+        empty = np.empty(0, dtype=np.int64)
+        return Claims(empty, empty.copy(), empty.copy())
+    return Claims(np.concatenate(gid_parts), np.concatenate(mem_parts), np.concatenate(gen_parts))
+
+
+def resolve_claims(problem: Problem, claims: Claims) -> IntArray:
+    """The previous owner each partition may keep (KIP-341), as an owner array (-1 = none).
+
+    A claim counts only while the member still subscribes to the partition's topic. Among the claims on
+    one partition the highest generation wins; when two members claim it in the same highest generation
+    neither keeps it (Kafka 3.x logs "Found multiple consumers ... claiming the same TopicPartition ...
+    in the same generation" and invalidates both).
+    """
+    owner = np.full(problem.n_partitions, -1, dtype=np.int64)
+    if claims.gid.size == 0:
+        return owner
+    topic = problem.topic_of(claims.gid)
+    keep = problem.subscribed[claims.member, topic]
+    gid, mem, gen = claims.gid[keep], claims.member[keep], claims.generation[keep]
+    if gid.size == 0:
+        return owner
+    order = np.lexsort((mem, -gen, gid))
+    gid, mem, gen = gid[order], mem[order], gen[order]
+    first = np.ones(gid.size, dtype=np.bool_)
+    first[1:] = gid[1:] != gid[:-1]
+    pos = np.flatnonzero(first)
+    tied = np.zeros(pos.size, dtype=np.bool_)
+    nxt = pos + 1
+    has_next = nxt < gid.size
+    tied[has_next] = (gid[nxt[has_next]] == gid[pos[has_next]]) & (gen[nxt[has_next]] == gen[pos[has_next]])
+    win = pos[~tied]
+    owner[gid[win]] = mem[win]
+    return owner
+
+
+# --- racks --------------------------------------------------------------------------------------------
+@dataclass
+class RackView:
+    """Which partitions have a replica in which member rack (KIP-881), only for racks members carry."""
+
+    member_rack: list[str | None]
+    # rack -> ascending global ids of partitions with a replica in that rack
+    partitions_in_rack: dict[str, IntArray]
+    # (N,) bool per rack, same keys
+    mask_in_rack: dict[str, BoolArray]
+
+    def matches(self, member: int, gids: IntArray) -> BoolArray:
+        rack = self.member_rack[member]
+        if rack is None or rack not in self.mask_in_rack:
+            return np.zeros(gids.size, dtype=np.bool_)
+        return self.mask_in_rack[rack][gids]
+
+
+def build_racks(
+    problem: Problem, partition_racks: Mapping[TopicPartition, set[str]] | None
+) -> RackView | None:
+    """A rack view when rack-aware assignment applies: members carry racks and replica racks are known."""
+    if not partition_racks:
+        return None
+    member_rack = [m.rack for m in problem.members]
+    racks = {r for r in member_rack if r is not None}
+    if not racks:
+        return None
+    masks = {r: np.zeros(problem.n_partitions, dtype=np.bool_) for r in racks}
+    any_known = False
+    for tp, replica_racks in partition_racks.items():
+        if not isinstance(tp, tuple) or len(tp) != 2:
+            raise InvalidArgumentError(f"partition_racks keys must be TopicPartition, got {tp!r}")
+        t = problem.topic_index.get(tp[0])
+        p = tp[1]
+        if t is None or not isinstance(p, int) or not 0 <= p < problem.counts[t]:
+            continue
+        if isinstance(replica_racks, str):
+            raise InvalidArgumentError(
+                f"partition_racks[{tp!r}] must be a set of rack names, "
+                f"not the single string {replica_racks!r}"
+            )
+        g = int(problem.offsets[t]) + p
+        for r in replica_racks:
+            mask = masks.get(r)
+            if mask is not None:
+                mask[g] = True
+                any_known = True
+    if not any_known:
+        return None
+    return RackView(member_rack, {r: np.flatnonzero(m) for r, m in masks.items()}, masks)
+
+
+# --- output -----------------------------------------------------------------------------------------
+def materialize(problem: Problem, owner: IntArray) -> dict[str, list[TopicPartition]]:
+    """``{member_id: sorted TopicPartitions}`` for every member from an owner array."""
+    result: dict[str, list[TopicPartition]] = {}
+    m = problem.n_members
+    flat: list[TopicPartition] = []
+    for topic, count in zip(problem.topics, problem.counts.tolist(), strict=True):
+        flat.extend(topic_partitions(topic, count))
+    small = owner.astype(np.int16 if m < 32000 else np.int32)
+    order = np.argsort(small, kind="stable")
+    sizes = np.bincount(owner + 1, minlength=m + 1)
+    bounds = np.cumsum(sizes).tolist()
+    get = flat.__getitem__
+    for i, member_id in enumerate(problem.member_ids):
+        lo, hi = bounds[i], bounds[i + 1]
+        result[member_id] = list(map(get, order[lo:hi].tolist())) if hi > lo else []
+    return result

@@ -1,0 +1,164 @@
+"""Sticky assignment for unequal subscriptions (the general case).
+
+Balance only depends on *how many* partitions of each topic a member holds — partitions of one topic
+are interchangeable for it — so the balancing runs on a members × topics count matrix ``c`` and the
+partitions themselves are only chosen at the end:
+
+1. ``c`` starts from the previous owners' valid claims (KIP-341 resolved).
+2. Unowned partitions are water-filled topic by topic (topics with the fewest subscribers first, as
+   Java sorts partitions by their number of potential consumers) onto the least loaded subscribers.
+3. Balancing: from the most loaded members a breadth-first search over "member holds a partition of
+   topic t" → "another member subscribes to t" looks for a member with at least two fewer partitions;
+   one partition per hop is shifted along the path found (a chain of moves, like franz-go's; Java only
+   makes direct moves). When nothing is reachable from the most loaded members, every member they
+   reach is final (no later move can touch that closed set) and the search goes on with the rest.
+   The result is balanced in KIP-54's sense (no partition can move to a potential consumer with 2+
+   fewer partitions) and in the stronger sense that no chain of moves can improve it.
+   Each hop prefers a partition its holder did not own before (a free move costs no stickiness).
+4. Per topic every member keeps ``min(c, previously owned)`` of its own partitions (rack-local ones
+   first) and the remaining counts are filled from the other partitions of the topic (rack-local
+   ones first), so the number of partitions kept is the most ``c`` allows.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kafka_placement.assignment._sticky_core import IntArray, Problem, RackView
+
+
+def _water_fill(loads: IntArray, units: int) -> IntArray:
+    """How many of ``units`` each of these members gets so the lowest loads rise evenly.
+
+    Ties (and the one-off remainder) go to the earlier members of the array.
+    """
+    s = loads.size
+    order = np.lexsort((np.arange(s), loads))
+    sorted_loads = loads[order]
+    # cost[j] = units needed to lift the first j+1 members to sorted_loads[j]
+    cost = np.arange(1, s + 1, dtype=np.int64) * sorted_loads - np.cumsum(sorted_loads)
+    j = int(np.searchsorted(cost, units, side="right"))  # members 0..j-1 reach level sorted_loads[j-1]
+    rem = units - int(cost[j - 1])
+    level = int(sorted_loads[j - 1]) + rem // j
+    extra = rem % j
+    give_sorted = np.zeros(s, dtype=np.int64)
+    give_sorted[:j] = level - sorted_loads[:j]
+    if extra:
+        # the `extra` lowest member numbers among the first j get one more
+        first_j = order[:j]
+        lucky = np.argsort(first_j, kind="stable")[:extra]
+        give_sorted[lucky] += 1
+    give = np.empty(s, dtype=np.int64)
+    give[order] = give_sorted
+    return give
+
+
+def _balance(problem: Problem, c: IntArray, o: IntArray) -> None:
+    """Shift partition counts along augmenting paths until balanced (in place on ``c``)."""
+    sub = problem.subscribed
+    loads = c.sum(axis=1)
+    active = sub.any(axis=1)
+    m, t_count = c.shape
+    parent_topic = np.full(m, -1, dtype=np.int64)
+    parent_member = np.full(t_count, -1, dtype=np.int64)
+    while True:
+        if not active.any():
+            return
+        act_loads = loads[active]
+        hi = int(act_loads.max())
+        if hi - int(act_loads.min()) <= 1:
+            return
+        sources = active & (loads == hi)
+        visited_m = sources.copy()
+        visited_t = np.zeros(t_count, dtype=np.bool_)
+        frontier = np.flatnonzero(sources)
+        parent_topic[frontier] = -1
+        found = -1
+        while frontier.size:
+            cf = c[frontier]
+            held = cf > 0
+            new_t = np.flatnonzero(held.any(axis=0) & ~visited_t)
+            if new_t.size == 0:
+                break
+            # the holder each topic is taken from: prefer a unit the holder did not own before
+            score = held[:, new_t].astype(np.int64) + (cf[:, new_t] > o[frontier][:, new_t])
+            parent_member[new_t] = frontier[score.argmax(axis=0)]
+            visited_t[new_t] = True
+            reach = sub[:, new_t] & (active & ~visited_m)[:, None]
+            new_m = np.flatnonzero(reach.any(axis=1))
+            if new_m.size == 0:
+                break
+            parent_topic[new_m] = new_t[reach[new_m].argmax(axis=1)]
+            visited_m[new_m] = True
+            new_loads = loads[new_m]
+            low = int(new_loads.min())
+            if low <= hi - 2:
+                found = int(new_m[int(np.argmin(new_loads))])
+                break
+            frontier = new_m
+        if found < 0:
+            active &= ~visited_m
+            continue
+        y = found
+        loads[y] += 1
+        while True:
+            t = int(parent_topic[y])
+            x = int(parent_member[t])
+            c[x, t] -= 1
+            c[y, t] += 1
+            if parent_topic[x] < 0:
+                loads[x] -= 1
+                break
+            y = x
+
+
+def general_assign(problem: Problem, kept: IntArray, racks: RackView | None) -> IntArray:
+    """The sticky owner array for any subscriptions, from the resolved previous owners ``kept``."""
+    m, t_count = problem.n_members, len(problem.topics)
+    owner = kept.copy()
+    if problem.n_partitions == 0 or m == 0:
+        return owner
+    has = kept >= 0
+    topic_of = problem.topic_of(np.flatnonzero(has))
+    o = np.bincount(kept[has] * t_count + topic_of, minlength=m * t_count).reshape(m, t_count)
+    c = o.copy()
+    loads = c.sum(axis=1)
+    unowned = problem.counts - o.sum(axis=0)
+    subscribers = problem.subscribed.sum(axis=0)
+    for t in np.lexsort((np.arange(t_count), subscribers)).tolist():
+        units = int(unowned[t])
+        if units == 0 or subscribers[t] == 0:
+            continue
+        who = np.flatnonzero(problem.subscribed[:, t])
+        give = _water_fill(loads[who], units)
+        c[who, t] += give
+        loads[who] += give
+    _balance(problem, c, o)
+    # choose the partitions: keep own ones first, then fill from the rest of the topic
+    for t in range(t_count):
+        lo, hi = int(problem.offsets[t]), int(problem.offsets[t + 1])
+        seg = owner[lo:hi]  # a view: edits land in owner
+        holders = np.flatnonzero(o[:, t] > c[:, t])
+        for i in holders.tolist():
+            mine = np.flatnonzero(seg == i)
+            if racks is not None:
+                local = racks.matches(i, mine + lo)
+                mine = np.concatenate((mine[local], mine[~local]))
+            seg[mine[int(c[i, t]) :]] = -1
+        need = c[:, t] - np.minimum(c[:, t], o[:, t])
+        free = np.flatnonzero(seg < 0)
+        if free.size == 0:
+            continue
+        if racks is not None:
+            taken = np.zeros(free.size, dtype=np.bool_)
+            for i in np.flatnonzero(need > 0).tolist():
+                local = ~taken & racks.matches(i, free + lo)
+                pick = np.flatnonzero(local)[: int(need[i])]
+                if pick.size:
+                    seg[free[pick]] = i
+                    taken[pick] = True
+                    need[i] -= pick.size
+            free = free[~taken]
+        takers = np.flatnonzero(need > 0)
+        seg[free] = np.repeat(takers, need[takers])[: free.size]
+    return owner

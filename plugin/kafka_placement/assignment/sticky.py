@@ -1,0 +1,71 @@
+"""The sticky assignor (KIP-54, with KIP-341's generation rule and KIP-881's rack awareness).
+
+Balance first — partition counts differ by at most one, or no partition can move to another of its
+potential consumers that has two or more fewer — then keep as many previously owned partitions as
+possible. ``Member.owned`` is the previous assignment; when several members claim one partition the
+claim of the highest ``Member.generation`` counts (a tie in the highest generation voids the claims,
+as Kafka 3.x does); claims on partitions that no longer exist or on topics the member no longer
+subscribes to are dropped. Equal subscriptions take the quota-fill path (Java's constrained builder),
+others the general path (count balancing with augmenting paths). Deterministic: the same input
+always gives the same output, whatever the order of the mappings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from kafka_placement.assignment._sticky_constrained import constrained_assign
+from kafka_placement.assignment._sticky_core import (
+    IntArray,
+    Problem,
+    build_problem,
+    build_racks,
+    collect_claims,
+    materialize,
+    resolve_claims,
+    topic_partitions,
+    validate_inputs,
+)
+from kafka_placement.assignment._sticky_general import general_assign
+from kafka_placement.vocabulary import Member, TopicPartition
+
+__all__ = ["assign_sticky", "sticky_owner_array"]
+
+
+def sticky_owner_array(
+    problem: Problem,
+    partition_racks: Mapping[TopicPartition, set[str]] | None = None,
+) -> IntArray:
+    """The sticky target as an owner array over ``problem``'s global partition ids (-1 = unassigned)."""
+    kept = resolve_claims(problem, collect_claims(problem))
+    racks = build_racks(problem, partition_racks)
+    if problem.equal_subscriptions:
+        return constrained_assign(problem, kept, racks)
+    return general_assign(problem, kept, racks)
+
+
+def _fresh_equal(problem: Problem) -> dict[str, list[TopicPartition]]:
+    """No previous owner, equal subscriptions, no racks: member i gets every M-th partition from i."""
+    flat: list[TopicPartition] = []
+    for topic, count in zip(problem.topics, problem.counts.tolist(), strict=True):
+        flat.extend(topic_partitions(topic, count))
+    m = problem.n_members
+    return {member_id: flat[i::m] for i, member_id in enumerate(problem.member_ids)}
+
+
+def assign_sticky(
+    partitions_per_topic: Mapping[str, int],
+    members: Mapping[str, Member],
+    *,
+    partition_racks: Mapping[TopicPartition, set[str]] | None = None,
+) -> dict[str, list[TopicPartition]]:
+    """Sticky assignment: ``{member_id: sorted partitions}`` with every member present."""
+    validate_inputs(partitions_per_topic, members)
+    problem = build_problem(partitions_per_topic, members)
+    if (
+        problem.equal_subscriptions
+        and not any(member.owned for member in problem.members)
+        and build_racks(problem, partition_racks) is None
+    ):
+        return _fresh_equal(problem)
+    return materialize(problem, sticky_owner_array(problem, partition_racks))
