@@ -39,7 +39,9 @@ class Member:
     ``topics``: subscribed topics; ``owned``: partitions it owned before this rebalance (from
     sticky userData or subscription v1+); ``generation``: the generation those were owned in
     (-1 = unknown); ``rack``: ``client.rack`` (subscription v3); ``priority``: failover priority
-    (seed 002: a 4-byte big-endian int in userData; ``None`` ranks below every number).
+    (seed 002: a 4-byte big-endian int in userData; ``None`` ranks below every number);
+    ``group_instance_id``: ``group.instance.id`` of a static member (Java's range and roundrobin
+    order static members first, by instance id, then dynamic members by member id).
     """
 
     topics: tuple[str, ...]
@@ -47,6 +49,7 @@ class Member:
     generation: int = -1
     rack: str | None = None
     priority: int | None = None
+    group_instance_id: str | None = None
 
     def __init__(
         self,
@@ -55,6 +58,7 @@ class Member:
         generation: int = -1,
         rack: str | None = None,
         priority: int | None = None,
+        group_instance_id: str | None = None,
     ) -> None:
         if isinstance(topics, str):
             raise InvalidArgumentError(
@@ -76,11 +80,14 @@ class Member:
             )
         if rack is not None and not isinstance(rack, str):
             raise InvalidArgumentError(f"rack must be a str or None, got {rack!r}")
+        if group_instance_id is not None and not isinstance(group_instance_id, str):
+            raise InvalidArgumentError(f"group_instance_id must be a str or None, got {group_instance_id!r}")
         object.__setattr__(self, "topics", topic_list)
         object.__setattr__(self, "owned", tuple(_as_topic_partition(tp) for tp in owned))
         object.__setattr__(self, "generation", generation)
         object.__setattr__(self, "rack", rack)
         object.__setattr__(self, "priority", priority)
+        object.__setattr__(self, "group_instance_id", group_instance_id)
 
 
 @dataclass(frozen=True, order=True)

@@ -1,1 +1,91 @@
+"""Partition → consumer: Kafka's group assignors as pure functions, plus failover/priority.
 
+``assign(strategy, partitions_per_topic, members, *, partition_racks=None)`` returns
+``{member_id: sorted [TopicPartition]}`` with every member present. Strategies by their Kafka
+names: ``range``, ``roundrobin``, ``sticky``, ``cooperative-sticky``, and ``failover`` (alias
+``priority``). No Kafka client is imported here; adapters live in ``kafka_placement.clients``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Iterable, Mapping
+
+from kafka_placement.assignment.failover import assign_failover
+from kafka_placement.assignment.inputs import (
+    check_members,
+    check_partition_racks,
+    check_partitions_per_topic,
+)
+from kafka_placement.assignment.range import assign_range
+from kafka_placement.assignment.roundrobin import assign_roundrobin
+from kafka_placement.errors import UnknownStrategyError
+from kafka_placement.vocabulary import Member, TopicPartition
+
+__all__ = [
+    "STRATEGIES",
+    "Member",
+    "TopicPartition",
+    "assign",
+    "strategy_function",
+]
+
+AssignFunction = Callable[..., dict[str, list[TopicPartition]]]
+
+#: Every strategy name ``assign`` accepts, Kafka names first.
+STRATEGIES: tuple[str, ...] = ("range", "roundrobin", "sticky", "cooperative-sticky", "failover", "priority")
+
+_LAZY = {
+    # The sticky family lives in its own modules (a separate owner); imported on first use.
+    "sticky": ("kafka_placement.assignment.sticky", "assign_sticky"),
+    "cooperative-sticky": ("kafka_placement.assignment.cooperative", "assign_cooperative_sticky"),
+}
+_EAGER: dict[str, AssignFunction] = {
+    "range": assign_range,
+    "roundrobin": assign_roundrobin,
+    "failover": assign_failover,
+    "priority": assign_failover,
+}
+
+
+def strategy_function(strategy: str) -> AssignFunction:
+    """The function behind a strategy name; :class:`UnknownStrategyError` names the allowed ones."""
+    if isinstance(strategy, str):
+        eager = _EAGER.get(strategy)
+        if eager is not None:
+            return eager
+        lazy = _LAZY.get(strategy)
+        if lazy is not None:
+            module_name, attribute = lazy
+            function: AssignFunction = getattr(importlib.import_module(module_name), attribute)
+            return function
+    raise UnknownStrategyError(
+        f"unknown assignment strategy {strategy!r}; allowed: range, roundrobin, sticky, "
+        "cooperative-sticky, failover (alias priority)"
+    )
+
+
+def assign(
+    strategy: str,
+    partitions_per_topic: Mapping[str, int],
+    members: Mapping[str, Member],
+    *,
+    partition_racks: Mapping[TopicPartition, Iterable[str]] | None = None,
+) -> dict[str, list[TopicPartition]]:
+    """Assign the partitions of the subscribed topics to ``members`` with ``strategy``.
+
+    ``partitions_per_topic``: partition count of every topic the cluster knows (subscribed topics
+    missing here are skipped, as Java skips topics without metadata); ``members``: member id →
+    :class:`Member`; ``partition_racks``: replica racks of each partition (KIP-881; used by range
+    and sticky when members carry a rack). Returns every member, each list sorted by
+    (topic, partition). Zero members → ``{}``.
+    """
+    function = strategy_function(strategy)
+    counts = check_partitions_per_topic(partitions_per_topic)
+    checked_members = check_members(members)
+    racks = check_partition_racks(partition_racks)
+    raw = function(counts, checked_members, partition_racks=racks)
+    result: dict[str, list[TopicPartition]] = {}
+    for member_id in checked_members:
+        result[member_id] = sorted(raw.get(member_id, ()))
+    return result

@@ -1,0 +1,50 @@
+"""Java's ``RoundRobinAssignor`` (``roundrobin``).
+
+All partitions of all subscribed topics in (topic, partition) order; members in ``MemberInfo``
+order (static members by ``group.instance.id`` first, then member ids) on a circular iterator that
+skips members not subscribed to the partition's topic. Topics missing from metadata are skipped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from kafka_placement.assignment.ordering import java_sorted, member_sort_key
+from kafka_placement.vocabulary import Member, TopicPartition
+
+
+def assign_roundrobin(
+    partitions_per_topic: Mapping[str, int],
+    members: Mapping[str, Member],
+    *,
+    partition_racks: Mapping[TopicPartition, frozenset[str]] | None = None,
+) -> dict[str, list[TopicPartition]]:
+    """Round-robin assignment, identical to Java's; ``partition_racks`` is ignored (Java's
+    round robin is not rack-aware). Lists are sorted by (topic, partition)."""
+    assignment: dict[str, list[TopicPartition]] = {member_id: [] for member_id in members}
+    if not members:
+        return assignment
+    order = sorted(members, key=lambda mid: member_sort_key(mid, members[mid].group_instance_id))
+    subscriptions = [frozenset(members[mid].topics) for mid in order]
+    lists = [assignment[mid] for mid in order]
+    n = len(order)
+    all_topics = java_sorted({topic for member in members.values() for topic in member.topics})
+    cursor = 0
+    for topic in all_topics:
+        count = partitions_per_topic.get(topic, 0)
+        if count <= 0:
+            continue
+        if all(topic in subs for subs in subscriptions):
+            # Every member takes it: no skipping, so the iterator just advances by one each time.
+            for p in range(count):
+                lists[(cursor + p) % n].append(TopicPartition(topic, p))
+            cursor = (cursor + count) % n
+            continue
+        for p in range(count):
+            while topic not in subscriptions[cursor]:
+                cursor = (cursor + 1) % n
+            lists[cursor].append(TopicPartition(topic, p))
+            cursor = (cursor + 1) % n
+    for partitions in assignment.values():
+        partitions.sort()
+    return assignment
