@@ -1,0 +1,145 @@
+"""aiokafka 0.14 group assignors backed by :mod:`kafka_placement.assignment`.
+
+aiokafka speaks ConsumerProtocol v0 only (topics + userData) and has no cooperative rebalancing,
+so this adapter offers ``range``, ``roundrobin``, ``sticky`` and ``failover``/``priority``::
+
+    AIOKafkaConsumer(..., partition_assignment_strategy=[FailoverAssignor(priority=10)])
+
+Without a RackId field in v0 there is no rack-aware assignment here. aiokafka does not pass the
+generation to ``on_assignment``, so sticky userData is sent as Java's V0 (no generation).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from aiokafka.coordinator.assignors.abstract import AbstractPartitionAssignor
+from aiokafka.coordinator.protocol import ConsumerProtocolMemberAssignment, ConsumerProtocolMemberMetadata
+
+from kafka_placement.assignment import assign
+from kafka_placement.assignment.wire import member_from_subscription, subscription_user_data
+from kafka_placement.errors import InvalidArgumentError
+from kafka_placement.vocabulary import TopicPartition
+
+log = logging.getLogger(__name__)
+
+__all__ = ["FailoverAssignor", "PriorityAssignor", "RangeAssignor", "RoundRobinAssignor", "StickyAssignor"]
+
+
+def _partitions_per_topic(cluster: Any, topics: Iterable[str]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for topic in topics:
+        partitions = cluster.partitions_for_topic(topic)
+        if partitions:
+            counts[topic] = len(partitions)
+        else:
+            log.warning("No partition metadata for topic %s; it is left unassigned", topic)
+    return counts
+
+
+class _Assignor(AbstractPartitionAssignor):  # type: ignore[misc]
+    name = "kafka-placement"
+    strategy = "range"
+    version = 0
+
+    def __init__(self) -> None:
+        self.member_assignment: list[TopicPartition] | None = None
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
+    def _user_data(self) -> bytes | None:
+        return None
+
+    def metadata(self, topics: Iterable[str]) -> Any:  # type: ignore[override]
+        return ConsumerProtocolMemberMetadata(self.version, sorted(topics), self._user_data() or b"")
+
+    def on_assignment(self, assignment: Any) -> None:  # type: ignore[override]
+        self.member_assignment = [TopicPartition(tp.topic, tp.partition) for tp in assignment.partitions()]
+
+    def assign(self, cluster: Any, members: Mapping[str, Any]) -> dict[str, Any]:  # type: ignore[override]
+        topics = {
+            topic
+            for metadata in members.values()
+            for topic in (getattr(metadata, "subscription", None) or ())
+            if isinstance(topic, str)
+        }
+        counts = _partitions_per_topic(cluster, sorted(topics))
+        parsed = {
+            member_id: member_from_subscription(
+                self.strategy,
+                member_id,
+                getattr(metadata, "subscription", None),
+                getattr(metadata, "user_data", None),
+                existing=counts,
+            )
+            for member_id, metadata in members.items()
+        }
+        result = assign(self.strategy, counts, parsed)
+        assignments: dict[str, Any] = {}
+        for member_id, partitions in result.items():
+            by_topic: dict[str, list[int]] = {}
+            for tp in partitions:
+                by_topic.setdefault(tp.topic, []).append(tp.partition)
+            assignments[member_id] = ConsumerProtocolMemberAssignment(
+                self.version, sorted(by_topic.items()), b""
+            )
+        return assignments
+
+
+class RangeAssignor(_Assignor):
+    """Java ``RangeAssignor`` (``range``)."""
+
+    name = "range"
+    strategy = "range"
+
+
+class RoundRobinAssignor(_Assignor):
+    """Java ``RoundRobinAssignor`` (``roundrobin``)."""
+
+    name = "roundrobin"
+    strategy = "roundrobin"
+
+
+class StickyAssignor(_Assignor):
+    """Java ``StickyAssignor`` (``sticky``); previous assignment in Java-compatible userData V0."""
+
+    name = "sticky"
+    strategy = "sticky"
+
+    def _user_data(self) -> bytes | None:
+        return subscription_user_data("sticky", owned=self.member_assignment, generation=None)
+
+
+class FailoverAssignor(_Assignor):
+    """Failover/priority (seed 002) with ``priority`` as a 4-byte big-endian int in userData."""
+
+    name = "failover"
+    strategy = "failover"
+
+    def __init__(self, priority: int | None = None) -> None:
+        if priority is not None and (isinstance(priority, bool) or not isinstance(priority, int)):
+            raise InvalidArgumentError(
+                f"priority must be an int in [-2147483648, 2147483647] or None, got {priority!r}"
+            )
+        if priority is not None and not -(2**31) <= priority <= 2**31 - 1:
+            raise InvalidArgumentError(
+                f"priority {priority} is out of range [-2147483648, 2147483647] (a 4-byte signed int)"
+            )
+        super().__init__()
+        self.priority = priority
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(priority={self.priority!r})"
+
+    def _user_data(self) -> bytes | None:
+        return subscription_user_data("failover", priority=self.priority)
+
+
+class PriorityAssignor(FailoverAssignor):
+    """The failover assignor under its alias name ``priority``."""
+
+    name = "priority"
+    strategy = "priority"

@@ -1,0 +1,251 @@
+"""kafka-python 3.x group assignors backed by :mod:`kafka_placement.assignment`.
+
+Use them in ``KafkaConsumer(partition_assignment_strategy=[...])`` as classes or, to pass
+per-member settings, as instances::
+
+    KafkaConsumer(..., partition_assignment_strategy=[FailoverAssignor(priority=10)])
+    KafkaConsumer(..., partition_assignment_strategy=[RangeAssignor(rack="az1")])
+
+kafka-python hands no consumer config to an assignor, so ``rack`` (Java's ``client.rack``) and
+``priority`` are constructor arguments. Subscriptions are sent as ConsumerProtocolSubscription v3
+(OwnedPartitions, GenerationId, RackId), readable by Java consumers and kafka-python alike. The
+adapters only translate; every decision is made by :func:`kafka_placement.assignment.assign`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from kafka.coordinator.assignors.abstract import AbstractPartitionAssignor, RebalanceProtocol
+from kafka.protocol.consumer.metadata import ConsumerProtocolAssignment, ConsumerProtocolSubscription
+
+from kafka_placement.assignment import assign
+from kafka_placement.assignment.userdata import DEFAULT_GENERATION
+from kafka_placement.assignment.wire import member_from_subscription, subscription_user_data
+from kafka_placement.errors import InvalidArgumentError
+from kafka_placement.vocabulary import Member, TopicPartition
+
+log = logging.getLogger(__name__)
+
+__all__ = [
+    "CooperativeStickyAssignor",
+    "FailoverAssignor",
+    "PriorityAssignor",
+    "RangeAssignor",
+    "RoundRobinAssignor",
+    "StickyAssignor",
+]
+
+#: ConsumerProtocolSubscription version we send: v3 carries OwnedPartitions, GenerationId, RackId.
+SUBSCRIPTION_VERSION = 3
+_RACK_AWARE = frozenset({"range", "sticky", "cooperative-sticky"})
+
+
+def _check_rack(rack: object) -> str | None:
+    if rack is None:
+        return None
+    if not isinstance(rack, str):
+        raise InvalidArgumentError(f"rack must be a str (Kafka's client.rack) or None, got {rack!r}")
+    return rack or None
+
+
+def partitions_per_topic(cluster: Any, topics: Iterable[str]) -> dict[str, int]:
+    """Partition counts of the subscribed topics the consumer's metadata knows (others skipped,
+    as Java skips topics without metadata)."""
+    counts: dict[str, int] = {}
+    for topic in topics:
+        partitions = cluster.partitions_for_topic(topic)
+        if partitions:
+            counts[topic] = len(partitions)
+        else:
+            log.warning("No partition metadata for topic %s; it is left unassigned", topic)
+    return counts
+
+
+def partition_racks(cluster: Any, counts: Mapping[str, int]) -> dict[TopicPartition, frozenset[str]]:
+    """Replica racks of every partition, from the consumer's own cluster metadata.
+
+    kafka-python keeps replica lists private but answers ``is_replica_node(tp, node_id)``;
+    broker racks come from ``brokers()`` (MetadataResponse ``rack``).
+    """
+    from kafka.structs import TopicPartition as KafkaTopicPartition
+
+    racked = [(b.node_id, b.rack) for b in cluster.brokers() if getattr(b, "rack", None) is not None]
+    result: dict[TopicPartition, frozenset[str]] = {}
+    if not racked:
+        return result
+    for topic, count in counts.items():
+        for p in range(count):
+            ktp = KafkaTopicPartition(topic, p)
+            result[TopicPartition(topic, p)] = frozenset(
+                rack for node_id, rack in racked if cluster.is_replica_node(ktp, node_id) is not None
+            )
+    return result
+
+
+class _Assignor(AbstractPartitionAssignor):  # type: ignore[misc]
+    """Common translation: subscription → Member, assign(), result → ConsumerProtocolAssignment."""
+
+    name = "kafka-placement"
+    strategy = "range"
+    version = SUBSCRIPTION_VERSION
+
+    def __init__(self, *, rack: str | None = None) -> None:
+        self.rack = _check_rack(rack)
+        self.member_assignment: list[TopicPartition] | None = None
+        self.generation = DEFAULT_GENERATION
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(rack={self.rack!r})"
+
+    # --- member side ------------------------------------------------------------------------
+    def supported_protocols(self) -> list[RebalanceProtocol]:
+        return [RebalanceProtocol.EAGER]
+
+    def _user_data(self) -> bytes | None:
+        return None
+
+    def _owned_partitions(self) -> list[Any]:
+        return []
+
+    def metadata(self, topics: Iterable[str]) -> Any:
+        return ConsumerProtocolSubscription(
+            version=SUBSCRIPTION_VERSION,
+            topics=sorted(topics),
+            user_data=self._user_data(),
+            owned_partitions=self._owned_partitions(),
+            generation_id=self.generation,
+            rack_id=self.rack,
+        )
+
+    def on_assignment(self, assignment: Any, generation: int) -> None:
+        self.member_assignment = [TopicPartition(tp.topic, tp.partition) for tp in assignment.partitions()]
+        self.generation = generation
+
+    # --- leader side ------------------------------------------------------------------------
+    def _member(self, member: Any, counts: Mapping[str, int]) -> Member:
+        metadata = member.metadata
+        owned = [
+            (entry.topic, partition)
+            for entry in (getattr(metadata, "owned_partitions", None) or ())
+            for partition in (entry.partitions or ())
+        ]
+        return member_from_subscription(
+            self.strategy,
+            member.member_id,
+            getattr(metadata, "topics", None),
+            getattr(metadata, "user_data", None),
+            owned_partitions=owned,
+            generation_id=getattr(metadata, "generation_id", DEFAULT_GENERATION),
+            rack_id=getattr(metadata, "rack_id", None),
+            group_instance_id=getattr(member, "group_instance_id", None),
+            existing=counts,
+        )
+
+    def assign(self, cluster: Any, members: Sequence[Any]) -> dict[str, Any]:
+        topics = {
+            topic
+            for member in members
+            for topic in (getattr(member.metadata, "topics", None) or ())
+            if isinstance(topic, str)
+        }
+        counts = partitions_per_topic(cluster, sorted(topics))
+        parsed = {member.member_id: self._member(member, counts) for member in members}
+        racks = None
+        if self.strategy in _RACK_AWARE and any(m.rack for m in parsed.values()):
+            racks = partition_racks(cluster, counts)
+        result = assign(self.strategy, counts, parsed, partition_racks=racks)
+        return {member_id: _to_assignment(partitions) for member_id, partitions in result.items()}
+
+
+def _to_assignment(partitions: list[TopicPartition]) -> Any:
+    by_topic: dict[str, list[int]] = {}
+    for tp in partitions:
+        by_topic.setdefault(tp.topic, []).append(tp.partition)
+    return ConsumerProtocolAssignment(
+        version=0, assigned_partitions=sorted(by_topic.items()), user_data=b""
+    )
+
+
+class RangeAssignor(_Assignor):
+    """Java ``RangeAssignor`` (``range``), rack-aware (KIP-881) when ``rack`` is given."""
+
+    name = "range"
+    strategy = "range"
+
+
+class RoundRobinAssignor(_Assignor):
+    """Java ``RoundRobinAssignor`` (``roundrobin``)."""
+
+    name = "roundrobin"
+    strategy = "roundrobin"
+
+
+class StickyAssignor(_Assignor):
+    """Java ``StickyAssignor`` (``sticky``, eager): previous assignment and generation travel in
+    Java-compatible userData V1."""
+
+    name = "sticky"
+    strategy = "sticky"
+
+    def _user_data(self) -> bytes | None:
+        return subscription_user_data("sticky", owned=self.member_assignment, generation=self.generation)
+
+
+class CooperativeStickyAssignor(_Assignor):
+    """Java ``CooperativeStickyAssignor`` (``cooperative-sticky``, KIP-429): owned partitions in the
+    subscription, partitions changing owner are revoked in one round and given in the next."""
+
+    name = "cooperative-sticky"
+    strategy = "cooperative-sticky"
+
+    def supported_protocols(self) -> list[RebalanceProtocol]:
+        return [RebalanceProtocol.COOPERATIVE]
+
+    def _user_data(self) -> bytes | None:
+        return subscription_user_data("cooperative-sticky", generation=self.generation)
+
+    def _owned_partitions(self) -> list[Any]:
+        if not self.member_assignment:
+            return []
+        by_topic: dict[str, list[int]] = {}
+        for tp in self.member_assignment:
+            by_topic.setdefault(tp.topic, []).append(tp.partition)
+        entry = ConsumerProtocolSubscription.TopicPartition
+        return [entry(topic=topic, partitions=sorted(parts)) for topic, parts in sorted(by_topic.items())]
+
+
+class FailoverAssignor(_Assignor):
+    """Failover/priority (seed 002): the member with the highest ``priority`` consumes every
+    partition of its topics; the others stand by. ``priority`` travels as a 4-byte big-endian
+    int in userData; without one the member ranks below every number."""
+
+    name = "failover"
+    strategy = "failover"
+
+    def __init__(self, priority: int | None = None, *, rack: str | None = None) -> None:
+        if priority is not None and (isinstance(priority, bool) or not isinstance(priority, int)):
+            raise InvalidArgumentError(
+                f"priority must be an int in [-2147483648, 2147483647] or None, got {priority!r}"
+            )
+        if priority is not None and not -(2**31) <= priority <= 2**31 - 1:
+            raise InvalidArgumentError(
+                f"priority {priority} is out of range [-2147483648, 2147483647] (a 4-byte signed int)"
+            )
+        super().__init__(rack=rack)
+        self.priority = priority
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(priority={self.priority!r}, rack={self.rack!r})"
+
+    def _user_data(self) -> bytes | None:
+        return subscription_user_data("failover", priority=self.priority)
+
+
+class PriorityAssignor(FailoverAssignor):
+    """The failover assignor under its alias name ``priority``."""
+
+    name = "priority"
+    strategy = "priority"
