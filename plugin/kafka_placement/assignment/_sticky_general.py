@@ -53,8 +53,12 @@ def _water_fill(loads: IntArray, units: int) -> IntArray:
     return give
 
 
-def _balance(problem: Problem, c: IntArray, o: IntArray) -> None:
-    """Shift partition counts along augmenting paths until balanced (in place on ``c``)."""
+def _balance(problem: Problem, c: IntArray, o: IntArray, *, free_only: bool) -> None:
+    """Shift partition counts along augmenting paths until balanced (in place on ``c``).
+
+    With ``free_only`` a hop may only pass on a partition its holder did not own before (``c > o``):
+    balancing that costs no stickiness; the second pass may pass on any partition.
+    """
     sub = problem.subscribed
     loads = c.sum(axis=1)
     active = sub.any(axis=1)
@@ -73,10 +77,9 @@ def _balance(problem: Problem, c: IntArray, o: IntArray) -> None:
         visited_t = np.zeros(t_count, dtype=np.bool_)
         frontier = np.flatnonzero(sources)
         parent_topic[frontier] = -1
-        found = -1
         while frontier.size:
             cf = c[frontier]
-            held = cf > 0
+            held = (cf - o[frontier] > 0) if free_only else cf > 0
             new_t = np.flatnonzero(held.any(axis=0) & ~visited_t)
             if new_t.size == 0:
                 break
@@ -90,26 +93,34 @@ def _balance(problem: Problem, c: IntArray, o: IntArray) -> None:
                 break
             parent_topic[new_m] = new_t[reach[new_m].argmax(axis=1)]
             visited_m[new_m] = True
-            new_loads = loads[new_m]
-            low = int(new_loads.min())
-            if low <= hi - 2:
-                found = int(new_m[int(np.argmin(new_loads))])
-                break
             frontier = new_m
-        if found < 0:
+        reached = np.flatnonzero(visited_m & ~sources)
+        sinks = reached[loads[reached] <= hi - 2]
+        if sinks.size == 0:
             active &= ~visited_m
             continue
-        y = found
-        loads[y] += 1
-        while True:
-            t = int(parent_topic[y])
-            x = int(parent_member[t])
-            c[x, t] -= 1
-            c[y, t] += 1
-            if parent_topic[x] < 0:
-                loads[x] -= 1
-                break
-            y = x
+        # One augmenting path per sink of the search tree, lowest loads first; a path is used only
+        # while its source is still at the top and every hop still has a partition to pass on.
+        for y0 in sinks[np.lexsort((sinks, loads[sinks]))].tolist():
+            hops: list[tuple[int, int, int]] = []
+            y = y0
+            while True:
+                t = int(parent_topic[y])
+                x = int(parent_member[t])
+                hops.append((x, t, y))
+                if parent_topic[x] < 0:
+                    break
+                y = x
+            source = hops[-1][0]
+            if loads[source] != hi or loads[y0] > hi - 2:
+                continue
+            if any(c[x, t] - (o[x, t] if free_only else 0) <= 0 for x, t, _ in hops):
+                continue
+            for x, t, y in hops:
+                c[x, t] -= 1
+                c[y, t] += 1
+            loads[source] -= 1
+            loads[y0] += 1
 
 
 def general_assign(problem: Problem, kept: IntArray, racks: RackView | None) -> IntArray:
@@ -133,7 +144,8 @@ def general_assign(problem: Problem, kept: IntArray, racks: RackView | None) -> 
         give = _water_fill(loads[who], units)
         c[who, t] += give
         loads[who] += give
-    _balance(problem, c, o)
+    _balance(problem, c, o, free_only=True)
+    _balance(problem, c, o, free_only=False)
     # choose the partitions: keep own ones first, then fill from the rest of the topic
     for t in range(t_count):
         lo, hi = int(problem.offsets[t]), int(problem.offsets[t + 1])

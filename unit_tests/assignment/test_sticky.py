@@ -1,0 +1,371 @@
+"""Sticky assignor (KIP-54 + KIP-341 + KIP-881): examples from the KIP, seed 003 and kafka-python's
+docstring, generation conflicts, bad input, hypothesis properties and kafka-python's own
+StickyPartitionAssignor as an oracle for balance."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kafka_placement.assignment._sticky_checks import balance_score, kept, problems
+from kafka_placement.assignment.sticky import assign_sticky
+from kafka_placement.errors import InvalidArgumentError
+from kafka_placement.vocabulary import Member, TopicPartition
+
+TP = TopicPartition
+
+
+def tps(spec: str) -> list[TopicPartition]:
+    """'t0p0 t1p1' -> [TP('t0', 0), TP('t1', 1)]"""
+    out = []
+    for item in spec.split():
+        topic, _, part = item.rpartition("p")
+        out.append(TP(topic, int(part)))
+    return sorted(out)
+
+
+def previous(result: Mapping[str, Sequence[TopicPartition]], generation: int = 1) -> dict[str, tuple]:
+    return {m: (tuple(v), generation) for m, v in result.items()}
+
+
+# --- examples -------------------------------------------------------------------------------------
+def test_seed_003_unequal_subscriptions_fresh() -> None:
+    # seed 003 / REFERENCE: t0:1, t1:2, t2:3; C0:{t0}, C1:{t0,t1}, C2:{t0,t1,t2}
+    ppt = {"t0": 1, "t1": 2, "t2": 3}
+    members = {"C0": Member(["t0"]), "C1": Member(["t0", "t1"]), "C2": Member(["t0", "t1", "t2"])}
+    assert assign_sticky(ppt, members) == {
+        "C0": tps("t0p0"),
+        "C1": tps("t1p0 t1p1"),
+        "C2": tps("t2p0 t2p1 t2p2"),
+    }
+
+
+def test_seed_003_c0_leaves_keeps_five_partitions() -> None:
+    # seed 003: when C0 leaves, sticky keeps 5 assignments; only t0p0 moves, to C1
+    ppt = {"t0": 1, "t1": 2, "t2": 3}
+    members = {
+        "C1": Member(["t0", "t1"], owned=tps("t1p0 t1p1"), generation=1),
+        "C2": Member(["t0", "t1", "t2"], owned=tps("t2p0 t2p1 t2p2"), generation=1),
+    }
+    assert assign_sticky(ppt, members) == {"C1": tps("t0p0 t1p0 t1p1"), "C2": tps("t2p0 t2p1 t2p2")}
+
+
+def test_kip54_example3_new_consumer_takes_one_partition() -> None:
+    # KIP-54 example 3: C0, C1 on t0, t1 (2 partitions each); C2 joins -> 3 assignments preserved
+    ppt = {"t0": 2, "t1": 2}
+    fresh = assign_sticky(ppt, {"C0": Member(["t0", "t1"]), "C1": Member(["t0", "t1"])})
+    assert fresh == {"C0": tps("t0p0 t1p0"), "C1": tps("t0p1 t1p1")}  # KIP table (range = rr = sticky)
+    members = {
+        "C0": Member(["t0", "t1"], owned=fresh["C0"], generation=1),
+        "C1": Member(["t0", "t1"], owned=fresh["C1"], generation=1),
+        "C2": Member(["t0", "t1"]),
+    }
+    result = assign_sticky(ppt, members)
+    assert problems(ppt, members, result) == []
+    assert sorted(len(v) for v in result.values()) == [1, 1, 2]
+    assert kept(fresh, result) == 3
+    assert len(result["C2"]) == 1
+
+
+def test_kafka_python_docstring_example1() -> None:
+    # kafka-python StickyPartitionAssignor docstring (from Java's javadoc): fresh C0, C1, C2 on t0..t3
+    ppt = {f"t{i}": 2 for i in range(4)}
+    topics = list(ppt)
+    fresh = assign_sticky(ppt, {c: Member(topics) for c in ("C0", "C1", "C2")})
+    assert fresh == {
+        "C0": tps("t0p0 t1p1 t3p0"),
+        "C1": tps("t0p1 t2p0 t3p1"),
+        "C2": tps("t1p0 t2p1"),
+    }
+    # C1 removed: all previous assignments preserved, 4 and 4
+    members = {c: Member(topics, owned=fresh[c], generation=1) for c in ("C0", "C2")}
+    result = assign_sticky(ppt, members)
+    assert problems(ppt, members, result) == []
+    assert set(fresh["C0"]) <= set(result["C0"]) and set(fresh["C2"]) <= set(result["C2"])
+    assert [len(result["C0"]), len(result["C2"])] == [4, 4]
+
+
+def test_kafka_python_docstring_example2_roundrobin_unbalanced_sticky_not() -> None:
+    ppt = {"t0": 1, "t1": 2, "t2": 3}
+    members = {"C0": Member(["t0"]), "C1": Member(["t0", "t1"]), "C2": Member(["t0", "t1", "t2"])}
+    result = assign_sticky(ppt, members)
+    assert balance_score(result) == 4  # |1-2| + |1-3| + |2-3|; round robin's 1,1,4 scores 6
+
+
+# --- KIP-341 generations and stale claims ------------------------------------------------------------
+def test_higher_generation_wins_a_conflicting_claim() -> None:
+    ppt = {"t": 4}
+    members = {
+        "A": Member(["t"], owned=tps("tp0 tp1"), generation=5),
+        "B": Member(["t"], owned=tps("tp0 tp2"), generation=4),  # stale claim on tp0
+    }
+    result = assign_sticky(ppt, members)
+    assert result["A"] == tps("tp0 tp1")
+    assert TP("t", 2) in result["B"]
+    assert problems(ppt, members, result) == []
+
+
+def test_higher_generation_wins_in_the_general_path_too() -> None:
+    ppt = {"t": 4, "u": 1}
+    members = {
+        "A": Member(["t"], owned=tps("tp1 tp0"), generation=3),
+        "B": Member(["t", "u"], owned=tps("tp0 tp2"), generation=7),
+    }
+    result = assign_sticky(ppt, members)
+    assert TP("t", 0) in result["B"] and TP("t", 2) in result["B"]
+    assert TP("t", 1) in result["A"]
+    assert problems(ppt, members, result) == []
+
+
+def test_same_generation_conflict_is_resolved_validly_and_deterministically() -> None:
+    ppt = {"t": 2}
+    members = {
+        "A": Member(["t"], owned=tps("tp0"), generation=2),
+        "B": Member(["t"], owned=tps("tp0"), generation=2),
+    }
+    result = assign_sticky(ppt, members)
+    assert problems(ppt, members, result) == []
+    assert result == assign_sticky(ppt, dict(reversed(list(members.items()))))
+
+
+def test_claims_on_gone_partitions_and_unsubscribed_topics_are_dropped() -> None:
+    ppt = {"t": 2, "u": 2}
+    members = {
+        "A": Member(["t"], owned=[TP("t", 7), TP("gone", 0), TP("u", 0), TP("t", -1)], generation=1),
+        "B": Member(["t", "u"]),
+    }
+    result = assign_sticky(ppt, members)
+    assert problems(ppt, members, result) == []
+    assert all(tp.topic == "t" for tp in result["A"])
+
+
+def test_edge_cases() -> None:
+    assert assign_sticky({"t": 3}, {}) == {}
+    assert assign_sticky({}, {"A": Member(["t"])}) == {"A": []}
+    # topic missing from metadata, zero partitions, more members than partitions
+    members = {f"C{i}": Member(["t", "missing", "empty"]) for i in range(5)}
+    result = assign_sticky({"t": 2, "empty": 0}, members)
+    assert problems({"t": 2, "empty": 0}, members, result) == []
+    assert sorted(len(v) for v in result.values()) == [0, 0, 0, 1, 1]
+
+
+@pytest.mark.parametrize(
+    ("ppt", "members", "needle"),
+    [
+        ({"t": -1}, {"A": Member(["t"])}, "-1"),
+        ({"t": "3"}, {"A": Member(["t"])}, "'3'"),
+        ({"t": True}, {"A": Member(["t"])}, "True"),
+        ({3: 1}, {"A": Member(["t"])}, "3"),
+        ({"t": 1}, {"A": ["t"]}, "'A'"),
+    ],
+)
+def test_bad_input_raises_typed_errors_naming_the_value(ppt: dict, members: dict, needle: str) -> None:
+    with pytest.raises(InvalidArgumentError, match=needle):
+        assign_sticky(ppt, members)
+
+
+# --- racks (KIP-881) ----------------------------------------------------------------------------
+def test_rack_aware_equal_subscriptions_prefers_local_partitions() -> None:
+    ppt = {"t": 6}
+    racks = {TP("t", p): {f"r{p % 3}"} for p in range(6)}
+    members = {f"C{i}": Member(["t"], rack=f"r{i}") for i in range(3)}
+    result = assign_sticky(ppt, members, partition_racks=racks)
+    assert problems(ppt, members, result) == []
+    for i in range(3):
+        assert all(racks[tp] == {f"r{i}"} for tp in result[f"C{i}"])
+
+
+def test_rack_aware_never_gives_up_balance() -> None:
+    ppt = {"t": 6}
+    racks = {TP("t", p): {"r0"} for p in range(6)}  # every replica in r0
+    members = {"C0": Member(["t"], rack="r0"), "C1": Member(["t"], rack="r1")}
+    result = assign_sticky(ppt, members, partition_racks=racks)
+    assert [len(result["C0"]), len(result["C1"])] == [3, 3]
+
+
+def test_rack_aware_general_path_prefers_local_partitions() -> None:
+    ppt = {"t": 4, "u": 2}
+    racks = {TP("t", p): {f"r{p % 2}"} for p in range(4)} | {TP("u", p): {"r0", "r1"} for p in range(2)}
+    members = {
+        "A": Member(["t"], rack="r0"),
+        "B": Member(["t"], rack="r1"),
+        "C": Member(["t", "u"], rack="r1"),
+    }
+    result = assign_sticky(ppt, members, partition_racks=racks)
+    assert problems(ppt, members, result) == []
+    for m in ("A", "B"):
+        assert all(racks[tp] >= {members[m].rack} for tp in result[m]), result
+
+
+# --- properties -------------------------------------------------------------------------------------
+@st.composite
+def scenarios(draw: st.DrawFn, max_topics: int = 5, max_members: int = 7) -> tuple[dict, dict, dict]:
+    """(partitions_per_topic, fresh members, previous owners with generations) - previous may overlap."""
+    n_topics = draw(st.integers(1, max_topics))
+    ppt = {f"t{i}": draw(st.integers(0, 8)) for i in range(n_topics)}
+    names = [*ppt, "ghost"]
+    n_members = draw(st.integers(1, max_members))
+    equal = draw(st.booleans())
+    common = draw(st.lists(st.sampled_from(names), min_size=1, max_size=len(names), unique=True))
+    subs = {
+        f"C{i}": common
+        if equal
+        else draw(st.lists(st.sampled_from(names), min_size=1, max_size=len(names), unique=True))
+        for i in range(n_members)
+    }
+    all_tps = [TP(t, p) for t in [*ppt, "ghost"] for p in range(ppt.get(t, 2) + 1)]
+    owned = {
+        m: (
+            draw(st.lists(st.sampled_from(all_tps), max_size=10, unique=True)),
+            draw(st.integers(-1, 3)),
+        )
+        for m in subs
+    }
+    return ppt, subs, owned
+
+
+def _members(subs: dict, owned: dict | None = None) -> dict[str, Member]:
+    if owned is None:
+        return {m: Member(t) for m, t in subs.items()}
+    return {m: Member(t, owned=owned[m][0], generation=owned[m][1]) for m, t in subs.items()}
+
+
+def _valid_previous(ppt: dict, members: dict[str, Member]) -> dict[str, set]:
+    """The claims that survive KIP-341 (highest generation, unique) and subscription/existence."""
+    best: dict[TopicPartition, list[tuple[int, str]]] = {}
+    for m, member in members.items():
+        for tp in member.owned:
+            if tp.topic in member.topics and 0 <= tp.partition < ppt.get(tp.topic, 0):
+                best.setdefault(tp, []).append((member.generation, m))
+    out: dict[str, set] = {m: set() for m in members}
+    for tp, claims in best.items():
+        claims.sort(reverse=True)
+        if len(claims) == 1 or claims[0][0] > claims[1][0]:
+            out[claims[0][1]].add(tp)
+    return out
+
+
+@given(scenarios())
+def test_property_valid_and_balanced_fresh_and_with_previous(case: tuple[dict, dict, dict]) -> None:
+    ppt, subs, owned = case
+    for members in (_members(subs), _members(subs, owned)):
+        result = assign_sticky(ppt, members)
+        assert problems(ppt, members, result) == []
+
+
+@given(scenarios())
+def test_property_deterministic_whatever_the_mapping_order(case: tuple[dict, dict, dict]) -> None:
+    ppt, subs, owned = case
+    members = _members(subs, owned)
+    first = assign_sticky(ppt, members)
+    shuffled = list(members.items())
+    random.Random(len(shuffled)).shuffle(shuffled)
+    assert assign_sticky(dict(reversed(list(ppt.items()))), dict(shuffled)) == first
+    assert assign_sticky(ppt, members) == first
+
+
+@given(scenarios())
+def test_property_never_less_sticky_than_a_fresh_assignment(case: tuple[dict, dict, dict]) -> None:
+    ppt, subs, owned = case
+    members = _members(subs, owned)
+    prev = _valid_previous(ppt, members)
+    sticky = assign_sticky(ppt, members)
+    fresh = assign_sticky(ppt, _members(subs))
+    assert balance_score(sticky) == balance_score(fresh)  # balance first: same (optimal) balance
+    assert kept(prev, sticky) >= kept(prev, fresh)
+
+
+@given(scenarios())
+def test_property_a_balanced_previous_assignment_is_kept_whole(case: tuple[dict, dict, dict]) -> None:
+    ppt, subs, _ = case
+    first = assign_sticky(ppt, _members(subs))
+    again = assign_sticky(ppt, _members(subs, previous(first)))
+    assert again == first
+
+
+def _kafka_python_sticky(ppt: dict, members: dict[str, Member]) -> dict[str, list[TopicPartition]]:
+    """kafka-python 3.x's own StickyPartitionAssignor algorithm (its executor), as an oracle."""
+    from kafka.coordinator.assignors.sticky.sticky_assignor import (
+        StickyAssignmentExecutor,
+        StickyAssignorMemberMetadataV1,
+    )
+    from kafka.structs import TopicPartition as KTP
+
+    class Cluster:
+        def topics(self) -> set[str]:
+            return set(ppt)
+
+        def partitions_for_topic(self, topic: str) -> set[int] | None:
+            return set(range(ppt[topic])) if topic in ppt else None
+
+    meta = {
+        m: StickyAssignorMemberMetadataV1(
+            subscription=[t for t in member.topics if t in ppt],
+            partitions=[KTP(tp.topic, tp.partition) for tp in member.owned],
+            generation=member.generation,
+        )
+        for m, member in members.items()
+    }
+    executor = StickyAssignmentExecutor(Cluster(), meta)
+    executor.perform_initial_assignment()
+    executor.balance()
+    return {
+        m: sorted(TP(t, p) for t, parts in executor.get_final_assignment(m) for p in parts) for m in members
+    }
+
+
+@settings(max_examples=40)
+@given(scenarios(max_topics=4, max_members=6))
+def test_property_never_less_balanced_than_kafka_pythons_sticky(case: tuple[dict, dict, dict]) -> None:
+    ppt, subs, owned = case
+    # kafka-python needs topics that exist and claims of existing partitions in its own metadata
+    subs = {m: [t for t in s if t in ppt] for m, s in subs.items()}
+    owned = {
+        m: ([tp for tp in o if 0 <= tp.partition < ppt.get(tp.topic, 0)], max(g, 0))
+        for m, (o, g) in owned.items()
+    }
+    for members in (_members(subs), _members(subs, owned)):
+        ours = assign_sticky(ppt, members)
+        theirs = _kafka_python_sticky(ppt, members)
+        assert problems(ppt, members, ours) == []
+        assert balance_score(ours) <= balance_score(theirs)
+
+
+def _random_case(rng: random.Random, n_topics: int, n_members: int, max_parts: int) -> tuple[dict, dict]:
+    ppt = {f"t{i}": rng.randint(1, max_parts) for i in range(n_topics)}
+    topics = list(ppt)
+    subs = {f"C{i:02d}": rng.sample(topics, rng.randint(1, n_topics)) for i in range(n_members)}
+    return ppt, subs
+
+
+def test_random_rebalances_against_kafka_python() -> None:
+    """Join/leave sequences: ours stays valid, as balanced or better, and keeps what it should."""
+    rng = random.Random(20261121)
+    for _ in range(15):
+        ppt, subs = _random_case(rng, 6, 8, 12)
+        prev_ours: dict[str, list[TopicPartition]] = {}
+        for _step in range(3):
+            live = dict(rng.sample(sorted(subs.items()), rng.randint(2, len(subs))))
+            members = {m: Member(s, owned=prev_ours.get(m, ()), generation=1) for m, s in live.items()}
+            ours = assign_sticky(ppt, members)
+            theirs = _kafka_python_sticky(ppt, members)
+            assert problems(ppt, members, ours) == []
+            assert balance_score(ours) <= balance_score(theirs)
+            prev_ours = ours
+
+
+@pytest.mark.full
+@settings(max_examples=3000)
+@given(scenarios(max_topics=8, max_members=12))
+def test_full_property_sweep(case: tuple[dict, dict, dict]) -> None:
+    ppt, subs, owned = case
+    members = _members(subs, owned)
+    result = assign_sticky(ppt, members)
+    assert problems(ppt, members, result) == []
+    prev = _valid_previous(ppt, members)
+    fresh = assign_sticky(ppt, _members(subs))
+    assert kept(prev, result) >= kept(prev, fresh)
