@@ -1,0 +1,182 @@
+"""Cooperative-sticky (KIP-429): two rounds, never two owners, the second round reaches the sticky
+target's balance."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from kafka_placement.assignment._sticky_checks import balance_score, problems
+from kafka_placement.assignment.cooperative import assign_cooperative_sticky
+from kafka_placement.assignment.sticky import assign_sticky
+from kafka_placement.vocabulary import Member, TopicPartition
+
+TP = TopicPartition
+
+
+def _owners(owned: dict[str, set[TopicPartition]]) -> dict[TopicPartition, list[str]]:
+    out: dict[TopicPartition, list[str]] = {}
+    for m, tps in owned.items():
+        for tp in tps:
+            out.setdefault(tp, []).append(m)
+    return out
+
+
+def _round(
+    ppt: dict[str, int], subs: dict[str, list[str]], owned: dict[str, set[TopicPartition]], generation: int
+) -> dict[str, list[TopicPartition]]:
+    members = {m: Member(s, owned=sorted(owned.get(m, ())), generation=generation) for m, s in subs.items()}
+    return assign_cooperative_sticky(ppt, members)
+
+
+def _two_rounds(
+    ppt: dict[str, int], subs: dict[str, list[str]], owned: dict[str, set[TopicPartition]]
+) -> tuple[dict[str, list[TopicPartition]], dict[str, list[TopicPartition]]]:
+    """Round 1 from ``owned``; every member then revokes what it was not given (KIP-429) and owns the
+    rest; round 2 runs on that. Asserts no partition ever has two owners."""
+    first = _round(ppt, subs, owned, 1)
+    # during round 1's sync, a member still owns what it kept and owns nothing new from another owner
+    claimants = _owners({m: set(v) for m, v in owned.items() if m in subs})
+    for m, tps in first.items():
+        for tp in tps:
+            others = [o for o in claimants.get(tp, []) if o != m]
+            assert others == [], f"{tp} given to {m} while {others} still own it"
+    after_revoke = {m: set(first[m]) for m in subs}
+    second = _round(ppt, subs, after_revoke, 2)
+    claimants = _owners(after_revoke)
+    for m, tps in second.items():
+        for tp in tps:
+            others = [o for o in claimants.get(tp, []) if o != m]
+            assert others == [], f"round 2: {tp} given to {m} while {others} still own it"
+    return first, second
+
+
+def test_kip54_example3_cooperatively() -> None:
+    # C0, C1 own t0/t1 partitions; C2 joins. The partition that moves to C2 is only revoked in round 1.
+    ppt = {"t0": 2, "t1": 2}
+    subs = {c: ["t0", "t1"] for c in ("C0", "C1", "C2")}
+    owned = {"C0": {TP("t0", 0), TP("t1", 0)}, "C1": {TP("t0", 1), TP("t1", 1)}}
+    target = assign_sticky(
+        ppt, {m: Member(s, owned=sorted(owned.get(m, ())), generation=1) for m, s in subs.items()}
+    )
+    first, second = _two_rounds(ppt, subs, owned)
+    moving = {tp for m in ("C0", "C1") for tp in owned[m] if tp not in target[m]}
+    assert len(moving) == 1
+    assert first["C2"] == []  # what C2 gets is still owned in round 1
+    assert not moving & (set(first["C0"]) | set(first["C1"]))  # revoked from its owner
+    assert problems(ppt, {m: Member(s) for m, s in subs.items()}, second) == []
+    assert second["C2"] == sorted(moving)
+
+
+def test_fresh_group_gets_everything_in_round_one() -> None:
+    ppt = {"t": 5}
+    subs = {c: ["t"] for c in ("A", "B")}
+    first = _round(ppt, subs, {}, 1)
+    assert first == assign_sticky(ppt, {m: Member(s) for m, s in subs.items()})
+
+
+def test_partition_of_an_unsubscribed_topic_is_revoked_before_it_moves() -> None:
+    ppt = {"t": 2, "u": 2}
+    subs = {"A": ["t"], "B": ["t", "u"]}
+    owned = {"A": {TP("u", 0), TP("t", 0)}, "B": {TP("t", 1)}}
+    first, second = _two_rounds(ppt, subs, owned)
+    assert TP("u", 0) not in first["B"]  # A still owns it during round 1
+    assert TP("u", 0) in second["B"]
+
+
+def test_same_generation_double_claim_never_gets_a_third_owner() -> None:
+    ppt = {"t": 3}
+    subs = {c: ["t"] for c in ("A", "B", "C")}
+    owned = {"A": {TP("t", 0)}, "B": {TP("t", 0)}}
+    first, _second = _two_rounds(ppt, subs, owned)
+    assert sum(TP("t", 0) in v for v in first.values()) <= 1
+
+
+@st.composite
+def scenarios(draw: st.DrawFn) -> tuple[dict, dict, dict]:
+    n_topics = draw(st.integers(1, 4))
+    ppt = {f"t{i}": draw(st.integers(0, 7)) for i in range(n_topics)}
+    topics = list(ppt)
+    n_members = draw(st.integers(1, 6))
+    if draw(st.booleans()):
+        common = draw(st.lists(st.sampled_from(topics), min_size=1, unique=True))
+        subs = {f"C{i}": common for i in range(n_members)}
+    else:
+        subs = {
+            f"C{i}": draw(st.lists(st.sampled_from(topics), min_size=1, unique=True))
+            for i in range(n_members)
+        }
+    # the previous round of some (possibly larger or different) group: a valid, single-owner state
+    prev_subs = {f"C{i}": draw(st.lists(st.sampled_from(topics), min_size=1, unique=True)) for i in range(7)}
+    prev = assign_sticky(ppt, {m: Member(s) for m, s in prev_subs.items()})
+    owned = {m: set(v) for m, v in prev.items()}
+    return ppt, subs, owned
+
+
+@given(scenarios())
+def test_property_two_rounds_never_two_owners_and_reach_the_target_balance(case: tuple) -> None:
+    ppt, subs, owned = case
+    first, second = _two_rounds(ppt, subs, owned)
+    members = {m: Member(s) for m, s in subs.items()}
+    target = assign_sticky(
+        ppt, {m: Member(s, owned=sorted(owned.get(m, ())), generation=1) for m, s in subs.items()}
+    )
+    # round 1 is the target minus what is still owned elsewhere
+    for m in subs:
+        assert set(first[m]) <= set(target[m])
+    # round 2 is complete, valid and as balanced as the target
+    assert problems(ppt, members, second) == []
+    assert balance_score(second) == balance_score(target)
+
+
+@given(scenarios())
+def test_property_round_one_keeps_everything_the_target_keeps(case: tuple) -> None:
+    ppt, subs, owned = case
+    first = _round(ppt, subs, owned, 1)
+    target = assign_sticky(
+        ppt, {m: Member(s, owned=sorted(owned.get(m, ())), generation=1) for m, s in subs.items()}
+    )
+    for m in subs:
+        assert set(target[m]) & owned.get(m, set()) <= set(first[m])
+
+
+def test_random_group_churn_many_rounds() -> None:
+    """Members join and leave across 12 cooperative rebalances; never two owners at any time."""
+    rng = random.Random(429)
+    ppt = {f"t{i}": rng.randint(1, 20) for i in range(6)}
+    topics = list(ppt)
+    pool = {f"C{i:02d}": rng.sample(topics, rng.randint(1, 6)) for i in range(10)}
+    owned: dict[str, set[TopicPartition]] = {}
+    for generation in range(1, 13):
+        live = dict(rng.sample(sorted(pool.items()), rng.randint(1, 10)))
+        owned = {m: v for m, v in owned.items() if m in live}  # leavers' partitions are released
+        result = _round(ppt, live, owned, generation)
+        claimants = _owners(owned)
+        for m, tps in result.items():
+            for tp in tps:
+                assert [o for o in claimants.get(tp, []) if o != m] == []
+        owned = {m: set(result[m]) for m in live}
+    # settle: without churn, one more round completes the assignment
+    result = _round(ppt, live, owned, 99)
+    assert problems(ppt, {m: Member(s) for m, s in live.items()}, result) == []
+
+
+@pytest.mark.full
+def test_full_random_churn() -> None:
+    rng = random.Random(4290)
+    for _ in range(300):
+        ppt = {f"t{i}": rng.randint(0, 30) for i in range(rng.randint(1, 8))}
+        topics = list(ppt)
+        pool = {
+            f"C{i:02d}": rng.sample(topics, rng.randint(1, len(topics))) for i in range(rng.randint(1, 15))
+        }
+        owned: dict[str, set[TopicPartition]] = {}
+        for _generation in range(1, 6):
+            live = dict(rng.sample(sorted(pool.items()), rng.randint(1, len(pool))))
+            owned = {m: v for m, v in owned.items() if m in live}
+            _first, second = _two_rounds(ppt, live, owned)
+            assert problems(ppt, {m: Member(s) for m, s in live.items()}, second) == []
+            owned = {m: set(second[m]) for m in live}
