@@ -1,0 +1,324 @@
+"""``kafka-placement plan``: the Spark planning pipeline from the command line.
+
+Input: ``--sample N`` (Zipf-skewed generated keys), ``--input PATH`` (Parquet/CSV/JSON file or
+directory) or ``--topic T --bootstrap-servers S`` (Spark's Kafka source). Scenarios are the
+product of ``--partitions`` × ``--schemes`` × ``--placers`` × ``--assignors``/``--consumers``.
+Prints terminal tables and writes ``OUTPUT/report.html`` (+ PNG plots), ``plan.json`` and Parquet.
+"""
+
+from __future__ import annotations
+
+import argparse
+import socket
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from kafka_placement.errors import ClusterError, InvalidArgumentError
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+    from kafka_placement.spark.pipeline import PlanResult
+    from kafka_placement.spark.scenarios import Scenario
+
+FORMATS = ("parquet", "csv", "json")
+
+
+def _int_list(text: str, what: str) -> list[int]:
+    try:
+        values = [int(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise InvalidArgumentError(f"{what} must be comma-separated integers, got {text!r}") from None
+    if not values:
+        raise InvalidArgumentError(f"{what} must name at least one value, got {text!r}")
+    return values
+
+
+def _names(text: str) -> list[str]:
+    return list(dict.fromkeys(v.strip() for v in text.split(",") if v.strip()))
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "plan",
+        help="plan partitions/brokers/racks/consumers over key data on Spark; HTML report",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    src = p.add_argument_group("input (one of)")
+    src.add_argument("--sample", type=int, metavar="N", help="generate N Zipf-skewed sample records")
+    src.add_argument("--input", metavar="PATH", help="Parquet/CSV/JSON file or directory")
+    src.add_argument("--format", choices=FORMATS, help="input format (default: from the file suffix)")
+    src.add_argument("--topic", help="read this topic with Spark's Kafka source")
+    src.add_argument("--bootstrap-servers", help="Kafka bootstrap servers for --topic (host:port,...)")
+    src.add_argument("--key-column", default="key", help="key column (default: key)")
+    src.add_argument(
+        "--value-column",
+        help="value column: bytes/string (its length) or a numeric size (default: value_size for --sample, "
+        "value for --topic, none for files)",
+    )
+    smp = p.add_argument_group("sample")
+    smp.add_argument("--distinct-keys", type=int, default=0, help="distinct keys (default records/20, >=100)")
+    smp.add_argument("--zipf", type=float, default=1.1, help="Zipf exponent of key popularity (default 1.1)")
+    smp.add_argument("--value-size", type=int, default=512, help="mean value size in bytes (default 512)")
+    smp.add_argument("--seed", type=int, default=42, help="sample and placer seed (default 42)")
+    sc = p.add_argument_group("scenarios")
+    sc.add_argument("--partitions", default="12", help="partition counts, e.g. 12,16 (default 12)")
+    sc.add_argument(
+        "--schemes", default="murmur2", help="partitioner schemes, e.g. murmur2,jump (default murmur2)"
+    )
+    sc.add_argument(
+        "--brokers",
+        default="0:rack1,1:rack3,2:rack3,3:rack2,4:rack2,5:rack1",
+        help="brokers as id:rack list, or a count for rack-less brokers (default: the embedded cluster)",
+    )
+    sc.add_argument("--rf", type=int, default=3, help="replication factor (default 3)")
+    sc.add_argument("--placers", default="adminutils", help="replica placers: adminutils,striped,balanced")
+    sc.add_argument("--consumers", default="3", help="consumer counts, e.g. 3,6 (default 3)")
+    sc.add_argument(
+        "--assignors", default="range", help="assignors: range,roundrobin,sticky,cooperative-sticky,failover"
+    )
+    sc.add_argument(
+        "--rack-aware", action="store_true", help="give consumers racks (KIP-881 rack-aware assignment)"
+    )
+    out = p.add_argument_group("output")
+    out.add_argument(
+        "--output", default="kafka-placement-plan", help="output directory (default ./kafka-placement-plan)"
+    )
+    out.add_argument("--top-keys", type=int, default=20, help="hot keys to report (default 20)")
+    out.add_argument("--master", default="local[*]", help="Spark master (default local[*])")
+    p.set_defaults(handler=run)
+
+
+def build_scenarios(args: argparse.Namespace) -> list[Scenario]:
+    """Validate the scenario options (before Spark starts) and return the grid."""
+    from kafka_placement.spark.scenarios import Group, Placement, parse_brokers, scenario_grid
+
+    brokers = parse_brokers(args.brokers)
+    placements = [Placement(brokers, args.rf, placer, args.seed) for placer in _names(args.placers)]
+    groups = [
+        Group(n, assignor, args.rack_aware)
+        for assignor in _names(args.assignors)
+        for n in _int_list(args.consumers, "--consumers")
+    ]
+    return scenario_grid(_int_list(args.partitions, "--partitions"), _names(args.schemes), placements, groups)
+
+
+def check_reachable(bootstrap_servers: str, timeout: float = 3.0) -> None:
+    """Fail fast with :class:`ClusterError` when no bootstrap server accepts a TCP connection."""
+    errors = []
+    for server in filter(None, (s.strip() for s in bootstrap_servers.split(","))):
+        host, sep, port = server.rpartition(":")
+        if not sep or not port.isdigit():
+            raise InvalidArgumentError(f"bad bootstrap server {server!r}; expected host:port")
+        try:
+            with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout):
+                return
+        except OSError as exc:
+            errors.append(f"{server} ({exc.strerror or exc})")
+    raise ClusterError(f"cannot reach any Kafka bootstrap server: {', '.join(errors) or bootstrap_servers!r}")
+
+
+def load_input(spark: SparkSession, args: argparse.Namespace) -> tuple[DataFrame, str, str | None]:
+    """The input DataFrame, a description of it, and the value column to use."""
+    chosen = [name for name in ("sample", "input", "topic") if getattr(args, name) is not None]
+    if len(chosen) != 1:
+        raise InvalidArgumentError(
+            "give exactly one input: --sample N, --input PATH or --topic T "
+            f"(got {', '.join(chosen) or 'none'})"
+        )
+    if args.sample is not None:
+        from kafka_placement.spark.sample import SampleSpec, sample_dataframe
+
+        spec = SampleSpec(
+            args.sample, args.distinct_keys, args.zipf, args.value_size, min(16, args.value_size), args.seed
+        )
+        desc = (
+            f"sample: {spec.records:,} records, {spec.key_count:,} keys, "
+            f"Zipf {spec.exponent}, seed {spec.seed}"
+        )
+        return sample_dataframe(spark, spec), desc, args.value_column or "value_size"
+    if args.input is not None:
+        path = Path(args.input)
+        if not path.exists():
+            raise InvalidArgumentError(f"input path {str(path)!r} does not exist")
+        fmt = args.format or _infer_format(path)
+        reader = spark.read
+        if fmt == "csv":
+            reader = reader.option("header", "true")
+        return reader.format(fmt).load(str(path)), f"{fmt}: {path}", args.value_column
+    if not args.bootstrap_servers:
+        raise InvalidArgumentError("--topic needs --bootstrap-servers host:port")
+    check_reachable(args.bootstrap_servers)
+    from kafka_placement.spark.kafka_io import read_topic
+
+    df = read_topic(spark, args.bootstrap_servers, args.topic)
+    return df, f"topic {args.topic} @ {args.bootstrap_servers}", args.value_column or "value"
+
+
+def _infer_format(path: Path) -> str:
+    candidates = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
+    for candidate in candidates:
+        suffix = candidate.suffix.lower().lstrip(".")
+        if suffix in FORMATS:
+            return suffix
+        if suffix in ("jsonl", "ndjson"):
+            return "json"
+    raise InvalidArgumentError(f"cannot tell the format of {str(path)!r}; pass --format {'/'.join(FORMATS)}")
+
+
+def format_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    """A plain aligned text table (numbers right-aligned)."""
+    cells = [[_cell(v) for v in row] for row in rows]
+    widths = [max(len(h), *(len(r[i]) for r in cells)) if cells else len(h) for i, h in enumerate(headers)]
+    numeric = [
+        all(isinstance(row[i], int | float) for row in rows) if rows else False for i in range(len(headers))
+    ]
+
+    def line(values: Sequence[str]) -> str:
+        return "  ".join(
+            v.rjust(w) if numeric[i] else v.ljust(w)
+            for i, (v, w) in enumerate(zip(values, widths, strict=True))
+        )
+
+    return "\n".join([line(list(headers)), line(["-" * w for w in widths]), *(line(r) for r in cells)])
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value)
+
+
+def print_result(result: PlanResult, out: Callable[[str], None] = print, hot: int = 5) -> None:
+    t = result.totals
+    out(
+        f"records {t['records']:,}  distinct keys {t['keys']:,}  bytes {t['bytes']:,}  "
+        f"keyless records {t['keyless_records']:,}"
+    )
+    sk = result.skew
+    rows = []
+    for sc in result.scenarios.to_dict("records"):
+
+        def m(level: str, measure: str, field: str = "max_over_mean", sid: int = sc["scenario"]) -> float:
+            sel = sk[(sk["scenario"] == sid) & (sk["level"] == level) & (sk["measure"] == measure)]
+            return float(sel[field].iloc[0])
+
+        rows.append(
+            [
+                sc["scenario"],
+                sc["partitioning"],
+                sc["placement"],
+                sc["group"],
+                m("partition", "records"),
+                m("partition", "records", "gini"),
+                m("broker", "leader_bytes"),
+                m("broker", "replica_bytes"),
+                m("rack", "replica_bytes"),
+                m("consumer", "bytes"),
+            ]
+        )
+    out("\nSkew per scenario (max/mean; 1.000 = perfectly even)")
+    out(
+        format_table(
+            [
+                "#",
+                "partitioning",
+                "placement",
+                "group",
+                "partition",
+                "part.gini",
+                "broker lead",
+                "broker repl",
+                "rack",
+                "consumer",
+            ],
+            rows,
+        )
+    )
+    if len(result.moved):
+        out("\nMoved between partitionings")
+        out(
+            format_table(
+                ["from", "to", "keys", "keys %", "records %", "bytes %"],
+                [
+                    [
+                        r["from"],
+                        r["to"],
+                        int(r["keys"]),
+                        100 * r["keys_fraction"],
+                        100 * r["records_fraction"],
+                        100 * r["bytes_fraction"],
+                    ]
+                    for r in result.moved.to_dict("records")
+                ],
+            )
+        )
+    if len(result.hot_keys) and hot:
+        top = result.hot_keys.head(hot)
+        out(f"\nHottest {len(top)} keys")
+        out(
+            format_table(
+                ["rank", "key", "records", "share %"],
+                [
+                    [int(r["rank"]), r["key"], int(r["records"]), 100 * r["records_share"]]
+                    for r in top.to_dict("records")
+                ],
+            )
+        )
+
+
+def run_plan(
+    spark: SparkSession,
+    df: DataFrame,
+    scenarios: Sequence[Scenario],
+    *,
+    key_column: str,
+    value_column: str | None,
+    output: Path,
+    source: str,
+    top_keys: int = 20,
+    out: Callable[[str], None] = print,
+) -> PlanResult:
+    """Plan, print the tables, write results and the report (shared by ``plan`` and ``demo``)."""
+    from kafka_placement.spark.pipeline import plan
+    from kafka_placement.spark.report import write_report, write_results
+
+    started = time.monotonic()
+    result = plan(spark, df, scenarios, key_column=key_column, value_column=value_column, top_keys=top_keys)
+    print_result(result, out)
+    write_results(result, output)
+    report = write_report(result, output, source=source)
+    out(f"\nplanned {len(scenarios)} scenario(s) in {time.monotonic() - started:.1f}s")
+    out(f"report: {report}")
+    out(f"results: {output / 'plan.json'} and {output}/*.parquet")
+    return result
+
+
+def run(args: argparse.Namespace) -> int:
+    scenarios = build_scenarios(args)
+    if args.sample is not None and args.sample < 1:
+        raise InvalidArgumentError(f"--sample must be >= 1, got {args.sample}")
+    if args.topic is not None and args.bootstrap_servers:
+        check_reachable(args.bootstrap_servers)
+    from kafka_placement.spark.session import spark_session
+
+    print(f"starting Spark ({args.master}) …", file=sys.stderr)
+    spark = spark_session(args.master)
+    df, source, value_column = load_input(spark, args)
+    run_plan(
+        spark,
+        df,
+        scenarios,
+        key_column=args.key_column,
+        value_column=value_column,
+        output=Path(args.output),
+        source=source,
+        top_keys=args.top_keys,
+    )
+    return 0

@@ -1,0 +1,99 @@
+"""Spark ⇄ Kafka: read a topic with Spark's Kafka source; write a DataFrame with Spark's Kafka sink.
+
+The writer computes an explicit ``partition`` column with our partitioners
+(:func:`kafka_placement.partitioning.partition_keys`, vectorized in ``mapInArrow``); Spark's sink
+honours it, so Spark-produced records land exactly where a Java producer (``murmur2``) or
+librdkafka (``consistent_random``, ``fnv1a``…) with the same key would put them.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from kafka_placement.errors import InvalidArgumentError
+from kafka_placement.spark.pipeline import with_partitions
+from kafka_placement.spark.scenarios import Partitioning
+from kafka_placement.spark.session import ensure_kafka_connector
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+
+def read_topic(
+    spark: SparkSession,
+    bootstrap_servers: str,
+    topic: str,
+    *,
+    starting_offsets: str = "earliest",
+    ending_offsets: str = "latest",
+    options: dict[str, str] | None = None,
+) -> DataFrame:
+    """A batch read of ``topic``: Spark's Kafka source schema (key, value, topic, partition, offset…)."""
+    ensure_kafka_connector(spark)
+    reader = (
+        spark.read.format("kafka")
+        .option("kafka.bootstrap.servers", bootstrap_servers)
+        .option("subscribe", topic)
+        .option("startingOffsets", starting_offsets)
+        .option("endingOffsets", ending_offsets)
+    )
+    for key, value in (options or {}).items():
+        reader = reader.option(key, value)
+    return reader.load()
+
+
+def with_partition_column(
+    df: DataFrame, num_partitions: int, scheme: str = "murmur2", key_column: str = "key"
+) -> DataFrame:
+    """``df`` plus an int ``partition`` column computed by our partitioner from the binary key."""
+    from pyspark.sql import types as T
+
+    fields = {f.name: f.dataType for f in df.schema.fields}
+    if key_column not in fields:
+        raise InvalidArgumentError(
+            f"key column {key_column!r} is not in the DataFrame; available columns: {', '.join(fields)}"
+        )
+    if not isinstance(fields[key_column], T.BinaryType):
+        df = df.withColumn(key_column, df[key_column].cast("binary"))
+    if key_column != "key" and "key" in fields:
+        raise InvalidArgumentError(
+            "the DataFrame already has a 'key' column; drop it or use it as the key column"
+        )
+    df = df.drop("partition") if "partition" in fields else df
+    out = with_partitions(df.withColumnRenamed(key_column, "key"), [Partitioning(num_partitions, scheme)])
+    return out.withColumnRenamed("p0", "partition")
+
+
+def write_to_kafka(
+    df: DataFrame,
+    bootstrap_servers: str,
+    topic: str,
+    num_partitions: int,
+    *,
+    scheme: str = "murmur2",
+    key_column: str = "key",
+    value_column: str = "value",
+    options: dict[str, str] | None = None,
+) -> None:
+    """Write ``df`` to ``topic`` through Spark's Kafka sink, each record in our partitioner's partition.
+
+    ``num_partitions`` must be the topic's partition count (the writer does not ask the cluster, so
+    the same job can plan a topic before it exists); the value column may be binary or string.
+    """
+    fields = {f.name for f in df.schema.fields}
+    if value_column not in fields:
+        raise InvalidArgumentError(
+            f"value column {value_column!r} is not in the DataFrame; "
+            f"available columns: {', '.join(sorted(fields))}"
+        )
+    ensure_kafka_connector(df.sparkSession)
+    keyed = with_partition_column(df.select(key_column, value_column), num_partitions, scheme, key_column)
+    writer = (
+        keyed.selectExpr("key", f"CAST(`{value_column}` AS BINARY) AS value", "partition")
+        .write.format("kafka")
+        .option("kafka.bootstrap.servers", bootstrap_servers)
+        .option("topic", topic)
+    )
+    for key, value in (options or {}).items():
+        writer = writer.option(key, value)
+    writer.save()

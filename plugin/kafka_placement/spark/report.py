@@ -1,0 +1,226 @@
+"""Machine-readable results (Parquet + JSON) and an HTML report with matplotlib plots (PNG files).
+
+Layout of the output directory::
+
+    report.html            the report (plots next to it, referenced by relative path)
+    partitions.png brokers.png consumers.png skew.png hot_keys.png [moved.png]
+    plan.json              everything below plus totals, in one JSON document
+    partitions.parquet brokers.parquet racks.parquet consumers.parquet skew.parquet moved.parquet
+    hot_keys.parquet scenarios.parquet
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from kafka_placement.spark.pipeline import PlanResult
+
+TABLES = ("scenarios", "partitions", "brokers", "racks", "consumers", "skew", "moved", "hot_keys")
+_MAX_PANELS = 12
+
+
+def _tables(result: PlanResult) -> dict[str, pd.DataFrame]:
+    return {name: getattr(result, name) for name in TABLES}
+
+
+def write_results(result: PlanResult, out_dir: Path) -> list[Path]:
+    """Parquet per table and one ``plan.json``; returns the written paths."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    doc: dict[str, Any] = {"totals": result.totals}
+    for name, frame in _tables(result).items():
+        path = out_dir / f"{name}.parquet"
+        frame.to_parquet(path, index=False)
+        written.append(path)
+        doc[name] = json.loads(frame.to_json(orient="records"))
+    path = out_dir / "plan.json"
+    path.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    written.append(path)
+    return written
+
+
+def _grid(count: int) -> tuple[int, int]:
+    cols = min(3, max(1, count))
+    return math.ceil(count / cols), cols
+
+
+def _plots(result: PlanResult, out_dir: Path) -> dict[str, Path]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    plots: dict[str, Path] = {}
+
+    def save(fig: Any, name: str) -> None:
+        path = out_dir / f"{name}.png"
+        fig.tight_layout()
+        fig.savefig(path, dpi=90)
+        plt.close(fig)
+        plots[name] = path
+
+    parts = result.partitions
+    names = list(dict.fromkeys(parts["partitioning"]))[:_MAX_PANELS]
+    rows, cols = _grid(len(names))
+    fig, axes = plt.subplots(rows, cols, figsize=(5 * cols, 3 * rows), squeeze=False)
+    for ax, name in zip(axes.flat, names, strict=False):
+        sub = parts[parts["partitioning"] == name]
+        mean = sub["records"].mean()
+        ax.bar(sub["partition"], sub["records"], color="#4878a8")
+        ax.axhline(mean, color="#c44e52", linestyle="--", linewidth=1, label="mean")
+        ax.set_title(f"{name}: records per partition", fontsize=9)
+        ax.set_xlabel("partition")
+        ax.legend(fontsize=7)
+    for ax in list(axes.flat)[len(names) :]:
+        ax.axis("off")
+    save(fig, "partitions")
+
+    scen = result.scenarios.head(_MAX_PANELS)
+    rows, cols = _grid(len(scen))
+    fig, axes = plt.subplots(rows, cols, figsize=(5 * cols, 3 * rows), squeeze=False)
+    for ax, sc in zip(axes.flat, scen.to_dict("records"), strict=False):
+        sub = result.brokers[result.brokers["scenario"] == sc["scenario"]]
+        x = range(len(sub))
+        ax.bar([i - 0.2 for i in x], sub["leader_bytes"] / 1e6, width=0.4, label="leader MB", color="#4878a8")
+        ax.bar(
+            [i + 0.2 for i in x], sub["replica_bytes"] / 1e6, width=0.4, label="replica MB", color="#8fb3d9"
+        )
+        ax.set_xticks(
+            list(x), [f"{b}\n{r}" for b, r in zip(sub["broker"], sub["rack"], strict=True)], fontsize=7
+        )
+        ax.set_title(sc["name"], fontsize=8)
+        ax.legend(fontsize=7)
+    for ax in list(axes.flat)[len(scen) :]:
+        ax.axis("off")
+    save(fig, "brokers")
+
+    fig, axes = plt.subplots(rows, cols, figsize=(5 * cols, 3 * rows), squeeze=False)
+    for ax, sc in zip(axes.flat, scen.to_dict("records"), strict=False):
+        sub = result.consumers[result.consumers["scenario"] == sc["scenario"]]
+        ax.bar(range(len(sub)), sub["bytes"] / 1e6, color="#55a868")
+        ax.set_xticks(range(len(sub)), [c.rsplit("-", 1)[-1] for c in sub["consumer"]], fontsize=7)
+        ax.set_xlabel("consumer")
+        ax.set_ylabel("MB")
+        ax.set_title(sc["name"], fontsize=8)
+    for ax in list(axes.flat)[len(scen) :]:
+        ax.axis("off")
+    save(fig, "consumers")
+
+    sk = result.skew
+    levels = [
+        ("partition", "records"),
+        ("broker", "leader_bytes"),
+        ("rack", "replica_bytes"),
+        ("consumer", "bytes"),
+    ]
+    fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(scen) + 3), 3.5))
+    width = 0.8 / len(levels)
+    for k, (level, measure) in enumerate(levels):
+        sub = sk[(sk["level"] == level) & (sk["measure"] == measure)].head(_MAX_PANELS)
+        ax.bar(
+            [i + k * width for i in range(len(sub))],
+            sub["max_over_mean"],
+            width=width,
+            label=f"{level} {measure}",
+        )
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.set_xticks([i + 0.4 - width / 2 for i in range(len(scen))], [str(s) for s in scen["scenario"]])
+    ax.set_xlabel("scenario #")
+    ax.set_ylabel("max / mean")
+    ax.set_title("skew: hottest entity over the mean (1 = perfectly even)", fontsize=9)
+    ax.legend(fontsize=7)
+    save(fig, "skew")
+
+    hot = result.hot_keys
+    if len(hot):
+        fig, ax = plt.subplots(figsize=(7, max(2.5, 0.25 * len(hot) + 1)))
+        ax.barh(list(hot["key"])[::-1], list(hot["records"])[::-1], color="#dd8452")
+        ax.set_xlabel("records")
+        ax.set_title("hottest keys", fontsize=9)
+        ax.tick_params(axis="y", labelsize=7)
+        save(fig, "hot_keys")
+
+    moved = result.moved
+    if len(moved):
+        fig, ax = plt.subplots(figsize=(max(6, 0.9 * len(moved) + 2), 3.5))
+        labels = [f"{a}\n→ {b}" for a, b in zip(moved["from"], moved["to"], strict=True)]
+        ax.bar([i - 0.2 for i in range(len(moved))], moved["keys_fraction"] * 100, width=0.4, label="keys %")
+        ax.bar(
+            [i + 0.2 for i in range(len(moved))], moved["bytes_fraction"] * 100, width=0.4, label="bytes %"
+        )
+        ax.set_xticks(range(len(moved)), labels, fontsize=7)
+        ax.set_ylabel("% moved")
+        ax.set_title("keys and bytes that change partition", fontsize=9)
+        ax.legend(fontsize=7)
+        save(fig, "moved")
+    return plots
+
+
+def _table_html(frame: pd.DataFrame, floats: str = "{:.3f}") -> str:
+    return str(frame.to_html(index=False, border=0, classes="t", float_format=floats.format, escape=True))
+
+
+def write_report(
+    result: PlanResult, out_dir: Path, *, title: str = "kafka-placement plan", source: str = ""
+) -> Path:
+    """Write ``report.html`` and its PNG plots into ``out_dir``; returns the report path."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    plots = _plots(result, out_dir)
+    t = result.totals
+    skew = result.skew.pivot_table(
+        index=["scenario", "name"], columns=["level", "measure"], values="max_over_mean"
+    ).reset_index()
+    skew.columns = [" ".join(str(p) for p in c if p) if isinstance(c, tuple) else c for c in skew.columns]
+    gini = result.skew[["scenario", "level", "measure", "entities", "max_over_mean", "cv", "gini"]]
+    sections = [
+        f"<h1>{html.escape(title)}</h1>",
+        f"<p>Source: {html.escape(source)}</p>" if source else "",
+        "<p>Records: {records:,} &middot; distinct keys: {keys:,} &middot; bytes: {bytes:,} &middot; "
+        "keyless (NULL key) records: {keyless_records:,}</p>".format(**t),
+        "<h2>Scenarios</h2>",
+        _table_html(result.scenarios),
+        "<h2>Skew (max / mean; 1.0 is perfectly even)</h2>",
+        _table_html(skew),
+        f'<img src="{plots["skew"].name}" alt="skew">',
+        "<h2>Per partition</h2>",
+        f'<img src="{plots["partitions"].name}" alt="records per partition">',
+        "<h2>Per broker (leader and replica bytes)</h2>",
+        f'<img src="{plots["brokers"].name}" alt="broker loads">',
+        "<h2>Per rack</h2>",
+        _table_html(result.racks),
+        "<h2>Per consumer</h2>",
+        f'<img src="{plots["consumers"].name}" alt="consumer loads">',
+    ]
+    if "moved" in plots:
+        sections += [
+            "<h2>Keys and bytes moved between partitionings</h2>",
+            _table_html(result.moved),
+            f'<img src="{plots["moved"].name}" alt="moved">',
+        ]
+    if "hot_keys" in plots:
+        sections += [
+            "<h2>Hot keys</h2>",
+            _table_html(result.hot_keys),
+            f'<img src="{plots["hot_keys"].name}" alt="hot keys">',
+        ]
+    sections += ["<h2>All skew metrics (max/mean, coefficient of variation, Gini)</h2>", _table_html(gini)]
+    style = (
+        "body{font-family:sans-serif;margin:2em;max-width:1400px}"
+        " table.t{border-collapse:collapse;font-size:12px}"
+        " table.t td,table.t th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:right}"
+        " img{max-width:100%}"
+    )
+    doc = (
+        f'<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
+        f"<style>{style}</style></head><body>\n" + "\n".join(s for s in sections if s) + "\n</body></html>\n"
+    )
+    path = out_dir / "report.html"
+    path.write_text(doc, encoding="utf-8")
+    return path
