@@ -168,7 +168,9 @@ class JavaReference:
         loader = j("java.net.URLClassLoader")(jpype.JArray(j("java.net.URL"))(urls), parent)
         self._AdminUtils = j("org.apache.kafka.admin.AdminUtils", loader=loader)
         self._BrokerMetadata = j("org.apache.kafka.admin.BrokerMetadata", loader=loader)
-        self._assignors = {name: j(cls)() for name, cls in ASSIGNOR_CLASSES.items()}
+        # A fresh assignor per call: AbstractStickyAssignor keeps the highest generation it ever saw
+        # in an instance field, so a reused instance would carry one scenario into the next.
+        self._assignor_classes = {name: j(cls) for name, cls in ASSIGNOR_CLASSES.items()}
 
     # ---- key -> partition ---------------------------------------------------------------------
     def murmur2(self, data: bytes) -> int:
@@ -194,9 +196,10 @@ class JavaReference:
         ``replicas``/``broker_racks`` give each partition's replica nodes and their racks (KIP-881);
         without them every partition has one rackless replica on node 0. Member ``owned`` and
         ``generation`` travel as a Java member would send them: StickyAssignor userData V1 (V0 when
-        the generation is unknown) for ``sticky``, subscription v2 fields otherwise.
+        the generation is unknown) plus the v2 generation for ``sticky``, subscription v2 fields
+        (ownedPartitions, generationId) otherwise.
         """
-        assignor = self._assignors[strategy]
+        assignor = self._assignor_classes[strategy]()
         racks = dict(broker_racks or {})
         node_ids = set(racks) | {0}
         for rs in (replicas or {}).values():
@@ -221,7 +224,11 @@ class JavaReference:
             if strategy == "sticky":
                 data = _encode_sticky_user_data(member.owned, member.generation)
                 user_data = self._ByteBuffer.wrap(self._byte_array(data))
-                subscription = self._Subscription(topics, user_data, self._ArrayList(), -1, rack)
+                # eager: a Java member revoked everything before joining, so ownedPartitions is
+                # empty, but ConsumerProtocolSubscription v2 still carries its generation
+                subscription = self._Subscription(
+                    topics, user_data, self._ArrayList(), member.generation, rack
+                )
             else:
                 subscription = self._Subscription(topics, None, owned, member.generation, rack)
             instance_id = getattr(member, "group_instance_id", None)

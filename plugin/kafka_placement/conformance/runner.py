@@ -1,0 +1,418 @@
+"""One differential check per algorithm: random scenario → Java reference vs ours → mismatch or not.
+
+Exact-equality checks (results and, where Java throws, exception class and message to the
+letter): ``murmur2``, ``partition-for-key``, ``librdkafka`` (confluent-kafka's helpers),
+``range``, ``range-rack`` (KIP-881), ``roundrobin``, ``adminutils``, ``striped``.
+
+Quality checks for the sticky family, where many answers are right: ours must be valid, never
+less balanced (KIP-54 balance score) and never move more partitions than Java on the same input.
+``cooperative-sticky`` runs two rebalances on each side (KIP-429: revoke first, then reassign),
+checks that no partition has two owners at once in either round, and compares the final state.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from kafka_placement.conformance import checks, scenarios
+from kafka_placement.conformance.bridge import JavaError, JavaReference, reference
+from kafka_placement.errors import KafkaPlacementError
+from kafka_placement.vocabulary import Member, TopicPartition
+
+#: Every algorithm the runner knows, in report order.
+ALGORITHMS: tuple[str, ...] = (
+    "murmur2",
+    "partition-for-key",
+    "librdkafka",
+    "range",
+    "range-rack",
+    "roundrobin",
+    "sticky",
+    "cooperative-sticky",
+    "adminutils",
+    "striped",
+)
+
+#: Kept per algorithm in a result; the count of mismatches is always exact.
+MAX_KEPT_MISMATCHES = 5
+
+
+class ReferenceAnomaly(str):
+    """A check outcome where Java's own result broke an invariant but ours did not: not counted as
+    a mismatch of ours, counted and reported separately."""
+
+
+class OursUnavailable(Exception):
+    """Our implementation of an algorithm cannot be imported (not written yet, or broken)."""
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    algorithm: str
+    index: int
+    scenario: Any
+    detail: str
+
+    def __str__(self) -> str:
+        return f"{self.algorithm} #{self.index}: {self.detail}\n    scenario: {self.scenario!r}"
+
+
+@dataclass
+class AlgorithmResult:
+    algorithm: str
+    scenarios: int = 0
+    mismatches: int = 0
+    examples: list[Mismatch] = field(default_factory=list)
+    seconds: float = 0.0
+    unavailable: str | None = None
+    reference_anomalies: int = 0
+    anomaly_examples: list[Mismatch] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.unavailable is None and self.mismatches == 0
+
+    def line(self) -> str:
+        text = f"{self.algorithm}: scenarios={self.scenarios} mismatches={self.mismatches}"
+        if self.unavailable:
+            text += f" (ours unavailable: {self.unavailable})"
+        return text
+
+
+Check = Callable[[JavaReference, random.Random], "tuple[Any, str | None]"]  # detail may be a ReferenceAnomaly
+
+
+# ---- adapters to our code (imported lazily: a missing module is reported, not fatal) --------------
+def _ours(module: str, name: str) -> Any:
+    import importlib
+
+    try:
+        return getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError) as exc:
+        raise OursUnavailable(f"{module}.{name}: {exc}") from exc
+
+
+def _exception_kind(name: str) -> str:
+    for suffix in ("Exception", "Error"):
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def _compare_outcome(java: Any, ours_call: Callable[[], Any]) -> str | None:
+    """Run ours; compare with Java's result or exception (class meaning and message)."""
+    try:
+        ours = ours_call()
+    except KafkaPlacementError as exc:
+        if not isinstance(java, JavaError):
+            return f"ours raised {type(exc).__name__}: {exc}; Java returned {java!r}"
+        if (
+            _exception_kind(type(exc).__name__) != _exception_kind(java.class_name)
+            or str(exc) != java.message
+        ):
+            return (
+                f"exception differs: Java {java.class_name}: {java.message!r}; "
+                f"ours {type(exc).__name__}: {str(exc)!r}"
+            )
+        return None
+    except Exception as exc:  # an untyped crash is always a mismatch
+        return f"ours crashed with {type(exc).__name__}: {exc}; Java gave {java!r}"
+    if isinstance(java, JavaError):
+        return f"Java threw {java.class_name}: {java.message!r}; ours returned {ours!r}"
+    if ours != java:
+        return f"result differs: Java {java!r}; ours {ours!r}"
+    return None
+
+
+# ---- key -> partition -------------------------------------------------------------------------------
+def check_murmur2(ref: JavaReference, rng: random.Random) -> tuple[Any, str | None]:
+    murmur2 = _ours("kafka_placement.partitioning", "murmur2")
+    s = scenarios.key_scenario(rng)
+    java = ref.murmur2(s.key)
+    ours = murmur2(s.key)
+    return s, None if ours == java else f"Utils.murmur2 = {java}, ours = {ours}"
+
+
+def check_partition_for_key(ref: JavaReference, rng: random.Random) -> tuple[Any, str | None]:
+    partition_keys = _ours("kafka_placement.partitioning", "partition_keys")
+    s = scenarios.key_scenario(rng)
+    java = ref.partition_for_key(s.key, s.num_partitions)
+    ours = int(partition_keys([s.key], s.num_partitions, scheme="murmur2")[0])
+    return s, None if ours == java else f"BuiltInPartitioner.partitionForKey = {java}, ours = {ours}"
+
+
+def check_librdkafka(ref: JavaReference, rng: random.Random) -> tuple[Any, str | None]:
+    """confluent-kafka's helpers (librdkafka's own partitioners) vs our schemes of the same name."""
+    partition_keys = _ours("kafka_placement.partitioning", "partition_keys")
+    try:
+        import confluent_kafka
+    except ImportError as exc:  # pragma: no cover - the confluent extra installs it
+        raise OursUnavailable(f"confluent-kafka not installed: {exc}") from exc
+    s = scenarios.key_scenario(rng)
+    problems = []
+    for scheme in ("murmur2", "consistent", "fnv1a"):
+        theirs = int(getattr(confluent_kafka, scheme)(s.key, s.num_partitions))
+        ours = int(partition_keys([s.key], s.num_partitions, scheme=scheme)[0])
+        if theirs != ours:
+            problems.append(f"{scheme}: confluent_kafka.{scheme} = {theirs}, ours = {ours}")
+    return s, "; ".join(problems) or None
+
+
+# ---- partition -> consumer --------------------------------------------------------------------------
+def _our_assign(strategy: str, s: scenarios.GroupScenario) -> dict[str, list[TopicPartition]]:
+    assign = _ours("kafka_placement.assignment", "assign")
+    result: dict[str, list[TopicPartition]] = assign(
+        strategy, s.partitions_per_topic, s.members, partition_racks=s.partition_racks()
+    )
+    return result
+
+
+def _java_assign(ref: JavaReference, strategy: str, s: scenarios.GroupScenario) -> Any:
+    return ref.assign(
+        strategy, s.partitions_per_topic, s.members, replicas=s.replicas, broker_racks=s.broker_racks
+    )
+
+
+def _exact_assignment(ref: JavaReference, strategy: str, s: scenarios.GroupScenario) -> str | None:
+    java = _java_assign(ref, strategy, s)
+    if isinstance(java, JavaError):
+        return f"Java threw {java.class_name}: {java.message}"
+    try:
+        ours = checks.normalized(_our_assign(strategy, s))
+    except OursUnavailable:
+        raise
+    except Exception as exc:
+        return f"ours crashed with {type(exc).__name__}: {exc}"
+    java = checks.normalized(java)
+    if ours == java:
+        return None
+    differing = {
+        m: (java.get(m), ours.get(m)) for m in sorted(set(java) | set(ours)) if java.get(m) != ours.get(m)
+    }
+    return "assignment differs (member: (Java, ours)): " + repr(differing)
+
+
+def check_range(ref: JavaReference, rng: random.Random) -> tuple[Any, str | None]:
+    s = scenarios.group_scenario(rng, racks=False)
+    return s, _exact_assignment(ref, "range", s)
+
+
+def check_range_rack(ref: JavaReference, rng: random.Random) -> tuple[Any, str | None]:
+    s = scenarios.group_scenario(rng, racks=True)
+    return s, _exact_assignment(ref, "range", s)
+
+
+def check_roundrobin(ref: JavaReference, rng: random.Random) -> tuple[Any, str | None]:
+    s = scenarios.group_scenario(rng, racks=False)
+    return s, _exact_assignment(ref, "roundrobin", s)
+
+
+def _quality(
+    s: scenarios.GroupScenario,
+    java: Mapping[str, Sequence[TopicPartition]],
+    ours: Mapping[str, Sequence[TopicPartition]],
+    java_moves: int,
+    our_moves: int,
+) -> list[str]:
+    out = []
+    java_score, our_score = checks.balance_score(java), checks.balance_score(ours)
+    if our_score > java_score:
+        out.append(f"less balanced: balance score Java {java_score}, ours {our_score}")
+    if our_moves > java_moves:
+        trade = f" (balance score Java {java_score}, ours {our_score})"
+        out.append(f"moves more: Java moved {java_moves} partitions, ours {our_moves}{trade}")
+    return out
+
+
+def check_sticky(ref: JavaReference, rng: random.Random) -> tuple[Any, str | None]:
+    s = scenarios.sticky_scenario(rng, racks=rng.random() < 0.3)
+    java = _java_assign(ref, "sticky", s)
+    if isinstance(java, JavaError):
+        return s, f"Java threw {java.class_name}: {java.message}"
+    try:
+        ours = _our_assign("sticky", s)
+    except OursUnavailable:
+        raise
+    except Exception as exc:
+        return s, f"ours crashed with {type(exc).__name__}: {exc}"
+    out = [f"ours invalid: {p}" for p in checks.problems(s.partitions_per_topic, s.members, ours)]
+    java_problems = checks.problems(s.partitions_per_topic, s.members, java)
+    if java_problems:
+        if out:
+            return s, "; ".join(out + [f"(Java invalid too: {p})" for p in java_problems])
+        return s, ReferenceAnomaly("Java invalid, ours valid: " + "; ".join(java_problems))
+    out += _quality(s, java, ours, checks.moves(s.members, java), checks.moves(s.members, ours))
+    return s, "; ".join(out) or None
+
+
+def _next_round(
+    s: scenarios.GroupScenario, assignment: Mapping[str, Sequence[TopicPartition]]
+) -> scenarios.GroupScenario:
+    members = {
+        m: Member(member.topics, owned=assignment.get(m, ()), generation=s.generation, rack=member.rack)
+        for m, member in s.members.items()
+    }
+    return scenarios.GroupScenario(
+        s.partitions_per_topic, members, s.replicas, s.broker_racks, s.generation + 1
+    )
+
+
+def _cooperative_rounds(
+    run: Callable[[scenarios.GroupScenario], Any], s: scenarios.GroupScenario, side: str
+) -> tuple[dict[str, list[TopicPartition]] | None, list[str]]:
+    """Two rebalances; returns (final assignment, problems)."""
+    problems: list[str] = []
+    current = s
+    result: Any = None
+    for round_no in (1, 2):
+        result = run(current)
+        if isinstance(result, JavaError):
+            return None, [f"{side} round {round_no}: Java threw {result.class_name}: {result.message}"]
+        problems += [
+            f"{side} round {round_no}: {p}"
+            for p in checks.problems(s.partitions_per_topic, current.members, result, complete=False)
+        ]
+        problems += [
+            f"{side} round {round_no}: {p}" for p in checks.cooperative_problems(current.members, result)
+        ]
+        current = _next_round(current, result)
+    return result, problems
+
+
+def check_cooperative_sticky(ref: JavaReference, rng: random.Random) -> tuple[Any, str | None]:
+    s = scenarios.sticky_scenario(rng, racks=rng.random() < 0.3)
+    java_final, java_problems = _cooperative_rounds(
+        lambda c: _java_assign(ref, "cooperative-sticky", c), s, "Java"
+    )
+    if java_final is None:
+        return s, "; ".join(java_problems)
+    try:
+        our_final, our_problems = _cooperative_rounds(
+            lambda c: _our_assign("cooperative-sticky", c), s, "ours"
+        )
+    except OursUnavailable:
+        raise
+    except Exception as exc:
+        return s, f"ours crashed with {type(exc).__name__}: {exc}"
+    assert our_final is not None
+    out = list(our_problems)
+    if java_problems:
+        if out:
+            return s, "; ".join(out + [f"(Java invalid too: {p})" for p in java_problems])
+        return s, ReferenceAnomaly("Java invalid, ours valid: " + "; ".join(java_problems))
+    if not out:
+        before = {tp: m for tp, m in checks.previous_owners(s.members).items() if m in s.members}
+        out += _quality(
+            s,
+            java_final,
+            our_final,
+            checks.moves_between(before, java_final),
+            checks.moves_between(before, our_final),
+        )
+        java_left = checks.unassigned_count(s.partitions_per_topic, s.members, java_final)
+        our_left = checks.unassigned_count(s.partitions_per_topic, s.members, our_final)
+        if our_left > java_left:
+            out.append(f"after two rebalances ours leaves {our_left} partitions unassigned, Java {java_left}")
+    return s, "; ".join(out) or None
+
+
+# ---- replica -> broker ----------------------------------------------------------------------------------
+def check_adminutils(ref: JavaReference, rng: random.Random) -> tuple[Any, str | None]:
+    assign = _ours("kafka_placement.replicas", "assign_replicas_to_brokers")
+    broker_cls = _ours("kafka_placement.replicas", "Broker")
+    s = scenarios.admin_utils_scenario(rng)
+    java = ref.assign_replicas_to_brokers(
+        list(s.brokers), s.n_partitions, s.replication_factor, s.fixed_start_index, s.start_partition_id
+    )
+
+    def ours() -> dict[int, list[int]]:
+        brokers = [broker_cls(b, rack) for b, rack in s.brokers]
+        result = assign(
+            brokers, s.n_partitions, s.replication_factor, s.fixed_start_index, s.start_partition_id
+        )
+        return {int(k): [int(b) for b in v] for k, v in result.items()}
+
+    return s, _compare_outcome(java, ours)
+
+
+def check_striped(ref: JavaReference, rng: random.Random) -> tuple[Any, str | None]:
+    place = _ours("kafka_placement.replicas.striped", "place_striped")
+    usable = _ours("kafka_placement.replicas.striped", "UsableBroker")
+    mock_random = _ours("kafka_placement.replicas.javarandom", "MockRandom")
+    s = scenarios.striped_scenario(rng)
+    java = ref.place_striped(list(s.brokers), s.num_partitions, s.replication_factor, s.seed)
+
+    def ours() -> list[list[int]]:
+        brokers = [usable(b, rack, fenced) for b, rack, fenced in s.brokers]
+        result = place(brokers, s.num_partitions, s.replication_factor, mock_random(s.seed))
+        return [[int(b) for b in replicas] for replicas in result]
+
+    return s, _compare_outcome(java, ours)
+
+
+CHECKS: dict[str, Check] = {
+    "murmur2": check_murmur2,
+    "partition-for-key": check_partition_for_key,
+    "librdkafka": check_librdkafka,
+    "range": check_range,
+    "range-rack": check_range_rack,
+    "roundrobin": check_roundrobin,
+    "sticky": check_sticky,
+    "cooperative-sticky": check_cooperative_sticky,
+    "adminutils": check_adminutils,
+    "striped": check_striped,
+}
+
+
+def run_algorithm(
+    algorithm: str,
+    count: int,
+    seed: int,
+    *,
+    ref: JavaReference | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> AlgorithmResult:
+    """``count`` seeded scenarios of one algorithm; scenario ``i`` is replayable alone."""
+    check = CHECKS[algorithm]
+    ref = ref or reference()
+    result = AlgorithmResult(algorithm)
+    started = time.monotonic()
+    for index in range(count):
+        try:
+            scenario, detail = check(ref, scenarios.scenario_rng(seed, algorithm, index))
+        except OursUnavailable as exc:
+            result.unavailable = str(exc)
+            break
+        result.scenarios += 1
+        if isinstance(detail, ReferenceAnomaly):
+            result.reference_anomalies += 1
+            if len(result.anomaly_examples) < MAX_KEPT_MISMATCHES:
+                result.anomaly_examples.append(Mismatch(algorithm, index, scenario, detail))
+        elif detail is not None:
+            result.mismatches += 1
+            if len(result.examples) < MAX_KEPT_MISMATCHES:
+                result.examples.append(Mismatch(algorithm, index, scenario, detail))
+        if progress is not None:
+            progress(algorithm, index + 1, count)
+    result.seconds = time.monotonic() - started
+    return result
+
+
+def run(
+    algorithms: Iterable[str] = ALGORITHMS,
+    count: int = 200,
+    seed: int = 0,
+    *,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> list[AlgorithmResult]:
+    ref = reference()
+    return [run_algorithm(a, count, seed, ref=ref, progress=progress) for a in algorithms]
+
+
+def replay(algorithm: str, seed: int, index: int) -> tuple[Any, str | None]:
+    """Re-run one scenario (as printed in a mismatch) for debugging."""
+    return CHECKS[algorithm](reference(), scenarios.scenario_rng(seed, algorithm, index))
