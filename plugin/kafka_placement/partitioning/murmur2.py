@@ -1,0 +1,59 @@
+"""Kafka's ``Utils.murmur2`` (MurmurHash2, 32-bit), bit-exact, scalar.
+
+Semantics: ``org.apache.kafka.common.utils.Utils.murmur2`` — seed ``0x9747b28c``, m ``0x5bd1e995``,
+r 24, little-endian 4-byte blocks, a 1–3 byte tail, final ``h ^= h>>>13; h *= m; h ^= h>>>15``.
+Java returns a signed 32-bit int; so does :func:`murmur2`. ``toPositive(h) = h & 0x7fffffff``.
+librdkafka's ``rd_murmur2`` is the same function (its ``murmur2`` partitioners hash a NULL key as ``""``).
+"""
+
+from __future__ import annotations
+
+import struct
+
+SEED = 0x9747B28C
+M = 0x5BD1E995
+R = 24
+MASK32 = 0xFFFFFFFF
+
+_BLOCKS = [struct.Struct(f"<{n}I") for n in range(64)]
+
+
+def murmur2_unsigned(data: bytes) -> int:
+    """Murmur2 of ``data`` as an unsigned 32-bit value (0..2**32-1)."""
+    length = len(data)
+    h = (SEED ^ length) & MASK32
+    nblocks = length >> 2
+    if nblocks:
+        if nblocks < 64:
+            blocks: tuple[int, ...] = _BLOCKS[nblocks].unpack_from(data, 0)
+        else:
+            blocks = struct.unpack_from(f"<{nblocks}I", data, 0)
+        m = M
+        for k in blocks:
+            k = (k * m) & MASK32
+            k ^= k >> R
+            h = ((h * m) & MASK32) ^ ((k * m) & MASK32)
+    tail = length & 3
+    if tail:
+        base = length - tail
+        if tail == 3:
+            h ^= data[base + 2] << 16
+        if tail >= 2:
+            h ^= data[base + 1] << 8
+        h ^= data[base]
+        h = (h * M) & MASK32
+    h ^= h >> 13
+    h = (h * M) & MASK32
+    h ^= h >> 15
+    return h
+
+
+def murmur2(data: bytes) -> int:
+    """Kafka ``Utils.murmur2(data)``: a signed 32-bit int, exactly as Java returns it."""
+    h = murmur2_unsigned(data)
+    return h - 0x100000000 if h & 0x80000000 else h
+
+
+def to_positive(number: int) -> int:
+    """Kafka ``Utils.toPositive``: ``number & 0x7fffffff`` (not ``abs``)."""
+    return number & 0x7FFFFFFF

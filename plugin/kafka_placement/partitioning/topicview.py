@@ -1,0 +1,51 @@
+"""What a partitioner may know about one topic, client-independent: adapters build it from metadata."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from kafka_placement.errors import InvalidArgumentError
+
+
+@dataclass(frozen=True)
+class TopicView:
+    """``partitions``: every partition id (sorted); ``available``: those with a known leader (sorted, a
+    subset); ``leader_racks``: partition → rack of its current leader (missing/None = unknown)."""
+
+    topic: str
+    partitions: tuple[int, ...]
+    available: tuple[int, ...]
+    leader_racks: Mapping[int, str | None] = field(default_factory=dict)
+
+    @classmethod
+    def build(
+        cls,
+        topic: str,
+        partitions: Iterable[int],
+        available: Iterable[int] | None = None,
+        leader_racks: Mapping[int, str | None] | None = None,
+    ) -> TopicView:
+        parts = tuple(sorted(set(partitions)))
+        avail = parts if available is None else tuple(sorted(set(available)))
+        if not parts:
+            raise InvalidArgumentError(f"topic {topic!r} has no partitions (num_partitions must be >= 1)")
+        extra = set(avail) - set(parts)
+        if extra:
+            raise InvalidArgumentError(
+                f"available partitions {sorted(extra)} of topic {topic!r} "
+                f"are not among its partitions {list(parts)}"
+            )
+        return cls(topic, parts, avail, dict(leader_racks or {}))
+
+    @classmethod
+    def of_count(cls, topic: str, num_partitions: int) -> TopicView:
+        """All ``num_partitions`` partitions, all available."""
+        if isinstance(num_partitions, bool) or not isinstance(num_partitions, int) or num_partitions < 1:
+            raise InvalidArgumentError(f"num_partitions must be an int >= 1, got {num_partitions!r}")
+        parts = tuple(range(num_partitions))
+        return cls(topic, parts, parts, {})
+
+    @property
+    def num_partitions(self) -> int:
+        return len(self.partitions)
