@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 from kafka_placement.replicas.adminutils import assign_replicas_to_brokers, rack_alternated_broker_list
+from kafka_placement.replicas.balanced import place_balanced
 from kafka_placement.replicas.javarandom import JavaRandom, MockRandom
 from kafka_placement.replicas.striped import UsableBroker, place_striped
 from kafka_placement.vocabulary import Broker
@@ -24,6 +25,7 @@ __all__ = [
     "MockRandom",
     "UsableBroker",
     "assign_replicas_to_brokers",
+    "place_balanced",
     "place_striped",
     "rack_alternated_broker_list",
 ]
