@@ -1,0 +1,38 @@
+"""aiokafka partitioner callable: ``AIOKafkaProducer(partitioner=PlacementPartitioner())``.
+
+aiokafka calls ``partitioner(serialized_key, all_partitions, available_partitions)`` for every record without
+an explicit partition. It does not pass the topic, so keyless state (round-robin counter, sticky partition)
+is shared by all topics of one producer; pass one instance per producer. No algorithm here: the
+:class:`~kafka_placement.partitioning.record.RecordPartitioner` decides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from kafka_placement.partitioning.record import RecordPartitioner, default_partitioner
+from kafka_placement.partitioning.schemes import Scheme, get_scheme
+from kafka_placement.partitioning.sticky import UniformSticky
+from kafka_placement.partitioning.topicview import TopicView
+
+__all__ = ["PlacementPartitioner"]
+
+_SHARED_TOPIC = ""
+
+
+class PlacementPartitioner:
+    """Callable adapter; ``core`` is a RecordPartitioner or a scheme name (keyless → uniform sticky)."""
+
+    def __init__(self, core: RecordPartitioner | str | Scheme | None = None) -> None:
+        if core is None:
+            core = default_partitioner()
+        elif not isinstance(core, RecordPartitioner):
+            sch = get_scheme(core)
+            core = RecordPartitioner(sch, None if sch.always_random else UniformSticky())
+        self.core = core
+
+    def __call__(
+        self, key_bytes: bytes | None, all_partitions: Sequence[int], available_partitions: Sequence[int]
+    ) -> int:
+        view = TopicView.build(_SHARED_TOPIC, all_partitions, available_partitions)
+        return self.core.partition(view, key_bytes)
