@@ -1,0 +1,107 @@
+"""aiokafka 0.14 adapters: v0 subscriptions through aiokafka's own codecs, leader results equal
+the core, failover and sticky flows, hostile userData."""
+
+from __future__ import annotations
+
+import struct
+from typing import Any
+
+import pytest
+from aiokafka.coordinator.assignors.abstract import AbstractPartitionAssignor
+from aiokafka.coordinator.protocol import ConsumerProtocol
+
+from kafka_placement.assignment import Member, TopicPartition, assign
+from kafka_placement.assignment.userdata import decode_sticky_user_data
+from kafka_placement.clients.aiokafka import (
+    FailoverAssignor,
+    PriorityAssignor,
+    RangeAssignor,
+    RoundRobinAssignor,
+    StickyAssignor,
+)
+from kafka_placement.errors import InvalidArgumentError
+
+TP = TopicPartition
+
+
+class FakeCluster:
+    def __init__(self, ppt: dict[str, int]) -> None:
+        self.ppt = ppt
+
+    def partitions_for_topic(self, topic: str) -> set[int] | None:
+        return set(range(self.ppt[topic])) if topic in self.ppt else None
+
+
+def join(assignors: dict[str, Any], topics: dict[str, list[str]]) -> dict[str, Any]:
+    out = {}
+    for member_id, assignor in assignors.items():
+        metadata = assignor.metadata(set(topics[member_id]))
+        out[member_id] = ConsumerProtocol.METADATA.decode(metadata.encode())
+    return out
+
+
+def run_leader(leader: Any, cluster: FakeCluster, members: dict[str, Any]) -> dict[str, list[TP]]:
+    raw = leader.assign(cluster, members)
+    return {
+        m: sorted(
+            TP(tp.topic, tp.partition) for tp in ConsumerProtocol.ASSIGNMENT.decode(a.encode()).partitions()
+        )
+        for m, a in raw.items()
+    }
+
+
+def test_names_and_abc() -> None:
+    for cls, name in {
+        RangeAssignor: "range",
+        RoundRobinAssignor: "roundrobin",
+        StickyAssignor: "sticky",
+        FailoverAssignor: "failover",
+        PriorityAssignor: "priority",
+    }.items():
+        assert issubclass(cls, AbstractPartitionAssignor)
+        assert cls().name == name
+    with pytest.raises(InvalidArgumentError, match="priority must be an int"):
+        FailoverAssignor(priority=1.5)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("cls", [RangeAssignor, RoundRobinAssignor, StickyAssignor])
+def test_leader_matches_core(cls: type) -> None:
+    topics = {"m1": ["t0", "t1"], "m2": ["t0"], "m3": ["t1", "missing"]}
+    members = {m: cls() for m in topics}
+    ppt = {"t0": 5, "t1": 3}
+    result = run_leader(members["m1"], FakeCluster(ppt), join(members, topics))
+    assert result == assign(cls.name, ppt, {m: Member(t) for m, t in topics.items()})
+
+
+def test_failover_and_priority_user_data() -> None:
+    members = {
+        "hi": FailoverAssignor(priority=10),
+        "lo": FailoverAssignor(priority=1),
+        "none": FailoverAssignor(),
+    }
+    wire = join(members, {m: ["t"] for m in members})
+    assert wire["hi"].user_data == b"\x00\x00\x00\x0a"
+    assert wire["none"].user_data == b""
+    result = run_leader(members["lo"], FakeCluster({"t": 3}), wire)
+    assert result == {"hi": [TP("t", 0), TP("t", 1), TP("t", 2)], "lo": [], "none": []}
+
+
+def test_sticky_sends_java_v0_after_assignment() -> None:
+    assignor = StickyAssignor()
+    assert assignor.metadata({"t"}).user_data == b""
+    assignor.on_assignment(ConsumerProtocol.ASSIGNMENT(0, [("t", [2, 0])], b""))
+    data = assignor.metadata({"t"}).user_data
+    assert decode_sticky_user_data(data).partitions == (TP("t", 2), TP("t", 0))
+    assert decode_sticky_user_data(data).generation is None
+
+
+def test_hostile_user_data_never_crashes() -> None:
+    members = {
+        "a": ConsumerProtocol.METADATA(0, ["t"], struct.pack(">i", 2**31 - 1)),
+        "b": ConsumerProtocol.METADATA(0, ["t"], b"\xff"),
+        "c": ConsumerProtocol.METADATA(0, ["gone"], b""),
+    }
+    for leader in (StickyAssignor(), FailoverAssignor(1), RangeAssignor()):
+        result = run_leader(leader, FakeCluster({"t": 2}), members)
+        assert set(result) == {"a", "b", "c"}
+        assert sorted(tp for p in result.values() for tp in p) == [TP("t", 0), TP("t", 1)]

@@ -1,0 +1,253 @@
+"""kafka-python 3.x adapters: subscriptions through the real ConsumerProtocol codecs, the leader's
+assign() against the core, failover/sticky/cooperative flows, rack locality from cluster metadata,
+and hostile members that must not crash the leader."""
+
+from __future__ import annotations
+
+import struct
+from collections import namedtuple
+from typing import Any
+
+import pytest
+from kafka.coordinator.assignors.abstract import AbstractPartitionAssignor, RebalanceProtocol
+from kafka.protocol.consumer.metadata import (
+    ConsumerProtocolAssignment,
+    ConsumerProtocolSubscription,
+)
+from kafka.structs import TopicPartition as KTP
+
+from kafka_placement.assignment import Member, TopicPartition, assign
+from kafka_placement.clients.kafka_python import (
+    CooperativeStickyAssignor,
+    FailoverAssignor,
+    PriorityAssignor,
+    RangeAssignor,
+    RoundRobinAssignor,
+    StickyAssignor,
+)
+from kafka_placement.errors import InvalidArgumentError
+
+TP = TopicPartition
+JoinMember = namedtuple("JoinMember", "member_id group_instance_id metadata")
+Broker = namedtuple("Broker", "node_id host port rack")
+
+
+class FakeCluster:
+    """The part of kafka-python's ClusterMetadata an assignor may use."""
+
+    def __init__(
+        self,
+        ppt: dict[str, int],
+        replicas: dict[TP, list[int]] | None = None,
+        broker_racks: dict[int, str | None] | None = None,
+    ) -> None:
+        self.ppt = ppt
+        self.replicas = replicas or {}
+        self.broker_racks = broker_racks or {}
+
+    def partitions_for_topic(self, topic: str) -> set[int] | None:
+        return set(range(self.ppt[topic])) if topic in self.ppt else None
+
+    def brokers(self) -> list[Broker]:
+        return [Broker(b, "127.0.0.1", 9092 + b, r) for b, r in self.broker_racks.items()]
+
+    def is_replica_node(self, tp: KTP, node_id: int) -> Broker | None:
+        if node_id in self.replicas.get(TP(tp.topic, tp.partition), []):
+            return Broker(node_id, "127.0.0.1", 9092, self.broker_racks.get(node_id))
+        return None
+
+
+def join(
+    assignors: dict[str, Any], topics: dict[str, list[str]], instance: dict[str, str] | None = None
+) -> list[Any]:
+    """What the leader receives: each member's subscription encoded and decoded on the wire."""
+    out = []
+    for member_id, assignor in assignors.items():
+        raw = assignor.metadata(set(topics[member_id])).encode()
+        out.append(
+            JoinMember(member_id, (instance or {}).get(member_id), ConsumerProtocolSubscription.decode(raw))
+        )
+    return out
+
+
+def run_leader(leader: Any, cluster: FakeCluster, members: list[Any]) -> dict[str, list[TP]]:
+    raw = leader.assign(cluster, members)
+    result = {}
+    for member_id, assignment in raw.items():
+        decoded = ConsumerProtocolAssignment.decode(assignment.encode())
+        result[member_id] = sorted(TP(tp.topic, tp.partition) for tp in decoded.partitions())
+    return result
+
+
+def deliver(assignors: dict[str, Any], result: dict[str, list[TP]], generation: int) -> None:
+    for member_id, parts in result.items():
+        by_topic: dict[str, list[int]] = {}
+        for tp in parts:
+            by_topic.setdefault(tp.topic, []).append(tp.partition)
+        assignors[member_id].on_assignment(
+            ConsumerProtocolAssignment(
+                version=0, assigned_partitions=sorted(by_topic.items()), user_data=b""
+            ),
+            generation,
+        )
+
+
+def test_names_protocols_and_abc() -> None:
+    names = {
+        RangeAssignor: "range",
+        RoundRobinAssignor: "roundrobin",
+        StickyAssignor: "sticky",
+        CooperativeStickyAssignor: "cooperative-sticky",
+        FailoverAssignor: "failover",
+        PriorityAssignor: "priority",
+    }
+    for cls, name in names.items():
+        assert issubclass(cls, AbstractPartitionAssignor)
+        assert cls.name == name == cls().name
+    assert CooperativeStickyAssignor().supported_protocols() == [RebalanceProtocol.COOPERATIVE]
+    assert RangeAssignor().supported_protocols() == [RebalanceProtocol.EAGER]
+
+
+def test_subscription_is_v3_with_rack_and_priority() -> None:
+    sub = ConsumerProtocolSubscription.decode(
+        FailoverAssignor(priority=10, rack="az1").metadata({"b", "a"}).encode()
+    )
+    assert (sub.version, sub.topics, sub.rack_id, sub.generation_id) == (3, ["a", "b"], "az1", -1)
+    assert sub.user_data == b"\x00\x00\x00\x0a"
+    assert ConsumerProtocolSubscription.decode(RangeAssignor().metadata({"t"}).encode()).user_data is None
+
+
+def test_bad_constructor_arguments() -> None:
+    with pytest.raises(InvalidArgumentError, match="priority must be an int"):
+        FailoverAssignor(priority="10")  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgumentError, match="out of range"):
+        FailoverAssignor(priority=2**31)
+    with pytest.raises(InvalidArgumentError, match="rack must be a str"):
+        RangeAssignor(rack=3)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("cls", [RangeAssignor, RoundRobinAssignor, StickyAssignor])
+def test_leader_matches_core(cls: type) -> None:
+    topics = {"m1": ["t0", "t1"], "m2": ["t0"], "m3": ["t1", "missing"]}
+    members = {m: cls() for m in topics}
+    ppt = {"t0": 5, "t1": 3}
+    result = run_leader(members["m1"], FakeCluster(ppt), join(members, topics))
+    expected = assign(cls.name, ppt, {m: Member(t) for m, t in topics.items()})
+    assert result == expected
+
+
+def test_static_members_through_adapter_fix_kafka_python_groupby_bug() -> None:
+    topics = {"a": ["t"], "b": ["t"], "c": ["t"]}
+    members = {m: RangeAssignor() for m in topics}
+    result = run_leader(members["a"], FakeCluster({"t": 6}), join(members, topics, {"a": "x", "c": "y"}))
+    # Java MemberInfo order: static x (a), static y (c), then dynamic b
+    assert result == {
+        "a": [TP("t", 0), TP("t", 1)],
+        "c": [TP("t", 2), TP("t", 3)],
+        "b": [TP("t", 4), TP("t", 5)],
+    }
+
+
+def test_failover_flow_10_5_1() -> None:
+    topics = {"c10": ["t"], "c5": ["t"], "c1": ["t"]}
+    members = {
+        "c10": FailoverAssignor(priority=10),
+        "c5": FailoverAssignor(priority=5),
+        "c1": FailoverAssignor(1),
+    }
+    cluster = FakeCluster({"t": 4})
+    everything = [TP("t", p) for p in range(4)]
+    assert run_leader(members["c1"], cluster, join(members, topics)) == {
+        "c10": everything,
+        "c5": [],
+        "c1": [],
+    }
+    del members["c10"]
+    assert run_leader(members["c1"], cluster, join(members, topics)) == {"c5": everything, "c1": []}
+    del members["c5"]
+    assert run_leader(members["c1"], cluster, join(members, topics)) == {"c1": everything}
+
+
+def test_sticky_flow_keeps_assignment_via_java_user_data() -> None:
+    topics = {m: ["t0", "t1"] for m in ("C0", "C1", "C2")}
+    members: dict[str, Any] = {m: StickyAssignor() for m in topics}
+    cluster = FakeCluster({"t0": 3, "t1": 3})
+    first = run_leader(members["C0"], cluster, join(members, topics))
+    deliver(members, first, generation=1)
+    sub = ConsumerProtocolSubscription.decode(members["C0"].metadata({"t0", "t1"}).encode())
+    # Java StickyAssignor V1: [ {topic, [partitions]} ] + generation, no version header
+    count = struct.unpack(">i", sub.user_data[:4])[0]
+    assert count == len({tp.topic for tp in first["C0"]})
+    assert struct.unpack(">i", sub.user_data[-4:])[0] == 1
+    del members["C1"]
+    second = run_leader(members["C0"], cluster, join(members, topics))
+    for m in ("C0", "C2"):
+        assert set(first[m]) <= set(second[m]), "sticky must keep every surviving assignment"
+
+
+def test_cooperative_two_rounds_never_two_owners() -> None:
+    topics = {m: ["t"] for m in ("a", "b", "c")}
+    members: dict[str, Any] = {"a": CooperativeStickyAssignor(), "b": CooperativeStickyAssignor()}
+    cluster = FakeCluster({"t": 6})
+    r0 = run_leader(members["a"], cluster, join(members, {"a": ["t"], "b": ["t"]}))
+    deliver(members, r0, generation=1)
+    members["c"] = CooperativeStickyAssignor()
+    r1 = run_leader(members["a"], cluster, join(members, topics))
+    # round one: nothing moves straight to c; a and b only shrink
+    assert r1["c"] == []
+    assert set(r1["a"]) <= set(r0["a"]) and set(r1["b"]) <= set(r0["b"])
+    revoked = (set(r0["a"]) - set(r1["a"])) | (set(r0["b"]) - set(r1["b"]))
+    assert revoked
+    deliver(members, r1, generation=2)
+    r2 = run_leader(members["a"], cluster, join(members, topics))
+    assert set(r2["c"]) == revoked
+    assert sorted(len(v) for v in r2.values()) == [2, 2, 2]
+    owners: dict[TP, str] = {}
+    for m, parts in r2.items():
+        for tp in parts:
+            assert tp not in owners
+            owners[tp] = m
+
+
+def test_rack_aware_range_from_cluster_metadata() -> None:
+    # brokers 0,1 in rack r1 / r2; partition p's only replica on broker p % 2
+    cluster = FakeCluster(
+        {"t": 6}, replicas={TP("t", p): [p % 2] for p in range(6)}, broker_racks={0: "r1", 1: "r2", 2: None}
+    )
+    members = {"x": RangeAssignor(rack="r2"), "y": RangeAssignor(rack="r1")}
+    result = run_leader(members["x"], cluster, join(members, {"x": ["t"], "y": ["t"]}))
+    assert result == {"x": [TP("t", 1), TP("t", 3), TP("t", 5)], "y": [TP("t", 0), TP("t", 2), TP("t", 4)]}
+
+
+def test_hostile_members_never_crash_the_leader() -> None:
+    cluster = FakeCluster({"t": 4})
+
+    def sub(user_data: Any, version: int = 0, **kw: Any) -> Any:
+        return ConsumerProtocolSubscription.decode(
+            ConsumerProtocolSubscription(version=version, topics=["t"], user_data=user_data, **kw).encode()
+        )
+
+    hostile = [
+        JoinMember("ok", None, sub(struct.pack(">i", 3))),
+        JoinMember("short", None, sub(b"\x01\x02")),
+        JoinMember("huge-array", None, sub(struct.pack(">i", 2**31 - 1) + b"\x00" * 16)),
+        JoinMember("neg", None, sub(struct.pack(">i", -7))),
+        JoinMember(
+            "vanished",
+            None,
+            sub(
+                None,
+                version=2,
+                owned_partitions=[
+                    ConsumerProtocolSubscription.TopicPartition(topic="deleted", partitions=[0, 1])
+                ],
+                generation_id=5,
+            ),
+        ),
+    ]
+    for leader in (FailoverAssignor(1), StickyAssignor(), CooperativeStickyAssignor(), RangeAssignor()):
+        result = run_leader(leader, cluster, hostile)
+        assert set(result) == {m.member_id for m in hostile}
+        assert sorted(tp for parts in result.values() for tp in parts) == [TP("t", p) for p in range(4)]
+    assert run_leader(FailoverAssignor(1), cluster, hostile)["ok"] == [TP("t", p) for p in range(4)]
+    assert run_leader(RangeAssignor(), cluster, []) == {}
