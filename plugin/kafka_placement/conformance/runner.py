@@ -231,8 +231,6 @@ def _quality(
 def check_sticky(ref: JavaReference, rng: random.Random) -> tuple[Any, str | None]:
     s = scenarios.sticky_scenario(rng, racks=rng.random() < 0.3)
     java = _java_assign(ref, "sticky", s)
-    if isinstance(java, JavaError):
-        return s, f"Java threw {java.class_name}: {java.message}"
     try:
         ours = _our_assign("sticky", s)
     except OursUnavailable:
@@ -240,6 +238,10 @@ def check_sticky(ref: JavaReference, rng: random.Random) -> tuple[Any, str | Non
     except Exception as exc:
         return s, f"ours crashed with {type(exc).__name__}: {exc}"
     out = [f"ours invalid: {p}" for p in checks.problems(s.partitions_per_topic, s.members, ours)]
+    if isinstance(java, JavaError):
+        if out:
+            return s, "; ".join([*out, f"(Java threw {java.class_name}: {java.message})"])
+        return s, ReferenceAnomaly(f"Java threw {java.class_name}: {java.message}; ours valid")
     java_problems = checks.problems(s.partitions_per_topic, s.members, java)
     if java_problems:
         if out:
@@ -288,8 +290,6 @@ def check_cooperative_sticky(ref: JavaReference, rng: random.Random) -> tuple[An
     java_final, java_problems = _cooperative_rounds(
         lambda c: _java_assign(ref, "cooperative-sticky", c), s, "Java"
     )
-    if java_final is None:
-        return s, "; ".join(java_problems)
     try:
         our_final, our_problems = _cooperative_rounds(
             lambda c: _our_assign("cooperative-sticky", c), s, "ours"
@@ -300,6 +300,10 @@ def check_cooperative_sticky(ref: JavaReference, rng: random.Random) -> tuple[An
         return s, f"ours crashed with {type(exc).__name__}: {exc}"
     assert our_final is not None
     out = list(our_problems)
+    if java_final is None:  # Java threw
+        if out:
+            return s, "; ".join(out + java_problems)
+        return s, ReferenceAnomaly("; ".join(java_problems) + "; ours valid")
     if java_problems:
         if out:
             return s, "; ".join(out + [f"(Java invalid too: {p})" for p in java_problems])

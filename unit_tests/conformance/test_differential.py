@@ -1,0 +1,66 @@
+"""Randomized differential runs: Kafka's Java classes vs ours, per algorithm.
+
+Default run: a sample of scenarios per algorithm. ``pytest --full`` runs 10,000 per algorithm (the
+same as ``kafka-placement conformance --scenarios 10000``). Every scenario is replayable from the
+seed and index printed with a mismatch: ``runner.replay(algorithm, seed, index)``.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from kafka_placement.conformance.bridge import JavaReference
+from kafka_placement.conformance.runner import ALGORITHMS, AlgorithmResult, run_algorithm
+
+pytestmark = pytest.mark.conformance
+
+SAMPLE = int(os.environ.get("KAFKA_PLACEMENT_CONFORMANCE_SAMPLE", "200"))
+FULL = 10_000
+SEED = int(os.environ.get("KAFKA_PLACEMENT_CONFORMANCE_SEED", "20261121"))
+
+#: Mismatches found by this suite and not fixed yet (see test_known_mismatches.py for the minimal
+#: cases). Listed so the default run stays honest (XFAIL with the reason in the summary) instead
+#: of silently shrinking the sample; remove an entry as soon as the owner fixes it.
+KNOWN_MISMATCHES = {
+    "cooperative-sticky": (
+        "KNOWN MISMATCH: ours revokes a partition from its highest-generation owner when a stale "
+        "member (older generation) also claims it, and can hand it to the stale member one rebalance "
+        "later (KIP-341); Java keeps it with the highest generation — moves more than Java"
+    ),
+    "sticky": (
+        "KNOWN MISMATCH: ours sometimes moves more partitions than Java to reach a strictly better "
+        "balance score (Java stops at KIP-54 'balanced'); the contract is never-more-moves"
+    ),
+}
+
+
+def _assert_clean(result: AlgorithmResult) -> None:
+    assert result.unavailable is None, f"our implementation is unavailable: {result.unavailable}"
+    assert result.scenarios > 0
+    details = "\n".join(str(m) for m in result.examples)
+    assert result.mismatches == 0, f"{result.line()}\n{details}"
+
+
+def _params(count: int) -> list[object]:
+    params: list[object] = []
+    for algorithm in ALGORITHMS:
+        marks = []
+        if algorithm in KNOWN_MISMATCHES:
+            marks.append(pytest.mark.xfail(reason=KNOWN_MISMATCHES[algorithm], strict=False))
+        params.append(pytest.param(algorithm, count, marks=marks, id=algorithm))
+    return params
+
+
+@pytest.mark.parametrize(("algorithm", "count"), _params(SAMPLE))
+def test_sample_matches_java(java: JavaReference, algorithm: str, count: int) -> None:
+    _assert_clean(run_algorithm(algorithm, count, SEED, ref=java))
+
+
+@pytest.mark.full
+@pytest.mark.parametrize(("algorithm", "count"), _params(FULL))
+def test_full_run_matches_java(java: JavaReference, algorithm: str, count: int) -> None:
+    result = run_algorithm(algorithm, count, SEED, ref=java)
+    print(f"\n{result.line()} ({result.seconds:.1f}s, {result.reference_anomalies} Java anomalies)")
+    _assert_clean(result)
