@@ -1,0 +1,547 @@
+"""Live proofs of the group assignors on the rack-labelled cluster.
+
+Real kafka-python consumers run as subprocesses (this file doubles as the worker script, see
+``_worker_main``) so one can be closed gracefully or killed with SIGKILL. The group's state is read
+back through the admin API (DescribeGroups: every member's subscription — the leader's exact input —
+and assignment), and the assignment is checked against ``kafka_placement.assignment.assign`` run on
+that same input.
+
+Against the shared dev cluster:
+``KAFKA_PLACEMENT_REUSE=1 pytest integration_tests/test_assignment_live.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import pytest
+
+SESSION_TIMEOUT_MS = 6000
+HEARTBEAT_MS = 1000
+
+Json = dict[str, Any]
+
+
+# ================================================================================== worker process
+def _worker_main(config: Json) -> int:  # pragma: no cover - runs in a subprocess
+    """A consumer that reports its assignment changes and records as JSON lines on stdout and
+    obeys ``close`` on stdin."""
+    from kafka import KafkaConsumer
+    from kafka.consumer.subscription_state import ConsumerRebalanceListener
+
+    from kafka_placement.clients import kafka_python as adapters
+
+    lock = threading.Lock()
+
+    def emit(event: Json) -> None:
+        event["t"] = time.time()
+        event["name"] = config["name"]
+        with lock:
+            sys.stdout.write(json.dumps(event) + "\n")
+            sys.stdout.flush()
+
+    kwargs: Json = {}
+    if config.get("rack"):
+        kwargs["rack"] = config["rack"]
+    if config["strategy"] in ("failover", "priority"):
+        assignor = adapters.FailoverAssignor(config.get("priority"), **kwargs)
+    else:
+        cls = {
+            "range": adapters.RangeAssignor,
+            "roundrobin": adapters.RoundRobinAssignor,
+            "sticky": adapters.StickyAssignor,
+            "cooperative-sticky": adapters.CooperativeStickyAssignor,
+        }[config["strategy"]]
+        assignor = cls(**kwargs)
+
+    class Listener(ConsumerRebalanceListener):  # type: ignore[misc]
+        def on_partitions_revoked(self, revoked: Iterable[Any]) -> None:
+            emit({"ev": "revoked", "parts": sorted([tp.topic, tp.partition] for tp in revoked)})
+
+        def on_partitions_assigned(self, assigned: Iterable[Any]) -> None:
+            emit({"ev": "added", "parts": sorted([tp.topic, tp.partition] for tp in assigned)})
+
+    if config.get("rack"):
+        # the consumer's own client.rack (KIP-392 fetch-from-follower) matches the assignor's
+        kwargs_consumer: Json = {"client_rack": config["rack"]}
+    else:
+        kwargs_consumer = {}
+    consumer = KafkaConsumer(
+        bootstrap_servers=config["bootstrap"],
+        group_id=config["group"],
+        client_id=config["name"],
+        partition_assignment_strategy=[assignor],
+        session_timeout_ms=SESSION_TIMEOUT_MS,
+        heartbeat_interval_ms=HEARTBEAT_MS,
+        max_poll_interval_ms=20000,
+        auto_offset_reset="earliest",
+        enable_auto_commit=False,
+        **kwargs_consumer,
+    )
+    consumer.subscribe(config["topics"], listener=Listener())
+    closing = threading.Event()
+
+    def read_stdin() -> None:
+        for line in sys.stdin:
+            if line.strip() == "close":
+                closing.set()
+                return
+
+    threading.Thread(target=read_stdin, daemon=True).start()
+    emit({"ev": "ready"})
+    last: tuple[Any, ...] | None = None
+    while not closing.is_set():
+        records = consumer.poll(timeout_ms=100)
+        if config.get("report_records"):
+            items = [[r.partition, r.offset] for batch in records.values() for r in batch]
+            if items:
+                emit({"ev": "recs", "items": items})
+                consumer.commit()
+        meta = consumer.group_metadata()
+        parts = sorted([tp.topic, tp.partition] for tp in consumer.assignment())
+        state = (meta.generation_id, meta.member_id, json.dumps(parts))
+        if state != last:
+            last = state
+            emit({"ev": "assignment", "gen": meta.generation_id, "member_id": meta.member_id, "parts": parts})
+    consumer.close()
+    emit({"ev": "closed"})
+    return 0
+
+
+# ================================================================================== test-side helpers
+class Worker:
+    """A consumer subprocess and the events it reported."""
+
+    def __init__(self, bootstrap: str, group: str, name: str, topics: list[str], strategy: str, **extra: Any):
+        self.name = name
+        self.config = {
+            "bootstrap": bootstrap,
+            "group": group,
+            "name": name,
+            "topics": topics,
+            "strategy": strategy,
+            **extra,
+        }
+        self.events: list[Json] = []
+        self._lock = threading.Lock()
+        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        self.proc = subprocess.Popen(
+            [sys.executable, __file__, json.dumps(self.config)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            env=env,
+        )
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            try:
+                event = json.loads(line)
+            except ValueError:
+                continue
+            with self._lock:
+                self.events.append(event)
+
+    def snapshot(self) -> list[Json]:
+        with self._lock:
+            return list(self.events)
+
+    def last(self, kind: str) -> Json | None:
+        return next((e for e in reversed(self.snapshot()) if e["ev"] == kind), None)
+
+    def assignment(self) -> set[tuple[str, int]]:
+        event = self.last("assignment")
+        return {(t, p) for t, p in event["parts"]} if event else set()
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def close(self, timeout: float = 20.0) -> None:
+        if self.alive() and self.proc.stdin is not None:
+            try:
+                self.proc.stdin.write("close\n")
+                self.proc.stdin.flush()
+            except (BrokenPipeError, OSError):
+                pass
+        try:
+            self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+
+    def kill(self) -> None:
+        if self.alive():
+            os.kill(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(10)
+
+
+def wait_until(predicate: Callable[[], Any], timeout: float, what: str, step: float = 0.1) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:.1f}s waiting for {what}")
+        time.sleep(step)
+
+
+def _get(obj: Any, name: str, default: Any = None) -> Any:
+    if isinstance(obj, dict):
+        return obj.get(name, default)
+    return getattr(obj, name, default)
+
+
+def _pairs(entries: Any) -> list[tuple[str, int]]:
+    return sorted((_get(e, "topic"), p) for e in (entries or []) for p in (_get(e, "partitions") or []))
+
+
+def describe_group(admin: Any, group: str) -> Json:
+    """DescribeGroups, normalised: state, protocol, and per member its subscription and assignment."""
+    raw = admin.describe_groups([group])[group]
+    members = {}
+    for m in raw.get("members", []):
+        meta = m.get("member_metadata")
+        assignment = m.get("member_assignment")
+        members[m["member_id"]] = {
+            "client_id": m.get("client_id"),
+            "group_instance_id": m.get("group_instance_id"),
+            "topics": list(_get(meta, "topics") or []),
+            "user_data": _get(meta, "user_data"),
+            "owned": _pairs(_get(meta, "owned_partitions")),
+            "generation_id": _get(meta, "generation_id", -1),
+            "rack_id": _get(meta, "rack_id"),
+            "assigned": _pairs(_get(assignment, "assigned_partitions")),
+        }
+    return {"state": raw.get("group_state"), "protocol": raw.get("protocol_data"), "members": members}
+
+
+def predicted_from_description(
+    strategy: str, ppt: dict[str, int], desc: Json, racks: Any = None
+) -> dict[str, Any]:
+    """``assign`` on the leader's exact input (the subscriptions DescribeGroups returns)."""
+    from kafka_placement.assignment import assign
+    from kafka_placement.assignment.wire import member_from_subscription
+
+    user_data = {}
+    members = {}
+    for member_id, m in desc["members"].items():
+        data = m["user_data"]
+        if isinstance(data, str):  # to_dict may have rendered bytes as str
+            data = data.encode("latin-1")
+        user_data[member_id] = data
+        members[member_id] = member_from_subscription(
+            strategy,
+            member_id,
+            m["topics"],
+            data,
+            owned_partitions=m["owned"],
+            generation_id=m["generation_id"],
+            rack_id=m["rack_id"],
+            group_instance_id=m["group_instance_id"],
+            existing=ppt,
+        )
+    result = assign(strategy, ppt, members, partition_racks=racks)
+    return {mid: sorted((tp.topic, tp.partition) for tp in parts) for mid, parts in result.items()}
+
+
+def stable_group(admin: Any, group: str, workers: list[Worker], timeout: float = 30.0) -> Json:
+    """Wait until the group is Stable with exactly ``workers`` and every worker reports the
+    assignment the coordinator holds for it; return the description."""
+    names = {w.name for w in workers}
+
+    def check() -> Json | None:
+        try:
+            desc = describe_group(admin, group)
+        except Exception:
+            return None
+        if desc["state"] != "Stable":
+            return None
+        by_client = {m["client_id"]: (mid, m) for mid, m in desc["members"].items()}
+        if set(by_client) != names:
+            return None
+        for w in workers:
+            event = w.last("assignment")
+            mid, m = by_client[w.name]
+            if event is None or event["member_id"] != mid or w.assignment() != set(m["assigned"]):
+                return None
+        return desc
+
+    return wait_until(check, timeout, f"group {group} stable with {sorted(names)}", step=0.3)
+
+
+# ================================================================================== fixtures
+@pytest.fixture(scope="module")
+def admin(kafka_cluster: Any) -> Any:
+    from kafka import KafkaAdminClient
+
+    client = KafkaAdminClient(bootstrap_servers=kafka_cluster.bootstrap_servers, client_id="assignment-live")
+    yield client
+    client.close()
+
+
+def create_topic(admin: Any, partitions: int, replication_factor: int = 1, prefix: str = "asg") -> str:
+    from kafka.admin import NewTopic
+
+    name = f"{prefix}-{uuid.uuid4().hex[:10]}"
+    admin.create_topics([NewTopic(name, partitions, replication_factor)])
+
+    def ready() -> bool:
+        try:
+            (topic,) = admin.describe_topics([name])
+        except Exception:
+            return False
+        parts = topic.get("partitions") or []
+        return len(parts) == partitions and all(p.get("leader_id", -1) >= 0 for p in parts)
+
+    wait_until(ready, 30, f"topic {name} with {partitions} partitions")
+    return name
+
+
+@pytest.fixture()
+def workers() -> Any:
+    started: list[Worker] = []
+    yield started
+    for w in started:
+        w.close(timeout=10)
+
+
+def _spawn(
+    workers: list[Worker], cluster: Any, group: str, name: str, topics: list[str], strategy: str, **extra: Any
+) -> Worker:
+    w = Worker(cluster.bootstrap_servers, group, name, topics, strategy, **extra)
+    workers.append(w)
+    return w
+
+
+# ================================================================================== tests
+pytestmark = pytest.mark.integration
+
+
+@pytest.mark.parametrize("strategy", ["range", "roundrobin", "sticky", "cooperative-sticky", "failover"])
+def test_group_gets_exactly_what_assign_predicts(
+    strategy: str, kafka_cluster: Any, admin: Any, workers: list[Worker]
+) -> None:
+    t1, t2 = create_topic(admin, 5), create_topic(admin, 4)
+    group = f"g-{strategy}-{uuid.uuid4().hex[:8]}"
+    subscriptions = {"c-a": [t1, t2], "c-b": [t1, t2], "c-c": [t1], "c-d": [t2]}
+    priorities = {"c-a": 1, "c-b": 10, "c-c": 5, "c-d": None}
+    for name, topics in subscriptions.items():
+        extra = {"priority": priorities[name]} if strategy == "failover" else {}
+        _spawn(workers, kafka_cluster, group, name, topics, strategy, **extra)
+    desc = stable_group(admin, group, workers, timeout=45)
+    assert desc["protocol"] == strategy
+    ppt = {t1: 5, t2: 4}
+    actual = {mid: sorted(m["assigned"]) for mid, m in desc["members"].items()}
+    assert actual == predicted_from_description(strategy, ppt, desc)
+    owned = [tp for parts in actual.values() for tp in parts]
+    assert sorted(owned) == sorted({(t, p) for t, n in ppt.items() for p in range(n)})
+    if strategy == "failover":
+        by_client = {desc["members"][mid]["client_id"]: parts for mid, parts in actual.items()}
+        # c-b (10) takes both topics; nothing is left for the others
+        assert sorted(by_client["c-b"]) == sorted((t, p) for t, n in ppt.items() for p in range(n))
+
+
+def test_failover_close_then_kill(kafka_cluster: Any, admin: Any, workers: list[Worker]) -> None:
+    topic = create_topic(admin, 6)
+    everything = {(topic, p) for p in range(6)}
+    group = f"g-failover-{uuid.uuid4().hex[:8]}"
+    w10 = _spawn(workers, kafka_cluster, group, "p10", [topic], "failover", priority=10)
+    w5 = _spawn(workers, kafka_cluster, group, "p5", [topic], "failover", priority=5)
+    w1 = _spawn(workers, kafka_cluster, group, "p1", [topic], "failover", priority=1)
+    stable_group(admin, group, [w10, w5, w1], timeout=45)
+    assert w10.assignment() == everything and not w5.assignment() and not w1.assignment()
+
+    start = time.monotonic()
+    w10.close()
+    wait_until(lambda: w5.assignment() == everything, 3.0 + 2.0, "p5 to own everything after p10 closed")
+    took_close = time.monotonic() - start
+    workers.remove(w10)
+    stable_group(admin, group, [w5, w1])
+
+    start = time.monotonic()
+    w5.kill()
+    workers.remove(w5)
+    wait_until(
+        lambda: w1.assignment() == everything, SESSION_TIMEOUT_MS / 1000 + 3.0, "p1 to own all after kill -9"
+    )
+    took_kill = time.monotonic() - start
+    print(f"failover after close: {took_close:.2f}s; after kill -9: {took_kill:.2f}s")
+    # the graceful close measured from the close command includes the process shutting down
+    assert took_close <= 3.0 + 2.0
+
+
+def test_cooperative_join_and_leave_two_rounds_never_two_owners(
+    kafka_cluster: Any, admin: Any, workers: list[Worker]
+) -> None:
+    topic = create_topic(admin, 6)
+    group = f"g-coop-{uuid.uuid4().hex[:8]}"
+    a = _spawn(workers, kafka_cluster, group, "a", [topic], "cooperative-sticky")
+    b = _spawn(workers, kafka_cluster, group, "b", [topic], "cooperative-sticky")
+    stable_group(admin, group, [a, b], timeout=45)
+    before = {w.name: w.assignment() for w in (a, b)}
+    c = _spawn(workers, kafka_cluster, group, "c", [topic], "cooperative-sticky")
+    desc = stable_group(admin, group, [a, b, c], timeout=45)
+    assert sorted(len(m["assigned"]) for m in desc["members"].values()) == [2, 2, 2]
+    assert {mid: sorted(m["assigned"]) for mid, m in desc["members"].items()} == predicted_from_description(
+        "cooperative-sticky", {topic: 6}, desc
+    )
+    # a and b only ever lost partitions (kept the rest: no eager revoke-all)
+    for w in (a, b):
+        assert w.assignment() <= before[w.name]
+        for event in w.snapshot():
+            if event["ev"] == "revoked":
+                assert set(map(tuple, event["parts"])) <= before[w.name] - w.assignment()
+    # two rounds: c's partitions arrive in a later generation than the one where a/b revoked them
+    gens_c = [e["gen"] for e in c.snapshot() if e["ev"] == "assignment" and e["parts"]]
+    revoke_times = [e["t"] for w in (a, b) for e in w.snapshot() if e["ev"] == "revoked"]
+    add_times = [e["t"] for e in c.snapshot() if e["ev"] == "added"]
+    assert revoke_times and add_times and max(revoke_times) < min(add_times)
+    gens_seen = {
+        e["gen"] for w in (a, b, c) for e in w.snapshot() if e["ev"] == "assignment" and e["gen"] > 0
+    }
+    assert len(gens_seen) >= 3, (
+        f"expected join round, revocation round and final round, saw {sorted(gens_seen)}"
+    )
+    assert gens_c
+    _assert_never_two_owners([a, b, c])
+
+    # leave: c goes; its partitions come back without anyone else losing one
+    kept = {w.name: w.assignment() for w in (a, b)}
+    c.close()
+    workers.remove(c)
+    stable_group(admin, group, [a, b], timeout=30)
+    for w in (a, b):
+        assert kept[w.name] <= w.assignment()
+    _assert_never_two_owners([a, b, c])
+
+
+def _assert_never_two_owners(ws: list[Worker]) -> None:
+    """Replay every worker's added/revoked callbacks in time order: no partition ever has two
+    owners between an ``added`` and the matching ``revoked``/close."""
+    timeline: list[tuple[float, str, str, tuple[str, int]]] = []
+    for w in ws:
+        for e in w.snapshot():
+            if e["ev"] in ("added", "revoked"):
+                for t, p in e["parts"]:
+                    timeline.append((e["t"], e["ev"], w.name, (t, p)))
+            elif e["ev"] == "closed":
+                timeline.append((e["t"], "closed", w.name, ("", -1)))
+    owner: dict[tuple[str, int], str] = {}
+    for _, kind, name, tp in sorted(timeline, key=lambda x: (x[0], x[1] != "revoked")):
+        if kind == "added":
+            assert tp not in owner or owner[tp] == name, f"{tp} owned by {owner.get(tp)} and {name}"
+            owner[tp] = name
+        elif kind == "revoked":
+            owner.pop(tp, None)
+        else:
+            for key in [k for k, v in owner.items() if v == name]:
+                owner.pop(key)
+
+
+@pytest.mark.parametrize("strategy", ["range", "sticky"])
+def test_rack_aware_consumers_get_rack_local_partitions(
+    strategy: str, kafka_cluster: Any, admin: Any, workers: list[Worker]
+) -> None:
+    from kafka_placement.assignment import TopicPartition
+    from kafka_placement.assignment.metrics import rack_local_fraction
+    from kafka_placement.assignment.rack import partition_racks_from_replicas
+
+    topic = create_topic(admin, 12, replication_factor=2)
+    (described,) = admin.describe_topics([topic])
+    broker_racks = dict(kafka_cluster.broker_racks)
+    racks = partition_racks_from_replicas(
+        {TopicPartition(topic, p["partition_index"]): p["replica_nodes"] for p in described["partitions"]},
+        broker_racks,
+    )
+    group = f"g-rack-{strategy}-{uuid.uuid4().hex[:8]}"
+    ws = [
+        _spawn(workers, kafka_cluster, group, f"c-{rack}", [topic], strategy, rack=rack)
+        for rack in ("rack1", "rack2", "rack3")
+    ]
+    desc = stable_group(admin, group, ws, timeout=45)
+    assert {m["rack_id"] for m in desc["members"].values()} == {"rack1", "rack2", "rack3"}
+    actual = {mid: sorted(m["assigned"]) for mid, m in desc["members"].items()}
+    assert actual == predicted_from_description(strategy, {topic: 12}, desc, racks)
+    assert sorted(len(v) for v in actual.values()) == [4, 4, 4]
+    from kafka_placement.assignment import Member
+
+    members = {mid: Member([topic], rack=m["rack_id"]) for mid, m in desc["members"].items()}
+    as_tps = {mid: [TopicPartition(t, p) for t, p in parts] for mid, parts in actual.items()}
+    local = rack_local_fraction(as_tps, members, racks)
+    print(f"{strategy}: rack-local fraction {local}")
+    assert local == 1.0
+
+
+def test_no_record_lost_across_three_rebalances(
+    kafka_cluster: Any, admin: Any, workers: list[Worker]
+) -> None:
+    from kafka import KafkaProducer
+
+    topic = create_topic(admin, 6, replication_factor=3)
+    group = f"g-noloss-{uuid.uuid4().hex[:8]}"
+    producer = KafkaProducer(bootstrap_servers=kafka_cluster.bootstrap_servers, acks="all", linger_ms=5)
+    produced: list[tuple[int, int]] = []
+    stop = threading.Event()
+    errors: list[BaseException] = []
+
+    def produce() -> None:
+        i = 0
+        while not stop.is_set():
+            try:
+                md = producer.send(topic, key=str(i).encode(), value=b"v%d" % i).get(timeout=10)
+                produced.append((md.partition, md.offset))
+            except BaseException as exc:
+                errors.append(exc)
+                return
+            i += 1
+            time.sleep(0.002)
+
+    thread = threading.Thread(target=produce, daemon=True)
+    a = _spawn(workers, kafka_cluster, group, "a", [topic], "cooperative-sticky", report_records=True)
+    b = _spawn(workers, kafka_cluster, group, "b", [topic], "cooperative-sticky", report_records=True)
+    stable_group(admin, group, [a, b], timeout=45)
+    thread.start()
+    try:
+        time.sleep(1.5)
+        c = _spawn(workers, kafka_cluster, group, "c", [topic], "cooperative-sticky", report_records=True)
+        stable_group(admin, group, [a, b, c], timeout=45)  # rebalance 1 (two rounds)
+        time.sleep(1.0)
+        b.close()
+        workers.remove(b)
+        stable_group(admin, group, [a, c], timeout=45)  # rebalance 2
+        time.sleep(1.0)
+        d = _spawn(workers, kafka_cluster, group, "d", [topic], "cooperative-sticky", report_records=True)
+        stable_group(admin, group, [a, c, d], timeout=45)  # rebalance 3
+        time.sleep(1.0)
+    finally:
+        stop.set()
+        thread.join(30)
+        producer.close()
+    assert not errors, errors
+    expected = set(produced)
+
+    def consumed() -> list[tuple[int, int]]:
+        return [tuple(x) for w in (a, b, c, d) for e in w.snapshot() if e["ev"] == "recs" for x in e["items"]]
+
+    wait_until(lambda: expected <= set(consumed()), 30, "every produced record to be consumed")
+    seen = consumed()
+    duplicates = len(seen) - len(set(seen))
+    print(f"produced {len(expected)} records, consumed {len(seen)}, duplicates {duplicates}, lost 0")
+    assert expected <= set(seen)
+
+
+if __name__ == "__main__":  # pragma: no cover - the worker entry point
+    sys.exit(_worker_main(json.loads(sys.argv[1])))
