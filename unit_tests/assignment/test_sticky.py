@@ -369,3 +369,91 @@ def test_full_property_sweep(case: tuple[dict, dict, dict]) -> None:
     prev = _valid_previous(ppt, members)
     fresh = assign_sticky(ppt, _members(subs))
     assert kept(prev, result) >= kept(prev, fresh)
+
+
+# --- racks: properties ---------------------------------------------------------------------------------
+@st.composite
+def rack_scenarios(draw: st.DrawFn) -> tuple[dict, dict, dict, dict]:
+    ppt, subs, owned = draw(scenarios())
+    rack_names = ["r0", "r1", "r2"]
+    racks = {
+        TP(t, p): set(draw(st.lists(st.sampled_from(rack_names), max_size=2, unique=True)))
+        for t, n in ppt.items()
+        for p in range(n)
+    }
+    member_racks = {m: draw(st.sampled_from([None, *rack_names])) for m in subs}
+    return ppt, subs, owned, {"partitions": racks, "members": member_racks}
+
+
+def _local(result: dict, racks: dict, member_racks: dict) -> int:
+    return sum(member_racks[m] in racks.get(tp, ()) for m, v in result.items() for tp in v)
+
+
+@given(rack_scenarios())
+def test_property_rack_aware_is_valid_and_gives_up_no_balance(case: tuple) -> None:
+    ppt, subs, owned, rk = case
+    for history in (None, owned):
+        plain = _members(subs, history)
+        members = {
+            m: Member(x.topics, owned=x.owned, generation=x.generation, rack=rk["members"][m])
+            for m, x in plain.items()
+        }
+        aware = assign_sticky(ppt, members, partition_racks=rk["partitions"])
+        blind = assign_sticky(ppt, plain)
+        assert problems(ppt, members, aware) == []
+        assert balance_score(aware) == balance_score(blind)
+        if history is None:
+            assert _local(aware, rk["partitions"], rk["members"]) >= _local(
+                blind, rk["partitions"], rk["members"]
+            )
+
+
+def test_rack_aware_keeps_owned_local_partitions_first() -> None:
+    # A owned 4 partitions, must give 2 to newcomer B: it keeps the ones in its own rack
+    ppt = {"t": 4}
+    racks = {TP("t", 0): {"rb"}, TP("t", 1): {"ra"}, TP("t", 2): {"rb"}, TP("t", 3): {"ra"}}
+    members = {
+        "A": Member(["t"], owned=tps("tp0 tp1 tp2 tp3"), generation=1, rack="ra"),
+        "B": Member(["t"], rack="rb"),
+    }
+    result = assign_sticky(ppt, members, partition_racks=racks)
+    assert result == {"A": tps("tp1 tp3"), "B": tps("tp0 tp2")}
+
+
+# --- internal consistency, hostile input, the dispatcher ---------------------------------------------------
+@given(scenarios())
+def test_property_fresh_fast_path_equals_the_general_machinery(case: tuple) -> None:
+    ppt, subs, _ = case
+    fresh = assign_sticky(ppt, _members(subs))
+    # a claim on a partition that does not exist forces the quota-fill/general machinery
+    forced = {m: Member(s, owned=[TP("no-such-topic", 0)]) for m, s in subs.items()}
+    assert assign_sticky(ppt, forced) == fresh
+
+
+def test_hostile_owned_partitions_are_ignored() -> None:
+    ppt = {"t": 3}
+    members = {
+        "A": Member(
+            ["t"], owned=[TP("t", 2**80), TP("t", -(2**70)), TP("t", 1), TP("t", 1)], generation=2**40
+        ),
+        "B": Member(["t"], owned=[TP("", 0)] * 1000, generation=-(2**40)),
+    }
+    result = assign_sticky(ppt, members)
+    assert problems(ppt, members, result) == []
+    assert TP("t", 1) in result["A"]
+
+
+def test_bad_partition_racks_raise_typed_errors() -> None:
+    members = {"A": Member(["t"], rack="r")}
+    with pytest.raises(InvalidArgumentError, match="'r0'"):
+        assign_sticky({"t": 1}, members, partition_racks={TP("t", 0): "r0"})  # type: ignore[dict-item]
+    with pytest.raises(InvalidArgumentError, match="'t0'"):
+        assign_sticky({"t": 1}, members, partition_racks={"t0": {"r"}})  # type: ignore[dict-item]
+
+
+def test_the_assign_dispatcher_reaches_us() -> None:
+    from kafka_placement.assignment import assign
+
+    ppt = {"t0": 1, "t1": 2, "t2": 3}
+    members = {"C0": Member(["t0"]), "C1": Member(["t0", "t1"]), "C2": Member(["t0", "t1", "t2"])}
+    assert assign("sticky", ppt, members) == assign_sticky(ppt, members)

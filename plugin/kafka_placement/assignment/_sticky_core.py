@@ -14,7 +14,7 @@ that a group leader assigning the same topics again does not rebuild a million t
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from itertools import repeat
@@ -22,6 +22,7 @@ from itertools import repeat
 import numpy as np
 import numpy.typing as npt
 
+from kafka_placement.assignment.rack import consumer_rack
 from kafka_placement.errors import InvalidArgumentError
 from kafka_placement.vocabulary import Member, TopicPartition
 
@@ -222,36 +223,49 @@ class RackView:
 
 
 def build_racks(
-    problem: Problem, partition_racks: Mapping[TopicPartition, set[str]] | None
+    problem: Problem, partition_racks: Mapping[TopicPartition, Iterable[str]] | None
 ) -> RackView | None:
-    """A rack view when rack-aware assignment applies: members carry racks and replica racks are known."""
+    """A rack view when rack-aware assignment can change something, else ``None``.
+
+    Java's condition (``useRackAwareAssignment``): some member has a rack (``client.rack``; empty
+    counts as none), some replica of the subscribed partitions lives in one of those racks, and not
+    every subscribed partition has the same set of replica racks.
+    """
     if not partition_racks:
         return None
-    member_rack = [m.rack for m in problem.members]
+    member_rack = [consumer_rack(m) for m in problem.members]
     racks = {r for r in member_rack if r is not None}
     if not racks:
         return None
-    masks = {r: np.zeros(problem.n_partitions, dtype=np.bool_) for r in racks}
-    any_known = False
+    n = problem.n_partitions
+    masks = {r: np.zeros(n, dtype=np.bool_) for r in racks}
+    known = np.zeros(n, dtype=np.bool_)
+    rack_sets: set[frozenset[str]] = set()
     for tp, replica_racks in partition_racks.items():
         if not isinstance(tp, tuple) or len(tp) != 2:
             raise InvalidArgumentError(f"partition_racks keys must be TopicPartition, got {tp!r}")
-        t = problem.topic_index.get(tp[0])
-        p = tp[1]
-        if t is None or not isinstance(p, int) or not 0 <= p < problem.counts[t]:
-            continue
         if isinstance(replica_racks, str):
             raise InvalidArgumentError(
                 f"partition_racks[{tp!r}] must be a set of rack names, "
                 f"not the single string {replica_racks!r}"
             )
+        t = problem.topic_index.get(tp[0])
+        p = tp[1]
+        if t is None or not isinstance(p, int) or not 0 <= p < problem.counts[t]:
+            continue
         g = int(problem.offsets[t]) + p
-        for r in replica_racks:
+        replica_set = frozenset(replica_racks)
+        if not known[g]:
+            known[g] = True
+            rack_sets.add(replica_set)
+        for r in replica_set:
             mask = masks.get(r)
             if mask is not None:
                 mask[g] = True
-                any_known = True
-    if not any_known:
+    if not known.all():
+        rack_sets.add(frozenset())  # a partition without rack information
+    union = frozenset().union(*rack_sets)
+    if racks.isdisjoint(union) or len(rack_sets) <= 1:
         return None
     return RackView(member_rack, {r: np.flatnonzero(m) for r, m in masks.items()}, masks)
 

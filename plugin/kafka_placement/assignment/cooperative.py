@@ -9,7 +9,7 @@ round reaches the balance of the sticky target.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 import numpy as np
 
@@ -29,7 +29,7 @@ def assign_cooperative_sticky(
     partitions_per_topic: Mapping[str, int],
     members: Mapping[str, Member],
     *,
-    partition_racks: Mapping[TopicPartition, set[str]] | None = None,
+    partition_racks: Mapping[TopicPartition, Iterable[str]] | None = None,
 ) -> dict[str, list[TopicPartition]]:
     """Cooperative-sticky assignment: the sticky target minus partitions still owned by someone else."""
     validate_inputs(partitions_per_topic, members)

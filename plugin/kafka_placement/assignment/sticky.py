@@ -12,7 +12,7 @@ always gives the same output, whatever the order of the mappings.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from kafka_placement.assignment._sticky_constrained import constrained_assign
 from kafka_placement.assignment._sticky_core import (
@@ -34,7 +34,7 @@ __all__ = ["assign_sticky", "sticky_owner_array"]
 
 def sticky_owner_array(
     problem: Problem,
-    partition_racks: Mapping[TopicPartition, set[str]] | None = None,
+    partition_racks: Mapping[TopicPartition, Iterable[str]] | None = None,
 ) -> IntArray:
     """The sticky target as an owner array over ``problem``'s global partition ids (-1 = unassigned)."""
     kept = resolve_claims(problem, collect_claims(problem))
@@ -57,7 +57,7 @@ def assign_sticky(
     partitions_per_topic: Mapping[str, int],
     members: Mapping[str, Member],
     *,
-    partition_racks: Mapping[TopicPartition, set[str]] | None = None,
+    partition_racks: Mapping[TopicPartition, Iterable[str]] | None = None,
 ) -> dict[str, list[TopicPartition]]:
     """Sticky assignment: ``{member_id: sorted partitions}`` with every member present."""
     validate_inputs(partitions_per_topic, members)
