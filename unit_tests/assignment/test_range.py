@@ -7,7 +7,7 @@ from collections import namedtuple
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from unit_tests.assignment.javafixtures import (
     java_members,
@@ -437,3 +437,46 @@ def test_matches_kafka_python_range(data: tuple[dict[str, int], dict[str, list[s
     assert assign("range", ppt_nonzero, members) == kafka_python_result(
         RangePartitionAssignor, ppt_nonzero, members
     )
+
+
+# --- Kafka's Java RangeAssignor (kafka-clients via JPype) as the oracle -------------------------
+BROKER_RACKS = {0: "r1", 1: "r1", 2: "r2", 3: "r3", 4: None}
+member_id_chars = st.sampled_from(["a", "b", "Z", "0", "-", "\ufffd", "\U0001f600"])
+java_inputs = st.tuples(
+    st.dictionaries(st.sampled_from(TOPICS), st.integers(0, 9), max_size=4),
+    st.dictionaries(
+        st.text(member_id_chars, min_size=1, max_size=4),
+        st.tuples(
+            st.lists(st.sampled_from([*TOPICS, "missing"]), max_size=5),
+            st.one_of(st.none(), st.sampled_from(["r1", "r2", "r3", "r9", ""])),
+            st.one_of(st.none(), st.text(member_id_chars, min_size=1, max_size=3)),
+        ),
+        max_size=6,
+    ),
+    st.randoms(use_true_random=False),
+    st.integers(1, 3),
+)
+
+
+@given(java_inputs)
+def test_matches_java_range_assignor(java_assignors: Any, data: Any) -> None:
+    """Random topics, subscriptions, static members, racks and replica layouts (RF 1-3 over five
+    brokers, one without rack): our range equals kafka-clients' RangeAssignor."""
+    ppt, spec, rng, rf = data
+    instances = [inst for _, _, inst in spec.values() if inst is not None]
+    members = {
+        mid: Member(topics, rack=rack, group_instance_id=inst if instances.count(inst) == 1 else None)
+        for mid, (topics, rack, inst) in spec.items()
+    }
+    replicas = {TP(t, p): rng.sample(sorted(BROKER_RACKS), rf) for t, n in ppt.items() for p in range(n)}
+    racks = {tp: {BROKER_RACKS[b] for b in bs if BROKER_RACKS[b] is not None} for tp, bs in replicas.items()}
+    java = java_assignors.assign("range", ppt, members, replicas=replicas, broker_racks=BROKER_RACKS)
+    ours = assign("range", ppt, members, partition_racks=racks)
+    assert ours == {m: sorted(parts) for m, parts in java.items()}
+
+
+@pytest.mark.full
+@settings(max_examples=3000, deadline=None)
+@given(java_inputs)
+def test_matches_java_range_assignor_long(java_assignors: Any, data: Any) -> None:
+    test_matches_java_range_assignor.hypothesis.inner_test(java_assignors, data)  # type: ignore[attr-defined]

@@ -4,6 +4,8 @@ external oracle."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from hypothesis import assume, given
 from hypothesis import strategies as st
 from unit_tests.assignment.test_range import kafka_python_result
@@ -141,3 +143,29 @@ def test_matches_reference_description_unequal_subscriptions(
 ) -> None:
     members = {m: Member(t) for m, t in subs.items()}
     assert assign("roundrobin", ppt, members) == _reference_roundrobin(ppt, members)
+
+
+@given(
+    st.dictionaries(st.sampled_from(TOPICS), st.integers(0, 9), max_size=4),
+    st.dictionaries(
+        st.text(st.sampled_from(["a", "b", "Z", "0", "\ufffd", "\U0001f600"]), min_size=1, max_size=4),
+        st.tuples(
+            st.lists(st.sampled_from([*TOPICS, "missing"]), max_size=5),
+            st.one_of(st.none(), st.sampled_from(["i1", "i2", "i3", "\U0001f600"])),
+        ),
+        min_size=1,
+        max_size=6,
+    ),
+)
+def test_matches_java_roundrobin_assignor(
+    java_assignors: Any, ppt: dict[str, int], spec: dict[str, tuple[list[str], str | None]]
+) -> None:
+    """Kafka's Java RoundRobinAssignor (kafka-clients via JPype) as the oracle, incl. static
+    members and member ids outside the BMP (Java's UTF-16 order)."""
+    instances = [inst for _, inst in spec.values() if inst is not None]
+    members = {
+        mid: Member(topics, group_instance_id=inst if instances.count(inst) == 1 else None)
+        for mid, (topics, inst) in spec.items()
+    }
+    java = java_assignors.assign("roundrobin", ppt, members)
+    assert assign("roundrobin", ppt, members) == {m: sorted(parts) for m, parts in java.items()}
