@@ -27,15 +27,15 @@ class KeyBatch:
     """
 
     data: npt.NDArray[np.uint8]
-    offsets: npt.NDArray[np.int64]
+    offsets: npt.NDArray[np.int64] | npt.NDArray[np.int32]
     nulls: npt.NDArray[np.bool_] | None
 
     def __len__(self) -> int:
         return int(self.offsets.size - 1)
 
     @cached_property
-    def lengths(self) -> npt.NDArray[np.int64]:
-        return np.diff(self.offsets)
+    def lengths(self) -> npt.NDArray[np.int64] | npt.NDArray[np.int32]:
+        return np.subtract(self.offsets[1:], self.offsets[:-1])
 
     def key(self, i: int) -> bytes | None:
         if self.nulls is not None and self.nulls[i]:
@@ -64,9 +64,9 @@ def _from_arrow(arr: Any) -> KeyBatch:
         offsets = np.arange(0, (n + 1) * width, width, dtype=np.int64)
     elif pa.types.is_binary(typ) or pa.types.is_large_binary(typ):
         odt = np.int32 if pa.types.is_binary(typ) else np.int64
-        raw = np.frombuffer(arr.buffers()[1], dtype=odt)[arr.offset : arr.offset + n + 1]
+        raw: Any = np.frombuffer(arr.buffers()[1], dtype=odt)[arr.offset : arr.offset + n + 1]
         base = int(raw[0]) if n else 0
-        offsets = raw.astype(np.int64) - base
+        offsets = np.subtract(raw, base, dtype=odt) if base else raw  # int32 offsets stay int32
         end = int(raw[-1]) if n else 0
         dbuf = arr.buffers()[2]
         data = np.frombuffer(dbuf, dtype=np.uint8)[base:end] if dbuf is not None else np.zeros(0, np.uint8)

@@ -55,8 +55,11 @@ def _jump_index(key: bytes, n: int) -> int:
 
 
 def _murmur2_batch_index(batch: KeyBatch, n: int) -> I64:
-    h = murmur2_batch(batch).view(np.uint32) & np.uint32(0x7FFFFFFF)
-    return (h % np.uint32(n)).astype(np.int64)
+    h = murmur2_batch(batch).view(np.uint32)
+    h &= np.uint32(0x7FFFFFFF)
+    out = np.empty(h.size, dtype=np.int64)
+    np.remainder(h, np.uint32(n), out=out, casting="unsafe")
+    return out
 
 
 def _crc_batch_index(batch: KeyBatch, n: int) -> I64:

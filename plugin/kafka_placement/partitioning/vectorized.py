@@ -73,7 +73,7 @@ def _gather_blocks(data: npt.NDArray[np.uint8], starts: npt.NDArray[np.int64], n
 
 
 def _grouped_body(batch: KeyBatch, nb: npt.NDArray[np.int64], h: U32) -> None:
-    starts = batch.offsets[:-1]
+    starts = batch.offsets[:-1].astype(np.int64)
     maxnb = int(nb.max())
     sort_key = nb.astype(np.uint8 if maxnb < 256 else np.uint16 if maxnb < 65536 else np.int64)
     order = np.argsort(sort_key, kind="stable")  # radix sort for small ints; stable keeps addresses rising
@@ -95,16 +95,18 @@ def _grouped_body(batch: KeyBatch, nb: npt.NDArray[np.int64], h: U32) -> None:
             h[idx] = hh
 
 
-def _tails(batch: KeyBatch, lengths: npt.NDArray[np.int64], h: U32, fixed: int) -> None:
+def _tails(
+    batch: KeyBatch, lengths: npt.NDArray[np.int64] | npt.NDArray[np.int32], h: U32, fixed: int
+) -> None:
     if fixed >= 0 and fixed & 3 == 0:
         return
-    tail = lengths & 3
+    tail = (lengths & 3).astype(np.int64)
     sel = np.arange(len(batch)) if fixed >= 0 else np.flatnonzero(tail)
     if not sel.size:
         return
     data = batch.data
     size = int(data.size)
-    pos = batch.offsets[sel] + (lengths[sel] - tail[sel])
+    pos = batch.offsets[sel].astype(np.int64) + (lengths[sel] - tail[sel])
     tw = np.zeros(sel.size, dtype=np.uint32)
     inside = pos <= size - 4
     if size >= 4:
@@ -123,10 +125,13 @@ def murmur2_batch(batch: KeyBatch) -> npt.NDArray[np.int32]:
     """Kafka murmur2 of every key (NULL keys hash as b"") as signed int32."""
     n = len(batch)
     lengths = batch.lengths
-    h = np.uint32(SEED) ^ lengths.astype(np.uint32)
+    first = int(lengths[0]) if n else 0
+    fixed = first if n and int(lengths.min()) == first and int(lengths.max()) == first else -1
+    if fixed >= 0:
+        h = np.full(n, (SEED ^ fixed) & 0xFFFFFFFF, dtype=np.uint32)
+    else:
+        h = np.uint32(SEED) ^ lengths.astype(np.uint32)
     if n:
-        first = int(lengths[0])
-        fixed = first if int(lengths.min()) == first and int(lengths.max()) == first else -1
         if fixed >= 4:
             _fixed_length_body(batch, first, h)
         elif fixed < 0:
@@ -146,9 +151,9 @@ def _sorted_bytewise(batch: KeyBatch, h: U32, step: object) -> None:
     n = len(batch)
     if not n or int(lengths.max()) == 0:
         return
-    order = np.argsort(-lengths, kind="stable")
+    order = np.argsort(-lengths.astype(np.int64), kind="stable")
     sorted_len = lengths[order]
-    pos = batch.offsets[:-1][order].copy()
+    pos = batch.offsets[:-1][order].astype(np.int64)
     hs = h[order]
     active = n
     data = batch.data
@@ -179,7 +184,7 @@ def fnv1a_batch(batch: KeyBatch) -> npt.NDArray[np.uint32]:
 def crc32_batch(batch: KeyBatch) -> npt.NDArray[np.uint32]:
     """CRC-32 (zlib / librdkafka ``rd_crc32``) of every key."""
     data = batch.data.tobytes()
-    off = batch.offsets.tolist()
+    off = batch.offsets.astype(np.int64).tolist()
     return np.fromiter(
         (zlib.crc32(data[off[i] : off[i + 1]]) for i in range(len(off) - 1)),
         dtype=np.uint32,
