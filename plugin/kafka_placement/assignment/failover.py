@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from kafka_placement.assignment.ordering import java_string_key
+from kafka_placement.assignment.ordering import java_string_key, topic_partitions
 from kafka_placement.vocabulary import Member, TopicPartition
 
 
@@ -38,7 +38,7 @@ def assign_failover(
         if count <= 0:
             continue
         owner = next(mid for mid in ranked if topic in subscriptions[mid])
-        assignment[owner].extend(TopicPartition(topic, p) for p in range(count))
+        assignment[owner].extend(topic_partitions(topic, range(count)))
     for partitions in assignment.values():
         partitions.sort()
     return assignment

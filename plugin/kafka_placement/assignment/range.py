@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from kafka_placement.assignment.ordering import member_sort_key
+from kafka_placement.assignment.ordering import member_sort_key, topic_partitions
 from kafka_placement.assignment.rack import consumer_rack, use_rack_aware_assignment
 from kafka_placement.vocabulary import Member, TopicPartition
 
@@ -126,7 +126,7 @@ def _assign_ranges_rest(state: _TopicState, assignment: dict[str, list[TopicPart
             length = q + (1 if i < extra else 0)
             if length == 0:
                 break
-            assignment[consumer].extend(TopicPartition(topic, p) for p in range(start, start + length))
+            assignment[consumer].extend(topic_partitions(topic, range(start, start + length)))
             start += length
         return
     remaining = list(state.unassigned)
@@ -138,7 +138,7 @@ def _assign_ranges_rest(state: _TopicState, assignment: dict[str, list[TopicPart
         chosen = remaining[pos : pos + limit]
         if chosen:
             pos += len(chosen)
-            assignment[consumer].extend(TopicPartition(topic, p) for p in chosen)
+            assignment[consumer].extend(topic_partitions(topic, chosen))
             state.assigned_count[consumer] += len(chosen)
             if state.assigned_count[consumer] > state.per_consumer:
                 state.extra_left -= 1
@@ -189,21 +189,22 @@ def assign_range(
     like Java. Lists are sorted by (topic, partition).
     """
     assignment: dict[str, list[TopicPartition]] = {member_id: [] for member_id in members}
+    # Members in Java MemberInfo order once; every per-topic subscriber list inherits that order.
+    order = sorted(members, key=lambda mid: member_sort_key(mid, members[mid].group_instance_id))
     subscribers: dict[str, list[str]] = {}
-    for member_id, member in members.items():
-        for topic in member.topics:
+    for member_id in order:
+        for topic in members[member_id].topics:
             subscribers.setdefault(topic, []).append(member_id)
     racks = {mid: rack for mid, m in members.items() if (rack := consumer_rack(m)) is not None}
     racks_of_partitions = partition_racks or {}
 
     states: list[_TopicState] = []
-    for topic, count in partitions_per_topic.items():
+    # Topics are independent (Java walks a HashMap); sorted order leaves every list presorted.
+    for topic in sorted(partitions_per_topic):
+        count = partitions_per_topic[topic]
         if count <= 0:
             continue
-        consumers = sorted(
-            subscribers.get(topic, []), key=lambda mid: member_sort_key(mid, members[mid].group_instance_id)
-        )
-        states.append(_TopicState(topic, count, consumers, racks, racks_of_partitions))
+        states.append(_TopicState(topic, count, subscribers.get(topic, []), racks, racks_of_partitions))
 
     if any(s.needs_rack_aware for s in states):
         groups: dict[tuple[tuple[tuple[str, str | None], ...], int], list[_TopicState]] = {}

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from kafka_placement.assignment.ordering import java_sorted, member_sort_key
+from kafka_placement.assignment.ordering import java_sorted, member_sort_key, topic_partitions
 from kafka_placement.vocabulary import Member, TopicPartition
 
 
@@ -29,15 +29,18 @@ def assign_roundrobin(
     lists = [assignment[mid] for mid in order]
     n = len(order)
     all_topics = java_sorted({topic for member in members.values() for topic in member.topics})
+    everyones = frozenset.intersection(*subscriptions)
     cursor = 0
     for topic in all_topics:
         count = partitions_per_topic.get(topic, 0)
         if count <= 0:
             continue
-        if all(topic in subs for subs in subscriptions):
-            # Every member takes it: no skipping, so the iterator just advances by one each time.
-            for p in range(count):
-                lists[(cursor + p) % n].append(TopicPartition(topic, p))
+        if topic in everyones:
+            # Every member takes it: no skipping, so member (cursor + k) % n gets partitions
+            # k, k + n, k + 2n, ...
+            tps = topic_partitions(topic, range(count))
+            for k in range(min(n, count)):
+                lists[(cursor + k) % n].extend(tps[k::n])
             cursor = (cursor + count) % n
             continue
         for p in range(count):
