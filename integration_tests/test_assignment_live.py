@@ -366,7 +366,7 @@ def test_failover_close_then_kill(kafka_cluster: Any, admin: Any, workers: list[
 
     start = time.monotonic()
     w10.close()
-    wait_until(lambda: w5.assignment() == everything, 3.0 + 2.0, "p5 to own everything after p10 closed")
+    wait_until(lambda: w5.assignment() == everything, 3.0, "p5 to own everything within 3 s of closing p10")
     took_close = time.monotonic() - start
     workers.remove(w10)
     stable_group(admin, group, [w5, w1])
@@ -379,8 +379,6 @@ def test_failover_close_then_kill(kafka_cluster: Any, admin: Any, workers: list[
     )
     took_kill = time.monotonic() - start
     print(f"failover after close: {took_close:.2f}s; after kill -9: {took_kill:.2f}s")
-    # the graceful close measured from the close command includes the process shutting down
-    assert took_close <= 3.0 + 2.0
 
 
 def test_cooperative_join_and_leave_two_rounds_never_two_owners(
