@@ -228,6 +228,23 @@ def describe_group(admin: Any, group: str) -> Json:
     return {"state": raw.get("group_state"), "protocol": raw.get("protocol_data"), "members": members}
 
 
+def _bytes_from_json(text: str) -> bytes:
+    """Undo ``bytes.decode(errors="backslashreplace")``: ``\\xNN`` escapes back to raw bytes."""
+    out = bytearray()
+    i = 0
+    while i < len(text):
+        if text.startswith("\\x", i) and len(text) >= i + 4:
+            try:
+                out.append(int(text[i + 2 : i + 4], 16))
+                i += 4
+                continue
+            except ValueError:
+                pass
+        out += text[i].encode("utf-8")
+        i += 1
+    return bytes(out)
+
+
 def predicted_from_description(
     strategy: str, ppt: dict[str, int], desc: Json, racks: Any = None
 ) -> dict[str, Any]:
@@ -239,8 +256,8 @@ def predicted_from_description(
     members = {}
     for member_id, m in desc["members"].items():
         data = m["user_data"]
-        if isinstance(data, str):  # to_dict may have rendered bytes as str
-            data = data.encode("latin-1")
+        if isinstance(data, str):  # kafka-python's to_dict renders bytes as UTF-8 + backslashreplace
+            data = _bytes_from_json(data)
         user_data[member_id] = data
         members[member_id] = member_from_subscription(
             strategy,
