@@ -330,9 +330,13 @@ def test_property_never_less_balanced_than_kafka_pythons_sticky(case: tuple[dict
     }
     for members in (_members(subs), _members(subs, owned)):
         ours = assign_sticky(ppt, members)
-        theirs = _kafka_python_sticky(ppt, members)
         assert problems(ppt, members, ours) == []
-        assert balance_score(ours) <= balance_score(theirs)
+        try:
+            theirs = _kafka_python_sticky(ppt, members)
+        except KeyError:  # kafka-python 3.0's executor crashes on some stale claims; nothing to compare
+            continue
+        if problems(ppt, members, theirs) == []:  # it also keeps claims on unsubscribed topics at times
+            assert balance_score(ours) <= balance_score(theirs)
 
 
 def _random_case(rng: random.Random, n_topics: int, n_members: int, max_parts: int) -> tuple[dict, dict]:

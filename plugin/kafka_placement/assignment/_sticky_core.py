@@ -116,15 +116,19 @@ def build_problem(partitions_per_topic: Mapping[str, int], members: Mapping[str,
     offsets = np.zeros(len(topics) + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
     subscribed = np.zeros((len(member_ids), len(topics)), dtype=np.bool_)
-    first: tuple[int, ...] | None = None
+    memo: dict[tuple[str, ...], IntArray] = {}  # members mostly share a handful of subscriptions
+    first: IntArray | None = None
     equal = True
     for i, member in enumerate(member_list):
-        idx = tuple(topic_index[t] for t in member.topics if t in topic_index)
-        if idx:
-            subscribed[i, list(idx)] = True
+        idx = memo.get(member.topics)
+        if idx is None:
+            idx = np.fromiter((topic_index[t] for t in member.topics if t in topic_index), dtype=np.int64)
+            memo[member.topics] = idx
+        if idx.size:
+            subscribed[i, idx] = True
         if first is None:
             first = idx
-        elif idx != first:
+        elif equal and not np.array_equal(idx, first):
             equal = False
     return Problem(member_ids, member_list, topics, topic_index, counts, offsets, subscribed, equal)
 
@@ -135,14 +139,18 @@ class Claims:
     """Every owned-partition claim that names an existing partition, as parallel arrays."""
 
     gid: IntArray
+    topic: IntArray
     member: IntArray
     generation: IntArray
 
 
-def _claim_ids(problem: Problem, owned: Sequence[TopicPartition]) -> IntArray:
-    """Global ids of the claimed partitions that exist (unique, ascending); the rest is dropped."""
-    if not owned:
-        return np.empty(0, dtype=np.int64)
+_EMPTY = np.empty(0, dtype=np.int64)
+
+
+def _claim_ids(problem: Problem, owned: Sequence[TopicPartition]) -> tuple[IntArray, IntArray]:
+    """(global ids, topic numbers) of the claimed partitions that exist; the rest is dropped."""
+    if not owned or not problem.topics:
+        return _EMPTY, _EMPTY
     topics_col, parts_col = zip(*owned, strict=True)
     n = len(owned)
     tix = np.fromiter(map(problem.topic_index.get, topics_col, repeat(-1)), dtype=np.int64, count=n)
@@ -150,28 +158,34 @@ def _claim_ids(problem: Problem, owned: Sequence[TopicPartition]) -> IntArray:
         parts = np.fromiter(parts_col, dtype=np.int64, count=n)
     except OverflowError:  # hostile partition numbers beyond int64: they name no partition
         parts = np.fromiter((p if -(2**62) < p < 2**62 else -1 for p in parts_col), dtype=np.int64, count=n)
-    if len(problem.topics) == 0:
-        return np.empty(0, dtype=np.int64)
     safe_t = np.where(tix >= 0, tix, 0)
     ok = (tix >= 0) & (parts >= 0) & (parts < problem.counts[safe_t])
-    gids = problem.offsets[safe_t[ok]] + parts[ok]
-    return np.unique(gids)
+    if ok.all():
+        return problem.offsets[tix] + parts, tix
+    return problem.offsets[tix[ok]] + parts[ok], tix[ok]
 
 
 def collect_claims(problem: Problem) -> Claims:
     gid_parts: list[IntArray] = []
+    top_parts: list[IntArray] = []
     mem_parts: list[IntArray] = []
     gen_parts: list[IntArray] = []
     for i, member in enumerate(problem.members):
-        gids = _claim_ids(problem, member.owned)
+        gids, tix = _claim_ids(problem, member.owned)
         if gids.size:
             gid_parts.append(gids)
+            top_parts.append(tix)
             mem_parts.append(np.full(gids.size, i, dtype=np.int64))
-            gen_parts.append(np.full(gids.size, member.generation, dtype=np.int64))
+            generation = min(max(member.generation, -(2**62)), 2**62)  # Member allows any int
+            gen_parts.append(np.full(gids.size, generation, dtype=np.int64))
     if not gid_parts:
-        empty = np.empty(0, dtype=np.int64)
-        return Claims(empty, empty.copy(), empty.copy())
-    return Claims(np.concatenate(gid_parts), np.concatenate(mem_parts), np.concatenate(gen_parts))
+        return Claims(_EMPTY, _EMPTY, _EMPTY, _EMPTY)
+    return Claims(
+        np.concatenate(gid_parts),
+        np.concatenate(top_parts),
+        np.concatenate(mem_parts),
+        np.concatenate(gen_parts),
+    )
 
 
 def resolve_claims(problem: Problem, claims: Claims) -> IntArray:
@@ -180,18 +194,26 @@ def resolve_claims(problem: Problem, claims: Claims) -> IntArray:
     A claim counts only while the member still subscribes to the partition's topic. Among the claims on
     one partition the highest generation wins; when two members claim it in the same highest generation
     neither keeps it (Kafka 3.x logs "Found multiple consumers ... claiming the same TopicPartition ...
-    in the same generation" and invalidates both).
+    in the same generation" and invalidates both). A member listing a partition twice claims it once.
     """
     owner = np.full(problem.n_partitions, -1, dtype=np.int64)
     if claims.gid.size == 0:
         return owner
-    topic = problem.topic_of(claims.gid)
-    keep = problem.subscribed[claims.member, topic]
+    keep = problem.subscribed[claims.member, claims.topic]
     gid, mem, gen = claims.gid[keep], claims.member[keep], claims.generation[keep]
     if gid.size == 0:
         return owner
+    per_partition = np.bincount(gid, minlength=problem.n_partitions)
+    single = per_partition[gid] == 1
+    owner[gid[single]] = mem[single]  # the common case: one claim, nothing to resolve
+    if single.all():
+        return owner
+    gid, mem, gen = gid[~single], mem[~single], gen[~single]
     order = np.lexsort((mem, -gen, gid))
     gid, mem, gen = gid[order], mem[order], gen[order]
+    distinct = np.ones(gid.size, dtype=np.bool_)  # drop a member's repeated claims
+    distinct[1:] = (gid[1:] != gid[:-1]) | (mem[1:] != mem[:-1])
+    gid, mem, gen = gid[distinct], mem[distinct], gen[distinct]
     first = np.ones(gid.size, dtype=np.bool_)
     first[1:] = gid[1:] != gid[:-1]
     pos = np.flatnonzero(first)
@@ -278,12 +300,12 @@ def materialize(problem: Problem, owner: IntArray) -> dict[str, list[TopicPartit
     flat: list[TopicPartition] = []
     for topic, count in zip(problem.topics, problem.counts.tolist(), strict=True):
         flat.extend(topic_partitions(topic, count))
+    objects = np.fromiter(flat, dtype=object, count=len(flat))
     small = owner.astype(np.int16 if m < 32000 else np.int32)
     order = np.argsort(small, kind="stable")
     sizes = np.bincount(owner + 1, minlength=m + 1)
     bounds = np.cumsum(sizes).tolist()
-    get = flat.__getitem__
     for i, member_id in enumerate(problem.member_ids):
         lo, hi = bounds[i], bounds[i + 1]
-        result[member_id] = list(map(get, order[lo:hi].tolist())) if hi > lo else []
+        result[member_id] = objects[order[lo:hi]].tolist() if hi > lo else []
     return result

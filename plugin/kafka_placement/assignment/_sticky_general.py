@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kafka_placement.assignment._sticky_core import IntArray, Problem, RackView
+from kafka_placement.assignment._sticky_core import BoolArray, IntArray, Problem, RackView
 
 
 def _water_fill(loads: IntArray, units: int) -> IntArray:
@@ -53,6 +53,49 @@ def _water_fill(loads: IntArray, units: int) -> IntArray:
     return give
 
 
+def _direct_moves(
+    c: IntArray,
+    o: IntArray,
+    loads: IntArray,
+    sub: BoolArray,
+    sources: BoolArray,
+    active: BoolArray,
+    hi: int,
+    *,
+    free_only: bool,
+) -> bool:
+    """Bulk single-hop moves: each member with load <= hi - 2 takes one partition from each of up to
+    ``hi - 1 - load`` most loaded members holding a topic it subscribes to. True when anything moved.
+
+    The search tree of :func:`_balance` gives a sink one path per round; a member joining a large
+    group needs hundreds of partitions, which this hands over in one round.
+    """
+    src = np.flatnonzero(sources)
+    spare = c[src] - o[src] if free_only else c[src]
+    free = c[src] - o[src] > 0
+    left = np.ones(src.size, dtype=np.bool_)
+    sinks = np.flatnonzero(active & (loads <= hi - 2))
+    moved = False
+    for y in sinks[np.lexsort((sinks, loads[sinks]))].tolist():
+        if not left.any():
+            break
+        cols = sub[y]
+        cap = hi - 1 - int(loads[y])
+        able = left & (spare[:, cols] > 0).any(axis=1)
+        for k in np.flatnonzero(able)[:cap].tolist():
+            row = (spare[k] > 0) & cols
+            preferred = row & free[k]
+            t = int(np.argmax(preferred if preferred.any() else row))
+            x = int(src[k])
+            c[x, t] -= 1
+            c[y, t] += 1
+            loads[x] -= 1
+            loads[y] += 1
+            left[k] = False
+            moved = True
+    return moved
+
+
 def _balance(problem: Problem, c: IntArray, o: IntArray, *, free_only: bool) -> None:
     """Shift partition counts along augmenting paths until balanced (in place on ``c``).
 
@@ -61,7 +104,7 @@ def _balance(problem: Problem, c: IntArray, o: IntArray, *, free_only: bool) -> 
     """
     sub = problem.subscribed
     loads = c.sum(axis=1)
-    active = sub.any(axis=1)
+    active: BoolArray = np.array(sub.any(axis=1), dtype=np.bool_)
     m, t_count = c.shape
     parent_topic = np.full(m, -1, dtype=np.int64)
     parent_member = np.full(t_count, -1, dtype=np.int64)
@@ -73,6 +116,8 @@ def _balance(problem: Problem, c: IntArray, o: IntArray, *, free_only: bool) -> 
         if hi - int(act_loads.min()) <= 1:
             return
         sources = active & (loads == hi)
+        if _direct_moves(c, o, loads, sub, sources, active, hi, free_only=free_only):
+            continue
         visited_m = sources.copy()
         visited_t = np.zeros(t_count, dtype=np.bool_)
         frontier = np.flatnonzero(sources)
