@@ -47,8 +47,9 @@ class _TopicState:
         self.topic = topic
         self.num_partitions = num_partitions
         self.consumers = consumers
-        self.consumer_racks: dict[str, str | None] = {c: racks.get(c) for c in consumers}
-        self.assigned_count = dict.fromkeys(consumers, 0)
+        # Per-consumer maps only matter on the rack-aware path; skip them for plain groups.
+        self.consumer_racks: dict[str, str | None] = {c: racks.get(c) for c in consumers} if racks else {}
+        self.assigned_count: dict[str, int] = {}
         self.per_consumer = num_partitions // len(consumers) if consumers else 0
         self.extra_left = num_partitions % len(consumers) if consumers else 0
         self.touched = False
@@ -83,6 +84,7 @@ class _TopicState:
         if not self.touched:
             self.touched = True
             self.unassigned = dict.fromkeys(range(self.num_partitions))
+            self.assigned_count = dict.fromkeys(self.consumers, 0)
 
     def on_assigned(self, consumer: str, partitions: list[int]) -> None:
         self.assigned_count[consumer] += len(partitions)
