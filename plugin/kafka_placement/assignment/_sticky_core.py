@@ -34,6 +34,7 @@ _MAKE_TP = partial(tuple.__new__, TopicPartition)
 _TP_CACHE: dict[str, list[TopicPartition]] = {}
 _TP_CACHE_LIMIT = 4_000_000  # entries; beyond this the cache starts over (bounded memory)
 _tp_cache_size = 0
+_INTS: list[int] = []
 
 
 def topic_partitions(topic: str, count: int) -> list[TopicPartition]:
@@ -45,7 +46,9 @@ def topic_partitions(topic: str, count: int) -> list[TopicPartition]:
             _TP_CACHE.clear()
             _tp_cache_size = 0
         old = 0 if cached is None else len(cached)
-        cached = list(map(_MAKE_TP, zip(repeat(topic, count), range(count), strict=False)))
+        if len(_INTS) < count:  # one int object per partition number, shared by every topic
+            _INTS.extend(range(len(_INTS), count))
+        cached = list(map(_MAKE_TP, zip(repeat(topic, count), _INTS[:count], strict=False)))
         _TP_CACHE[topic] = cached
         _tp_cache_size += count - old
     return cached if len(cached) == count else cached[:count]
