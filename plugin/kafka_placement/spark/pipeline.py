@@ -70,8 +70,15 @@ def normalize(df: DataFrame, key_column: str = "key", value_column: str | None =
     key = F.col(key_column)
     if isinstance(key_type, T.BinaryType):
         key_bin = key
-    elif isinstance(key_type, T.StringType | T.IntegerType | T.LongType | T.ShortType | T.ByteType):
+    elif isinstance(key_type, T.StringType):
         key_bin = key.cast("binary")
+    elif isinstance(key_type, T.IntegerType | T.LongType | T.ShortType | T.ByteType):
+        # Two's complement, big-endian, fixed width: what Kafka's Integer/Long/Short serializers send.
+        width = {T.LongType: 8, T.IntegerType: 4, T.ShortType: 2, T.ByteType: 1}[type(key_type)]
+        unsigned = key.cast("bigint")
+        if width < 8:
+            unsigned = unsigned.bitwiseAND(F.lit((1 << (8 * width)) - 1))
+        key_bin = F.unhex(F.lpad(F.hex(unsigned), 2 * width, "0"))
     else:
         raise InvalidArgumentError(
             f"key column {key_column!r} has type {key_type.simpleString()}; allowed: binary, string "
@@ -165,24 +172,29 @@ def plan(
     random_parts = [p for p in partitionings if p.per_record]
     pid_of = {p: i for i, p in enumerate(partitionings)}
 
-    keys_df = (
-        records.where(F.col(KEY).isNotNull())
-        .groupBy(KEY)
+    # One pass over the input: per-key aggregate (the NULL-key group holds the keyless records).
+    by_key = (
+        records.groupBy(KEY)
         .agg(F.count(F.lit(1)).alias("records"), F.sum(BYTES).alias(BYTES))
+        .persist(StorageLevel.MEMORY_AND_DISK)
     )
-    keyed = with_partitions(keys_df, keyed_parts).persist(StorageLevel.MEMORY_AND_DISK)
+    keyed = with_partitions(by_key.where(F.col(KEY).isNotNull()), keyed_parts).persist(
+        StorageLevel.MEMORY_AND_DISK
+    )
     try:
         totals_row = (
-            records.agg(
-                F.count(F.lit(1)).alias("records"),
-                F.sum(F.when(F.col(KEY).isNull(), 1).otherwise(0)).alias("keyless_records"),
+            by_key.agg(
+                F.coalesce(F.sum("records"), F.lit(0)).alias("records"),
+                F.coalesce(F.sum(F.when(F.col(KEY).isNull(), F.col("records"))), F.lit(0)).alias(
+                    "keyless_records"
+                ),
                 F.coalesce(F.sum(BYTES), F.lit(0)).alias(BYTES),
+                F.count(F.col(KEY)).alias("keys"),
             )
             .collect()[0]
             .asDict()
         )
         totals: dict[str, Any] = {k: int(v or 0) for k, v in totals_row.items()}
-        totals["keys"] = int(keyed.count())
 
         frames = []
         if keyed_parts:
@@ -227,6 +239,7 @@ def plan(
         hot = _hot_keys(keyed, keyed_parts, top_keys, totals)
     finally:
         keyed.unpersist()
+        by_key.unpersist()
 
     scenario_frame = pd.DataFrame(scenario_rows)
     return PlanResult(
@@ -308,10 +321,14 @@ def _placement_loads(
         ]
         member_index += [{"scenario": sid, "consumer": m} for m in sc.group.member_ids()]
 
-    replica_tbl = spark.createDataFrame(
-        replica_rows, "scenario int, pid int, partition int, broker int, rack string, leader int"
+    assigned = pd.DataFrame(
+        replica_rows, columns=["scenario", "pid", "partition", "broker", "rack", "leader"]
     )
-    owner_tbl = spark.createDataFrame(owner_rows, "scenario int, pid int, partition int, consumer string")
+    owned = pd.DataFrame(owner_rows, columns=["scenario", "pid", "partition", "consumer"])
+    replica_tbl = spark.createDataFrame(
+        assigned.astype({c: "int32" for c in ("scenario", "pid", "partition", "broker", "leader")})
+    )
+    owner_tbl = spark.createDataFrame(owned.astype({c: "int32" for c in ("scenario", "pid", "partition")}))
     with_replicas = part_df.join(F.broadcast(replica_tbl), ["pid", "partition"])
     broker_raw = (
         with_replicas.groupBy("scenario", "broker")
@@ -335,9 +352,6 @@ def _placement_loads(
         .toPandas()
     )
     # Idle brokers/consumers (no partition with data, or none assigned) count as zero load.
-    assigned = pd.DataFrame(
-        replica_rows, columns=["scenario", "pid", "partition", "broker", "rack", "leader"]
-    )
     counts = assigned.groupby(["scenario", "broker"]).agg(
         leader_partitions=("leader", "sum"), replicas=("leader", "size")
     )
@@ -350,7 +364,6 @@ def _placement_loads(
     racks = brokers.groupby(["scenario", "rack"], as_index=False)[
         ["leader_partitions", "replicas", "leader_bytes", "replica_bytes"]
     ].sum()
-    owned = pd.DataFrame(owner_rows, columns=["scenario", "pid", "partition", "consumer"])
     owned_counts = owned.groupby(["scenario", "consumer"]).size().rename("partitions").reset_index()
     consumers = pd.DataFrame(member_index).merge(owned_counts, on=["scenario", "consumer"], how="left")
     consumers = consumers.merge(

@@ -11,22 +11,13 @@ import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from kafka_placement.errors import InvalidArgumentError, UnknownSchemeError
+from kafka_placement.errors import InvalidArgumentError
+from kafka_placement.partitioning import SCHEMES as _PARTITIONING_SCHEMES
+from kafka_placement.partitioning import get_scheme
 from kafka_placement.vocabulary import Broker, Member, TopicPartition
 
-#: Partitioner schemes of :func:`kafka_placement.partitioning.partition_keys`.
-SCHEMES: tuple[str, ...] = (
-    "murmur2",
-    "murmur2_random",
-    "consistent",
-    "consistent_random",
-    "fnv1a",
-    "fnv1a_random",
-    "random",
-    "jump",
-)
-#: Schemes that place a non-empty key at random (per record, not per key).
-RANDOM_SCHEMES: frozenset[str] = frozenset({"random"})
+#: Partitioner schemes of :func:`kafka_placement.partitioning.partition_keys`, by name.
+SCHEMES: tuple[str, ...] = tuple(_PARTITIONING_SCHEMES)
 #: Replica placers: Java AdminUtils (ZooKeeper-era / ``--generate``), the KRaft striped placer, ours.
 PLACERS: tuple[str, ...] = ("adminutils", "striped", "balanced")
 _PLACER_ALIASES = {"kafka": "adminutils", "zk": "adminutils", "kraft": "striped"}
@@ -44,8 +35,8 @@ PLAN_TOPIC = "planned"
 
 
 def check_scheme(scheme: str) -> str:
-    if scheme not in SCHEMES:
-        raise UnknownSchemeError(f"unknown partitioner scheme {scheme!r}; allowed: {', '.join(SCHEMES)}")
+    """``scheme`` if the partitioning core knows it (else its :class:`UnknownSchemeError`)."""
+    get_scheme(scheme)
     return scheme
 
 
@@ -78,7 +69,8 @@ class Partitioning:
 
     @property
     def per_record(self) -> bool:
-        return self.scheme in RANDOM_SCHEMES
+        """True for schemes that place every record at random (``random``): planned per record."""
+        return bool(get_scheme(self.scheme).always_random)
 
 
 @dataclass(frozen=True)

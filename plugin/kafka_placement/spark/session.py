@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import sys
+import warnings
 from typing import TYPE_CHECKING, Any
 
 from kafka_placement.errors import ClusterError
@@ -55,6 +56,11 @@ def spark_session(
     # "python3" is first on PATH.
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    # PySpark 4.x warns on every pandas conversion that it does not "fully support" pandas 3; the
+    # Arrow paths used here (mapInArrow, toPandas of small aggregates) are covered by our tests.
+    warnings.filterwarnings(
+        "ignore", message="PySpark does not yet fully support pandas", category=FutureWarning
+    )
     from pyspark.sql import SparkSession
 
     builder: Any = SparkSession.builder.master(master).appName(app_name)
