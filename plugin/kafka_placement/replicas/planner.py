@@ -88,9 +88,10 @@ class Plan:
         }
 
 
-def _as_assignment(current: Mapping[TopicPartition | tuple[str, int], Sequence[int]]) -> dict[
-    TopicPartition, list[int]
-]:
+Assignment = Mapping[TopicPartition, Sequence[int]] | Mapping[tuple[str, int], Sequence[int]]
+
+
+def _as_assignment(current: Assignment) -> dict[TopicPartition, list[int]]:
     result: dict[TopicPartition, list[int]] = {}
     for key, replicas in current.items():
         if not (isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], str)
@@ -113,7 +114,7 @@ def _as_assignment(current: Mapping[TopicPartition | tuple[str, int], Sequence[i
 
 
 def plan_reassignment(
-    current: Mapping[TopicPartition | tuple[str, int], Sequence[int]],
+    current: Assignment,
     brokers: Iterable[Broker],
     *,
     sizes: Mapping[TopicPartition, int] | None = None,

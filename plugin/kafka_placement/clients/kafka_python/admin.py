@@ -1,0 +1,168 @@
+"""kafka-python 3.x ``KafkaAdminClient`` adapter for replica placement (thin: no algorithm here).
+
+* :func:`snapshot` — racks from ``describe_cluster``, replicas/leaders/ISR from ``describe_topics``;
+* :func:`create_topic` — CreateTopics with an explicit replica assignment, validated first (the
+  broker does not rack-check explicit assignments);
+* :func:`apply_reassignment` — ``alter_partition_reassignments``, progress from
+  ``list_partition_reassignments``, then preferred-leader election and verification.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from kafka_placement.errors import ClusterError, InvalidArgumentError
+from kafka_placement.replicas.audit import ClusterSnapshot, PartitionState, validate_explicit_assignment
+from kafka_placement.vocabulary import Broker, TopicPartition
+
+Progress = Callable[[int, int, float], None]
+"""``progress(done, total, elapsed_seconds)``."""
+
+INTERNAL_TOPIC_PREFIX = "__"
+
+
+def brokers(admin: Any) -> list[Broker]:
+    """Brokers (id, rack) from ``describe_cluster`` (fenced brokers excluded)."""
+    info = admin.describe_cluster()
+    result = []
+    for node in info.get("brokers", []):
+        if node.get("is_fenced"):
+            continue
+        result.append(Broker(int(node["broker_id"]), node.get("rack") or None))
+    return sorted(result)
+
+
+def snapshot(
+    admin: Any, topics: Iterable[str] | None = None, *, include_internal: bool = False
+) -> ClusterSnapshot:
+    """Brokers and partitions of ``topics`` (all non-internal topics by default)."""
+    described = admin.describe_topics(list(topics) if topics is not None else None)
+    partitions: dict[TopicPartition, PartitionState] = {}
+    for topic in described:
+        name = topic["name"]
+        if topic.get("error_code", 0):
+            raise ClusterError(f"describe_topics failed for topic {name!r}: error code {topic['error_code']}")
+        if topics is None and not include_internal and (topic.get("is_internal") or name.startswith(
+            INTERNAL_TOPIC_PREFIX
+        )):
+            continue
+        for p in topic["partitions"]:
+            leader = p.get("leader_id", -1)
+            partitions[TopicPartition(name, int(p["partition_index"]))] = PartitionState(
+                tuple(p["replica_nodes"]), leader if leader is not None and leader >= 0 else None,
+                tuple(p["isr_nodes"]),
+            )
+    return ClusterSnapshot(tuple(brokers(admin)), partitions)
+
+
+def create_topic(
+    admin: Any,
+    topic: str,
+    assignment: Mapping[int, Sequence[int]] | Sequence[Sequence[int]],
+    *,
+    configs: Mapping[str, str] | None = None,
+    require_rack_diversity: bool = True,
+    timeout_ms: int = 30000,
+) -> dict[int, list[int]]:
+    """Create ``topic`` with exactly ``assignment`` (partition → replicas, leader first)."""
+    checked = validate_explicit_assignment(
+        assignment, brokers(admin), require_rack_diversity=require_rack_diversity
+    )
+    spec: dict[str, Any] = {"assignments": checked}
+    if configs:
+        spec["configs"] = dict(configs)
+    admin.create_topics({topic: spec}, timeout_ms=timeout_ms, wait_for_metadata=True)
+    return checked
+
+
+@dataclass
+class ApplyResult:
+    """Outcome of :func:`apply_reassignment`."""
+
+    submitted: int
+    completed: bool
+    seconds: float
+    mismatches: dict[TopicPartition, tuple[list[int], list[int]]] = field(default_factory=dict)
+    not_preferred_leaders: list[TopicPartition] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.completed and not self.mismatches
+
+
+def _kafka_tp(tp: TopicPartition) -> Any:
+    from kafka import TopicPartition as KafkaTopicPartition
+
+    return KafkaTopicPartition(tp.topic, tp.partition)
+
+
+def apply_reassignment(
+    admin: Any,
+    target: Mapping[TopicPartition, Sequence[int]],
+    *,
+    progress: Progress | None = None,
+    timeout_s: float = 300.0,
+    poll_s: float = 1.0,
+    elect_preferred_leaders: bool = True,
+) -> ApplyResult:
+    """Submit ``target`` (full replica lists), wait until no partition of it is reassigning, elect
+    preferred leaders, and verify the replica lists read back from describe_topics."""
+    if not target:
+        raise InvalidArgumentError("the reassignment is empty: nothing to apply")
+    started = time.monotonic()
+    request = {_kafka_tp(tp): list(replicas) for tp, replicas in target.items()}
+    errors = admin.alter_partition_reassignments(request)
+    failed = {tp: err for tp, err in errors.items() if err is not None}
+    if failed:
+        raise ClusterError(f"alter_partition_reassignments rejected {len(failed)} partition(s): {failed}")
+    total = len(target)
+    keys = list(request)
+    completed = False
+    while True:
+        ongoing = admin.list_partition_reassignments(keys)
+        done = total - len(ongoing)
+        elapsed = time.monotonic() - started
+        if progress is not None:
+            progress(done, total, elapsed)
+        if not ongoing:
+            completed = True
+            break
+        if elapsed > timeout_s:
+            break
+        time.sleep(poll_s)
+    result = ApplyResult(total, completed, time.monotonic() - started)
+    if completed and elect_preferred_leaders:
+        by_topic: dict[str, list[int]] = {}
+        for tp in target:
+            by_topic.setdefault(tp.topic, []).append(tp.partition)
+        admin.elect_leaders(0, by_topic, raise_errors=False)
+    mismatches, not_preferred = verify(admin, target, wait_leaders_s=10.0 if elect_preferred_leaders else 0.0)
+    result.mismatches = mismatches
+    result.not_preferred_leaders = not_preferred
+    result.seconds = time.monotonic() - started
+    return result
+
+
+def verify(
+    admin: Any, target: Mapping[TopicPartition, Sequence[int]], *, wait_leaders_s: float = 0.0
+) -> tuple[dict[TopicPartition, tuple[list[int], list[int]]], list[TopicPartition]]:
+    """``(partitions whose replicas differ {tp: (expected, actual)}, partitions not led by the
+    first replica)`` — reading describe_topics (retried up to ``wait_leaders_s`` for leaders)."""
+    deadline = time.monotonic() + wait_leaders_s
+    while True:
+        snap = snapshot(admin, sorted({tp.topic for tp in target}))
+        mismatches: dict[TopicPartition, tuple[list[int], list[int]]] = {}
+        not_preferred: list[TopicPartition] = []
+        for tp, expected in target.items():
+            state = snap.partitions.get(tp)
+            actual = list(state.replicas) if state else []
+            if actual != list(expected):
+                mismatches[tp] = (list(expected), actual)
+            elif state is not None and state.leader != expected[0]:
+                not_preferred.append(tp)
+        if (not not_preferred) or time.monotonic() >= deadline:
+            return mismatches, sorted(not_preferred)
+        time.sleep(0.5)
