@@ -1,0 +1,303 @@
+"""Live proofs of key → partition on the rack-labelled cluster (real kafka-python and confluent-kafka).
+
+- every kafka-python partitioner of ours: keyed records are consumed back from the partition our core
+  predicts, keyless records follow the strategy (exact round-robin counts — no KAFKA-9965 skip — and
+  rack-local leaders for KIP-1123), nothing acknowledged is missing;
+- confluent-kafka through our drop-in ``Producer``: same; and librdkafka itself as an external oracle:
+  a plain ``confluent_kafka.Producer`` with ``partitioner=murmur2_random|consistent|fnv1a`` delivers
+  every keyed record to the partition ``partition_key(key, n, scheme)`` names;
+- a broker stopped mid-produce: keyless records avoid the partitions it led, keyed records keep their
+  hash partition, and every acknowledged record is consumed after the broker is back.
+
+Against the shared dev cluster:
+``KAFKA_PLACEMENT_REUSE=1 pytest integration_tests/test_partitioning_live.py``.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections import Counter
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.integration
+
+N = 12
+
+
+def wait_until(check: Callable[[], Any], timeout: float, what: str, step: float = 0.5) -> Any:
+    deadline = time.monotonic() + timeout
+    last: Any = None
+    while time.monotonic() < deadline:
+        try:
+            last = check()
+        except Exception as exc:  # transient metadata errors while brokers move
+            last = exc
+        if last and not isinstance(last, Exception):
+            return last
+        time.sleep(step)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what} (last: {last!r})")
+
+
+@pytest.fixture(scope="module")
+def admin(kafka_cluster: Any) -> Iterator[Any]:
+    from kafka import KafkaAdminClient
+
+    client = KafkaAdminClient(
+        bootstrap_servers=kafka_cluster.bootstrap_servers, client_id="partitioning-live"
+    )
+    yield client
+    client.close()
+
+
+def create_topic(admin: Any, partitions: int = N, replication_factor: int = 2) -> str:
+    from kafka.admin import NewTopic
+
+    name = f"part-{uuid.uuid4().hex[:10]}"
+    admin.create_topics([NewTopic(name, partitions, replication_factor)])
+
+    def ready() -> bool:
+        (topic,) = admin.describe_topics([name])
+        parts = topic.get("partitions") or []
+        return len(parts) == partitions and all(p.get("leader_id", -1) >= 0 for p in parts)
+
+    wait_until(ready, 60, f"topic {name} with {partitions} partitions")
+    return name
+
+
+def leaders(admin: Any, topic: str) -> dict[int, int]:
+    (described,) = admin.describe_topics([topic])
+    return {p["partition_index"]: p["leader_id"] for p in described["partitions"]}
+
+
+def consume_all(
+    bootstrap: str, topic: str, expected: int, timeout: float = 60
+) -> list[tuple[int, bytes | None, bytes]]:
+    """Every record of ``topic`` as (partition, key, value), read from the beginning of each partition."""
+    from kafka import KafkaConsumer, TopicPartition
+
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False, consumer_timeout_ms=2000)
+    try:
+        parts = [TopicPartition(topic, p) for p in sorted(consumer.partitions_for_topic(topic) or [])]
+        consumer.assign(parts)
+        consumer.seek_to_beginning(*parts)
+        out: list[tuple[int, bytes | None, bytes]] = []
+        deadline = time.monotonic() + timeout
+        while len(out) < expected and time.monotonic() < deadline:
+            for batch in consumer.poll(timeout_ms=1000).values():
+                out.extend((r.partition, r.key, r.value) for r in batch)
+        return out
+    finally:
+        consumer.close()
+
+
+def _kafka_python_partitioners() -> dict[str, Any]:
+    from kafka_placement.clients.kafka_python import partitioners as kp
+
+    return {
+        "java-default": kp.JavaDefaultPartitioner(batch_size=2048),
+        "legacy-default": kp.LegacyDefaultPartitioner(),
+        "round-robin": kp.RoundRobinPartitioner(),
+        "rack-aware": kp.RackAwarePartitioner("rack1", batch_size=2048),
+        "consistent_random": kp.SchemePartitioner("consistent_random", batch_size=2048),
+    }
+
+
+@pytest.mark.parametrize("name", list(_kafka_python_partitioners()))
+def test_kafka_python_partitioners_place_records_as_predicted(
+    name: str, kafka_cluster: Any, admin: Any
+) -> None:
+    from kafka import KafkaProducer
+
+    from kafka_placement.partitioning import partition_key
+
+    partitioner = _kafka_python_partitioners()[name]
+    topic = create_topic(admin)
+    # small batches + linger: many "new batch" aborts, so on_new_batch and the double partition() call happen
+    producer = KafkaProducer(
+        bootstrap_servers=kafka_cluster.bootstrap_servers,
+        partitioner=partitioner,
+        batch_size=512,
+        linger_ms=2,
+    )
+    keyed = [(f"user-{i}".encode(), f"keyed-{i}".encode()) for i in range(240)]
+    keyless = [(None, f"keyless-{i}".encode()) for i in range(240)]
+    futures = [producer.send(topic, key=k, value=v) for k, v in keyed + keyless]
+    producer.flush(60)
+    acked = {f.get(timeout=30).partition for f in futures}
+    producer.close(10)
+    records = consume_all(kafka_cluster.bootstrap_servers, topic, len(futures))
+    assert len(records) == len(futures), "acknowledged records missing"
+    assert acked <= set(range(N))
+
+    by_value = {v: (p, k) for p, k, v in records}
+    keyless_parts = Counter(by_value[v][0] for _, v in keyless)
+    if name == "round-robin":
+        # every record (keyed too) strictly round-robin over the 12 available partitions: 480 = 12 x 40
+        counts = Counter(p for p, _, _ in records)
+        assert sorted(counts) == list(range(N))
+        assert set(counts.values()) == {40}, f"round-robin skew (KAFKA-9965?): {dict(counts)}"
+        return
+    scheme = "consistent_random" if name == "consistent_random" else "murmur2_random"
+    for key, value in keyed:
+        assert by_value[value] == (partition_key(key, N, scheme), key)
+    if name == "rack-aware":
+        lead = leaders(admin, topic)
+        local = {p for p, b in lead.items() if kafka_cluster.broker_racks[b] == "rack1"}
+        assert local and set(keyless_parts) <= local, (dict(keyless_parts), local)
+    elif name == "legacy-default":
+        assert set(keyless_parts.values()) == {20}  # round-robin: 240 keyless over 12 partitions
+    else:  # uniform sticky: 2048-byte stickiness → several partitions, runs not single records
+        assert 1 < len(keyless_parts) <= N
+
+
+def test_confluent_wrapper_places_records_as_predicted(kafka_cluster: Any, admin: Any) -> None:
+    from kafka_placement.clients.confluent.producer import Producer
+    from kafka_placement.partitioning import partition_key
+
+    topic = create_topic(admin)
+    for scheme in ("murmur2_random", "consistent_random", "fnv1a"):
+        producer = Producer({"bootstrap.servers": kafka_cluster.bootstrap_servers}, partitioner=scheme)
+        delivered: list[tuple[bytes | None, int]] = []
+
+        def report(err: Any, msg: Any, out: list[tuple[bytes | None, int]] = delivered) -> None:
+            assert err is None, err
+            out.append((msg.key(), msg.partition()))
+
+        keys = [f"{scheme}-{i}".encode() for i in range(200)]
+        for k in keys:
+            producer.produce(topic, value=b"v-" + k, key=k, on_delivery=report)
+        for i in range(50):
+            producer.produce(topic, f"keyless-{scheme}-{i}".encode(), headers={"h": b"1"}, callback=report)
+        assert producer.flush(60) == 0
+        assert producer.metadata_fetches == 1  # one metadata call for 250 records
+        assert len(delivered) == 250
+        for key, part in delivered:
+            if key is not None:
+                assert part == partition_key(key, N, scheme)
+    records = consume_all(kafka_cluster.bootstrap_servers, topic, 750)
+    assert len(records) == 750
+
+
+@pytest.mark.parametrize("scheme", ["murmur2_random", "consistent", "fnv1a"])
+def test_librdkafka_builtin_partitioners_agree_with_our_schemes(
+    scheme: str, kafka_cluster: Any, admin: Any
+) -> None:
+    import confluent_kafka
+
+    from kafka_placement.partitioning import partition_keys
+
+    topic = create_topic(admin, partitions=13)
+    producer = confluent_kafka.Producer(
+        {"bootstrap.servers": kafka_cluster.bootstrap_servers, "partitioner": scheme}
+    )
+    delivered: dict[bytes, int] = {}
+
+    def report(err: Any, msg: Any) -> None:
+        assert err is None, err
+        delivered[msg.key()] = msg.partition()
+
+    keys = [f"oracle-{scheme}-{i}-{'x' * (i % 37)}".encode() for i in range(400)]
+    for k in keys:
+        producer.produce(topic, value=b"v", key=k, on_delivery=report)
+    assert producer.flush(60) == 0
+    predicted = partition_keys(keys, 13, scheme).tolist()
+    assert [delivered[k] for k in keys] == predicted
+
+
+def test_broker_stopped_mid_produce(kafka_cluster: Any, admin: Any) -> None:
+    from kafka import KafkaProducer
+
+    from kafka_placement.clients.confluent.producer import Producer
+    from kafka_placement.clients.kafka_python.partitioners import (
+        JavaDefaultPartitioner,
+        RoundRobinPartitioner,
+    )
+    from kafka_placement.partitioning import RecordPartitioner, RoundRobin, partition_key
+
+    topic = create_topic(
+        admin, replication_factor=1
+    )  # RF 1: the stopped broker's partitions lose their leader
+    lead = leaders(admin, topic)
+    victim = max(Counter(lead.values()).items(), key=lambda kv: kv[1])[0]
+    dead = {p for p, b in lead.items() if b == victim}
+    bootstrap = ",".join(kafka_cluster.broker_address(b) for b in kafka_cluster.broker_racks if b != victim)
+    common = {
+        "bootstrap_servers": bootstrap,
+        "metadata_max_age_ms": 1000,
+        "linger_ms": 2,
+        "batch_size": 512,
+        "request_timeout_ms": 10000,
+        "delivery_timeout_ms": 180000,
+    }
+    rr = KafkaProducer(partitioner=RoundRobinPartitioner(), **common)
+    sticky = KafkaProducer(partitioner=JavaDefaultPartitioner(batch_size=1024), **common)
+    conf = Producer(
+        {"bootstrap.servers": bootstrap, "message.timeout.ms": 180000},
+        partitioner=RecordPartitioner("murmur2_random", RoundRobin()),
+        metadata_max_age_s=1.0,
+    )
+    conf_acked: list[int] = []
+    sent: list[Any] = []
+    try:
+        for i in range(60):  # before the outage
+            sent.append(rr.send(topic, value=f"pre-{i}".encode()))
+        rr.flush(30)
+        kafka_cluster.stop_broker(victim)
+        try:
+            wait_until(
+                lambda: all(leaders(admin, topic)[p] == -1 for p in dead), 60, f"{sorted(dead)} leaderless"
+            )
+            for prod in (rr, sticky):  # wait for the producers' own metadata to see it
+                wait_until(
+                    lambda prod=prod: (
+                        prod._metadata.available_partitions_for_topic(topic) == set(range(N)) - dead
+                    ),
+                    30,
+                    "producer metadata without the stopped broker's partitions",
+                )
+            wait_until(
+                lambda: conf.refresh_metadata(topic).available == tuple(sorted(set(range(N)) - dead)),
+                30,
+                "confluent metadata without the stopped broker's partitions",
+            )
+            outage_keyless = []
+            for i in range(120):
+                outage_keyless.append(rr.send(topic, value=f"rr-{i}".encode()))
+                outage_keyless.append(sticky.send(topic, value=f"st-{i}".encode()))
+                conf.produce(
+                    topic,
+                    f"cf-{i}".encode(),
+                    on_delivery=lambda e, m: conf_acked.append(m.partition()) if e is None else None,
+                )
+            keyed = [
+                (f"k-{i}".encode(), sticky.send(topic, key=f"k-{i}".encode(), value=f"kv-{i}".encode()))
+                for i in range(60)
+            ]
+            rr.flush(60)
+            conf.flush(60)
+            outage_parts = {f.get(timeout=60).partition for f in outage_keyless}
+            assert outage_parts and not (outage_parts & dead), (
+                f"keyless records went to {outage_parts & dead}"
+            )
+            assert conf_acked and not (set(conf_acked) & dead)
+            sent.extend(outage_keyless)
+        finally:
+            kafka_cluster.start_broker(victim)
+        wait_until(lambda: all(b >= 0 for b in leaders(admin, topic).values()), 120, "leaders back")
+        sticky.flush(120)
+        for key, fut in keyed:
+            assert fut.get(timeout=120).partition == partition_key(key, N, "murmur2_random")
+        sent.extend(f for _, f in keyed)
+    finally:
+        rr.close(10)
+        sticky.close(10)
+        conf.flush(30)
+    acked = len(sent) + len(conf_acked)
+    records = consume_all(kafka_cluster.bootstrap_servers, topic, acked, timeout=90)
+    assert len(records) == acked, f"{acked - len(records)} acknowledged records missing"
+    values = {v for _, _, v in records}
+    assert all(f"kv-{i}".encode() in values for i in range(60))
