@@ -1,0 +1,108 @@
+# ruff: noqa: E501  (literal fixtures and CLI argument lists read better on one line)
+"""kafka-python admin adapter: translation of admin-API answers (shapes of KafkaAdminClient 3.0.12)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from kafka_placement.clients.kafka_python import admin as kp_admin
+from kafka_placement.errors import ClusterError, InvalidArgumentError, InvalidBrokerError
+from kafka_placement.vocabulary import Broker, TopicPartition
+
+RACKS = {0: "rack1", 1: "rack3", 2: "rack3", 3: "rack2", 4: "rack2", 5: "rack1"}
+
+
+class FakeAdmin:
+    """Answers shaped like kafka-python's describe_cluster/describe_topics dicts."""
+
+    def __init__(self, partitions: dict[tuple[str, int], list[int]], ongoing_polls: int = 0) -> None:
+        self.partitions = dict(partitions)
+        self.created: dict[str, Any] = {}
+        self.altered: dict[Any, list[int]] = {}
+        self.ongoing_polls = ongoing_polls
+        self.elected: list[Any] = []
+
+    def describe_cluster(self) -> dict[str, Any]:
+        brokers = [{"broker_id": b, "host": "127.0.0.1", "port": 9092 + b, "rack": r, "is_fenced": False}
+                   for b, r in RACKS.items()]
+        brokers.append({"broker_id": 9, "host": "x", "port": 1, "rack": "rack9", "is_fenced": True})
+        return {"cluster_id": "c", "controller_id": 0, "brokers": brokers}
+
+    def describe_topics(self, topics: list[str] | None = None) -> list[dict[str, Any]]:
+        names = sorted({t for t, _ in self.partitions} | {"__consumer_offsets"}) if topics is None else topics
+        out = []
+        for name in names:
+            parts = [
+                {"error_code": 0, "partition_index": p, "leader_id": r[0], "replica_nodes": r, "isr_nodes": r}
+                for (t, p), r in sorted(self.partitions.items()) if t == name
+            ]
+            out.append({"error_code": 0, "name": name, "is_internal": name.startswith("__"), "partitions": parts})
+        return out
+
+    def create_topics(self, spec: dict[str, Any], timeout_ms: int, wait_for_metadata: bool) -> None:
+        self.created.update(spec)
+
+    def alter_partition_reassignments(self, request: dict[Any, list[int]]) -> dict[Any, None]:
+        self.altered = request
+        return dict.fromkeys(request)
+
+    def list_partition_reassignments(self, keys: list[Any]) -> dict[Any, dict[str, list[int]]]:
+        if self.ongoing_polls > 0:
+            self.ongoing_polls -= 1
+            return {keys[0]: {"replicas": [], "adding_replicas": [], "removing_replicas": []}}
+        for tp, replicas in self.altered.items():
+            self.partitions[(tp.topic, tp.partition)] = list(replicas)
+        return {}
+
+    def elect_leaders(self, election_type: int, topic_partitions: dict[str, list[int]], raise_errors: bool) -> None:
+        self.elected.append(topic_partitions)
+
+
+def test_snapshot_reads_racks_replicas_leaders() -> None:
+    admin = FakeAdmin({("t", 0): [0, 3, 1], ("t", 1): [3, 1, 5]})
+    snap = kp_admin.snapshot(admin)
+    assert snap.brokers == tuple(Broker(b, r) for b, r in RACKS.items())  # fenced broker 9 left out
+    assert snap.assignment() == {TopicPartition("t", 0): [0, 3, 1], TopicPartition("t", 1): [3, 1, 5]}
+    assert snap.partitions[TopicPartition("t", 1)].leader == 3
+
+
+def test_create_topic_validates_before_sending() -> None:
+    admin = FakeAdmin({})
+    with pytest.raises(InvalidArgumentError, match=r"partition 0 replicas \[1, 2\] span racks \['rack3'\]"):
+        kp_admin.create_topic(admin, "bad", {0: [1, 2]})
+    with pytest.raises(InvalidBrokerError, match="Unknown broker id 7 in partition 0"):
+        kp_admin.create_topic(admin, "bad", [[7, 1]])
+    assert admin.created == {}
+    kp_admin.create_topic(admin, "ok", [[0, 3, 1], [3, 1, 5]])
+    assert admin.created == {"ok": {"assignments": {0: [0, 3, 1], 1: [3, 1, 5]}}}
+
+
+def test_apply_waits_elects_and_verifies() -> None:
+    admin = FakeAdmin({("t", 0): [0, 1], ("t", 1): [1, 2]}, ongoing_polls=2)
+    seen: list[tuple[int, int]] = []
+    result = kp_admin.apply_reassignment(
+        admin, {TopicPartition("t", 0): [4, 1]}, progress=lambda d, t, s: seen.append((d, t)), poll_s=0.0
+    )
+    assert seen == [(0, 1), (0, 1), (1, 1)]
+    assert result.ok and result.mismatches == {}
+    assert admin.elected == [{"t": [0]}]
+
+
+def test_apply_rejects_empty_and_failed() -> None:
+    with pytest.raises(InvalidArgumentError, match="the reassignment is empty"):
+        kp_admin.apply_reassignment(FakeAdmin({}), {})
+
+    class Rejecting(FakeAdmin):
+        def alter_partition_reassignments(self, request: dict[Any, list[int]]) -> dict[Any, Any]:
+            return dict.fromkeys(request, "InvalidReplicaAssignmentError")
+
+    with pytest.raises(ClusterError, match="rejected 1 partition"):
+        kp_admin.apply_reassignment(Rejecting({("t", 0): [0]}), {TopicPartition("t", 0): [1]})
+
+
+def test_verify_reports_mismatch() -> None:
+    admin = FakeAdmin({("t", 0): [0, 1]})
+    mismatches, _ = kp_admin.verify(admin, {TopicPartition("t", 0): [1, 0]})
+    assert mismatches == {TopicPartition("t", 0): ([1, 0], [0, 1])}
