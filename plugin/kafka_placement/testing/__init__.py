@@ -1,1 +1,29 @@
+"""Live, rack-labelled Apache Kafka cluster for tests (Testcontainers) and its pytest plugin.
 
+``KafkaCluster`` (start/stop, ``bootstrap_servers``, ``broker_racks``, ``broker_address(id)``,
+``stop_broker`` / ``kill_broker`` / ``start_broker``); pytest fixture ``kafka_cluster`` (session
+scope, from ``kafka_placement.testing.pytest_plugin``); ``python -m kafka_placement.testing
+up|down|status`` for the long-lived shared dev cluster. See docs/cluster.md.
+"""
+
+from __future__ import annotations
+
+from kafka_placement.testing.cluster import (
+    ClusterError,
+    EngineUnavailable,
+    KafkaCluster,
+    describe_brokers,
+    remove_leftovers,
+)
+from kafka_placement.testing.layout import BROKER_RACKS, CONTROLLER_ID, ClusterLayout
+
+__all__ = [
+    "BROKER_RACKS",
+    "CONTROLLER_ID",
+    "ClusterError",
+    "ClusterLayout",
+    "EngineUnavailable",
+    "KafkaCluster",
+    "describe_brokers",
+    "remove_leftovers",
+]

@@ -1,0 +1,402 @@
+"""A real, rack-labelled Apache Kafka cluster in containers: 1 KRaft controller + 6 brokers.
+
+Testcontainers' generic ``DockerContainer`` runs each node with host networking; every listener
+binds 127.0.0.1 on ports chosen free at start, so several clusters can run side by side. Ryuk is
+disabled (no registry to pull it from); containers carry ``kafka-placement.*`` labels so leftovers
+can be removed with :func:`remove_leftovers` / ``python -m kafka_placement.testing down --all``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+os.environ.setdefault("TESTCONTAINERS_RYUK_DISABLED", "true")
+
+from kafka_placement.testing.image import resolve_image
+from kafka_placement.testing.layout import (
+    BROKER_RACKS,
+    CONTROLLER_ID,
+    DEFAULT_HEAP_OPTS,
+    DEFAULT_JVM_PERFORMANCE_OPTS,
+    ClusterLayout,
+    new_cluster_id,
+)
+from kafka_placement.testing.ports import free_ports
+from kafka_placement.testing.state import ClusterState
+
+LABEL = "kafka-placement.cluster"
+ROLE_LABEL = "kafka-placement.role"
+NODE_LABEL = "kafka-placement.node-id"
+
+
+class ClusterError(RuntimeError):
+    """The cluster could not start, or a node did not come back."""
+
+
+class EngineUnavailable(ClusterError):
+    """No Docker engine answers."""
+
+
+def docker_client() -> Any:
+    """A docker-py client for the engine, or :class:`EngineUnavailable` with the reason."""
+    try:
+        # importlib: a plain `import docker` makes mypy resolve the repository's docker/ directory.
+        docker: Any = importlib.import_module("docker")
+    except ImportError as exc:  # pragma: no cover - the testing extra is missing
+        raise EngineUnavailable(
+            "the 'docker' package is missing: pip install 'kafka-placement[testing]'"
+        ) from exc
+    try:
+        client = docker.from_env(timeout=30)
+        client.ping()
+    except Exception as exc:
+        raise EngineUnavailable(
+            f"no Docker engine answers ({exc}); run scripts/ensure-engine.sh or set DOCKER_HOST"
+        ) from exc
+    return client
+
+
+def describe_brokers(bootstrap_servers: str, timeout_s: float = 10.0) -> dict[int, str | None]:
+    """Broker id → rack as the admin API (kafka-python describe_cluster) reports them right now."""
+    from kafka import KafkaAdminClient
+
+    admin = KafkaAdminClient(
+        bootstrap_servers=bootstrap_servers,
+        client_id="kafka-placement-harness",
+        request_timeout_ms=int(timeout_s * 1000),
+    )
+    try:
+        info = admin.describe_cluster()
+    finally:
+        admin.close()
+    brokers = info["brokers"]
+    return {int(b["broker_id"]): b.get("rack") for b in brokers if not b.get("is_fenced", False)}
+
+
+def _transient_errors() -> tuple[type[BaseException], ...]:
+    """Errors that mean "not up yet"; anything else is a bug and is raised at once."""
+    from kafka.errors import KafkaError
+
+    return (KafkaError, OSError, TimeoutError)
+
+
+def _log(msg: str) -> None:
+    print(f"kafka-placement: {msg}", file=sys.stderr, flush=True)
+
+
+class KafkaCluster:
+    """One KRaft controller (node id 100) + brokers 0–5 with racks ``BROKER_RACKS``.
+
+    Use as a context manager or call :meth:`start` / :meth:`stop`. :meth:`attach` binds to a cluster
+    started by another process (the shared dev cluster) without owning it.
+    """
+
+    def __init__(
+        self,
+        image: str | None = None,
+        *,
+        racks: Mapping[int, str] = BROKER_RACKS,
+        name: str | None = None,
+        heap_opts: str = DEFAULT_HEAP_OPTS,
+        jvm_performance_opts: str = DEFAULT_JVM_PERFORMANCE_OPTS,
+        broker_properties: Mapping[str, str] | None = None,
+        startup_timeout_s: float = 240.0,
+        log: Callable[[str], None] = _log,
+    ) -> None:
+        self._image = image
+        self._racks = dict(racks)
+        self.name = name or f"kp-{os.getpid()}-{int(time.time() * 1000) % 10**8}"
+        self._heap_opts = heap_opts
+        self._jvm_opts = jvm_performance_opts
+        self._broker_properties = dict(broker_properties or {})
+        self.startup_timeout_s = startup_timeout_s
+        self._log = log
+        self._layout: ClusterLayout | None = None
+        self._client: Any = None
+        self._containers: dict[int, Any] = {}  # node id (CONTROLLER_ID for the controller) → docker-py
+        self._tc: list[Any] = []  # testcontainers objects we own
+        self._owner = True
+        self._stopped: set[int] = set()  # brokers deliberately stopped/killed (not a failure)
+        self._lock = threading.Lock()
+        self.startup_seconds: float | None = None
+        self.started_at: float | None = None
+
+    # ------------------------------------------------------------------ public read-only API
+    @property
+    def layout(self) -> ClusterLayout:
+        if self._layout is None:
+            raise ClusterError("cluster not started")
+        return self._layout
+
+    @property
+    def image(self) -> str:
+        if self._image is None:
+            raise ClusterError("cluster not started (image not resolved yet)")
+        return self._image
+
+    @property
+    def bootstrap_servers(self) -> str:
+        """Comma-separated ``127.0.0.1:port`` of all brokers."""
+        return self.layout.bootstrap_servers
+
+    @property
+    def broker_racks(self) -> dict[int, str]:
+        return dict(self._racks)
+
+    @property
+    def broker_ids(self) -> list[int]:
+        return sorted(self._racks)
+
+    def broker_address(self, broker_id: int) -> str:
+        """``127.0.0.1:port`` of one broker."""
+        return self.layout.broker_address(broker_id)
+
+    def state(self) -> ClusterState:
+        return ClusterState(
+            name=self.name,
+            image=self.image,
+            layout=self.layout,
+            controller_container=self._container_name(CONTROLLER_ID),
+            broker_containers={b: self._container_name(b) for b in self.broker_ids},
+            started_at=self.started_at or time.time(),
+        )
+
+    # ------------------------------------------------------------------ lifecycle
+    def __enter__(self) -> KafkaCluster:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def start(self) -> KafkaCluster:
+        t0 = time.monotonic()
+        self._client = docker_client()
+        if self._image is None:
+            self._image = resolve_image(self._client)
+        ports = free_ports(1 + len(self._racks))
+        self._layout = ClusterLayout(
+            cluster_id=new_cluster_id(),
+            controller_port=ports[0],
+            broker_ports=dict(zip(sorted(self._racks), ports[1:], strict=True)),
+            racks=self._racks,
+            heap_opts=self._heap_opts,
+            jvm_performance_opts=self._jvm_opts,
+            broker_properties=self._broker_properties,
+        )
+        self._log(f"starting cluster {self.name} from {self._image}: controller {CONTROLLER_ID} + brokers "
+                  f"{self.broker_ids} on {self._layout.bootstrap_servers}")
+        try:
+            nodes = [CONTROLLER_ID, *self.broker_ids]
+            with ThreadPoolExecutor(max_workers=len(nodes)) as pool:
+                list(pool.map(self._start_container, nodes))
+            self.wait_ready(self.startup_timeout_s, deadline_from=t0)
+        except BaseException:
+            self.stop()
+            raise
+        self.started_at = time.time()
+        self.startup_seconds = time.monotonic() - t0
+        self._log(f"cluster {self.name} ready in {self.startup_seconds:.1f}s: {self.bootstrap_servers}")
+        return self
+
+    def stop(self) -> None:
+        """Remove every container of this cluster (only if this object started it)."""
+        if not self._owner:
+            return
+        for tc in self._tc:
+            with contextlib.suppress(Exception):
+                tc.stop()
+        self._tc.clear()
+        self._containers.clear()
+        if self._client is not None:
+            with contextlib.suppress(Exception):
+                remove_leftovers(self._client, self.name)
+
+    @classmethod
+    def attach(cls, state: ClusterState, *, log: Callable[[str], None] = _log) -> KafkaCluster:
+        """Bind to a running cluster described by ``state`` (not owned: :meth:`stop` leaves it)."""
+        cluster = cls(state.image, racks=state.layout.racks, name=state.name, log=log)
+        cluster._owner = False
+        cluster._layout = state.layout
+        cluster._client = docker_client()
+        cluster.started_at = state.started_at
+        not_found: type[Exception] = importlib.import_module("docker.errors").NotFound
+        names = {CONTROLLER_ID: state.controller_container, **state.broker_containers}
+        for node, cname in names.items():
+            try:
+                cluster._containers[node] = cluster._client.containers.get(cname)
+            except not_found as exc:
+                raise ClusterError(f"container {cname} of cluster {state.name} is gone") from exc
+        return cluster
+
+    # ------------------------------------------------------------------ readiness
+    def wait_ready(self, timeout_s: float = 120.0, *, deadline_from: float | None = None,
+                   expect: Mapping[int, str] | None = None) -> None:
+        """Until describe_cluster lists exactly ``expect`` (default: all brokers with their racks)."""
+        expect = dict(self._racks if expect is None else expect)
+        deadline = (deadline_from if deadline_from is not None else time.monotonic()) + timeout_s
+        last: object = "no answer yet"
+        while True:
+            self._check_running()
+            try:
+                seen = describe_brokers(self.bootstrap_servers, timeout_s=5.0)
+                if seen == expect:
+                    return
+                last = f"describe_cluster lists {dict(sorted(seen.items()))}"
+            except _transient_errors() as exc:
+                last = f"{type(exc).__name__}: {exc}"
+            if time.monotonic() > deadline:
+                raise ClusterError(
+                    f"cluster {self.name} not ready after {timeout_s:.0f}s: want brokers {expect}, {last}"
+                    + self._logs_tail()
+                )
+            time.sleep(0.5)
+
+    def _check_running(self, nodes: list[int] | None = None) -> None:
+        if not self._owner:
+            return  # a shared cluster: someone else may be restarting a broker right now
+        for node in nodes if nodes is not None else list(self._containers):
+            c = self._containers.get(node)
+            if c is None or node in self._stopped:
+                continue
+            c.reload()
+            if c.status in ("exited", "dead"):
+                raise ClusterError(
+                    f"node {node} ({c.name}) exited with {c.attrs['State'].get('ExitCode')}"
+                    + self._logs_tail([node])
+                )
+
+    def _logs_tail(self, nodes: list[int] | None = None, lines: int = 12) -> str:
+        out = []
+        for node in nodes if nodes is not None else sorted(self._containers):
+            with contextlib.suppress(Exception):
+                text = self._containers[node].logs(tail=lines).decode(errors="replace")
+                out.append(f"\n--- last {lines} log lines of node {node} ---\n{text}")
+        return "".join(out)
+
+    # ------------------------------------------------------------------ broker controls
+    def stop_broker(self, broker_id: int, timeout_s: int = 60) -> None:
+        """Graceful stop (SIGTERM → controlled shutdown); returns when the container has exited."""
+        c = self._broker_container(broker_id)
+        self._stopped.add(broker_id)
+        c.stop(timeout=timeout_s)
+        # After a controlled shutdown the controller fences the broker at once; wait for that so
+        # callers see a consistent cluster view.
+        deadline = time.monotonic() + 30.0
+        while time.monotonic() < deadline:
+            try:
+                if broker_id not in describe_brokers(self.bootstrap_servers, timeout_s=5.0):
+                    break
+            except _transient_errors():
+                pass
+            time.sleep(0.3)
+        self._log(f"broker {broker_id} stopped (graceful)")
+
+    def kill_broker(self, broker_id: int) -> None:
+        """SIGKILL the broker's JVM: no controlled shutdown."""
+        c = self._broker_container(broker_id)
+        self._stopped.add(broker_id)
+        c.kill(signal=int(signal.SIGKILL))
+        c.wait(timeout=30)
+        self._log(f"broker {broker_id} killed (SIGKILL)")
+
+    def start_broker(self, broker_id: int, timeout_s: float = 120.0) -> None:
+        """Start a stopped/killed broker again; returns when describe_cluster lists it with its rack."""
+        c = self._broker_container(broker_id)
+        t0 = time.monotonic()
+        c.reload()
+        if c.status == "running":
+            started_since = None  # already running: only wait until it is listed
+        else:
+            started_since = int(time.time()) - 1
+            c.start()
+        self._stopped.discard(broker_id)
+        if started_since is not None:
+            # describe_cluster may still list a killed broker until its session expires, so first
+            # wait for the new JVM to log that it started, then for it to be listed (unfenced).
+            self._wait_log(broker_id, "Kafka Server started", started_since, timeout_s)
+        self._wait_broker_listed(broker_id, max(5.0, timeout_s - (time.monotonic() - t0)))
+        self._log(f"broker {broker_id} back in {time.monotonic() - t0:.1f}s")
+
+    def broker_running(self, broker_id: int) -> bool:
+        c = self._broker_container(broker_id)
+        c.reload()
+        return bool(c.status == "running")
+
+    def _wait_log(self, node: int, needle: str, since: int, timeout_s: float) -> None:
+        c = self._containers[node]
+        deadline = time.monotonic() + timeout_s
+        while True:
+            self._check_running([node])
+            if needle in c.logs(since=since).decode(errors="replace"):
+                return
+            if time.monotonic() > deadline:
+                raise ClusterError(f"node {node} did not log {needle!r} within {timeout_s:.0f}s"
+                                   + self._logs_tail([node]))
+            time.sleep(0.3)
+
+    def _wait_broker_listed(self, broker_id: int, timeout_s: float) -> None:
+        deadline = time.monotonic() + timeout_s
+        last: object = "no answer yet"
+        while True:
+            self._check_running([broker_id])
+            try:
+                seen = describe_brokers(self.bootstrap_servers, timeout_s=5.0)
+                if seen.get(broker_id) == self._racks[broker_id]:
+                    return
+                last = f"describe_cluster lists {dict(sorted(seen.items()))}"
+            except _transient_errors() as exc:
+                last = f"{type(exc).__name__}: {exc}"
+            if time.monotonic() > deadline:
+                raise ClusterError(f"broker {broker_id} not back after {timeout_s:.0f}s: {last}"
+                                   + self._logs_tail([broker_id]))
+            time.sleep(0.5)
+
+    def _broker_container(self, broker_id: int) -> Any:
+        if broker_id not in self._racks:
+            raise KeyError(f"broker id {broker_id} not in {self.broker_ids}")
+        try:
+            return self._containers[broker_id]
+        except KeyError:
+            raise ClusterError("cluster not started") from None
+
+    # ------------------------------------------------------------------ containers
+    def _container_name(self, node: int) -> str:
+        role = "controller" if node == CONTROLLER_ID else f"broker-{node}"
+        return f"{self.name}-{role}"
+
+    def _start_container(self, node: int) -> None:
+        from testcontainers.core.container import DockerContainer
+
+        layout = self.layout
+        env = layout.controller_env() if node == CONTROLLER_ID else layout.broker_env(node)
+        role = "controller" if node == CONTROLLER_ID else "broker"
+        tc = DockerContainer(self.image, env=env, name=self._container_name(node))
+        tc.with_kwargs(
+            network_mode="host",
+            labels={LABEL: self.name, ROLE_LABEL: role, NODE_LABEL: str(node)},
+        )
+        with self._lock:
+            self._tc.append(tc)
+        tc.start()
+        with self._lock:
+            self._containers[node] = tc.get_wrapped_container()
+
+
+def remove_leftovers(client: Any, name: str | None = None) -> list[str]:
+    """Force-remove containers labelled by this harness (one cluster by ``name``, or all)."""
+    label = f"{LABEL}={name}" if name else LABEL
+    removed = []
+    for c in client.containers.list(all=True, filters={"label": label}):
+        with contextlib.suppress(Exception):
+            c.remove(force=True, v=True)
+            removed.append(str(c.name))
+    return removed

@@ -1,0 +1,72 @@
+"""Which Kafka image the harness runs (same rules as ``scripts/ensure-image.sh``).
+
+1. env ``KAFKA_IMAGE``; 2. the official ``apache/kafka:<KAFKA_VERSION>`` if present in the engine;
+3. the offline ``kafka-placement/kafka:<KAFKA_VERSION>`` if built; 4. in a source checkout, run
+``scripts/ensure-image.sh`` to build the offline image (its last stdout line is the tag).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from kafka_placement.versions import KAFKA_VERSION
+
+OFFICIAL_REPOSITORY = "apache/kafka"
+OFFLINE_REPOSITORY = "kafka-placement/kafka"
+
+
+class ImageUnavailable(RuntimeError):
+    """No usable Kafka image and none could be built."""
+
+
+def official_image(version: str = KAFKA_VERSION) -> str:
+    return f"{OFFICIAL_REPOSITORY}:{version}"
+
+
+def offline_image(version: str = KAFKA_VERSION) -> str:
+    return f"{OFFLINE_REPOSITORY}:{version}"
+
+
+def ensure_image_script() -> Path | None:
+    """``scripts/ensure-image.sh`` of the source checkout this package is imported from, if any."""
+    here = Path(__file__).resolve()
+    for parent in here.parents:
+        candidate = parent / "scripts" / "ensure-image.sh"
+        if candidate.is_file() and (parent / "docker" / "offline" / "pom.xml").is_file():
+            return candidate
+    return None
+
+
+def _present(client: Any, image: str) -> bool:
+    not_found: type[Exception] = importlib.import_module("docker.errors").ImageNotFound
+    try:
+        client.images.get(image)
+    except not_found:
+        return False
+    return True
+
+
+def resolve_image(client: Any, *, build: bool = True) -> str:
+    """The image to run; may build the offline image (minutes on a cold machine)."""
+    env = os.environ.get("KAFKA_IMAGE")
+    if env:
+        return env
+    for candidate in (official_image(), offline_image()):
+        if _present(client, candidate):
+            return candidate
+    script = ensure_image_script()
+    if not build or script is None:
+        raise ImageUnavailable(
+            f"neither {official_image()} nor {offline_image()} is in the Docker engine and KAFKA_IMAGE is "
+            "unset; run scripts/ensure-image.sh from a kafka-placement checkout, pull the official image, "
+            "or set KAFKA_IMAGE"
+        )
+    proc = subprocess.run(["bash", str(script)], stdout=subprocess.PIPE, text=True, check=False)
+    lines = proc.stdout.strip().splitlines()
+    if proc.returncode != 0 or not lines:
+        raise ImageUnavailable(f"{script} failed with exit code {proc.returncode} (see its stderr above)")
+    return lines[-1].strip()

@@ -1,0 +1,178 @@
+"""The test cluster's shape and the broker/controller configuration it runs with (pure, no I/O).
+
+One KRaft controller (node id :data:`CONTROLLER_ID`) and six brokers, ids 0–5, with the racks of
+seed 000's example. Everything is rendered as the ``KAFKA_*`` / ``CLUSTER_ID`` environment contract
+of the official ``apache/kafka`` image (which the offline image in ``docker/offline`` mirrors).
+"""
+
+from __future__ import annotations
+
+import base64
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+#: Broker id → rack, exactly as seed 000's example.
+BROKER_RACKS: Mapping[int, str] = {0: "rack1", 1: "rack3", 2: "rack3", 3: "rack2", 4: "rack2", 5: "rack1"}
+#: Node id of the single KRaft controller (outside the broker id range 0–5).
+CONTROLLER_ID = 100
+#: Only loopback: every listener binds and advertises this address (host networking).
+HOST = "127.0.0.1"
+
+#: Small JVMs for a 2-core machine running seven of them.
+DEFAULT_HEAP_OPTS = "-Xmx256m -Xms128m"
+#: Quick JVM start-up: C1 only, serial GC, no perf-data file.
+DEFAULT_JVM_PERFORMANCE_OPTS = (
+    "-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:-UsePerfData -Xss512k -Djava.awt.headless=true"
+)
+
+#: Broker settings for fast, deterministic tests on few cores (properties names, not env names).
+FAST_BROKER_PROPERTIES: Mapping[str, str] = {
+    "group.initial.rebalance.delay.ms": "0",
+    "offsets.topic.replication.factor": "3",
+    "offsets.topic.num.partitions": "12",
+    "transaction.state.log.replication.factor": "3",
+    "transaction.state.log.min.isr": "2",
+    "transaction.state.log.num.partitions": "6",
+    "share.coordinator.state.topic.replication.factor": "3",
+    "share.coordinator.state.topic.min.isr": "2",
+    "num.network.threads": "2",
+    "num.io.threads": "2",
+    "background.threads": "2",
+    "num.replica.fetchers": "1",
+    "num.recovery.threads.per.data.dir": "1",
+    "log.cleaner.threads": "1",
+    "broker.heartbeat.interval.ms": "1000",
+    "broker.session.timeout.ms": "6000",
+}
+#: Controller settings for the same reasons.
+FAST_CONTROLLER_PROPERTIES: Mapping[str, str] = {
+    "num.network.threads": "1",
+    "num.io.threads": "2",
+    "background.threads": "1",
+    "broker.heartbeat.interval.ms": "1000",
+    "broker.session.timeout.ms": "6000",
+}
+
+#: Env names that are JVM/launcher options, not broker properties (official image contract).
+NON_PROPERTY_ENV = frozenset(
+    {
+        "KAFKA_HEAP_OPTS",
+        "KAFKA_OPTS",
+        "KAFKA_JVM_PERFORMANCE_OPTS",
+        "KAFKA_LOG4J_OPTS",
+        "KAFKA_JMX_OPTS",
+        "KAFKA_GC_LOG_OPTS",
+        "KAFKA_LOG4J_ROOT_LOGLEVEL",
+        "KAFKA_LOG4J_LOGGERS",
+        "KAFKA_TOOLS_LOG4J_LOGLEVEL",
+        "KAFKA_VERSION",
+        "KAFKA_HOME",
+        "KAFKA_JMX_HOSTNAME",
+    }
+)
+
+
+def property_to_env(name: str) -> str:
+    """``broker.rack`` → ``KAFKA_BROKER_RACK`` (``_`` → ``___``, ``-`` → ``__``, ``.`` → ``_``)."""
+    if not name or name != name.strip() or "=" in name:
+        raise ValueError(f"invalid Kafka property name {name!r}")
+    return "KAFKA_" + name.replace("_", "___").replace("-", "__").replace(".", "_").upper()
+
+
+def env_to_property(env_name: str) -> str:
+    """Inverse of :func:`property_to_env`: ``KAFKA_BROKER_RACK`` → ``broker.rack``."""
+    if not env_name.startswith("KAFKA_") or env_name in NON_PROPERTY_ENV:
+        raise ValueError(f"{env_name!r} is not a KAFKA_<property> configuration variable")
+    key = env_name[len("KAFKA_") :]
+    return key.replace("___", "\x01").replace("__", "-").replace("_", ".").replace("\x01", "_").lower()
+
+
+def new_cluster_id() -> str:
+    """A fresh KRaft cluster id: 16 random bytes, URL-safe base64 without padding (Kafka's Uuid form)."""
+    return base64.urlsafe_b64encode(uuid.uuid4().bytes).decode("ascii").rstrip("=")
+
+
+@dataclass(frozen=True)
+class ClusterLayout:
+    """Ports and identity of one cluster; everything needed to render the containers' environment."""
+
+    cluster_id: str
+    controller_port: int
+    broker_ports: Mapping[int, int]
+    racks: Mapping[int, str] = field(default_factory=lambda: dict(BROKER_RACKS))
+    heap_opts: str = DEFAULT_HEAP_OPTS
+    jvm_performance_opts: str = DEFAULT_JVM_PERFORMANCE_OPTS
+    broker_properties: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if set(self.broker_ports) != set(self.racks):
+            raise ValueError(
+                f"broker ids with ports {sorted(self.broker_ports)} differ from broker ids with racks "
+                f"{sorted(self.racks)}"
+            )
+        ports = [self.controller_port, *self.broker_ports.values()]
+        for port in ports:
+            if not 1 <= port <= 65535:
+                raise ValueError(f"port {port} out of range [1, 65535]")
+        if len(set(ports)) != len(ports):
+            raise ValueError(f"ports must be distinct, got {ports}")
+        if CONTROLLER_ID in self.racks:
+            raise ValueError(f"broker id {CONTROLLER_ID} is reserved for the controller")
+
+    @property
+    def broker_ids(self) -> list[int]:
+        return sorted(self.broker_ports)
+
+    @property
+    def quorum_voters(self) -> str:
+        return f"{CONTROLLER_ID}@{HOST}:{self.controller_port}"
+
+    def broker_address(self, broker_id: int) -> str:
+        if broker_id not in self.broker_ports:
+            raise KeyError(f"broker id {broker_id} not in {self.broker_ids}")
+        return f"{HOST}:{self.broker_ports[broker_id]}"
+
+    @property
+    def bootstrap_servers(self) -> str:
+        return ",".join(self.broker_address(b) for b in self.broker_ids)
+
+    def _common_env(self) -> dict[str, str]:
+        return {
+            "CLUSTER_ID": self.cluster_id,
+            "KAFKA_CONTROLLER_QUORUM_VOTERS": self.quorum_voters,
+            "KAFKA_CONTROLLER_LISTENER_NAMES": "CONTROLLER",
+            "KAFKA_LISTENER_SECURITY_PROTOCOL_MAP": "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
+            "KAFKA_LOG_DIRS": "/tmp/kraft-logs",
+            "KAFKA_HEAP_OPTS": self.heap_opts,
+            "KAFKA_JVM_PERFORMANCE_OPTS": self.jvm_performance_opts,
+        }
+
+    def controller_env(self) -> dict[str, str]:
+        env = self._common_env()
+        env.update({property_to_env(k): v for k, v in FAST_CONTROLLER_PROPERTIES.items()})
+        env.update(
+            {
+                "KAFKA_NODE_ID": str(CONTROLLER_ID),
+                "KAFKA_PROCESS_ROLES": "controller",
+                "KAFKA_LISTENERS": f"CONTROLLER://{HOST}:{self.controller_port}",
+            }
+        )
+        return env
+
+    def broker_env(self, broker_id: int) -> dict[str, str]:
+        address = self.broker_address(broker_id)
+        env = self._common_env()
+        env.update({property_to_env(k): v for k, v in FAST_BROKER_PROPERTIES.items()})
+        env.update({property_to_env(k): v for k, v in self.broker_properties.items()})
+        env.update(
+            {
+                "KAFKA_NODE_ID": str(broker_id),
+                "KAFKA_PROCESS_ROLES": "broker",
+                "KAFKA_BROKER_RACK": self.racks[broker_id],
+                "KAFKA_LISTENERS": f"PLAINTEXT://{address}",
+                "KAFKA_ADVERTISED_LISTENERS": f"PLAINTEXT://{address}",
+                "KAFKA_INTER_BROKER_LISTENER_NAME": "PLAINTEXT",
+            }
+        )
+        return env
