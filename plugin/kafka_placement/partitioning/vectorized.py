@@ -72,27 +72,30 @@ def _gather_blocks(data: npt.NDArray[np.uint8], starts: npt.NDArray[np.int64], n
     return exact
 
 
-def _grouped_body(batch: KeyBatch, nb: npt.NDArray[np.int64], h: U32) -> None:
-    starts = batch.offsets[:-1].astype(np.int64)
+def _grouped_body(batch: KeyBatch, nb: npt.NDArray[np.int64] | npt.NDArray[np.int32], h: U32) -> None:
     maxnb = int(nb.max())
     sort_key = nb.astype(np.uint8 if maxnb < 256 else np.uint16 if maxnb < 65536 else np.int64)
     order = np.argsort(sort_key, kind="stable")  # radix sort for small ints; stable keeps addresses rising
     bounds = np.concatenate(([0], np.cumsum(np.bincount(nb, minlength=maxnb + 1))))
+    first = int(bounds[1])  # keys with no whole block keep their seed value
+    order = order[first:]
+    starts = batch.offsets[:-1][order].astype(np.int64)
+    hs = h[order]  # hashes in group order: every slab below is a contiguous slice, updated in place
     for b in range(1, maxnb + 1):
-        lo, hi = int(bounds[b]), int(bounds[b + 1])
+        lo, hi = int(bounds[b]) - first, int(bounds[b + 1]) - first
         if lo == hi:
             continue
         step = max(256, _CHUNK_BLOCKS // b)
         for c0 in range(lo, hi, step):
-            idx = order[c0 : min(c0 + step, hi)]
-            blocks = _gather_blocks(batch.data, starts[idx], b).T * _M  # (b, keys), contiguous rows
+            c1 = min(c0 + step, hi)
+            blocks = _gather_blocks(batch.data, starts[c0:c1], b).T * _M  # (b, keys), contiguous rows
             blocks ^= blocks >> np.uint32(24)
             blocks *= _M
-            hh = h[idx]
+            hh = hs[c0:c1]
             for j in range(b):
                 hh *= _M
                 hh ^= blocks[j]
-            h[idx] = hh
+    h[order] = hs
 
 
 def _tails(
