@@ -118,20 +118,13 @@ class Placement:
                 list(r)
                 for r in place_striped(usable, partitions, self.replication_factor, JavaRandom(self.seed))
             ]
-        return _balanced(self.brokers, partitions, self.replication_factor)
+        return _balanced(self.brokers, partitions, self.replication_factor, self.seed)
 
 
-def _balanced(brokers: Sequence[Broker], partitions: int, rf: int) -> list[list[int]]:
-    try:
-        from kafka_placement.replicas import balanced
-    except ImportError as exc:  # the replicas area has not shipped its balanced placer in this build
-        raise InvalidArgumentError(
-            "replica placer 'balanced' is not available in this build; allowed here: adminutils, striped"
-        ) from exc
-    result = balanced.place_balanced(list(brokers), partitions, rf)
-    if isinstance(result, Mapping):
-        return [list(result[p]) for p in range(partitions)]
-    return [list(r) for r in result]
+def _balanced(brokers: Sequence[Broker], partitions: int, rf: int, seed: int) -> list[list[int]]:
+    from kafka_placement.replicas.balanced import place_balanced
+
+    return [list(r) for r in place_balanced(list(brokers), partitions, rf, seed=seed)]
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,505 @@
+"""``kafka-placement demo``: the main job, end to end on a live rack-labelled cluster.
+
+1. start the embedded 6-broker cluster (``kafka_placement.testing``) or attach (``--bootstrap-servers``);
+2. create rack-aware topics with explicit replica assignments from our placers (balanced and
+   Kafka's AdminUtils), so the broker stores exactly our placement;
+3. produce keyed records with kafka-python (our ``JavaDefaultPartitioner``) and confluent-kafka (our
+   ``Producer`` wrapper computing ``partition=``), then consume everything back and check each
+   record sits in the partition our core predicts;
+4. run a failover group (3 kafka-python consumer processes with our ``FailoverAssignor``), SIGKILL the
+   active member and time the standby's takeover;
+5. audit the placement through the admin API;
+6. run ``plan`` on what was produced, reading the topic with Spark's Kafka source.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, TextIO
+
+from kafka_placement.errors import ClusterError, InvalidArgumentError
+
+PRIORITIES = (30, 20, 10)
+
+
+class Progress:
+    """A tiny progress bar: carriage-return redraws on a terminal, a few plain lines otherwise."""
+
+    def __init__(self, label: str, total: int, stream: TextIO | None = None, width: int = 30) -> None:
+        self.label, self.total, self.width = label, max(1, total), width
+        self.stream = stream or sys.stdout
+        self.tty = self.stream.isatty()
+        self.done = 0
+        self.started = time.monotonic()
+        self._last_quarter = -1
+
+    def update(self, done: int) -> None:
+        self.done = min(done, self.total)
+        fraction = self.done / self.total
+        if self.tty:
+            filled = int(self.width * fraction)
+            bar = "#" * filled + "-" * (self.width - filled)
+            self.stream.write(f"\r  {self.label} [{bar}] {fraction:6.1%} {self.done:,}/{self.total:,}")
+            self.stream.flush()
+        elif int(fraction * 4) > self._last_quarter:
+            self._last_quarter = int(fraction * 4)
+            self.stream.write(f"  {self.label}: {fraction:.0%} ({self.done:,}/{self.total:,})\n")
+            self.stream.flush()
+
+    def finish(self, note: str = "") -> None:
+        self.update(self.total)
+        elapsed = time.monotonic() - self.started
+        end = f" in {elapsed:.1f}s" + (f" — {note}" if note else "")
+        self.stream.write((end + "\n") if self.tty else f"  {self.label}: done{end}\n")
+        self.stream.flush()
+
+
+def step(n: int, title: str) -> None:
+    print(f"\n=== {n}. {title}", flush=True)
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "demo",
+        help="the end-to-end demo on a live rack-labelled cluster (embedded or --bootstrap-servers)",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--bootstrap-servers", help="attach to this cluster instead of starting the embedded one")
+    p.add_argument("--records", type=int, default=20_000, help="records to produce (default 20000)")
+    p.add_argument("--partitions", type=int, default=12, help="partitions of the demo topics (default 12)")
+    p.add_argument("--output", default="kafka-placement-demo", help="plan report directory")
+    p.add_argument("--master", default="local[*]", help="Spark master for the plan step (default local[*])")
+    p.add_argument("--skip-plan", action="store_true", help="stop after the audit (no Spark)")
+    p.add_argument("--session-timeout-ms", type=int, default=6000, help="failover group session timeout")
+    p.set_defaults(handler=run)
+
+
+# --------------------------------------------------------------------------------------- cluster
+@contextlib.contextmanager
+def cluster(bootstrap: str | None) -> Iterator[tuple[str, dict[int, str | None]]]:
+    """Bootstrap servers and broker racks: attached, or a started embedded cluster (stopped after)."""
+    from kafka_placement.cli.plan import check_reachable
+
+    if bootstrap:
+        check_reachable(bootstrap)
+        yield bootstrap, _describe(bootstrap)
+        return
+    try:
+        from kafka_placement.testing import KafkaCluster
+        from kafka_placement.testing import cluster as testing_cluster
+    except ImportError as exc:
+        raise ClusterError(f"the embedded cluster needs the 'testing' extra: {exc}") from exc
+    embedded = KafkaCluster(log=lambda msg: print(f"  {msg}", flush=True))
+    try:
+        embedded.start()
+    except testing_cluster.ClusterError as exc:
+        with contextlib.suppress(Exception):
+            embedded.stop()
+        raise ClusterError(
+            f"could not start the embedded Kafka cluster: {exc} (or attach with --bootstrap-servers)"
+        ) from exc
+    try:
+        yield embedded.bootstrap_servers, _describe(embedded.bootstrap_servers)
+    finally:
+        print("\nstopping the embedded cluster …", flush=True)
+        embedded.stop()
+
+
+def _describe(bootstrap: str) -> dict[int, str | None]:
+    from kafka import KafkaAdminClient
+
+    from kafka_placement.clients.kafka_python.admin import brokers
+
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap, client_id="kp-demo")
+    try:
+        return {b.id: b.rack for b in brokers(admin)}
+    finally:
+        admin.close()
+
+
+# ----------------------------------------------------------------------------------------- steps
+def create_topics(
+    bootstrap: str, racks: dict[int, str | None], partitions: int, suffix: str
+) -> dict[str, str]:
+    from kafka import KafkaAdminClient
+
+    from kafka_placement.cli.plan import format_table
+    from kafka_placement.clients.kafka_python.admin import create_topic
+    from kafka_placement.replicas.metrics import placement_metrics
+    from kafka_placement.spark.scenarios import Placement
+    from kafka_placement.vocabulary import Broker
+
+    brokers = tuple(Broker(b, r) for b, r in sorted(racks.items()))
+    rf = min(3, len(brokers))
+    topics = {f"orders-{suffix}": "balanced", f"payments-{suffix}": "adminutils"}
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap, client_id="kp-demo")
+    try:
+        rows = []
+        for topic, placer in topics.items():
+            replicas = Placement(brokers, rf, placer, seed=7).replicas(partitions)
+            create_topic(admin, topic, replicas, require_rack_diversity=all(r for r in racks.values()))
+            m = placement_metrics({p: reps for p, reps in enumerate(replicas)}, brokers).summary()
+            rows.append(
+                [
+                    topic,
+                    placer,
+                    partitions,
+                    rf,
+                    m["replica_spread"],
+                    m["leader_spread"],
+                    min(m["rack_diversity"].values()) if m["rack_diversity"] else 0,
+                ]
+            )
+            first = ", ".join(f"p{p}→{reps}" for p, reps in enumerate(replicas[:4]))
+            print(f"  {topic}: {first}, …")
+        print(
+            format_table(
+                [
+                    "topic",
+                    "placer",
+                    "partitions",
+                    "rf",
+                    "replica spread",
+                    "leader spread",
+                    "min racks/partition",
+                ],
+                rows,
+            )
+        )
+    finally:
+        admin.close()
+    return topics
+
+
+def produce(bootstrap: str, topic: str, partitions: int, records: int) -> dict[str, int]:
+    """Half the sample through kafka-python, half through confluent-kafka, both via our partitioners."""
+    import numpy as np
+    from kafka import KafkaProducer
+
+    from kafka_placement.clients.confluent.producer import Producer
+    from kafka_placement.clients.kafka_python.partitioners import JavaDefaultPartitioner
+    from kafka_placement.spark.sample import SampleSpec, key_bytes, sample_arrays
+
+    spec = SampleSpec(records, distinct_keys=max(100, records // 20), seed=42)
+    ranks, sizes = sample_arrays(spec, np.arange(records))
+    keys = key_bytes(ranks)
+    half = records // 2
+    progress = Progress("kafka-python  ", half)
+    kp = KafkaProducer(bootstrap_servers=bootstrap, partitioner=JavaDefaultPartitioner(), linger_ms=5)
+    for i in range(half):
+        kp.send(topic, key=keys[i], value=b"kp:" + b"x" * int(sizes[i]))
+        if i % 500 == 0:
+            progress.update(i)
+    kp.flush()
+    kp.close()
+    progress.finish()
+    progress = Progress("confluent-kafka", records - half)
+    ck = Producer({"bootstrap.servers": bootstrap, "linger.ms": 5}, partitioner="murmur2_random")
+    for i in range(half, records):
+        ck.produce(topic, key=keys[i], value=b"ck:" + b"x" * int(sizes[i]))
+        if i % 500 == 0:
+            ck.poll(0)
+            progress.update(i - half)
+    remaining = ck.flush(30)
+    progress.finish()
+    if remaining:
+        raise ClusterError(f"confluent-kafka could not deliver {remaining} record(s) within 30 s")
+    return {"kafka-python": half, "confluent-kafka": records - half}
+
+
+def verify(bootstrap: str, topic: str, partitions: int, expected: int) -> tuple[int, int, dict[str, int]]:
+    """Consume everything back; count records outside the partition our core predicts."""
+    from kafka import KafkaConsumer, TopicPartition
+
+    from kafka_placement.partitioning import partition_keys
+
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
+    tps = [TopicPartition(topic, p) for p in range(partitions)]
+    consumer.assign(tps)
+    consumer.seek_to_beginning(*tps)
+    keys: list[bytes] = []
+    got: list[int] = []
+    by_client = {"kafka-python": 0, "confluent-kafka": 0}
+    progress = Progress("consuming     ", expected)
+    deadline = time.monotonic() + 120
+    while len(got) < expected and time.monotonic() < deadline:
+        for batch in consumer.poll(timeout_ms=1000, max_records=10_000).values():
+            for r in batch:
+                keys.append(r.key)
+                got.append(r.partition)
+                by_client["kafka-python" if r.value.startswith(b"kp:") else "confluent-kafka"] += 1
+        progress.update(len(got))
+    consumer.close()
+    progress.finish()
+    predicted = partition_keys(keys, partitions, "murmur2")
+    wrong = int(sum(1 for a, b in zip(got, predicted.tolist(), strict=True) if a != b))
+    return len(got), wrong, by_client
+
+
+def _member_command(bootstrap: str, topic: str, group: str, priority: int, timeout_ms: int) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "kafka_placement.cli.demo",
+        "--member",
+        bootstrap,
+        topic,
+        group,
+        str(priority),
+        str(timeout_ms),
+    ]
+
+
+def member_main(argv: list[str]) -> int:
+    """One failover group member (a child process): prints its assignments as JSON lines."""
+    from kafka import KafkaConsumer
+    from kafka.consumer.subscription_state import ConsumerRebalanceListener
+
+    from kafka_placement.clients.kafka_python.assignors import FailoverAssignor
+
+    bootstrap, topic, group, priority, timeout_ms = argv[0], argv[1], argv[2], int(argv[3]), int(argv[4])
+
+    class Listener(ConsumerRebalanceListener):  # type: ignore[misc]
+        def on_partitions_revoked(self, revoked: Any) -> None:
+            pass
+
+        def on_partitions_assigned(self, assigned: Any) -> None:
+            parts = sorted(tp.partition for tp in assigned)
+            print(json.dumps({"priority": priority, "assigned": parts}), flush=True)
+
+    consumer = KafkaConsumer(
+        bootstrap_servers=bootstrap,
+        group_id=group,
+        client_id=f"failover-p{priority}",
+        partition_assignment_strategy=[FailoverAssignor(priority=priority)],
+        session_timeout_ms=timeout_ms,
+        heartbeat_interval_ms=max(100, timeout_ms // 6),
+        auto_offset_reset="earliest",
+        enable_auto_commit=False,
+    )
+    consumer.subscribe([topic], listener=Listener())
+    consumed = 0
+    while True:
+        for batch in consumer.poll(timeout_ms=500).values():
+            consumed += len(batch)
+        print(json.dumps({"priority": priority, "consumed": consumed}), flush=True)
+
+
+def failover(bootstrap: str, topic: str, partitions: int, timeout_ms: int) -> dict[str, float]:
+    """Start 3 members, wait for the highest priority to own everything, SIGKILL it, time the takeover."""
+    group = f"kp-demo-failover-{uuid.uuid4().hex[:6]}"
+    events: queue.Queue[dict[str, Any]] = queue.Queue()
+    procs: dict[int, subprocess.Popen[str]] = {}
+
+    def pump(proc: subprocess.Popen[str]) -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            with contextlib.suppress(ValueError):
+                events.put(json.loads(line))
+
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    for prio in PRIORITIES:
+        procs[prio] = subprocess.Popen(
+            _member_command(bootstrap, topic, group, prio, timeout_ms),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            env=env,
+        )
+        threading.Thread(target=pump, args=(procs[prio],), daemon=True).start()
+    owned: dict[int, list[int]] = {}
+    consumed: dict[int, int] = {}
+
+    def wait_for(check: Callable[[], bool], seconds: float, what: str) -> float:
+        started = time.monotonic()
+        while time.monotonic() - started < seconds:
+            try:
+                event = events.get(timeout=0.5)
+            except queue.Empty:
+                continue
+            if "assigned" in event:
+                owned[event["priority"]] = event["assigned"]
+                print(
+                    f"  member priority {event['priority']}: {len(event['assigned'])} partition(s)",
+                    flush=True,
+                )
+            if "consumed" in event:
+                consumed[event["priority"]] = event["consumed"]
+            if check():
+                return time.monotonic() - started
+        raise ClusterError(
+            f"failover group: timed out after {seconds:.0f}s waiting for {what} (owned: {owned})"
+        )
+
+    top, second = PRIORITIES[0], PRIORITIES[1]
+    everything = list(range(partitions))
+    try:
+        wait_for(
+            lambda: (
+                owned.get(top) == everything
+                and all(not owned.get(p) for p in PRIORITIES[1:])
+                and len(owned) == len(PRIORITIES)
+            ),
+            90,
+            f"priority {top} to own all {partitions} partitions",
+        )
+        wait_for(lambda: consumed.get(top, 0) > 0, 30, f"priority {top} to consume")
+        print(
+            f"  active: priority {top} owns all {partitions} partitions, consumed {consumed.get(top, 0):,} "
+            "records; standbys idle",
+            flush=True,
+        )
+        print(f"  SIGKILL the active member (pid {procs[top].pid}) …", flush=True)
+        procs[top].send_signal(signal.SIGKILL)
+        killed = time.monotonic()
+        wait_for(lambda: owned.get(second) == everything, 90, f"priority {second} to take over")
+        takeover = time.monotonic() - killed
+        print(
+            f"  takeover: priority {second} owns all {partitions} partitions {takeover:.1f}s after the kill "
+            f"(session timeout {timeout_ms / 1000:.1f}s)",
+            flush=True,
+        )
+        return {"takeover_seconds": takeover}
+    finally:
+        for proc in procs.values():
+            if proc.poll() is None:
+                proc.terminate()
+        for proc in procs.values():
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+def audit_topics(bootstrap: str, topics: list[str]) -> list[str]:
+    from kafka import KafkaAdminClient
+
+    from kafka_placement.cli.plan import format_table
+    from kafka_placement.clients.kafka_python.admin import snapshot
+    from kafka_placement.replicas.audit import audit
+
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap, client_id="kp-demo")
+    try:
+        report = audit(snapshot(admin, topics), topics)
+    finally:
+        admin.close()
+    rows = []
+    for t in report.topics:
+        s = t.summary()
+        rows.append(
+            [
+                t.topic,
+                t.partitions,
+                t.replication_factor,
+                s["replica_spread"],
+                s["leader_spread"],
+                min(s["rack_diversity"].values()) if s["rack_diversity"] else 0,
+                len(t.findings),
+            ]
+        )
+    print(
+        format_table(
+            [
+                "topic",
+                "partitions",
+                "rf",
+                "replica spread",
+                "leader spread",
+                "min racks/partition",
+                "findings",
+            ],
+            rows,
+        )
+    )
+    for finding in report.findings:
+        print(f"  finding: {finding}")
+    return report.findings
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.records < 2:
+        raise InvalidArgumentError(f"--records must be >= 2, got {args.records}")
+    if not 1 <= args.partitions <= 1000:
+        raise InvalidArgumentError(f"--partitions must be in [1, 1000], got {args.partitions}")
+    started = time.monotonic()
+    suffix = uuid.uuid4().hex[:6]
+    step(
+        1,
+        "cluster" + (f" at {args.bootstrap_servers}" if args.bootstrap_servers else " (embedded, 6 brokers)"),
+    )
+    with cluster(args.bootstrap_servers) as (bootstrap, racks):
+        from kafka_placement.cli.plan import format_table
+
+        print(f"  bootstrap servers: {bootstrap}")
+        print(format_table(["broker", "rack"], [[b, r or "(none)"] for b, r in sorted(racks.items())]))
+
+        step(2, "create rack-aware topics with our placement (explicit replica assignments)")
+        topics = list(create_topics(bootstrap, racks, args.partitions, suffix))
+        orders = topics[0]
+
+        step(3, f"produce {args.records:,} keyed records with both clients through our partitioners")
+        produce(bootstrap, orders, args.partitions, args.records)
+        total, wrong, by_client = verify(bootstrap, orders, args.partitions, args.records)
+        print(
+            f"  consumed {total:,} records ({by_client['kafka-python']:,} from kafka-python, "
+            f"{by_client['confluent-kafka']:,} from confluent-kafka); in the partition our murmur2 predicts: "
+            f"{total - wrong:,}/{total:,}"
+        )
+        if total != args.records or wrong:
+            raise ClusterError(f"produce check failed: {total} of {args.records} consumed, {wrong} misplaced")
+
+        step(4, "failover group: 3 members by priority, SIGKILL the active one")
+        failover(bootstrap, orders, args.partitions, args.session_timeout_ms)
+
+        step(5, "audit the placement through the admin API")
+        audit_topics(bootstrap, topics)
+
+        if not args.skip_plan:
+            step(6, "plan on what was produced (Spark's Kafka source)")
+            from kafka_placement.cli.plan import run_plan
+            from kafka_placement.spark.kafka_io import read_topic
+            from kafka_placement.spark.scenarios import Group, Placement, scenario_grid
+            from kafka_placement.spark.session import ensure_kafka_connector, spark_session
+            from kafka_placement.vocabulary import Broker
+
+            spark = spark_session(args.master)
+            print(f"  Spark Kafka connector: {ensure_kafka_connector(spark)}")
+            brokers = tuple(Broker(b, r) for b, r in sorted(racks.items()))
+            rf = min(3, len(brokers))
+            scenarios = scenario_grid(
+                sorted({args.partitions, args.partitions + args.partitions // 2}),
+                ["murmur2", "jump"],
+                [Placement(brokers, rf, "balanced", 7), Placement(brokers, rf, "adminutils", 7)],
+                [Group(3, "failover"), Group(3, "range")],
+            )
+            run_plan(
+                spark,
+                read_topic(spark, bootstrap, orders),
+                scenarios,
+                key_column="key",
+                value_column="value",
+                output=Path(args.output),
+                source=f"topic {orders} @ {bootstrap}",
+                top_keys=10,
+            )
+    print(f"\ndemo finished in {time.monotonic() - started:.0f}s")
+    return 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "--member":
+        sys.exit(member_main(sys.argv[2:]))
+    sys.exit("usage: kafka-placement demo (this module's --member mode is internal)")
