@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from kafka_placement.assignment._sticky_core import IntArray, Problem, RackView
+from kafka_placement.assignment._sticky_javaorder import java_hashmap_order
 
 
 def round_robin_deal(free: IntArray, takers: IntArray, needs: IntArray) -> IntArray:
@@ -62,7 +63,17 @@ def rack_deal(owner: IntArray, free: IntArray, needs: IntArray, racks: RackView)
 
 
 def constrained_assign(problem: Problem, kept: IntArray, racks: RackView | None) -> IntArray:
-    """The sticky owner array for equal subscriptions, from the resolved previous owners ``kept``."""
+    """The sticky owner array for equal subscriptions, from the resolved previous owners ``kept``.
+
+    Follows Java's ``ConstrainedAssignmentBuilder`` step by step: members are visited in Java
+    ``HashMap`` order; one owning fewer than ``minQuota`` keeps all it owns; one owning ``maxQuota`` or
+    more keeps ``maxQuota`` while members above ``minQuota`` are still needed, else ``minQuota``
+    (and may then take one more later). Each keeps its owned partitions in (partition, topic) order.
+    The free partitions, in (topic, partition) order, go round robin to the members below
+    ``minQuota`` (member-id order) until all reach it, then one each to the members at exactly
+    ``minQuota`` (those that were there from the start in member-id order, then in the order the others
+    reached it). With racks, rack-local partitions are dealt first and owned rack-local ones kept first.
+    """
     n, m = problem.n_partitions, problem.n_members
     owner = kept.copy()
     if n == 0 or m == 0:
@@ -70,19 +81,30 @@ def constrained_assign(problem: Problem, kept: IntArray, racks: RackView | None)
     quota, extra = divmod(n, m)
     has = owner >= 0
     owned_count = np.bincount(owner[has], minlength=m)
-    # Targets: the members owning the most get the `extra` slots of quota + 1 first, then member order.
-    target = np.full(m, quota, dtype=np.int64)
-    if extra:
-        rank = np.lexsort((np.arange(m), -np.minimum(owned_count, quota + 1)))
-        target[rank[:extra]] = quota + 1
-    # Revoke what is above target (keep rack-local partitions first, then the lowest ids).
-    over = np.flatnonzero(owned_count > target)
+    keep = np.minimum(owned_count, quota)
+    over_min = 0
+    exactly_min: list[int] = []
+    for i in java_hashmap_order(problem.member_ids):
+        k = int(owned_count[i])
+        if k < quota:
+            continue
+        if k > quota and over_min < extra:
+            keep[i] = quota + 1
+            over_min += 1
+            if over_min == extra:
+                exactly_min.clear()
+        elif over_min < extra:
+            exactly_min.append(i)
+    # Revoke what is above `keep`, in Java's order (partition, topic); rack-local partitions first.
+    over = np.flatnonzero(owned_count > keep)
     if over.size:
         over_mask = np.zeros(m, dtype=np.bool_)
         over_mask[over] = True
         gids = np.flatnonzero(has & over_mask[np.where(has, owner, 0)])
         holders = owner[gids]
-        order = np.argsort(holders, kind="stable")
+        topic = problem.topic_of(gids)
+        partition = gids - problem.offsets[topic]
+        order = np.lexsort((topic, partition, holders))
         gids, holders = gids[order], holders[order]
         bounds = np.searchsorted(holders, np.arange(m + 1))
         for i in over.tolist():
@@ -90,13 +112,25 @@ def constrained_assign(problem: Problem, kept: IntArray, racks: RackView | None)
             if racks is not None:
                 local = racks.matches(i, mine)
                 mine = np.concatenate((mine[local], mine[~local]))
-            owner[mine[int(target[i]) :]] = -1
-    kept_count = np.minimum(owned_count, target)
-    needs = target - kept_count
+            owner[mine[int(keep[i]) :]] = -1
+    under = np.flatnonzero(keep < quota)
+    under_needs = quota - keep[under]
+    # who takes the remaining `extra - over_min` larger slots, in Java's order
+    reached = under[np.lexsort((under, under_needs))]
+    extra_takers = np.asarray(sorted(exactly_min) + reached.tolist(), dtype=np.int64)[: extra - over_min]
     free = np.flatnonzero(owner < 0)
     if racks is not None:
+        needs = np.zeros(m, dtype=np.int64)
+        needs[under] = under_needs
+        needs[extra_takers] += 1
         free = rack_deal(owner, free, needs, racks)
-    takers = np.flatnonzero(needs > 0)
-    if free.size:
-        owner[free] = round_robin_deal(free, takers, needs[takers])
+        takers = np.flatnonzero(needs > 0)
+        if free.size:
+            owner[free] = round_robin_deal(free, takers, needs[takers])
+        return owner
+    total_under = int(under_needs.sum())
+    if total_under:
+        owner[free[:total_under]] = round_robin_deal(free[:total_under], under, under_needs)
+    rest = free[total_under:]
+    owner[rest] = extra_takers[: rest.size]
     return owner

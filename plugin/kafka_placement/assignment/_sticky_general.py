@@ -17,13 +17,14 @@ partitions themselves are only chosen at the end:
    Each hop prefers a partition its holder did not own before (a free move costs no stickiness).
 4. Per topic every member keeps ``min(c, previously owned)`` of its own partitions (rack-local ones
    first) and the remaining counts are filled from the other partitions of the topic (rack-local
-   ones first), so the number of partitions kept is the most ``c`` allows.
+   ones first, then round robin in member order), so the number of partitions kept is the most ``c`` allows.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from kafka_placement.assignment._sticky_constrained import round_robin_deal
 from kafka_placement.assignment._sticky_core import BoolArray, IntArray, Problem, RackView
 
 
@@ -217,5 +218,5 @@ def general_assign(problem: Problem, kept: IntArray, racks: RackView | None) -> 
                     need[i] -= pick.size
             free = free[~taken]
         takers = np.flatnonzero(need > 0)
-        seg[free] = np.repeat(takers, need[takers])[: free.size]
+        seg[free] = round_robin_deal(free, takers, need[takers])
     return owner
