@@ -1,0 +1,140 @@
+"""Replica reassignment after adding brokers: our planner vs ``kafka-reassign-partitions --generate``.
+
+Main case: one topic, 10,000 partitions, RF 3, on 30 brokers in 3 racks (placed by AdminUtils,
+as a ZooKeeper-era cluster would have it, or by KRaft's StripedReplicaPlacer), then 3 brokers are
+added (one per rack). For each current placement it prints, side by side in one run:
+
+* our plan: wall time (target < 1 s), replicas moved, the lower bound, leader changes, and the
+  resulting spreads (replicas/leaders per broker, co-replica pairs);
+* ``--generate`` from scratch, which ignores the current assignment: AdminUtils (the tool up to
+  Kafka 4.0; random start, several seeds) and StripedReplicaPlacer (the tool since 4.1, new Random),
+  both exact ports of the Java classes — replicas moved and their spreads;
+* our balanced placer from scratch, for reference.
+
+Then REFERENCE.md's small cases (5→6 and 12→13 brokers, no racks).
+
+Usage: .venv/bin/python benchmarks/bench_replicas.py [--partitions 10000] [--brokers 30] [--add 3]
+       [--racks 3] [--rf 3] [--seeds 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+from kafka_placement.replicas import (
+    Broker,
+    JavaRandom,
+    UsableBroker,
+    assign_replicas_to_brokers,
+    place_striped,
+)
+from kafka_placement.replicas.balanced import place_balanced
+from kafka_placement.replicas.metrics import count_moves, placement_metrics
+from kafka_placement.replicas.planner import plan_reassignment
+from kafka_placement.vocabulary import TopicPartition
+
+Assignment = dict[TopicPartition, list[int]]
+
+
+def _topic(replica_lists: dict[int, list[int]] | list[list[int]]) -> Assignment:
+    items = replica_lists.items() if isinstance(replica_lists, dict) else enumerate(replica_lists)
+    return {TopicPartition("t", p): list(r) for p, r in items}
+
+
+def _timed(fn: Callable[[], Any]) -> tuple[Any, float]:
+    start = time.perf_counter()
+    value = fn()
+    return value, time.perf_counter() - start
+
+
+def _spreads(assignment: Assignment, brokers: list[Broker]) -> str:
+    m = placement_metrics({tp.partition: r for tp, r in assignment.items()}, brokers)
+    return (f"replicas/broker spread {m.replica_spread:>3}, leaders {m.leader_spread:>3}, "
+            f"pairs {m.pair_spread:>3}, under-diverse {len(m.under_diverse)}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--partitions", type=int, default=10_000)
+    parser.add_argument("--brokers", type=int, default=30)
+    parser.add_argument("--add", type=int, default=3)
+    parser.add_argument("--racks", type=int, default=3)
+    parser.add_argument("--rf", type=int, default=3)
+    parser.add_argument("--seeds", type=int, default=5, help="random --generate runs averaged")
+    args = parser.parse_args(argv)
+
+    def rack(i: int) -> str | None:
+        return f"rack{i % args.racks}" if args.racks else None
+
+    old = [Broker(i, rack(i)) for i in range(args.brokers)]
+    new = old + [Broker(args.brokers + k, rack(args.brokers + k)) for k in range(args.add)]
+    p, rf = args.partitions, args.rf
+    total = p * rf
+    print(f"{p} partitions x RF {rf} on {args.brokers} brokers / {args.racks} racks, "
+          f"+{args.add} brokers -> {len(new)}; {total} replicas")
+    currents = {
+        "AdminUtils (ZK-era create)": _topic(assign_replicas_to_brokers(old, p, rf, seed=42)),
+        "StripedReplicaPlacer (KRaft create)": _topic(
+            place_striped([UsableBroker(b.id, b.rack) for b in old], p, rf, JavaRandom(42))),
+    }
+    for label, current in currents.items():
+        print(f"\ncurrent placement: {label}")
+        plan, seconds = _timed(lambda current=current: plan_reassignment(current, new))
+        lb = plan.lower_bound
+        print(f"  ours (planner)      {seconds * 1000:8.0f} ms  moved {plan.moves.replicas_added:>6} "
+              f"({plan.moves.replicas_added / total:6.1%})  lower bound {lb.replica_moves:>6}  "
+              f"ratio {plan.moves.replicas_added / max(1, lb.replica_moves):.3f}  leader changes "
+              f"{plan.moves.leader_changes} (bound {lb.leader_changes})  target < 1 s: "
+              f"{'yes' if seconds < 1 else 'NO'}")
+        print(f"                      {_spreads(plan.target, new)}")
+        moved: list[int] = []
+        last: Assignment = {}
+        gen_seconds = []
+        for seed in range(args.seeds):
+            generated, t = _timed(lambda seed=seed: _topic(assign_replicas_to_brokers(new, p, rf, seed=seed)))
+            gen_seconds.append(t)
+            moved.append(count_moves(current, generated).replicas_added)
+            last = generated
+        mean = statistics.mean(moved)
+        print(f"  --generate <=4.0 (AdminUtils, {args.seeds} seeds) moved {mean:>8.0f} "
+              f"({mean / total:6.1%})  = {mean / max(1, plan.moves.replicas_added):.2f}x ours  "
+              f"[{min(moved)}..{max(moved)}]")
+        print(f"                      {_spreads(last, new)}")
+        moved = []
+        for seed in range(args.seeds):
+            usable = [UsableBroker(b.id, b.rack) for b in new]
+            striped = _topic(place_striped(usable, p, rf, JavaRandom(seed)))
+            moved.append(count_moves(current, striped).replicas_added)
+        mean = statistics.mean(moved)
+        print(f"  --generate >=4.1 (StripedReplicaPlacer, {args.seeds} seeds) moved {mean:>8.0f} "
+              f"({mean / total:6.1%})  = {mean / max(1, plan.moves.replicas_added):.2f}x ours")
+        print(f"                      {_spreads(striped, new)}")
+        fresh, t = _timed(lambda: _topic(place_balanced(new, p, rf)))
+        fresh_moves = count_moves(current, fresh).replicas_added
+        print(f"  balanced from scratch {t * 1000:6.0f} ms  moved {fresh_moves:>6}  {_spreads(fresh, new)}")
+
+    print("\nREFERENCE.md cases (no racks, AdminUtils current placement, 60 partitions per broker pair):")
+    for before, after in ((5, 6), (12, 13)):
+        parts = before * after * 2
+        current = _topic(assign_replicas_to_brokers(range(before), parts, 3, seed=1))
+        plan = plan_reassignment(current, [Broker(i) for i in range(after)])
+        gen = statistics.mean(
+            count_moves(current, _topic(assign_replicas_to_brokers(range(after), parts, 3, seed=s)))
+            .replicas_added
+            for s in range(args.seeds)
+        )
+        print(f"  {before}->{after}: ours {plan.moves.replicas_added / (parts * 3):6.1%} "
+              f"(bound {plan.lower_bound.replica_moves / (parts * 3):6.1%}), "
+              f"--generate {gen / (parts * 3):6.1%}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
