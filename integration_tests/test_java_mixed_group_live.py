@@ -1,0 +1,357 @@
+"""A mixed consumer group on the live cluster: a plain Java KafkaConsumer with Kafka's own
+``CooperativeStickyAssignor`` and kafka-python consumers with our ``cooperative-sticky`` adapter,
+in ONE group (same protocol name, same wire format).
+
+The group leader runs the assignment for everybody, and the leader is the first member of an empty
+group (it stays leader while it stays). So each test starts one side first to make it lead, lets
+the other side join, then closes the leader so the other side takes over. The Python workers
+report when their assignor ran as leader; checked every time:
+
+- every member's assignment is valid (only its subscribed topic), assignments are disjoint and
+  together cover every partition once the group is stable, and sizes differ by at most one;
+- the listener timeline (revoked/added/lost events of every member, in wall-clock order) never
+  shows a partition with two owners at once (KIP-429).
+
+The Java member (``conformance/java_live``) is compiled at test time with javac against the
+pinned kafka-clients jar. Against the shared dev cluster:
+``KAFKA_PLACEMENT_REUSE=1 pytest integration_tests/test_java_mixed_group_live.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+Json = dict[str, Any]
+JAVA_MAIN = "io.kafkaplacement.conformance.live.GroupMember"
+PARTITIONS = 12
+
+
+# ================================================================================== python worker
+def _worker_main(config: Json) -> int:  # pragma: no cover - runs in a subprocess
+    from kafka import KafkaConsumer
+    from kafka.consumer.subscription_state import ConsumerRebalanceListener
+
+    from kafka_placement.clients.kafka_python import CooperativeStickyAssignor
+
+    lock = threading.Lock()
+
+    def emit(event: Json) -> None:
+        event["t"] = time.time()
+        event["name"] = config["name"]
+        with lock:
+            sys.stdout.write(json.dumps(event) + "\n")
+            sys.stdout.flush()
+
+    class LeaderReporting(CooperativeStickyAssignor):  # type: ignore[misc]
+        def assign(self, cluster: Any, members: Any) -> Any:
+            result = super().assign(cluster, members)
+            emit({"ev": "led", "members": sorted(m.member_id for m in members)})
+            return result
+
+    class Listener(ConsumerRebalanceListener):  # type: ignore[misc]
+        def on_partitions_revoked(self, revoked: Iterable[Any]) -> None:
+            emit({"ev": "revoked", "parts": sorted([tp.topic, tp.partition] for tp in revoked)})
+
+        def on_partitions_assigned(self, assigned: Iterable[Any]) -> None:
+            emit({"ev": "added", "parts": sorted([tp.topic, tp.partition] for tp in assigned)})
+
+        def on_partitions_lost(self, lost: Iterable[Any]) -> None:
+            emit({"ev": "lost", "parts": sorted([tp.topic, tp.partition] for tp in lost)})
+
+    consumer = KafkaConsumer(
+        bootstrap_servers=config["bootstrap"],
+        group_id=config["group"],
+        client_id=config["name"],
+        partition_assignment_strategy=[LeaderReporting()],
+        session_timeout_ms=6000,
+        heartbeat_interval_ms=1000,
+        max_poll_interval_ms=20000,
+        enable_auto_commit=False,
+    )
+    consumer.subscribe(config["topics"], listener=Listener())
+    closing = threading.Event()
+
+    def read_stdin() -> None:
+        for line in sys.stdin:
+            if line.strip() == "close":
+                break
+        closing.set()
+
+    threading.Thread(target=read_stdin, daemon=True).start()
+    emit({"ev": "ready"})
+    last: tuple[Any, ...] | None = None
+    while not closing.is_set():
+        consumer.poll(timeout_ms=100)
+        meta = consumer.group_metadata()
+        parts = sorted([tp.topic, tp.partition] for tp in consumer.assignment())
+        state = (meta.generation_id, meta.member_id, json.dumps(parts))
+        if state != last:
+            last = state
+            emit({"ev": "assignment", "gen": meta.generation_id, "member_id": meta.member_id, "parts": parts})
+    consumer.close()
+    emit({"ev": "closed"})
+    return 0
+
+
+# ================================================================================== test side
+class Member:
+    """A consumer subprocess (Java or Python) and the JSON events it printed."""
+
+    def __init__(self, name: str, argv: list[str], side: str) -> None:
+        self.name = name
+        self.side = side
+        self.events: list[Json] = []
+        self.close_requested_at: float | None = None
+        self._lock = threading.Lock()
+        self.proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            env=dict(os.environ, PYTHONUNBUFFERED="1"),
+        )
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            try:
+                event = json.loads(line)
+            except ValueError:
+                continue
+            with self._lock:
+                self.events.append(event)
+
+    def snapshot(self) -> list[Json]:
+        with self._lock:
+            return list(self.events)
+
+    def last_assignment(self) -> Json | None:
+        return next((e for e in reversed(self.snapshot()) if e["ev"] == "assignment"), None)
+
+    def led(self) -> list[Json]:
+        return [e for e in self.snapshot() if e["ev"] == "led"]
+
+    def close(self, timeout: float = 20.0) -> None:
+        if self.proc.poll() is None and self.proc.stdin is not None:
+            self.close_requested_at = time.time()
+            try:
+                self.proc.stdin.write("close\n")
+                self.proc.stdin.flush()
+            except OSError:
+                pass
+        try:
+            self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(10)
+
+
+def wait_until(predicate: Callable[[], Any], timeout: float, what: str) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}")
+        time.sleep(0.2)
+
+
+def stable(members: list[Member], topic: str) -> dict[str, set[tuple[str, int]]] | None:
+    """The members' assignments once all report the same generation, disjoint and complete."""
+    latest = [m.last_assignment() for m in members]
+    if any(e is None or e["gen"] < 1 for e in latest):
+        return None
+    if len({e["gen"] for e in latest if e is not None}) != 1:
+        return None
+    result = {m.name: {(t, p) for t, p in e["parts"]} for m, e in zip(members, latest, strict=True) if e}
+    everything = [tp for parts in result.values() for tp in parts]
+    if len(everything) != len(set(everything)) or set(everything) != {(topic, p) for p in range(PARTITIONS)}:
+        return None
+    return result
+
+
+def double_ownership(members: list[Member]) -> list[str]:
+    """Replay every member's listener events in time order; report any partition added to one
+    member while another still held it. A member asked to close stops counting as owner then."""
+    timeline: list[tuple[float, int, str, str, list[Any]]] = []
+    for m in members:
+        for e in m.snapshot():
+            if e["ev"] in ("revoked", "lost"):
+                timeline.append((e["t"], 0, m.name, "drop", e["parts"]))
+            elif e["ev"] == "added":
+                timeline.append((e["t"], 1, m.name, "add", e["parts"]))
+        if m.close_requested_at is not None:
+            timeline.append((m.close_requested_at, 0, m.name, "close", []))
+    owner: dict[tuple[str, int], str] = {}
+    problems = []
+    for t, _, name, kind, parts in sorted(timeline, key=lambda x: (x[0], x[1])):
+        if kind == "close":
+            owner = {tp: o for tp, o in owner.items() if o != name}
+            continue
+        for topic, p in parts:
+            tp = (topic, p)
+            if kind == "drop":
+                if owner.get(tp) == name:
+                    del owner[tp]
+            else:
+                if tp in owner and owner[tp] != name:
+                    problems.append(f"{tp} added to {name} at {t:.3f} while {owner[tp]} still owned it")
+                owner[tp] = name
+    return problems
+
+
+def check_group(members: list[Member], topic: str, what: str) -> dict[str, set[tuple[str, int]]]:
+    result = wait_until(
+        lambda: stable(members, topic), 90, f"{what}: group stable over {len(members)} members"
+    )
+    sizes = sorted(len(parts) for parts in result.values())
+    assert sizes[-1] - sizes[0] <= 1, f"{what}: unbalanced {result}"
+    led = {m.name: len(m.led()) for m in members if m.side == "python"}
+    print(f"{what}: sizes { {n: len(p) for n, p in result.items()} }, python leader runs {led}")
+    return result
+
+
+# ================================================================================== fixtures
+@pytest.fixture(scope="module")
+def java_member_classpath(tmp_path_factory: pytest.TempPathFactory) -> str:
+    from kafka_placement.conformance.jars import JavaReferenceUnavailable, class_path
+
+    javac = shutil.which("javac")
+    try:
+        jars = class_path()
+        if javac is None:
+            raise JavaReferenceUnavailable("javac not found")
+    except JavaReferenceUnavailable as exc:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"Java consumer cannot be built in CI: {exc}")
+        pytest.skip(f"Java consumer cannot be built ({exc}); run scripts/fetch-java-reference.sh")
+    source = Path(__file__).resolve().parents[1] / "plugin/kafka_placement/conformance/java_live"
+    out = tmp_path_factory.mktemp("java-member")
+    cp = ":".join(map(str, jars))
+    subprocess.run(
+        [javac, "-nowarn", "-d", str(out), "-cp", cp, *map(str, sorted(source.rglob("*.java")))],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return f"{cp}:{out}"
+
+
+@pytest.fixture()
+def spawn(kafka_cluster: Any, java_member_classpath: str) -> Any:
+    started: list[Member] = []
+
+    def start(side: str, name: str, group: str, topic: str) -> Member:
+        if side == "java":
+            java = shutil.which("java") or "java"
+            argv = [
+                java,
+                "-cp",
+                java_member_classpath,
+                JAVA_MAIN,
+                kafka_cluster.bootstrap_servers,
+                group,
+                name,
+                topic,
+            ]
+        else:
+            config = {
+                "bootstrap": kafka_cluster.bootstrap_servers,
+                "group": group,
+                "name": name,
+                "topics": [topic],
+            }
+            argv = [sys.executable, __file__, json.dumps(config)]
+        member = Member(name, argv, side)
+        started.append(member)
+        return member
+
+    yield start
+    for m in started:
+        m.close(timeout=15)
+
+
+@pytest.fixture()
+def topic(kafka_cluster: Any) -> str:
+    from kafka import KafkaAdminClient
+    from kafka.admin import NewTopic
+
+    admin = KafkaAdminClient(bootstrap_servers=kafka_cluster.bootstrap_servers, client_id="mixed-group")
+    name = f"mixed-{uuid.uuid4().hex[:10]}"
+    try:
+        admin.create_topics([NewTopic(name, PARTITIONS, 2)])
+
+        def ready() -> bool:
+            try:
+                (described,) = admin.describe_topics([name])
+            except Exception:
+                return False
+            parts = described.get("partitions") or []
+            return len(parts) == PARTITIONS and all(p.get("leader_id", -1) >= 0 for p in parts)
+
+        wait_until(ready, 30, f"topic {name}")
+    finally:
+        admin.close()
+    return name
+
+
+pytestmark = [pytest.mark.integration, pytest.mark.conformance]
+
+
+# ================================================================================== tests
+def test_java_leader_then_python_leader(spawn: Any, topic: str) -> None:
+    group = f"mixed-java-first-{uuid.uuid4().hex[:8]}"
+    java = spawn("java", "java-1", group, topic)
+    check_group([java], topic, "java alone")
+    py1 = spawn("python", "py-1", group, topic)
+    py2 = spawn("python", "py-2", group, topic)
+    members = [java, py1, py2]
+    result = check_group(members, topic, "java leads, two python members joined")
+    assert all(result[m.name] for m in members), result
+    assert not py1.led() and not py2.led(), "the Java member joined first and must have led"
+    assert double_ownership(members) == []
+
+    java.close()
+    check_group([py1, py2], topic, "java left, python leads")
+    assert py1.led() or py2.led(), "after the Java leader left, a python member must lead"
+    assert double_ownership(members) == []
+
+
+def test_python_leader_then_java_leader(spawn: Any, topic: str) -> None:
+    group = f"mixed-python-first-{uuid.uuid4().hex[:8]}"
+    py1 = spawn("python", "py-1", group, topic)
+    check_group([py1], topic, "python alone")
+    java = spawn("java", "java-1", group, topic)
+    java2 = spawn("java", "java-2", group, topic)
+    members = [py1, java, java2]
+    result = check_group(members, topic, "python leads, two java members joined")
+    assert all(result[m.name] for m in members), result
+    assert py1.led(), "the python member joined first and must have led"
+    led_for = py1.led()[-1]["members"]
+    assert len(led_for) == 3, f"python leader assigned for {led_for}"
+    assert double_ownership(members) == []
+
+    py1.close()
+    led_before = len(py1.led())
+    check_group([java, java2], topic, "python left, java leads")
+    assert len(py1.led()) == led_before
+    assert double_ownership(members) == []
+
+
+if __name__ == "__main__":  # pragma: no cover - the python worker
+    sys.exit(_worker_main(json.loads(sys.argv[1])))
