@@ -78,8 +78,12 @@ def create_topic(
     checked = validate_explicit_assignment(
         assignment, brokers(admin), require_rack_diversity=require_rack_diversity
     )
+    # librdkafka wants the partition count spelled out with an explicit assignment (and no RF).
     new_topic = NewTopic(
-        topic, replica_assignment=[checked[p] for p in range(len(checked))], config=dict(configs or {})
+        topic,
+        num_partitions=len(checked),
+        replica_assignment=[checked[p] for p in range(len(checked))],
+        config=dict(configs or {}),
     )
     future = admin.create_topics([new_topic], request_timeout=timeout_s)[topic]
     try:
