@@ -51,5 +51,6 @@ def test_text_report_and_exit_code(monkeypatch: pytest.MonkeyPatch, capsys: pyte
     assert _run(monkeypatch, ["audit", "--bootstrap-servers", "x:1", "--topic", "good,bad",
                               "--fail-on-findings"]) == 1
     out = capsys.readouterr().out
-    assert "brokers: 0(a), 1(a), 2(b), 3(b)" in out and "findings: 5" in out
+    assert "brokers: 0(a), 1(a), 2(b), 3(b)" in out and "findings: 6" in out
+    assert "bad: preferred leaders per broker spread 2 > 1 achievable by reordering replicas" in out
     assert "bad: replicas per broker spread 2 > 0 achievable with these racks" in out

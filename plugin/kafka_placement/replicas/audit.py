@@ -11,8 +11,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kafka_placement.errors import InvalidArgumentError, InvalidBrokerError, UnknownTopicError
+from kafka_placement.replicas.leaders import balance_leaders
 from kafka_placement.replicas.metrics import PlacementMetrics, placement_metrics
-from kafka_placement.replicas.quotas import replica_quotas
+from kafka_placement.replicas.quotas import leader_quotas, replica_quotas
 from kafka_placement.vocabulary import Broker, TopicPartition
 
 
@@ -140,6 +141,21 @@ def audit(snapshot: ClusterSnapshot, topics: Iterable[str] | None = None) -> Aud
         shrunk = sorted(tp.partition for tp in tps if len(snapshot.partitions[tp].isr) < len(assignment[tp]))
         if shrunk:
             findings.append(f"{len(shrunk)} under-replicated partition(s) (ISR < replicas): {shrunk[:10]}")
+        preferred = placement_metrics(part, brokers)  # leaders = first replicas
+        if len(rfs) == 1 and set(known) >= {b for r in part.values() for b in r}:
+            replica_sets = [part[p] for p in sorted(part)]
+            low, high = leader_quotas(preferred.replicas_per_broker, len(part))
+            firsts = [r[0] for r in replica_sets]
+            balance_leaders(replica_sets, firsts, low, high)
+            counts = dict.fromkeys(known, 0)
+            for b in firsts:
+                counts[b] += 1
+            achievable = max(counts.values()) - min(counts.values())
+            if preferred.leader_spread > achievable:
+                findings.append(
+                    f"preferred leaders per broker spread {preferred.leader_spread} > {achievable} "
+                    "achievable by reordering replicas (KAFKA-15354)"
+                )
         if best is not None and metrics.replica_spread > best:
             findings.append(
                 f"replicas per broker spread {metrics.replica_spread} > {best} achievable with these racks"
