@@ -8,7 +8,8 @@
   valid placement can reach (also with uneven racks, KAFKA-19507);
 * :mod:`.planner` — minimal-movement reassignment plans with the lower bound they are measured
   against; :mod:`.reassignment_json` reads/writes kafka-reassign-partitions JSON;
-* :mod:`.metrics` — per-broker/per-rack spreads, rack diversity, co-replica pairs, moves.
+* :mod:`.metrics` — per-broker/per-rack spreads, rack diversity, co-replica pairs, moves;
+* :mod:`.audit` — findings from an admin-API snapshot (the client adapters build the snapshot).
 """
 
 from __future__ import annotations
@@ -16,6 +17,10 @@ from __future__ import annotations
 from kafka_placement.replicas.adminutils import assign_replicas_to_brokers, rack_alternated_broker_list
 from kafka_placement.replicas.balanced import place_balanced
 from kafka_placement.replicas.javarandom import JavaRandom, MockRandom
+from kafka_placement.replicas.metrics import count_moves, placement_metrics
+from kafka_placement.replicas.planner import plan_reassignment
+from kafka_placement.replicas.quotas import replica_quotas
+from kafka_placement.replicas.reassignment_json import format_reassignment, parse_reassignment
 from kafka_placement.replicas.striped import UsableBroker, place_striped
 from kafka_placement.vocabulary import Broker
 
@@ -25,7 +30,13 @@ __all__ = [
     "MockRandom",
     "UsableBroker",
     "assign_replicas_to_brokers",
+    "count_moves",
+    "format_reassignment",
+    "parse_reassignment",
     "place_balanced",
     "place_striped",
+    "placement_metrics",
+    "plan_reassignment",
     "rack_alternated_broker_list",
+    "replica_quotas",
 ]
