@@ -29,10 +29,10 @@ def murmur2_unsigned(data: bytes) -> int:
         else:
             blocks = struct.unpack_from(f"<{nblocks}I", data, 0)
         m = M
+        mask = MASK32
         for k in blocks:
-            k = (k * m) & MASK32
-            k ^= k >> R
-            h = ((h * m) & MASK32) ^ ((k * m) & MASK32)
+            k = (k * m) & mask
+            h = ((h * m) ^ ((k ^ (k >> 24)) * m)) & mask
     tail = length & 3
     if tail:
         base = length - tail

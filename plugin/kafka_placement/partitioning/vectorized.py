@@ -16,7 +16,7 @@ import numpy.typing as npt
 
 from kafka_placement.partitioning.hashes import FNV_OFFSET, FNV_PRIME
 from kafka_placement.partitioning.keybatch import KeyBatch
-from kafka_placement.partitioning.murmur2 import SEED, M
+from kafka_placement.partitioning.murmur2 import SEED, M, murmur2
 
 U32 = npt.NDArray[np.uint32]
 _M = np.uint32(M)
@@ -56,55 +56,87 @@ def _span_view(data: npt.NDArray[np.uint8], span: int) -> npt.NDArray[np.void]:
     return np.ndarray(shape=(count,), dtype=f"V{span}", buffer=data, offset=0, strides=(1,))
 
 
-def _gather_blocks(data: npt.NDArray[np.uint8], starts: npt.NDArray[np.int64], nblocks: int) -> U32:
-    """(len(starts), nblocks) view of freshly gathered memory: row i = the 4-byte LE blocks of key i.
+_TAIL_MUL = np.array([1, M, M, M], dtype=np.uint32)  # a 1–3 byte tail ends with h *= m
+_SCALAR_MIN_BLOCKS = 1024  # groups of fewer than _SCALAR_MAX_KEYS keys this long: scalar is faster
+_SCALAR_MAX_KEYS = 16
 
-    Gathers whole ``_SPAN``-byte items (reading up to 60 bytes past the blocks) when every key has that
-    many bytes left in the buffer, exact ``4*nblocks``-byte items otherwise.
+
+def _mix_slab(
+    view: npt.NDArray[np.void],
+    starts: npt.NDArray[np.int64],
+    b: int,
+    spans: int,
+    hh: U32,
+    tail: npt.NDArray[np.intp],
+) -> None:
+    """Mix ``b`` blocks and the tail of every key starting at ``starts`` into ``hh`` (in place).
+
+    One gather of ``spans`` 64-byte items per key (numpy gathers wide void items far faster than 4-byte
+    words) covers the blocks and the 4-byte word holding the tail; the caller guarantees the bytes exist.
     """
-    spans = -(-4 * nblocks // _SPAN)
-    if starts.size and int(starts[-1]) + spans * _SPAN <= int(data.size):  # starts ascend within a group
-        view = _span_view(data, _SPAN)
-        items = view[starts if spans == 1 else starts[:, None] + np.arange(spans, dtype=np.int64) * _SPAN]
-        words: U32 = items.view("<u4").reshape(starts.size, spans * _SPAN // 4)
-        return words[:, :nblocks]
-    exact: U32 = _span_view(data, 4 * nblocks)[starts].view("<u4").reshape(starts.size, nblocks)
-    return exact
+    items = view[starts if spans == 1 else starts[:, None] + np.arange(spans, dtype=np.int64) * _SPAN]
+    words: U32 = items.view("<u4").reshape(starts.size, spans * _SPAN // 4)
+    if b:
+        blocks = words[:, :b].T * _M  # (b, keys): contiguous rows for the chain
+        blocks ^= blocks >> np.uint32(24)
+        blocks *= _M
+        for j in range(b):
+            hh *= _M
+            hh ^= blocks[j]
+    hh ^= words[:, b] & _TAIL_MASK[tail]
+    hh *= _TAIL_MUL[tail]
 
 
-def _grouped_body(batch: KeyBatch, nb: npt.NDArray[np.int64] | npt.NDArray[np.int32], h: U32) -> None:
+def _grouped_body(
+    batch: KeyBatch, lengths: npt.NDArray[np.int64] | npt.NDArray[np.int32], h: U32
+) -> list[int]:
+    """Blocks and tails of keys of mixed lengths, grouped by block count. Returns the indices of the few
+    keys left to the scalar path (very long keys in tiny groups); their ``h`` entries are garbage."""
+    nb = lengths >> 2
     maxnb = int(nb.max())
     sort_key = nb.astype(np.uint8 if maxnb < 256 else np.uint16 if maxnb < 65536 else np.int64)
     order = np.argsort(sort_key, kind="stable")  # radix sort for small ints; stable keeps addresses rising
     bounds = np.concatenate(([0], np.cumsum(np.bincount(nb, minlength=maxnb + 1))))
-    first = int(bounds[1])  # keys with no whole block keep their seed value
-    order = order[first:]
     starts = batch.offsets[:-1][order].astype(np.int64)
+    tails = (lengths[order] & 3).astype(np.intp)
     hs = h[order]  # hashes in group order: every slab below is a contiguous slice, updated in place
-    for b in range(1, maxnb + 1):
-        lo, hi = int(bounds[b]) - first, int(bounds[b + 1]) - first
+    data = batch.data
+    size = int(data.size)
+    view = _span_view(data, _SPAN)
+    # keys whose 64-byte items would run past the buffer use a zero-padded copy of the buffer's end
+    max_spans = (4 * maxnb + 4 + _SPAN - 1) // _SPAN
+    pad_base = max(0, size - max_spans * _SPAN)
+    padded = np.zeros(size - pad_base + max_spans * _SPAN, dtype=np.uint8)
+    padded[: size - pad_base] = data[pad_base:]
+    padded_view = _span_view(padded, _SPAN)
+    scalar: list[int] = []
+    for b in range(maxnb + 1):
+        lo, hi = int(bounds[b]), int(bounds[b + 1])
         if lo == hi:
             continue
-        step = max(256, _CHUNK_BLOCKS // b)
-        for c0 in range(lo, hi, step):
-            c1 = min(c0 + step, hi)
-            blocks = _gather_blocks(batch.data, starts[c0:c1], b).T * _M  # (b, keys), contiguous rows
-            blocks ^= blocks >> np.uint32(24)
-            blocks *= _M
-            hh = hs[c0:c1]
-            for j in range(b):
-                hh *= _M
-                hh ^= blocks[j]
+        if b >= _SCALAR_MIN_BLOCKS and hi - lo < _SCALAR_MAX_KEYS:
+            scalar.extend(order[lo:hi].tolist())
+            continue
+        spans = (4 * b + 4 + _SPAN - 1) // _SPAN
+        cut = lo + int(np.searchsorted(starts[lo:hi], size - spans * _SPAN, side="right"))
+        step = max(64, _CHUNK_BLOCKS // max(b, 1))
+        for c0 in range(lo, cut, step):
+            c1 = min(c0 + step, cut)
+            _mix_slab(view, starts[c0:c1], b, spans, hs[c0:c1], tails[c0:c1])
+        if cut < hi:
+            _mix_slab(padded_view, starts[cut:hi] - pad_base, b, spans, hs[cut:hi], tails[cut:hi])
     h[order] = hs
+    return scalar
 
 
 def _tails(
     batch: KeyBatch, lengths: npt.NDArray[np.int64] | npt.NDArray[np.int32], h: U32, fixed: int
 ) -> None:
-    if fixed >= 0 and fixed & 3 == 0:
+    """Tails of fixed-length keys (all ``fixed & 3`` bytes long)."""
+    if fixed & 3 == 0:
         return
     tail = (lengths & 3).astype(np.int64)
-    sel = np.arange(len(batch)) if fixed >= 0 else np.flatnonzero(tail)
+    sel = np.arange(len(batch))
     if not sel.size:
         return
     data = batch.data
@@ -134,18 +166,21 @@ def murmur2_batch(batch: KeyBatch) -> npt.NDArray[np.int32]:
         h = np.full(n, (SEED ^ fixed) & 0xFFFFFFFF, dtype=np.uint32)
     else:
         h = np.uint32(SEED) ^ lengths.astype(np.uint32)
-    if n:
+    scalar: list[int] = []
+    if fixed >= 0:
         if fixed >= 4:
             _fixed_length_body(batch, first, h)
-        elif fixed < 0:
-            nb = lengths >> 2
-            if int(nb.max()) > 0:
-                _grouped_body(batch, nb, h)
         _tails(batch, lengths, h, fixed)
+    elif n:
+        scalar = _grouped_body(batch, lengths, h)
     h ^= h >> np.uint32(13)
     h *= _M
     h ^= h >> np.uint32(15)
-    return h.view(np.int32)
+    out = h.view(np.int32)
+    offsets = batch.offsets
+    for i in scalar:
+        out[i] = murmur2(batch.data[int(offsets[i]) : int(offsets[i + 1])].tobytes())
+    return out
 
 
 def _sorted_bytewise(batch: KeyBatch, h: U32, step: object) -> None:
