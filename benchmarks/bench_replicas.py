@@ -29,6 +29,7 @@ from typing import Any
 from kafka_placement.replicas import (
     Broker,
     JavaRandom,
+    MockRandom,
     UsableBroker,
     assign_replicas_to_brokers,
     place_striped,
@@ -56,6 +57,38 @@ def _spreads(assignment: Assignment, brokers: list[Broker]) -> str:
     m = placement_metrics({tp.partition: r for tp, r in assignment.items()}, brokers)
     return (f"replicas/broker spread {m.replica_spread:>3}, leaders {m.leader_spread:>3}, "
             f"pairs {m.pair_spread:>3}, under-diverse {len(m.under_diverse)}")
+
+
+def _java_speed(brokers: list[Broker], partitions: int, rf: int) -> None:
+    """Our ports vs the Java classes (JPype, same JVM warm-up discipline: best of 5), same inputs."""
+    print(f"\nplacement speed, {partitions} partitions x RF {rf} on {len(brokers)} brokers (best of 5):")
+    try:
+        from kafka_placement.conformance.bridge import reference
+
+        ref = reference()
+    except Exception as exc:  # no JVM / jars: say so, do not fail the benchmark
+        print(f"  Java reference unavailable ({type(exc).__name__}: {exc}); Python only")
+        ref = None
+    pairs = [(b.id, b.rack) for b in brokers]
+    usable = [UsableBroker(b.id, b.rack) for b in brokers]
+    cases: list[tuple[str, Callable[[], Any], Callable[[], Any] | None]] = [
+        ("AdminUtils (fixed start 0)",
+         lambda: assign_replicas_to_brokers(brokers, partitions, rf, 0),
+         (lambda: ref.assign_replicas_to_brokers(pairs, partitions, rf, 0)) if ref else None),
+        ("StripedReplicaPlacer (MockRandom 17)",
+         lambda: place_striped(usable, partitions, rf, MockRandom()),
+         (lambda: ref.place_striped([(b.id, b.rack, False) for b in brokers], partitions, rf, 17))
+         if ref else None),
+    ]
+    for label, ours, java in cases:
+        ours_s = min(_timed(ours)[1] for _ in range(5))
+        if java is None:
+            print(f"  {label:<38} ours {ours_s * 1000:7.1f} ms")
+            continue
+        same = ours() == java()
+        java_s = min(_timed(java)[1] for _ in range(5))
+        print(f"  {label:<38} ours {ours_s * 1000:7.1f} ms  Java (incl. JPype conversion) "
+              f"{java_s * 1000:7.1f} ms  ratio ours/Java {ours_s / java_s:5.2f}  identical: {same}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -120,6 +153,7 @@ def main(argv: list[str] | None = None) -> int:
         fresh_moves = count_moves(current, fresh).replicas_added
         print(f"  balanced from scratch {t * 1000:6.0f} ms  moved {fresh_moves:>6}  {_spreads(fresh, new)}")
 
+    _java_speed(old, p, rf)
     print("\nREFERENCE.md cases (no racks, AdminUtils current placement, 60 partitions per broker pair):")
     for before, after in ((5, 6), (12, 13)):
         parts = before * after * 2
