@@ -69,3 +69,49 @@ def test_full_run_matches_java(java: JavaReference, algorithm: str, count: int) 
     result = run_algorithm(algorithm, count, SEED, ref=java)
     print(f"\n{result.line()} ({result.seconds:.1f}s, {result.reference_anomalies} Java anomalies)")
     _assert_clean(result)
+
+
+# ---- the runner catches wrong implementations (a differential check that cannot fail proves nothing)
+def test_runner_catches_a_wrong_replica_order(java: JavaReference, monkeypatch: pytest.MonkeyPatch) -> None:
+    import kafka_placement.replicas as replicas
+
+    real = replicas.assign_replicas_to_brokers
+
+    def reversed_followers(*args: object, **kwargs: object) -> dict[int, list[int]]:
+        return {p: r[:1] + r[1:][::-1] for p, r in real(*args, **kwargs).items()}  # type: ignore[arg-type]
+
+    monkeypatch.setattr(replicas, "assign_replicas_to_brokers", reversed_followers)
+    result = run_algorithm("adminutils", 100, SEED, ref=java)
+    assert result.mismatches > 10
+
+
+def test_runner_catches_a_wrong_message(java: JavaReference, monkeypatch: pytest.MonkeyPatch) -> None:
+    import kafka_placement.replicas.striped as striped
+    from kafka_placement.errors import InvalidReplicationFactorError
+
+    real = striped.place_striped
+
+    def reworded(*args: object, **kwargs: object) -> list[list[int]]:
+        try:
+            return real(*args, **kwargs)  # type: ignore[arg-type]
+        except InvalidReplicationFactorError as exc:
+            raise InvalidReplicationFactorError(str(exc) + "!") from None
+
+    monkeypatch.setattr(striped, "place_striped", reworded)
+    result = run_algorithm("striped", 400, SEED, ref=java)
+    assert result.mismatches > 0
+    assert all("exception differs" in m.detail for m in result.examples)
+
+
+def test_runner_catches_an_unbalanced_sticky(java: JavaReference, monkeypatch: pytest.MonkeyPatch) -> None:
+    import kafka_placement.assignment as assignment
+
+    real = assignment.assign
+
+    def greedy(strategy: str, partitions: object, members: object, **kwargs: object) -> object:
+        result = real("range", partitions, members, **kwargs)  # type: ignore[arg-type]
+        return result
+
+    monkeypatch.setattr(assignment, "assign", greedy)
+    result = run_algorithm("sticky", 100, SEED, ref=java)
+    assert result.mismatches > 10
