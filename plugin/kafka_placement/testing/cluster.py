@@ -326,6 +326,28 @@ class KafkaCluster:
         self._wait_broker_listed(broker_id, max(5.0, timeout_s - (time.monotonic() - t0)))
         self._log(f"broker {broker_id} back in {time.monotonic() - t0:.1f}s")
 
+    @property
+    def owns_containers(self) -> bool:
+        """True when this object started the cluster (False when attached to the shared one)."""
+        return self._owner
+
+    def broker_logs(self, broker_id: int, tail: int | None = None) -> str:
+        """The broker container's output (all of it, or the last ``tail`` lines)."""
+        c = self._broker_container(broker_id)
+        return str(c.logs(tail=tail if tail is not None else "all").decode(errors="replace"))
+
+    def broker_exit_code(self, broker_id: int) -> int | None:
+        """Exit code of a stopped/killed broker container (None while it runs)."""
+        c = self._broker_container(broker_id)
+        c.reload()
+        if c.status == "running":
+            return None
+        return int(c.attrs["State"]["ExitCode"])
+
+    def not_running_brokers(self) -> list[int]:
+        """Broker ids whose container is not running right now."""
+        return [b for b in self.broker_ids if not self.broker_running(b)]
+
     def broker_running(self, broker_id: int) -> bool:
         c = self._broker_container(broker_id)
         c.reload()
