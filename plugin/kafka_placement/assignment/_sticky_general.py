@@ -137,7 +137,10 @@ def _balance(problem: Problem, c: IntArray, o: IntArray, *, free_only: bool) -> 
             new_m = np.flatnonzero(reach.any(axis=1))
             if new_m.size == 0:
                 break
-            parent_topic[new_m] = new_t[reach[new_m].argmax(axis=1)]
+            # reach each member through a topic whose holder can pass on a partition it did not own
+            pm = parent_member[new_t]
+            free_hop = c[pm, new_t] > o[pm, new_t]
+            parent_topic[new_m] = new_t[(reach[new_m] * (1 + free_hop)).argmax(axis=1)]
             visited_m[new_m] = True
             frontier = new_m
         reached = np.flatnonzero(visited_m & ~sources)
@@ -169,15 +172,9 @@ def _balance(problem: Problem, c: IntArray, o: IntArray, *, free_only: bool) -> 
             loads[y0] += 1
 
 
-def general_assign(problem: Problem, kept: IntArray, racks: RackView | None) -> IntArray:
-    """The sticky owner array for any subscriptions, from the resolved previous owners ``kept``."""
-    m, t_count = problem.n_members, len(problem.topics)
-    owner = kept.copy()
-    if problem.n_partitions == 0 or m == 0:
-        return owner
-    has = kept >= 0
-    topic_of = problem.topic_of(np.flatnonzero(has))
-    o = np.bincount(kept[has] * t_count + topic_of, minlength=m * t_count).reshape(m, t_count)
+def _counts(problem: Problem, o: IntArray) -> IntArray:
+    """Balanced members x topics partition counts, starting from the owned counts ``o``."""
+    t_count = len(problem.topics)
     c = o.copy()
     loads = c.sum(axis=1)
     unowned = problem.counts - o.sum(axis=0)
@@ -192,6 +189,25 @@ def general_assign(problem: Problem, kept: IntArray, racks: RackView | None) -> 
         loads[who] += give
     _balance(problem, c, o, free_only=True)
     _balance(problem, c, o, free_only=False)
+    return c
+
+
+def general_assign(problem: Problem, kept: IntArray, racks: RackView | None) -> IntArray:
+    """The sticky owner array for any subscriptions, from the resolved previous owners ``kept``."""
+    m, t_count = problem.n_members, len(problem.topics)
+    owner = kept.copy()
+    if problem.n_partitions == 0 or m == 0:
+        return owner
+    has = kept >= 0
+    topic_of = problem.topic_of(np.flatnonzero(has))
+    o = np.bincount(kept[has] * t_count + topic_of, minlength=m * t_count).reshape(m, t_count)
+    c = _counts(problem, o)
+    if np.minimum(c, o).sum() < o.sum():  # something owned has to move: could a fresh run keep more?
+        # Guarantee: never less sticky than a fresh assignment. Both are balanced alike (balance is
+        # optimal either way); if the counts of a fresh run keep more owned partitions, take those.
+        fresh = _counts(problem, np.zeros_like(o))
+        if np.minimum(fresh, o).sum() > np.minimum(c, o).sum():
+            c = fresh
     # choose the partitions: keep own ones first, then fill from the rest of the topic
     for t in range(t_count):
         lo, hi = int(problem.offsets[t]), int(problem.offsets[t + 1])
