@@ -211,3 +211,44 @@ def test_poor_round_robin_assignment_scenario_is_valid_and_balanced() -> None:
     }
     result = run(ppt, members)
     assert sorted(len(v) for v in result.values()) == [2, 2, 2, 2]  # the javadoc's sticky result sizes
+
+
+def test_all_owned_partition_claims_in_the_same_generation_are_invalidated() -> None:
+    # AbstractStickyAssignorTest / StickyAssignorTest:
+    # testAllConsumersHaveOwnedPartitionInvalidatedWhenClaimedByMultipleConsumersInSameGeneration...
+    members = {
+        "consumer1": Member([T], owned=[tp(T, 0), tp(T, 1)], generation=1),
+        "consumer2": Member([T], owned=[tp(T, 0), tp(T, 2)], generation=1),
+        "consumer3": Member([T], generation=1),
+    }
+    assert run({T: 3}, members) == {"consumer1": [tp(T, 1)], "consumer2": [tp(T, 2)], "consumer3": [tp(T, 0)]}
+
+
+def test_cooperative_withholds_the_doubly_claimed_partition() -> None:
+    # CooperativeStickyAssignorTest, same scenario: topic-0 "has to be considered owned and so it
+    # can't be assigned until both have revoked"
+    from kafka_placement.assignment.cooperative import assign_cooperative_sticky
+
+    members = {
+        "consumer1": Member([T], owned=[tp(T, 0), tp(T, 1)], generation=1),
+        "consumer2": Member([T], owned=[tp(T, 0), tp(T, 2)], generation=1),
+        "consumer3": Member([T], generation=1),
+    }
+    assert assign_cooperative_sticky({T: 3}, members) == {
+        "consumer1": [tp(T, 1)],
+        "consumer2": [tp(T, 2)],
+        "consumer3": [],
+    }
+
+
+def test_owned_partitions_of_an_older_generation_lose_to_the_current_one() -> None:
+    # AbstractStickyAssignorTest: consumer2 claims the same partitions with DEFAULT_GENERATION (-1)
+    both = [T, T2]
+    owned = [tp(T, 0), tp(T, 2), tp(T2, 1)]
+    members = {
+        "consumer1": Member(both, owned=owned, generation=10),
+        "consumer2": Member(both, owned=owned, generation=-1),
+    }
+    result = run({T: 3, T2: 3}, members)
+    assert set(result["consumer1"]) == set(owned)
+    assert set(result["consumer2"]) == {tp(T, 1), tp(T2, 0), tp(T2, 2)}
