@@ -544,16 +544,23 @@ def _rack_first(
 
     # 3. inside each rack: brokers above quota free slots (not where they lead first), then slots
     #    go to the brokers below quota (any broker of the rack fits: one replica per rack).
+    touched = [sum(1 for b in e.values() if b == -1) for e in entries]
     for r in racks:
         members = topic.layout.racks[r]
         for b in members:
             excess = held[b] - quotas[b]
             if excess <= 0:
                 continue
-            mine = sorted((p for p in holders[r] if entries[p][r] == b), key=lambda q: (leader_of[q] == b, q))
+            # not where it leads first; then partitions no other rack has changed yet (so brokers
+            # receiving in different racks do not all land in the same partitions), scattered order
+            mine = sorted(
+                (p for p in holders[r] if entries[p][r] == b),
+                key=lambda q: (leader_of[q] == b, touched[q], (q * 2654435761) & 0xFFFFFFFF),
+            )
             for p in mine[:excess]:
                 entries[p][r] = -1
                 held[b] -= 1
+                touched[p] += 1
         need = {b: quotas[b] - held[b] for b in members}
         heap = [b for b in members if need[b] > 0]
         for p in sorted(holders[r]):
