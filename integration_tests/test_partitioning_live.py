@@ -243,9 +243,11 @@ def test_broker_stopped_mid_produce(kafka_cluster: Any, admin: Any) -> None:
     conf_acked: list[int] = []
     sent: list[Any] = []
     try:
-        for i in range(60):  # before the outage
+        for i in range(60):  # before the outage (also makes both producers track the topic)
             sent.append(rr.send(topic, value=f"pre-{i}".encode()))
+            sent.append(sticky.send(topic, value=f"pre-st-{i}".encode()))
         rr.flush(30)
+        sticky.flush(30)
         kafka_cluster.stop_broker(victim)
         try:
             wait_until(
