@@ -218,6 +218,8 @@ class Producer:
 
     # --- everything else is confluent's ---------------------------------------------------------
     def __getattr__(self, name: str) -> Any:
+        if name == "_producer":  # not constructed (yet): no recursion
+            raise AttributeError(name)
         return getattr(self._producer, name)
 
     def __len__(self) -> int:
