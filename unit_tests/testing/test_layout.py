@@ -1,0 +1,188 @@
+"""ClusterLayout rendering, checked against the offline image's real entry point (docker/offline/run)."""
+
+from __future__ import annotations
+
+import base64
+import os
+import stat
+import subprocess
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from kafka_placement.testing.layout import (
+    BROKER_RACKS,
+    CONTROLLER_ID,
+    NON_PROPERTY_ENV,
+    ClusterLayout,
+    env_to_property,
+    new_cluster_id,
+    property_to_env,
+)
+
+RUN_SCRIPT = Path(__file__).resolve().parents[2] / "docker" / "offline" / "run"
+
+PORTS = {b: 30000 + b for b in range(6)}
+
+
+def layout(**kw: object) -> ClusterLayout:
+    args: dict[str, object] = {
+        "cluster_id": new_cluster_id(),
+        "controller_port": 29999,
+        "broker_ports": PORTS,
+    }
+    args.update(kw)
+    return ClusterLayout(**args)  # type: ignore[arg-type]
+
+
+def test_seed_racks() -> None:
+    assert dict(BROKER_RACKS) == {0: "rack1", 1: "rack3", 2: "rack3", 3: "rack2", 4: "rack2", 5: "rack1"}
+    assert CONTROLLER_ID not in BROKER_RACKS
+
+
+@pytest.mark.parametrize(
+    ("prop", "env"),
+    [
+        ("broker.rack", "KAFKA_BROKER_RACK"),
+        ("node.id", "KAFKA_NODE_ID"),
+        ("controller.quorum.voters", "KAFKA_CONTROLLER_QUORUM_VOTERS"),
+        ("listener.security.protocol.map", "KAFKA_LISTENER_SECURITY_PROTOCOL_MAP"),
+        # official image convention: '-' -> '__', '_' -> '___'
+        ("ssl.key-store", "KAFKA_SSL_KEY__STORE"),
+        ("a_b.c", "KAFKA_A___B_C"),
+    ],
+)
+def test_property_env_names(prop: str, env: str) -> None:
+    assert property_to_env(prop) == env
+    assert env_to_property(env) == prop
+
+
+@given(st.from_regex(r"[a-z][a-z0-9]*([._-][a-z0-9]+)*", fullmatch=True))
+def test_env_name_roundtrip(prop: str) -> None:
+    assert env_to_property(property_to_env(prop)) == prop
+
+
+@pytest.mark.parametrize("bad", ["", " x", "a=b"])
+def test_property_to_env_rejects(bad: str) -> None:
+    with pytest.raises(ValueError, match="invalid Kafka property name"):
+        property_to_env(bad)
+
+
+@pytest.mark.parametrize("bad", ["KAFKA_HEAP_OPTS", "NODE_ID", "KAFKA_OPTS"])
+def test_env_to_property_rejects(bad: str) -> None:
+    with pytest.raises(ValueError, match="is not a KAFKA_<property>"):
+        env_to_property(bad)
+
+
+def test_cluster_id_is_16_bytes_urlsafe_base64() -> None:
+    ids = {new_cluster_id() for _ in range(50)}
+    assert len(ids) == 50
+    for cid in ids:
+        assert len(cid) == 22 and "=" not in cid
+        assert len(base64.urlsafe_b64decode(cid + "==")) == 16
+
+
+def test_broker_env_listeners_racks_and_quorum() -> None:
+    lay = layout()
+    assert lay.bootstrap_servers == ",".join(f"127.0.0.1:{30000 + b}" for b in range(6))
+    assert lay.quorum_voters == f"{CONTROLLER_ID}@127.0.0.1:29999"
+    for b in range(6):
+        env = lay.broker_env(b)
+        assert env["KAFKA_NODE_ID"] == str(b)
+        assert env["KAFKA_BROKER_RACK"] == BROKER_RACKS[b]
+        assert env["KAFKA_PROCESS_ROLES"] == "broker"
+        listener = f"PLAINTEXT://127.0.0.1:{30000 + b}"
+        assert env["KAFKA_LISTENERS"] == env["KAFKA_ADVERTISED_LISTENERS"] == listener
+        assert env["KAFKA_CONTROLLER_QUORUM_VOTERS"] == lay.quorum_voters
+        assert env["CLUSTER_ID"] == lay.cluster_id
+        assert env["KAFKA_OFFSETS_TOPIC_REPLICATION_FACTOR"] == "3"
+        assert env["KAFKA_GROUP_INITIAL_REBALANCE_DELAY_MS"] == "0"
+    c = lay.controller_env()
+    assert c["KAFKA_NODE_ID"] == str(CONTROLLER_ID) and c["KAFKA_PROCESS_ROLES"] == "controller"
+    assert c["KAFKA_LISTENERS"] == "CONTROLLER://127.0.0.1:29999"
+    assert "KAFKA_ADVERTISED_LISTENERS" not in c  # forbidden on a KRaft controller in apache/kafka
+    assert "KAFKA_BROKER_RACK" not in c
+
+
+def test_extra_broker_properties_override_defaults() -> None:
+    lay = layout(broker_properties={"offsets.topic.replication.factor": "2", "log.retention.ms": "1000"})
+    env = lay.broker_env(4)
+    assert env["KAFKA_OFFSETS_TOPIC_REPLICATION_FACTOR"] == "2"
+    assert env["KAFKA_LOG_RETENTION_MS"] == "1000"
+
+
+@pytest.mark.parametrize(
+    ("kw", "message"),
+    [
+        ({"broker_ports": {0: 1, 1: 2}}, "differ from broker ids with racks"),
+        ({"controller_port": 30003}, "ports must be distinct"),
+        ({"controller_port": 70000}, r"port 70000 out of range \[1, 65535\]"),
+        (
+            {"broker_ports": {**PORTS, CONTROLLER_ID: 31000}, "racks": {**BROKER_RACKS, CONTROLLER_ID: "r"}},
+            "reserved for the controller",
+        ),
+    ],
+)
+def test_layout_validation(kw: dict[str, object], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        layout(**kw)
+
+
+def test_broker_address_unknown_id() -> None:
+    with pytest.raises(KeyError, match="broker id 9 not in"):
+        layout().broker_address(9)
+
+
+# ---------------------------------------------------------------- the image's entry point agrees
+def _run_entrypoint(tmp_path: Path, env: dict[str, str]) -> tuple[int, dict[str, str], str]:
+    """Run docker/offline/run with stand-ins for the JVM launchers; return the config it wrote."""
+    home = tmp_path / "kafka"
+    (home / "bin").mkdir(parents=True)
+    (home / "config").mkdir()
+    (home / "VERSION").write_text("test\n")
+    for tool in ("kafka-storage.sh", "kafka-server-start.sh"):
+        script = home / "bin" / tool
+        script.write_text(f'#!/bin/bash\necho "{tool} $*"\n')
+        script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    full_env = {"PATH": os.environ["PATH"], "KAFKA_HOME": str(home), **env}
+    proc = subprocess.run(
+        ["bash", str(RUN_SCRIPT)], env=full_env, capture_output=True, text=True, check=False
+    )
+    config = home / "config" / "server.properties"
+    props: dict[str, str] = {}
+    if config.exists():
+        for line in config.read_text().splitlines():
+            key, _, value = line.partition("=")
+            props[key] = value
+    return proc.returncode, props, proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("node", [0, 3, CONTROLLER_ID])
+def test_entrypoint_writes_exactly_the_rendered_properties(tmp_path: Path, node: int) -> None:
+    lay = layout()
+    env = lay.controller_env() if node == CONTROLLER_ID else lay.broker_env(node)
+    rc, props, out = _run_entrypoint(tmp_path, env)
+    assert rc == 0, out
+    expected = {
+        env_to_property(k): v for k, v in env.items() if k.startswith("KAFKA_") and k not in NON_PROPERTY_ENV
+    }
+    assert props == expected
+    assert f"kafka-storage.sh format --ignore-formatted --cluster-id {lay.cluster_id}" in out
+    assert "kafka-server-start.sh" in out
+
+
+def test_entrypoint_rejects_advertised_listeners_on_controller(tmp_path: Path) -> None:
+    env = layout().controller_env()
+    env["KAFKA_ADVERTISED_LISTENERS"] = "PLAINTEXT://127.0.0.1:1"
+    rc, _props, out = _run_entrypoint(tmp_path, env)
+    assert rc == 1
+    assert "KAFKA_ADVERTISED_LISTENERS is not supported on a KRaft controller." in out
+
+
+def test_entrypoint_requires_cluster_id(tmp_path: Path) -> None:
+    env = layout().broker_env(0)
+    del env["CLUSTER_ID"]
+    rc, _props, out = _run_entrypoint(tmp_path, env)
+    assert rc == 1 and "CLUSTER_ID is required" in out
