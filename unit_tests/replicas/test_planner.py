@@ -117,6 +117,24 @@ def test_bad_input(current: dict, brokers: list[Broker], error: type[Exception],
         plan_reassignment(current, brokers)
 
 
+def test_cluster_scope_balances_totals_of_many_small_topics() -> None:
+    old = [Broker(i, f"r{i % 3}") for i in range(9)]
+    new = [*old, Broker(9, "r0"), Broker(10, "r1"), Broker(11, "r2")]
+    current: dict[TopicPartition, list[int]] = {}
+    for t in range(40):
+        current.update(_topic(assign_replicas_to_brokers(old, 4, 3, seed=t), f"t{t}"))
+    per_topic = plan_reassignment(current, new)
+    cluster = plan_reassignment(current, new, scope="cluster")
+    metrics = cluster.metrics["rf=3"]
+    _, bound = replica_quotas(new, len(current), 3)
+    assert metrics.under_diverse == [] and metrics.replica_spread == bound.spread == 0
+    assert metrics.leader_spread <= 1
+    assert cluster.moves.replicas_added == cluster.lower_bound.replica_moves == 120  # 480 replicas / 12 x 3
+    assert cluster.moves.replicas_added < per_topic.moves.replicas_added
+    with pytest.raises(InvalidArgumentError, match="scope must be 'topic' or 'cluster', got 'rack'"):
+        plan_reassignment(current, new, scope="rack")
+
+
 def _scenario(rnd: random.Random, allow_removals: bool) -> tuple[dict[TopicPartition, list[int]], list[Broker], int]:
     n = rnd.randint(2, 14)
     num_racks = rnd.randint(1, 4)

@@ -72,6 +72,10 @@ def register(subparsers: Any) -> None:
     plan.add_argument("--topic", action="append", metavar="TOPIC", help="topics to plan (default: all)")
     plan.add_argument("--brokers", help="target brokers: ids (racks from the cluster) or id:rack pairs")
     plan.add_argument("--remove-brokers", help="brokers to drain (comma-separated ids)")
+    plan.add_argument(
+        "--scope", choices=("topic", "cluster"), default="topic",
+        help="balance each topic on its own (default) or all partitions of a replication factor together",
+    )
     plan.add_argument("--output", metavar="FILE", help="write the plan JSON here (default: stdout)")
     plan.add_argument("--rollback", metavar="FILE", help="write the current lists of the changed partitions")
     plan.add_argument("--json", action="store_true", help="print the plan summary as JSON")
@@ -133,7 +137,7 @@ def build_plan(args: argparse.Namespace) -> Plan:
         if missing:
             raise InvalidBrokerError(f"--remove-brokers names unknown broker(s) {missing}")
         brokers = [b for b in brokers if b.id not in set(drop)]
-    return plan_reassignment(current, brokers)
+    return plan_reassignment(current, brokers, scope=args.scope)
 
 
 def _progress(done: int, total: int, elapsed: float) -> None:

@@ -118,24 +118,34 @@ def plan_reassignment(
     brokers: Iterable[Broker],
     *,
     sizes: Mapping[TopicPartition, int] | None = None,
+    scope: str = "topic",
 ) -> Plan:
-    """Plan moving ``current`` (``{(topic, partition): [replicas, leader first]}``) onto ``brokers``."""
+    """Plan moving ``current`` (``{(topic, partition): [replicas, leader first]}``) onto ``brokers``.
+
+    ``scope="topic"`` (default) balances every topic on its own, as Kafka places topics;
+    ``scope="cluster"`` balances all partitions of one replication factor together (many small
+    topics: balancing each of them costs far more moves than balancing the brokers' totals).
+    ``metrics`` are keyed by topic, or by ``"rf=N"`` groups for the cluster scope.
+    """
+    if scope not in ("topic", "cluster"):
+        raise InvalidArgumentError(f"scope must be 'topic' or 'cluster', got {scope!r}")
     assignment = _as_assignment(current)
     broker_list = list(brokers)
     layout = rack_layout(broker_list)
-    by_topic: dict[str, list[TopicPartition]] = {}
+    groups: dict[str, list[TopicPartition]] = {}
     for tp in sorted(assignment):
-        by_topic.setdefault(tp.topic, []).append(tp)
+        key = tp.topic if scope == "topic" else f"rf={len(assignment[tp])}"
+        groups.setdefault(key, []).append(tp)
     target: dict[TopicPartition, list[int]] = {}
     bound_moves = bound_leaders = bound_a = bound_b = 0
     warnings: list[str] = []
     metrics: dict[str, PlacementMetrics] = {}
-    for topic, tps in by_topic.items():
+    for group, tps in groups.items():
         rfs = {len(assignment[tp]) for tp in tps}
         if len(rfs) != 1:
             raise InvalidArgumentError(
-                f"topic {topic!r} mixes replication factors {sorted(rfs)}; "
-                "plan one replication factor per topic"
+                f"topic {group!r} mixes replication factors {sorted(rfs)}; "
+                "plan one replication factor per topic (or use scope='cluster')"
             )
         rf = rfs.pop()
         if rf > len(broker_list):
@@ -143,15 +153,16 @@ def plan_reassignment(
                 f"Replication factor: {rf} larger than available brokers: {len(broker_list)}."
             )
         old = [assignment[tp] for tp in tps]
-        new, bound, topic_warnings = _plan_topic(layout, broker_list, old, rf)
+        new, bound, group_warnings = _plan_topic(layout, broker_list, old, rf)
         for tp, reps in zip(tps, new, strict=True):
             target[tp] = reps
         bound_moves += bound.replica_moves
         bound_leaders += bound.leader_changes
         bound_a += bound.over_quota
         bound_b += bound.diversity
-        warnings.extend(f"topic {topic!r}: {w}" for w in topic_warnings)
-        metrics[topic] = placement_metrics({tp.partition: target[tp] for tp in tps}, broker_list)
+        label = f"topic {group!r}" if scope == "topic" else group
+        warnings.extend(f"{label}: {w}" for w in group_warnings)
+        metrics[group] = placement_metrics({i: target[tp] for i, tp in enumerate(tps)}, broker_list)
     return Plan(
         current=assignment,
         target=target,
