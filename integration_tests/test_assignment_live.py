@@ -278,12 +278,15 @@ def stable_group(admin: Any, group: str, workers: list[Worker], timeout: float =
     """Wait until the group is Stable with exactly ``workers`` and every worker reports the
     assignment the coordinator holds for it; return the description."""
     names = {w.name for w in workers}
+    seen: list[Any] = [None]
 
     def check() -> Json | None:
         try:
             desc = describe_group(admin, group)
-        except Exception:
+        except Exception as exc:
+            seen[0] = exc
             return None
+        seen[0] = {m["client_id"]: m["assigned"] for m in desc["members"].values()}, desc["state"]
         if desc["state"] != "Stable":
             return None
         by_client = {m["client_id"]: (mid, m) for mid, m in desc["members"].items()}
@@ -296,7 +299,11 @@ def stable_group(admin: Any, group: str, workers: list[Worker], timeout: float =
                 return None
         return desc
 
-    return wait_until(check, timeout, f"group {group} stable with {sorted(names)}", step=0.3)
+    try:
+        return wait_until(check, timeout, f"group {group} stable with {sorted(names)}", step=0.3)
+    except AssertionError as exc:
+        reports = {w.name: (w.alive(), w.last("assignment")) for w in workers}
+        raise AssertionError(f"{exc}; last DescribeGroups: {seen[0]}; workers: {reports}") from None
 
 
 # ================================================================================== fixtures
@@ -496,8 +503,36 @@ def test_rack_aware_consumers_get_rack_local_partitions(
     members = {mid: Member([topic], rack=m["rack_id"]) for mid, m in desc["members"].items()}
     as_tps = {mid: [TopicPartition(t, p) for t, p in parts] for mid, parts in actual.items()}
     local = rack_local_fraction(as_tps, members, racks)
-    print(f"{strategy}: rack-local fraction {local}")
-    assert local == 1.0
+    # the same group without racks (what a rack-unaware assignor would have done)
+    from kafka_placement.assignment import assign
+
+    blind = assign(strategy, {topic: 12}, {mid: Member([topic]) for mid in members})
+    blind_local = rack_local_fraction(blind, members, racks)
+    best = _best_local_fraction(members, racks, 4)
+    print(f"{strategy}: rack-local {local:.3f} (rack-unaware {blind_local:.3f}, best possible {best:.3f})")
+    assert local is not None and blind_local is not None
+    assert local >= blind_local
+    assert local > blind_local or local == best, "rack-awareness gained nothing although it could"
+
+
+def _best_local_fraction(members: dict[str, Any], racks: dict[Any, frozenset[str]], quota: int) -> float:
+    """The most rack-local partitions any balanced assignment can reach (bipartite matching of
+    partitions to consumer slots with a replica in the consumer's rack)."""
+    slots = [mid for mid in members for _ in range(quota)]
+    match: dict[int, Any] = {}
+
+    def augment(tp: Any, seen: set[int]) -> bool:
+        for i, mid in enumerate(slots):
+            if i in seen or members[mid].rack not in racks[tp]:
+                continue
+            seen.add(i)
+            if i not in match or augment(match[i], seen):
+                match[i] = tp
+                return True
+        return False
+
+    matched = sum(1 for tp in racks if augment(tp, set()))
+    return matched / len(racks)
 
 
 def test_no_record_lost_across_three_rebalances(
