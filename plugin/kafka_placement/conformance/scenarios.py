@@ -36,6 +36,20 @@ def key_scenario(rng: random.Random) -> KeyScenario:
     return KeyScenario(key, num_partitions)
 
 
+@dataclass(frozen=True)
+class KeyBatchScenario:
+    keys: tuple[bytes, ...]
+    num_partitions: int
+
+
+def key_batch_scenario(rng: random.Random) -> KeyBatchScenario:
+    """1–40 keys drawn like :func:`key_scenario` (mixed lengths in one batch exercise the
+    vectorized paths that group keys by length) and one partition count."""
+    first = key_scenario(rng)
+    keys = [first.key] + [key_scenario(rng).key for _ in range(rng.randint(0, 39))]
+    return KeyBatchScenario(tuple(keys), first.num_partitions)
+
+
 # ---- partition -> consumer ----------------------------------------------------------------------
 @dataclass(frozen=True)
 class GroupScenario:
