@@ -134,6 +134,15 @@ class JavaReference:
                 classpath=[*map(str, jars), str(helpers)],
                 convertStrings=False,
             )
+        else:  # someone else started the JVM: usable only if it has our class path
+            try:
+                jpype.JClass("io.kafkaplacement.conformance.MockRandom")
+                jpype.JClass("org.apache.kafka.clients.consumer.CooperativeStickyAssignor")
+            except TypeError as exc:
+                raise JavaReferenceUnavailable(
+                    "a JVM was already started in this process without the Kafka reference class path; "
+                    "start it through kafka_placement.conformance.bridge.reference() first"
+                ) from exc
         self._jpype = jpype
         j = jpype.JClass
         self._utils = j("org.apache.kafka.common.utils.Utils")
