@@ -65,26 +65,33 @@ def _mix_slab(
     view: npt.NDArray[np.void],
     starts: npt.NDArray[np.int64],
     b: int,
-    spans: int,
     hh: U32,
     tail: npt.NDArray[np.intp],
 ) -> None:
     """Mix ``b`` blocks and the tail of every key starting at ``starts`` into ``hh`` (in place).
 
-    One gather of ``spans`` 64-byte items per key (numpy gathers wide void items far faster than 4-byte
+    One gather of wide opaque items per key (numpy gathers 64/128-byte void items far faster than 4-byte
     words) covers the blocks and the 4-byte word holding the tail; the caller guarantees the bytes exist.
     """
-    items = view[starts if spans == 1 else starts[:, None] + np.arange(spans, dtype=np.int64) * _SPAN]
-    words: U32 = items.view("<u4").reshape(starts.size, spans * _SPAN // 4)
+    span = view.dtype.itemsize
+    spans = (4 * b + 4 + span - 1) // span
+    items = view[starts if spans == 1 else starts[:, None] + np.arange(spans, dtype=np.int64) * span]
+    words: U32 = items.view("<u4").reshape(starts.size, spans * span // 4)
     if b:
-        blocks = words[:, :b].T * _M  # (b, keys): contiguous rows for the chain
-        blocks ^= blocks >> np.uint32(24)
+        blocks = np.multiply(words[:, :b].T, _M, order="C")  # (b, keys): contiguous rows for the chain
+        shifted = blocks >> np.uint32(24)
+        blocks ^= shifted
         blocks *= _M
         for j in range(b):
             hh *= _M
             hh ^= blocks[j]
     hh ^= words[:, b] & _TAIL_MASK[tail]
     hh *= _TAIL_MUL[tail]
+
+
+def _span_for(nblocks: int) -> int:
+    """Gather item width for keys of ``nblocks`` blocks: 64 bytes while blocks + tail fit, else 128."""
+    return _SPAN if 4 * nblocks + 4 <= _SPAN else 2 * _SPAN
 
 
 def _grouped_body(
@@ -102,13 +109,13 @@ def _grouped_body(
     hs = h[order]  # hashes in group order: every slab below is a contiguous slice, updated in place
     data = batch.data
     size = int(data.size)
-    view = _span_view(data, _SPAN)
-    # keys whose 64-byte items would run past the buffer use a zero-padded copy of the buffer's end
-    max_spans = (4 * maxnb + 4 + _SPAN - 1) // _SPAN
-    pad_base = max(0, size - max_spans * _SPAN)
-    padded = np.zeros(size - pad_base + max_spans * _SPAN, dtype=np.uint8)
+    views = {w: _span_view(data, w) for w in (_SPAN, 2 * _SPAN)}
+    # keys whose wide items would run past the buffer use a zero-padded copy of the buffer's end
+    reach = -(-(4 * maxnb + 4) // (2 * _SPAN)) * 2 * _SPAN  # bytes read from a key's start, at most
+    pad_base = max(0, size - reach)
+    padded = np.zeros(size - pad_base + reach, dtype=np.uint8)
     padded[: size - pad_base] = data[pad_base:]
-    padded_view = _span_view(padded, _SPAN)
+    padded_views = {w: _span_view(padded, w) for w in (_SPAN, 2 * _SPAN)}
     scalar: list[int] = []
     for b in range(maxnb + 1):
         lo, hi = int(bounds[b]), int(bounds[b + 1])
@@ -117,14 +124,15 @@ def _grouped_body(
         if b >= _SCALAR_MIN_BLOCKS and hi - lo < _SCALAR_MAX_KEYS:
             scalar.extend(order[lo:hi].tolist())
             continue
-        spans = (4 * b + 4 + _SPAN - 1) // _SPAN
-        cut = lo + int(np.searchsorted(starts[lo:hi], size - spans * _SPAN, side="right"))
+        span = _span_for(b)
+        read = -(-(4 * b + 4) // span) * span
+        cut = lo + int(np.searchsorted(starts[lo:hi], size - read, side="right"))
         step = max(64, _CHUNK_BLOCKS // max(b, 1))
         for c0 in range(lo, cut, step):
             c1 = min(c0 + step, cut)
-            _mix_slab(view, starts[c0:c1], b, spans, hs[c0:c1], tails[c0:c1])
+            _mix_slab(views[span], starts[c0:c1], b, hs[c0:c1], tails[c0:c1])
         if cut < hi:
-            _mix_slab(padded_view, starts[cut:hi] - pad_base, b, spans, hs[cut:hi], tails[cut:hi])
+            _mix_slab(padded_views[span], starts[cut:hi] - pad_base, b, hs[cut:hi], tails[cut:hi])
     h[order] = hs
     return scalar
 
