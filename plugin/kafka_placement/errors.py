@@ -21,7 +21,7 @@ class KeyTypeError(KafkaPlacementError, TypeError):
 
 # --- key -> partition -------------------------------------------------------------------------
 class InvalidPartitionError(InvalidArgumentError):
-    """An explicit partition that is not an int in [0, num_partitions - 1] (Java: IllegalArgumentException)."""
+    """An explicit partition not an int in [0, num_partitions - 1] (Java: IllegalArgumentException)."""
 
 
 class UnknownSchemeError(InvalidArgumentError):
