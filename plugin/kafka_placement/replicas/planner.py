@@ -495,11 +495,27 @@ def _rack_first(
 
     # 2. racks above target hand replicas to racks below it, along the shortest chain of racks.
     holders: dict[str | None, set[int]] = {r: set() for r in racks}
+    open_in: dict[str | None, set[int]] = {r: set() for r in racks}  # partitions with an unfilled slot in r
+    by_broker: dict[int, set[int]] = {b: set() for b in rack_of}  # partitions a broker holds (kept)
     for p, e in enumerate(entries):
-        for r in e:
+        for r, b in e.items():
             holders[r].add(p)
+            if b == -1:
+                open_in[r].add(p)
+            else:
+                by_broker[b].add(p)
 
     def best_partition(src: str | None, dst: str | None) -> int | None:
+        # cost 0: an unfilled slot; cost 1: a replica of a broker above quota that does not lead;
+        # only then scan everything for the cheapest.
+        for p in open_in[src]:
+            if dst not in entries[p]:
+                return p
+        for b in topic.layout.racks[src]:
+            if held[b] > quotas[b]:
+                for p in by_broker[b]:
+                    if dst not in entries[p] and leader_of[p] != b:
+                        return p
         best: tuple[int, int] | None = None
         for p in holders[src]:
             if dst in entries[p]:
@@ -507,8 +523,6 @@ def _rack_first(
             cost = transfer_cost(p, src)
             if best is None or (cost, p) < best:
                 best = (cost, p)
-                if cost == 0:
-                    break
         return None if best is None else best[1]
 
     while True:
@@ -523,7 +537,7 @@ def _rack_first(
         found_any = False
         while queue and not found_any:
             r = queue.popleft()
-            for r2 in racks:
+            for r2 in sorted(racks, key=lambda x: load[x] >= target_rack[x]):  # racks below target first
                 if r2 in seen:
                     continue
                 chosen = best_partition(r, r2)
@@ -547,7 +561,10 @@ def _rack_first(
             b = entries[p].pop(src)
             if b != -1:
                 held[b] -= 1
+                by_broker[b].discard(p)
+            open_in[src].discard(p)
             entries[p][dst] = -1
+            open_in[dst].add(p)
             holders[src].discard(p)
             holders[dst].add(p)
         load[start] -= 1
