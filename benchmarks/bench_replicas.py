@@ -59,6 +59,29 @@ def _spreads(assignment: Assignment, brokers: list[Broker]) -> str:
             f"pairs {m.pair_spread:>3}, under-diverse {len(m.under_diverse)}")
 
 
+def _other_changes(old: list[Broker], partitions: int, rf: int) -> None:
+    """More cluster changes on the same topic (AdminUtils current placement): plan time, moves vs
+    bound, leader changes vs bound, resulting spreads."""
+    current = _topic(assign_replicas_to_brokers(old, partitions, rf, seed=1))
+    n = len(old)
+    two_racks = [Broker(b.id, f"az{b.id % 2}") for b in old]
+    cases: list[tuple[str, Assignment, list[Broker]]] = [
+        ("decommission broker 7", current, [b for b in old if b.id != 7]),
+        ("replace broker 7 (same rack)", current, [b for b in old if b.id != 7] + [Broker(n, old[7].rack)]),
+        ("add a 4th rack with 3 brokers", current, old + [Broker(n + k, "rack-new") for k in range(3)]),
+        ("RF 3 on 2 racks, +2 brokers", _topic(assign_replicas_to_brokers(two_racks, partitions, rf, seed=1)),
+         [*two_racks, Broker(n, "az0"), Broker(n + 1, "az1")]),
+    ]
+    print("\nother changes (AdminUtils current placement):")
+    for label, cur, target in cases:
+        plan, seconds = _timed(lambda cur=cur, target=target: plan_reassignment(cur, target))
+        lb = plan.lower_bound
+        print(f"  {label:<32} {seconds * 1000:6.0f} ms  moved {plan.moves.replicas_added:>6} (bound "
+              f"{lb.replica_moves:>6}, ratio {plan.moves.replicas_added / max(1, lb.replica_moves):.3f})  "
+              f"leader changes {plan.moves.leader_changes} (bound {lb.leader_changes})")
+        print(f"  {'':<32} {_spreads(plan.target, target)}")
+
+
 def _java_speed(brokers: list[Broker], partitions: int, rf: int) -> None:
     """Our ports vs the Java classes (JPype, same JVM warm-up discipline: best of 5), same inputs."""
     print(f"\nplacement speed, {partitions} partitions x RF {rf} on {len(brokers)} brokers (best of 5):")
@@ -153,6 +176,7 @@ def main(argv: list[str] | None = None) -> int:
         fresh_moves = count_moves(current, fresh).replicas_added
         print(f"  balanced from scratch {t * 1000:6.0f} ms  moved {fresh_moves:>6}  {_spreads(fresh, new)}")
 
+    _other_changes(old, p, rf)
     _java_speed(old, p, rf)
     print("\nREFERENCE.md cases (no racks, AdminUtils current placement, 60 partitions per broker pair):")
     for before, after in ((5, 6), (12, 13)):
