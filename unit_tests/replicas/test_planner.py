@@ -117,6 +117,27 @@ def test_bad_input(current: dict, brokers: list[Broker], error: type[Exception],
         plan_reassignment(current, brokers)
 
 
+@pytest.mark.parametrize(
+    "change", ["decommission", "replace", "new rack", "two racks rf3"],
+)
+def test_common_cluster_changes_move_exactly_the_bound(change: str) -> None:
+    old = [Broker(i, f"r{i % 3}") for i in range(12)]
+    if change == "two racks rf3":
+        old = [Broker(i, f"az{i % 2}") for i in range(12)]
+        new = [*old, Broker(12, "az0"), Broker(13, "az1")]
+    elif change == "decommission":
+        new = [b for b in old if b.id != 7]
+    elif change == "replace":
+        new = [b for b in old if b.id != 7] + [Broker(12, old[7].rack)]
+    else:
+        new = old + [Broker(12 + k, "r-new") for k in range(3)]
+    current = _topic(assign_replicas_to_brokers(old, 600, 3, seed=3))
+    plan = plan_reassignment(current, new)
+    _check_goals(plan, new, 3)
+    assert plan.moves.replicas_added == plan.lower_bound.replica_moves
+    assert plan.moves.leader_changes <= 1.1 * plan.lower_bound.leader_changes
+
+
 def test_cluster_scope_balances_totals_of_many_small_topics() -> None:
     old = [Broker(i, f"r{i % 3}") for i in range(9)]
     new = [*old, Broker(9, "r0"), Broker(10, "r1"), Broker(11, "r2")]
