@@ -186,3 +186,44 @@ def test_reassignment_json_of_the_plan_round_trips(admin: Any) -> None:
     current = {TopicPartition("t", p): r for p, r in assign_replicas_to_brokers(brokers[:4], 6, 2, 0).items()}
     plan = plan_reassignment(current, brokers)
     assert as_assignment(parse_reassignment(format_reassignment(plan.changed))) == plan.changed
+
+
+def test_cli_plan_apply_verify_and_audit(admin: Any, kafka_cluster: Any, tmp_path: Any,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    import argparse
+    import json
+
+    from kafka_placement.cli import audit as audit_cli
+    from kafka_placement.cli import reassign as reassign_cli
+    from kafka_placement.clients.kafka_python import admin as kp_admin
+
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers(dest="command", required=True)
+    audit_cli.register(sub)
+    reassign_cli.register(sub)
+
+    def run(*argv: str) -> int:
+        args = parser.parse_args(list(argv))
+        return int(args.handler(args))
+
+    servers = kafka_cluster.bootstrap_servers
+    topic = _name("replicas-cli")
+    old = [b for b in kp_admin.brokers(admin) if b.id <= 3]
+    kp_admin.create_topic(admin, topic, assign_replicas_to_brokers(old, 9, 3, 0))
+    admin.created_topics.append(topic)
+    plan_file, rollback = str(tmp_path / "plan.json"), str(tmp_path / "rollback.json")
+    assert run("reassign", "plan", "--bootstrap-servers", servers, "--topic", topic, "--output", plan_file,
+               "--rollback", rollback) == 0
+    assert "lower bound" in capsys.readouterr().out
+    assert run("reassign", "verify", "--bootstrap-servers", servers, "--plan", plan_file) == 1
+    assert run("reassign", "apply", "--bootstrap-servers", servers, "--plan", plan_file) == 0
+    out = capsys.readouterr()
+    assert "completed=True, mismatches=0" in out.out and "reassigning:" in out.err
+    assert run("reassign", "verify", "--bootstrap-servers", servers, "--plan", plan_file) == 0
+    assert "is still in progress" not in capsys.readouterr().out
+    for client in ("kafka-python", "confluent"):
+        argv = ["audit", "--bootstrap-servers", servers, "--topic", topic, "--client", client, "--json"]
+        assert run(*argv) == 0
+        report = json.loads(capsys.readouterr().out)
+        (entry,) = report["topics"]
+        assert entry["under_diverse_partitions"] == [] and entry["replica_spread"] <= 1

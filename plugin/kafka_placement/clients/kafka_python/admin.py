@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kafka_placement.errors import ClusterError, InvalidArgumentError
+from kafka_placement.errors import ClusterError, InvalidArgumentError, UnknownTopicError
 from kafka_placement.replicas.audit import ClusterSnapshot, PartitionState, validate_explicit_assignment
 from kafka_placement.vocabulary import Broker, TopicPartition
 
@@ -35,19 +35,39 @@ def brokers(admin: Any) -> list[Broker]:
     return sorted(result)
 
 
+UNKNOWN_TOPIC_OR_PARTITION = 3
+LEADER_NOT_AVAILABLE = 5
+
+
 def snapshot(
-    admin: Any, topics: Iterable[str] | None = None, *, include_internal: bool = False
+    admin: Any, topics: Iterable[str] | None = None, *, include_internal: bool = False, retry_s: float = 10.0
 ) -> ClusterSnapshot:
-    """Brokers and partitions of ``topics`` (all non-internal topics by default)."""
-    described = admin.describe_topics(list(topics) if topics is not None else None)
+    """Brokers and partitions of ``topics`` (all non-internal topics by default).
+
+    A topic that was just created may be unknown to the broker answering for a moment: unknown-topic
+    and leader-not-available answers are retried for ``retry_s`` seconds, then reported."""
+    wanted = list(topics) if topics is not None else None
+    deadline = time.monotonic() + retry_s
+    while True:
+        described = admin.describe_topics(wanted)
+        transient = [
+            t for t in described
+            if t.get("error_code", 0) in (UNKNOWN_TOPIC_OR_PARTITION, LEADER_NOT_AVAILABLE)
+        ]
+        if not transient or time.monotonic() >= deadline:
+            break
+        time.sleep(0.5)
     partitions: dict[TopicPartition, PartitionState] = {}
     for topic in described:
         name = topic["name"]
-        if topic.get("error_code", 0):
-            raise ClusterError(f"describe_topics failed for topic {name!r}: error code {topic['error_code']}")
-        if topics is None and not include_internal and (topic.get("is_internal") or name.startswith(
-            INTERNAL_TOPIC_PREFIX
-        )):
+        code = topic.get("error_code", 0)
+        if code == UNKNOWN_TOPIC_OR_PARTITION:
+            raise UnknownTopicError(f"Topic {name} not found.")
+        if code:
+            raise ClusterError(f"describe_topics failed for topic {name!r}: error code {code}")
+        if wanted is None and not include_internal and (
+            topic.get("is_internal") or name.startswith(INTERNAL_TOPIC_PREFIX)
+        ):
             continue
         for p in topic["partitions"]:
             leader = p.get("leader_id", -1)
