@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from kafka_placement.clients.kafka_python import admin as kp_admin
-from kafka_placement.errors import ClusterError, InvalidArgumentError, InvalidBrokerError
+from kafka_placement.errors import ClusterError, InvalidArgumentError, InvalidBrokerError, UnknownTopicError
 from kafka_placement.vocabulary import Broker, TopicPartition
 
 RACKS = {0: "rack1", 1: "rack3", 2: "rack3", 3: "rack2", 4: "rack2", 5: "rack1"}
@@ -100,6 +100,15 @@ def test_apply_rejects_empty_and_failed() -> None:
 
     with pytest.raises(ClusterError, match="rejected 1 partition"):
         kp_admin.apply_reassignment(Rejecting({("t", 0): [0]}), {TopicPartition("t", 0): [1]})
+
+
+def test_unknown_topic_is_typed() -> None:
+    class Unknown(FakeAdmin):
+        def describe_topics(self, topics: list[str] | None = None) -> list[dict[str, Any]]:
+            return [{"error_code": 3, "name": "nope", "partitions": []}]
+
+    with pytest.raises(UnknownTopicError, match=r"Topic nope not found\."):
+        kp_admin.snapshot(Unknown({}), ["nope"], retry_s=0)
 
 
 def test_verify_reports_mismatch() -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from kafka_placement.errors import ClusterError
+from kafka_placement.errors import ClusterError, UnknownTopicError
 from kafka_placement.replicas.audit import ClusterSnapshot, PartitionState, validate_explicit_assignment
 from kafka_placement.vocabulary import Broker, TopicPartition
 
@@ -54,6 +54,9 @@ def snapshot(
             try:
                 description = future.result(timeout=timeout_s)
             except Exception as exc:
+                error = exc.args[0] if exc.args else None
+                if getattr(error, "name", lambda: "")() == "UNKNOWN_TOPIC_OR_PART":
+                    raise UnknownTopicError(f"Topic {name} not found.") from exc
                 raise ClusterError(f"describe_topics failed for topic {name!r}: {exc}") from exc
             for info in description.partitions:
                 leader = info.leader.id if info.leader is not None and info.leader.id >= 0 else None
