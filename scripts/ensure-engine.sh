@@ -52,12 +52,28 @@ fi
 command -v dockerd >/dev/null 2>&1 || fail "dockerd still missing after installing docker.io"
 
 # A client-only docker may sit earlier on PATH (/usr/local/bin/docker); that is fine, it talks to
-# the socket. Start dockerd unless one of ours is already running but still booting.
-if ! pgrep -x dockerd >/dev/null 2>&1; then
+# the socket. DOCKER_HOST=unix:///some/path.sock (not the default socket) gets a separate engine
+# instance with its own data/exec roots next to the socket (used to verify the chain from scratch
+# without touching the machine's main engine).
+args=(--bridge=none --iptables=false --ip6tables=false)
+pidfile=/var/run/docker.pid
+host=${DOCKER_HOST:-unix:///var/run/docker.sock}
+if [[ "$host" != "unix:///var/run/docker.sock" ]]; then
+    [[ "$host" == unix://* ]] || fail "DOCKER_HOST=$host does not answer and is not a unix socket I can start an engine on"
+    sock=${host#unix://}
+    root_dir="$(dirname "$sock")/engine"
+    mkdir -p "$root_dir"
+    pidfile="$root_dir/dockerd.pid"
+    args+=(-H "$host" --data-root "$root_dir/data" --exec-root "$root_dir/exec" --pidfile "$pidfile")
+fi
+dockerd_alive() { [[ -f "$pidfile" ]] && kill -0 "$(cat "$pidfile")" 2>/dev/null; }
+# Start dockerd unless this instance is already running but still booting.
+if ! dockerd_alive; then
     mkdir -p "$(dirname "$log")"
-    echo "ensure-engine: starting dockerd --bridge=none --iptables=false (log: $log)"
+    echo "ensure-engine: starting dockerd ${args[*]} (log: $log)"
     # containerd is started by dockerd itself when no system containerd is running.
-    nohup dockerd --bridge=none --iptables=false --ip6tables=false >>"$log" 2>&1 </dev/null &
+    nohup dockerd "${args[@]}" >>"$log" 2>&1 </dev/null &
+    launch_pid=$!
     disown || true
 fi
 
@@ -66,7 +82,7 @@ until engine_answers; do
     if (( $(date +%s) >= deadline )); then
         fail "dockerd did not answer 'docker info' within ${timeout}s"
     fi
-    if ! pgrep -x dockerd >/dev/null 2>&1; then
+    if ! dockerd_alive && ! { [[ -n "${launch_pid:-}" ]] && kill -0 "$launch_pid" 2>/dev/null; }; then
         fail "dockerd exited while starting"
     fi
     sleep 0.5
