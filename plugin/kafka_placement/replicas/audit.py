@@ -10,7 +10,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kafka_placement.errors import InvalidArgumentError, InvalidBrokerError, UnknownTopicError
+from kafka_placement.errors import (
+    InvalidArgumentError,
+    InvalidBrokerError,
+    KafkaPlacementError,
+    UnknownTopicError,
+)
 from kafka_placement.replicas.leaders import balance_leaders
 from kafka_placement.replicas.metrics import PlacementMetrics, placement_metrics
 from kafka_placement.replicas.quotas import leader_quotas, replica_quotas
@@ -122,7 +127,7 @@ def audit(snapshot: ClusterSnapshot, topics: Iterable[str] | None = None) -> Aud
         if brokers and rf <= len(brokers) and len(rfs) == 1:
             try:
                 best = replica_quotas(brokers, len(part), rf)[1].spread
-            except InvalidArgumentError:
+            except KafkaPlacementError:  # e.g. only some brokers have racks: no bound to compare
                 best = None
         if metrics.under_diverse:
             findings.append(

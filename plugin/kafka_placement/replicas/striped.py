@@ -272,4 +272,6 @@ def place_striped(
     _check_rf(replication_factor)
     _check_unfenced(rack_list.num_unfenced_brokers)
     _check_enough(replication_factor, rack_list.num_total_brokers)
-    return [rack_list.place(replication_factor) for _ in range(max(0, num_partitions))]
+    if num_partitions < 0:  # Java: new ArrayList<>(numPartitions) rejects a negative capacity
+        raise InvalidArgumentError(f"Illegal Capacity: {num_partitions}")
+    return [rack_list.place(replication_factor) for _ in range(num_partitions)]
