@@ -151,7 +151,8 @@ def create_topics(
         for topic, placer in topics.items():
             replicas = Placement(brokers, rf, placer, seed=7).replicas(partitions)
             create_topic(admin, topic, replicas, require_rack_diversity=all(r for r in racks.values()))
-            m = placement_metrics({p: reps for p, reps in enumerate(replicas)}, brokers).summary()
+            metrics = placement_metrics(dict(enumerate(replicas)), brokers)
+            m = metrics.summary()
             rows.append(
                 [
                     topic,
@@ -160,7 +161,7 @@ def create_topics(
                     rf,
                     m["replica_spread"],
                     m["leader_spread"],
-                    min(m["rack_diversity"].values()) if m["rack_diversity"] else 0,
+                    min(metrics.rack_diversity, default=0),
                 ]
             )
             first = ", ".join(f"p{p}→{reps}" for p, reps in enumerate(replicas[:4]))
@@ -330,7 +331,7 @@ def failover(bootstrap: str, topic: str, partitions: int, timeout_ms: int) -> di
                 event = events.get(timeout=0.5)
             except queue.Empty:
                 continue
-            if "assigned" in event:
+            if "assigned" in event and owned.get(event["priority"]) != event["assigned"]:
                 owned[event["priority"]] = event["assigned"]
                 print(
                     f"  member priority {event['priority']}: {len(event['assigned'])} partition(s)",
@@ -406,7 +407,7 @@ def audit_topics(bootstrap: str, topics: list[str]) -> list[str]:
                 t.replication_factor,
                 s["replica_spread"],
                 s["leader_spread"],
-                min(s["rack_diversity"].values()) if s["rack_diversity"] else 0,
+                min(t.metrics.rack_diversity, default=0),
                 len(t.findings),
             ]
         )

@@ -119,7 +119,8 @@ def check_reachable(bootstrap_servers: str, timeout: float = 3.0) -> None:
                 return
         except OSError as exc:
             errors.append(f"{server} ({exc.strerror or exc})")
-    raise ClusterError(f"cannot reach any Kafka bootstrap server: {', '.join(errors) or bootstrap_servers!r}")
+    tried = ", ".join(errors) if errors else repr(bootstrap_servers)
+    raise ClusterError(f"cannot reach any Kafka bootstrap server: {tried}")
 
 
 def load_input(spark: SparkSession, args: argparse.Namespace) -> tuple[DataFrame, str, str | None]:
@@ -300,12 +301,37 @@ def run_plan(
     return result
 
 
+def check_input_args(args: argparse.Namespace) -> None:
+    """Everything about the input that can be checked before Spark starts."""
+    chosen = [name for name in ("sample", "input", "topic") if getattr(args, name) is not None]
+    if len(chosen) != 1:
+        raise InvalidArgumentError(
+            "give exactly one input: --sample N, --input PATH or --topic T "
+            f"(got {', '.join('--' + c for c in chosen) or 'none'})"
+        )
+    if args.sample is not None:
+        from kafka_placement.spark.sample import SampleSpec
+
+        SampleSpec(
+            args.sample, args.distinct_keys, args.zipf, args.value_size, min(16, args.value_size), args.seed
+        )
+    if args.input is not None:
+        path = Path(args.input)
+        if not path.exists():
+            raise InvalidArgumentError(f"input path {str(path)!r} does not exist")
+        if args.format is None:
+            _infer_format(path)
+    if args.topic is not None:
+        if not args.bootstrap_servers:
+            raise InvalidArgumentError("--topic needs --bootstrap-servers host:port")
+        check_reachable(args.bootstrap_servers)
+    if not 0 <= args.top_keys <= 10_000:
+        raise InvalidArgumentError(f"--top-keys must be in [0, 10000], got {args.top_keys}")
+
+
 def run(args: argparse.Namespace) -> int:
     scenarios = build_scenarios(args)
-    if args.sample is not None and args.sample < 1:
-        raise InvalidArgumentError(f"--sample must be >= 1, got {args.sample}")
-    if args.topic is not None and args.bootstrap_servers:
-        check_reachable(args.bootstrap_servers)
+    check_input_args(args)
     from kafka_placement.spark.session import spark_session
 
     print(f"starting Spark ({args.master}) …", file=sys.stderr)

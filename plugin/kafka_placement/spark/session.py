@@ -9,14 +9,18 @@ with ``ADD JAR ivy://…`` — Spark's own Ivy resolver, from Maven Central, cac
 second run is offline. The installed PySpark version is tried first. When a repository does not
 serve that exact version (a mirror lagging behind PyPI), the newest older connector of the same
 major version is used, and if its ``spark-token-provider-kafka-0-10`` dependency is missing too, the
-newest one that resolves; :func:`ensure_kafka_connector` returns what it loaded so it can be reported.
+newest one that resolves; :func:`ensure_kafka_connector` returns what it loaded so it can be reported,
+and remembers the working Ivy URIs in ``~/.cache/kafka-placement/spark-kafka-connector.json`` so
+later sessions resolve them first (no failed attempts logged again).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import warnings
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kafka_placement.errors import ClusterError
@@ -86,6 +90,36 @@ def _candidate_versions(installed: str) -> list[str]:
     return list(dict.fromkeys(versions))
 
 
+def _memo_path() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "kafka-placement" / "spark-kafka-connector.json"
+
+
+def _remembered(pyspark_version: str) -> dict[str, Any] | None:
+    """The Ivy URIs that resolved last time for this PySpark (so no failing attempt is logged again)."""
+    if os.environ.get(VERSION_ENV):
+        return None
+    try:
+        memo = json.loads(_memo_path().read_text(encoding="utf-8"))
+        entry = memo.get(pyspark_version)
+    except (OSError, ValueError, AttributeError):
+        return None
+    if isinstance(entry, dict) and isinstance(entry.get("uris"), list):
+        return entry
+    return None
+
+
+def _remember(pyspark_version: str, uris: list[str], coordinates: str) -> None:
+    path = _memo_path()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        memo = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+        memo[pyspark_version] = {"uris": uris, "coordinates": coordinates}
+        path.write_text(json.dumps(memo, indent=1) + "\n", encoding="utf-8")
+    except (OSError, ValueError):
+        pass  # only an optimisation
+
+
 def _add_jar(spark: SparkSession, uri: str) -> bool:
     try:
         spark.sql(f"ADD JAR '{uri}'")
@@ -103,11 +137,16 @@ def ensure_kafka_connector(spark: SparkSession) -> str:
 
     candidates = _candidate_versions(pyspark.__version__)
     tried: list[str] = []
+    remembered = _remembered(pyspark.__version__)
+    if remembered and all(_add_jar(spark, uri) for uri in remembered["uris"]):
+        _connector_loaded[key] = str(remembered["coordinates"])
+        return _connector_loaded[key]
     for version in candidates:
         full = f"ivy://{CONNECTOR}:{version}"
         tried.append(full)
         if _add_jar(spark, full):
             _connector_loaded[key] = f"{CONNECTOR}:{version}"
+            _remember(pyspark.__version__, [full], _connector_loaded[key])
             return _connector_loaded[key]
         without_token = f"ivy://{CONNECTOR}:{version}?exclude={TOKEN_PROVIDER}"
         tried.append(without_token)
@@ -118,6 +157,7 @@ def ensure_kafka_connector(spark: SparkSession) -> str:
             tried.append(uri)
             if _add_jar(spark, uri):
                 _connector_loaded[key] = f"{CONNECTOR}:{version} + {TOKEN_PROVIDER}:{token_version}"
+                _remember(pyspark.__version__, [without_token, uri], _connector_loaded[key])
                 return _connector_loaded[key]
     raise ClusterError(
         f"could not resolve Spark's Kafka connector for PySpark {pyspark.__version__} through Ivy "

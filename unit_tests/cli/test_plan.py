@@ -1,0 +1,118 @@
+"""``kafka-placement plan`` in-process: clear errors (exit 2) before Spark starts, files on success."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from kafka_placement.cli import main
+from kafka_placement.partitioning import partition_keys
+
+
+def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(argv)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--sample", "10", "--schemes", "murmur3"], "unknown partitioning scheme 'murmur3'"),
+        (
+            ["--sample", "10", "--placers", "best"],
+            "unknown replica placer 'best'; allowed: adminutils, striped",
+        ),
+        (["--sample", "10", "--assignors", "fastest"], "unknown assignment strategy 'fastest'"),
+        (["--sample", "10", "--partitions", "12,x"], "--partitions must be comma-separated integers"),
+        (["--sample", "10", "--partitions", "0"], "partition count 0 is out of range [1, 100000]"),
+        (["--sample", "10", "--rf", "9"], "replication factor 9 is out of range [1, 6] for 6 brokers"),
+        (["--sample", "0"], "sample size must be an int >= 1, got 0"),
+        ([], "give exactly one input: --sample N, --input PATH or --topic T (got none)"),
+        (["--sample", "5", "--input", "x.csv"], "(got --sample, --input)"),
+        (["--input", "/nonexistent/keys.parquet"], "input path '/nonexistent/keys.parquet' does not exist"),
+        (["--topic", "t"], "--topic needs --bootstrap-servers host:port"),
+        (
+            ["--topic", "t", "--bootstrap-servers", "127.0.0.1:1"],
+            "cannot reach any Kafka bootstrap server: 127.0.0.1:1 (Connection refused)",
+        ),
+        (
+            ["--topic", "t", "--bootstrap-servers", "nohost"],
+            "bad bootstrap server 'nohost'; expected host:port",
+        ),
+    ],
+)
+def test_bad_arguments_exit_2_with_a_clear_message(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _out, err = run(["plan", *argv], capsys)
+    assert code == 2
+    assert err.startswith("kafka-placement plan: error: ")
+    assert message in err
+    assert "Traceback" not in err
+
+
+def test_unknown_format_suffix(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "keys.txt"
+    path.write_text("k\n")
+    code, _, err = run(["plan", "--input", str(path)], capsys)
+    assert code == 2
+    assert "cannot tell the format of" in err and "pass --format parquet/csv/json" in err
+
+
+@pytest.mark.spark
+def test_missing_column_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "events.csv"
+    pd.DataFrame({"user": ["a", "b"], "size": [1, 2]}).to_csv(path, index=False)
+    code, _, err = run(
+        ["plan", "--input", str(path), "--key-column", "customer", "--output", str(tmp_path / "o")], capsys
+    )
+    assert code == 2
+    assert "key column 'customer' is not in the input; available columns: user, size" in err
+
+
+@pytest.mark.spark
+def test_csv_input_plans_and_writes_everything(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    users = [f"customer-{i % 37}" for i in range(900)]
+    path = tmp_path / "events.csv"
+    pd.DataFrame({"user": users, "payload": ["p" * (i % 50) for i in range(900)]}).to_csv(path, index=False)
+    out_dir = tmp_path / "out"
+    code, out, err = run(
+        [
+            "plan",
+            "--input",
+            str(path),
+            "--key-column",
+            "user",
+            "--value-column",
+            "payload",
+            "--partitions",
+            "5,8",
+            "--schemes",
+            "murmur2,fnv1a",
+            "--placers",
+            "adminutils,balanced",
+            "--assignors",
+            "range,sticky",
+            "--consumers",
+            "2",
+            "--output",
+            str(out_dir),
+        ],
+        capsys,
+    )
+    assert code == 0, err
+    assert "Skew per scenario" in out and "Moved between partitionings" in out and "Hottest 5 keys" in out
+    assert f"report: {out_dir / 'report.html'}" in out
+    doc = json.loads((out_dir / "plan.json").read_text())
+    assert len(doc["scenarios"]) == 2 * 2 * 2 * 2
+    parts = pd.read_parquet(out_dir / "partitions.parquet")
+    for n in (5, 8):
+        for scheme in ("murmur2", "fnv1a"):
+            expected = Counter(partition_keys([u.encode() for u in users], n, scheme).tolist())
+            got = parts[parts["partitioning"] == f"{scheme}/{n}"]["records"].tolist()
+            assert got == [expected.get(p, 0) for p in range(n)]
