@@ -47,7 +47,8 @@ def test_format_like_the_tool_and_round_trip() -> None:
     [
         ('{"version":1,\n "partitions":[\n  {"topic":"a" "partition":0}]}', "line 3, column 16"),
         ("[1,2]", "top level must be a JSON object, got list"),
-        ('{"partitions":[]}', "top level: missing field 'version'"),
+        ('{"partitions":[]}', "Partition reassignment list cannot be empty"),  # version defaults to 1
+        ('{"version":"1","partitions":[]}', 'Not supported version field value "1"'),
         ('{"version":2,"partitions":[]}', "Not supported version field value 2"),
         ('{"version":1}', "top level: missing field 'partitions'"),
         ('{"version":1,"partitions":[]}', "Partition reassignment list cannot be empty"),

@@ -58,7 +58,7 @@ def parse_reassignment(text: str) -> list[PartitionMove]:
         ) from None
     if not isinstance(data, dict):
         raise ReassignmentFormatError(f"top level must be a JSON object, got {type(data).__name__}")
-    version = _field(data, "version", "top level")
+    version = data.get("version", 1)  # the tool reads a missing version as 1
     if not _is_int(version) or version != 1:
         raise ReassignmentFormatError(f"Not supported version field value {json.dumps(version)}")
     partitions = _field(data, "partitions", "top level")
