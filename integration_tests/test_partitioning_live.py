@@ -98,11 +98,11 @@ def _kafka_python_partitioners() -> dict[str, Any]:
     from kafka_placement.clients.kafka_python import partitioners as kp
 
     return {
-        "java-default": kp.JavaDefaultPartitioner(batch_size=2048),
+        "java-default": kp.JavaDefaultPartitioner(batch_size=256),
         "legacy-default": kp.LegacyDefaultPartitioner(),
         "round-robin": kp.RoundRobinPartitioner(),
-        "rack-aware": kp.RackAwarePartitioner("rack1", batch_size=2048),
-        "consistent_random": kp.SchemePartitioner("consistent_random", batch_size=2048),
+        "rack-aware": kp.RackAwarePartitioner("rack1", batch_size=256),
+        "consistent_random": kp.SchemePartitioner("consistent_random", batch_size=256),
     }
 
 
@@ -115,6 +115,14 @@ def test_kafka_python_partitioners_place_records_as_predicted(
     from kafka_placement.partitioning import partition_key
 
     partitioner = _kafka_python_partitioners()[name]
+    new_batches: list[int] = []
+    forward = partitioner.on_new_batch
+
+    def counting_on_new_batch(topic: str, cluster: Any, prev_partition: int) -> None:
+        new_batches.append(prev_partition)
+        forward(topic, cluster, prev_partition)
+
+    partitioner.on_new_batch = counting_on_new_batch
     topic = create_topic(admin)
     # small batches + linger: many "new batch" aborts, so on_new_batch and the double partition() call happen
     producer = KafkaProducer(
@@ -125,9 +133,14 @@ def test_kafka_python_partitioners_place_records_as_predicted(
     )
     keyed = [(f"user-{i}".encode(), f"keyed-{i}".encode()) for i in range(240)]
     keyless = [(None, f"keyless-{i}".encode()) for i in range(240)]
-    futures = [producer.send(topic, key=k, value=v) for k, v in keyed + keyless]
+    futures = []
+    for wave in range(4):  # each wave starts with no open batch: keyless sends abort for a new batch
+        futures += [producer.send(topic, key=k, value=v) for k, v in keyless[wave * 60 : (wave + 1) * 60]]
+        producer.flush(60)
+    futures += [producer.send(topic, key=k, value=v) for k, v in keyed]
     producer.flush(60)
-    acked = {f.get(timeout=30).partition for f in futures}
+    placed = [f.get(timeout=30).partition for f in futures]  # keyless first, in send order
+    acked = set(placed)
     producer.close(10)
     records = consume_all(kafka_cluster.bootstrap_servers, topic, len(futures))
     assert len(records) == len(futures), "acknowledged records missing"
@@ -136,6 +149,8 @@ def test_kafka_python_partitioners_place_records_as_predicted(
     by_value = {v: (p, k) for p, k, v in records}
     keyless_parts = Counter(by_value[v][0] for _, v in keyless)
     if name == "round-robin":
+        # the producer did re-partition records after aborting for a new batch (the KAFKA-9965 path)
+        assert new_batches, "no on_new_batch call: the scenario did not happen"
         # every record (keyed too) strictly round-robin over the 12 available partitions: 480 = 12 x 40
         counts = Counter(p for p, _, _ in records)
         assert sorted(counts) == list(range(N))
@@ -150,8 +165,15 @@ def test_kafka_python_partitioners_place_records_as_predicted(
         assert local and set(keyless_parts) <= local, (dict(keyless_parts), local)
     elif name == "legacy-default":
         assert set(keyless_parts.values()) == {20}  # round-robin: 240 keyless over 12 partitions
-    else:  # uniform sticky: 2048-byte stickiness → several partitions, runs not single records
+    else:  # uniform sticky (KIP-794): a partition keeps keyless records until 256 bytes went to it
         assert 1 < len(keyless_parts) <= N
+        runs: list[int] = []  # bytes per run of consecutive keyless records on one partition
+        for i, (_, value) in enumerate(keyless):
+            if i and placed[i] == placed[i - 1]:
+                runs[-1] += len(value)
+            else:
+                runs.append(len(value))
+        assert all(r >= 256 for r in runs[:-1]), runs
 
 
 def test_confluent_wrapper_places_records_as_predicted(kafka_cluster: Any, admin: Any) -> None:

@@ -57,3 +57,13 @@ def test_refuses_str_keys_and_says_so() -> None:
         to_key_batch(b"abc")
     with pytest.raises(KeyTypeError, match="dtype"):
         to_key_batch(np.arange(3))
+
+
+def test_arrow_null_slot_with_bytes_is_a_null_key() -> None:
+    # Arrow allows a null slot to span bytes; a NULL key has none
+    offsets = pa.py_buffer(np.array([0, 2, 5, 7], dtype=np.int32).tobytes())
+    data = pa.py_buffer(b"abXYZcd")
+    validity = pa.py_buffer(bytes([0b101]))
+    arr = pa.Array.from_buffers(pa.binary(), 3, [validity, offsets, data], null_count=1)
+    assert arr.to_pylist() == [b"ab", None, b"cd"]
+    assert _as_list(arr) == [b"ab", None, b"cd"]
