@@ -148,8 +148,9 @@ def test_goals_on_random_clusters(
     # same loads as the bound's vector (which broker of a rack takes a +1 depends on the seed)
     assert sorted(metrics.replicas_per_broker.values()) == sorted(quotas.values())
     assert metrics.replica_spread == bound.spread
-    if bound.spread <= 1:
-        assert metrics.leader_spread <= 1
+    # Every broker's replica quota is at least floor(P/N), so leaders can always be spread to <= 1
+    # (also when racks force an uneven replica spread; a 3,000-cluster sweep found no exception).
+    assert metrics.leader_spread <= 1
     lows = {b: min(partitions // len(brokers), q) for b, q in quotas.items()}
     assert all(metrics.leaders_per_broker[b] >= lows[b] for b in quotas)
 
