@@ -1,24 +1,33 @@
 """Minimal-movement reassignment plans: reach the balanced goals moving as few replicas as possible.
 
 Given the current assignment and the target broker set (brokers added, removed, racks relabelled),
-each topic is planned on its own (as Kafka places topics):
+each topic is planned on its own (as Kafka places topics), or with ``scope="cluster"`` all
+partitions of one replication factor together:
 
 1. **Quotas** — :func:`~.quotas.replica_quotas` on the target brokers, the free ``+1``s given to
-   the brokers that already hold the most replicas of the topic (fewest additions).
+   the brokers that already hold the most replicas (fewest additions).
 2. **Keep** — every replica on a surviving broker stays unless rack diversity forbids it (two
-   replicas in one rack while ``rf <= R``; a rack left uncovered while ``rf >= R``) or its broker is
-   above quota (then it sheds where it is *not* the leader first).
-3. **Fill** — open slots go to brokers below quota that fit the partition (distinct broker, rack
-   rule). A slot nothing fits is solved by an augmenting path over the replicas added in this
-   plan (re-routing those costs nothing); only if none exists does one more kept replica move.
-4. **Leaders** — current leaders stay where possible; then leadership moves along shortest
+   replicas in one rack while ``rf <= R``; a rack left uncovered while ``rf >= R``; a rack whose
+   quota equals the partition count must appear in every partition); among competitors the one
+   on the broker furthest above quota goes.
+3. **Rack-first (``rf <= R``)** — rack totals are fixed first: a partition's replica moves to a
+   rack it lacks, along the shortest chain of racks, taking unfilled slots first, then replicas of
+   above-quota brokers that do not lead. Inside a rack any broker fits any slot (one replica per
+   rack), so brokers above quota free slots (not where they lead, not in partitions another rack
+   already changed) and brokers below quota take them — never more moves than the bound.
+4. **Generic fill (``rf > R`` or no racks)** — open slots, then above-quota replicas, go straight to
+   a broker below quota that fits; a slot nothing fits is solved by the cheapest chain found by a
+   0-1 breadth-first search: re-routing replicas this plan added costs nothing, moving a kept one
+   costs one move. If a quota still cannot be met, a fresh balanced placement matched to the
+   current partitions is used instead (a warning says so; goals are met, moves are higher).
+5. **Leaders** — current leaders stay where possible; then leadership moves along shortest
    alternating paths (:mod:`.leaders`) until every broker leads ``floor``–``ceil`` of ``P/N``.
 
 Every plan reports the lower bounds it is measured against:
 
 * replica additions ``>= max(A, B)``: ``A = sum_b max(0, quota_b - current_b)`` (equivalently the
   replicas above quota plus those on removed brokers) and ``B = sum_p (rf - keepable_p)`` (replicas a
-  partition must replace for rack diversity or removed brokers);
+  partition must replace for rack diversity, removed brokers or racks needed in every partition);
 * leader changes ``>=`` leaders on removed/dropped replicas plus leaders above ``ceil(P/N)``, and
   ``>=`` the leaders missing below ``floor(P/N)``.
 """
