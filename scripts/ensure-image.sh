@@ -47,7 +47,7 @@ base_tag="kafka-placement/jre:bookworm-17"
 base_recipe_id=$(printf 'bookworm minbase %s v1' "$base_packages" | sha256sum | cut -c1-16)
 # Kafka layer: identity = version + every file of the recipe.
 recipe_id=$( (echo "$kafka_version $scala_version $base_recipe_id"; cd "$recipe" && cat Dockerfile pom.xml run \
-    server.properties log4j2.properties kafka-storage.sh kafka-server-start.sh) | sha256sum | cut -c1-16)
+    server.properties log4j2.properties kafka-storage.sh kafka-server-start.sh make-cds.sh) | sha256sum | cut -c1-16)
 tag="kafka-placement/kafka:$kafka_version"
 
 label_of() { docker image inspect --format "{{ index .Config.Labels \"kafka-placement.recipe\" }}" "$1" 2>/dev/null || true; }
@@ -123,9 +123,10 @@ mvn -q -B -f "$recipe/pom.xml" -Dkafka.version="$kafka_version" -Dscala.binary.v
 [[ -f "$ctx/libs/kafka_$scala_version-$kafka_version.jar" ]] || die "kafka_$scala_version-$kafka_version.jar not resolved"
 say "jars resolved in $(( $(date +%s) - t0 ))s ($(ls "$ctx/libs" | wc -l) jars, $(du -sh "$ctx/libs" | cut -f1))"
 
-cp "$recipe"/{Dockerfile,run,server.properties,log4j2.properties,kafka-storage.sh,kafka-server-start.sh} "$ctx/"
+cp "$recipe"/{Dockerfile,run,server.properties,log4j2.properties,kafka-storage.sh,kafka-server-start.sh,make-cds.sh} "$ctx/"
 t0=$(date +%s)
-docker build -q --build-arg BASE_IMAGE="$base_tag" --build-arg KAFKA_VERSION="$kafka_version" \
+# --network none: the build-time CDS run binds localhost ports in a private network namespace.
+docker build -q --network none --build-arg BASE_IMAGE="$base_tag" --build-arg KAFKA_VERSION="$kafka_version" \
     --label "kafka-placement.recipe=$recipe_id" -t "$tag" "$ctx" >"$work/build.log" 2>&1 \
     || { tail -n 30 "$work/build.log" >&2; die "docker build failed (log: $work/build.log)"; }
 say "docker build done in $(( $(date +%s) - t0 ))s"
