@@ -1,10 +1,14 @@
 """Batch hashing over a :class:`~kafka_placement.partitioning.keybatch.KeyBatch`: pure numpy, uint32.
 
-murmur2: keys are grouped by their number of 4-byte blocks; inside a group the blocks of every key are
-fetched at once (a uint32 view of the byte buffer at stride 1 reads a little-endian word at any byte
-offset), mixed column-wise, and chained ``h = h*m ^ k`` block by block over the whole group. Keys of one
-fixed length take a copy-free 2-D fast path. Tails (1–3 bytes) are masked words. Every result equals the
-scalar :func:`~kafka_placement.partitioning.murmur2.murmur2` (property-tested).
+murmur2, keys of one length: a 2-D little-endian uint32 view straight over the byte buffer (no copy),
+mixed in slabs and chained ``h = h*m ^ k`` column by column. Mixed lengths: keys are grouped by block
+count (radix argsort, stable so addresses ascend); per group one fancy-index gather of 64/128-byte opaque
+items from a stride-1 view of the buffer fetches every key's blocks and its tail word at once (numpy
+copies wide void items far faster than 4-byte words), the (blocks × keys) matrix is mixed and chained row
+by row into contiguous slices of the group-ordered hashes, and the tail is folded in with table lookups.
+Keys near the buffer end read from a zero-padded copy of just the end. Every result equals the scalar
+:func:`~kafka_placement.partitioning.murmur2.murmur2` (property-tested, and against kafka-python and
+librdkafka). fnv1a runs byte-wise over length-sorted keys; crc32 calls :func:`zlib.crc32` per key.
 """
 
 from __future__ import annotations
