@@ -35,31 +35,27 @@ def round_robin_deal(free: IntArray, takers: IntArray, needs: IntArray) -> IntAr
 
 
 def rack_deal(owner: IntArray, free: IntArray, needs: IntArray, racks: RackView) -> IntArray:
-    """Give free partitions to members whose rack has a replica, round robin per rack; returns the rest.
-
-    ``owner`` and ``needs`` are updated in place.
+    """Give free partitions to members whose rack has a replica, round robin per rack (racks in name
+    order, members in member order); returns the partitions left. ``owner`` and ``needs`` are
+    updated in place. Cost: O(racks x free), whatever the number of members.
     """
     if free.size == 0:
         return free
-    taken = np.zeros(owner.size, dtype=np.bool_)
-    free_mask = np.zeros(owner.size, dtype=np.bool_)
-    free_mask[free] = True
-    by_rack: dict[str, list[int]] = {}
-    for i, rack in enumerate(racks.member_rack):
-        if rack is not None and needs[i] > 0 and rack in racks.mask_in_rack:
-            by_rack.setdefault(rack, []).append(i)
-    for rack in sorted(by_rack):
-        takers = np.asarray(by_rack[rack], dtype=np.int64)
-        cand = np.flatnonzero(free_mask & racks.mask_in_rack[rack] & ~taken)
+    taken = np.zeros(free.size, dtype=np.bool_)
+    for rack in sorted(racks.members_in_rack):
+        members = racks.members_in_rack[rack]
+        takers = members[needs[members] > 0]
+        if takers.size == 0:
+            continue
+        cand = np.flatnonzero(racks.mask_in_rack[rack][free] & ~taken)
         if cand.size == 0:
             continue
-        want = needs[takers]
-        got = round_robin_deal(cand, takers, want)
+        got = round_robin_deal(cand, takers, needs[takers])
         picked = cand[: got.size]
-        owner[picked] = got
+        owner[free[picked]] = got
         taken[picked] = True
         np.subtract.at(needs, got, 1)
-    return free[~taken[free]]
+    return free[~taken]
 
 
 def constrained_assign(problem: Problem, kept: IntArray, racks: RackView | None) -> IntArray:

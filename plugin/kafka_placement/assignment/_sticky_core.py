@@ -14,7 +14,9 @@ that a group leader assigning the same topics again does not rebuild a million t
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import gc
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
 from itertools import repeat
@@ -28,6 +30,25 @@ from kafka_placement.vocabulary import Member, TopicPartition
 
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
+
+
+# --- garbage collector ---------------------------------------------------------------------------
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while we allocate up to millions of tuples.
+
+    Nothing we allocate can form a reference cycle (tuples of str/int, lists, numpy arrays), but with
+    millions of live objects around (say the caller's ``partition_racks``) each automatic collection
+    walks all of them: building 1M TopicPartitions went from 0.2 s to 15 s in such a process.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
 
 # --- TopicPartition cache ------------------------------------------------------------------------
 _MAKE_TP = partial(tuple.__new__, TopicPartition)
@@ -235,8 +256,8 @@ class RackView:
     """Which partitions have a replica in which member rack (KIP-881), only for racks members carry."""
 
     member_rack: list[str | None]
-    # rack -> ascending global ids of partitions with a replica in that rack
-    partitions_in_rack: dict[str, IntArray]
+    # rack -> ascending member numbers of the members in that rack
+    members_in_rack: dict[str, IntArray]
     # (N,) bool per rack, same keys
     mask_in_rack: dict[str, BoolArray]
 
@@ -263,36 +284,49 @@ def build_racks(
     if not racks:
         return None
     n = problem.n_partitions
-    masks = {r: np.zeros(n, dtype=np.bool_) for r in racks}
-    known = np.zeros(n, dtype=np.bool_)
-    rack_sets: set[frozenset[str]] = set()
-    for tp, replica_racks in partition_racks.items():
-        if not isinstance(tp, tuple) or len(tp) != 2:
-            raise InvalidArgumentError(f"partition_racks keys must be TopicPartition, got {tp!r}")
-        if isinstance(replica_racks, str):
+    keys = list(partition_racks)
+    for key in keys:
+        if not isinstance(key, tuple) or len(key) != 2:
+            raise InvalidArgumentError(f"partition_racks keys must be TopicPartition, got {key!r}")
+    group_of: dict[frozenset[str], int] = {}
+
+    def group(tp: TopicPartition, value: Iterable[str]) -> int:
+        if isinstance(value, str):
             raise InvalidArgumentError(
-                f"partition_racks[{tp!r}] must be a set of rack names, "
-                f"not the single string {replica_racks!r}"
+                f"partition_racks[{tp!r}] must be a set of rack names, not the single string {value!r}"
             )
-        t = problem.topic_index.get(tp[0])
-        p = tp[1]
-        if t is None or not isinstance(p, int) or not 0 <= p < problem.counts[t]:
-            continue
-        g = int(problem.offsets[t]) + p
-        replica_set = frozenset(replica_racks)
-        if not known[g]:
-            known[g] = True
-            rack_sets.add(replica_set)
-        for r in replica_set:
-            mask = masks.get(r)
-            if mask is not None:
-                mask[g] = True
+        return group_of.setdefault(frozenset(value), len(group_of))
+
+    count = len(keys)
+    groups = np.fromiter(map(group, keys, partition_racks.values()), dtype=np.int64, count=count)
+    topics_col = [k[0] for k in keys]
+    tix = np.fromiter(map(problem.topic_index.get, topics_col, repeat(-1)), dtype=np.int64, count=count)
+    parts = np.fromiter(
+        (p if isinstance(p, int) and -(2**62) < p < 2**62 else -1 for _, p in keys),
+        dtype=np.int64,
+        count=count,
+    )
+    safe_t = np.where(tix >= 0, tix, 0)
+    ok = (tix >= 0) & (parts >= 0) & (parts < (problem.counts[safe_t] if problem.topics else 0))
+    gids, groups = problem.offsets[safe_t[ok]] + parts[ok], groups[ok]
+    known = np.zeros(n, dtype=np.bool_)
+    known[gids] = True
+    rack_sets = {s for s, k in group_of.items() if k in set(np.unique(groups).tolist())}
     if not known.all():
         rack_sets.add(frozenset())  # a partition without rack information
     union = frozenset().union(*rack_sets)
     if racks.isdisjoint(union) or len(rack_sets) <= 1:
         return None
-    return RackView(member_rack, {r: np.flatnonzero(m) for r, m in masks.items()}, masks)
+    masks: dict[str, BoolArray] = {}
+    for r in racks:
+        has_r = np.fromiter((r in s for s in group_of), dtype=np.bool_, count=len(group_of))
+        mask = np.zeros(n, dtype=np.bool_)
+        mask[gids[has_r[groups]]] = True
+        masks[r] = mask
+    members_in_rack = {
+        r: np.asarray([i for i, mr in enumerate(member_rack) if mr == r], dtype=np.int64) for r in masks
+    }
+    return RackView(member_rack, members_in_rack, masks)
 
 
 # --- output -----------------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kafka_placement.assignment._sticky_constrained import round_robin_deal
+from kafka_placement.assignment._sticky_constrained import rack_deal, round_robin_deal
 from kafka_placement.assignment._sticky_core import BoolArray, IntArray, Problem, RackView
 
 
@@ -213,8 +213,13 @@ def general_assign(problem: Problem, kept: IntArray, racks: RackView | None) -> 
         lo, hi = int(problem.offsets[t]), int(problem.offsets[t + 1])
         seg = owner[lo:hi]  # a view: edits land in owner
         holders = np.flatnonzero(o[:, t] > c[:, t])
-        for i in holders.tolist():
-            mine = np.flatnonzero(seg == i)
+        if holders.size:
+            spots = np.flatnonzero(np.isin(seg, holders))
+            spots = spots[np.argsort(seg[spots], kind="stable")]
+            starts = np.searchsorted(seg[spots], holders, side="left")
+            ends = np.searchsorted(seg[spots], holders, side="right")
+        for j, i in enumerate(holders.tolist()):
+            mine = spots[starts[j] : ends[j]]
             if racks is not None:
                 local = racks.matches(i, mine + lo)
                 mine = np.concatenate((mine[local], mine[~local]))
@@ -224,15 +229,7 @@ def general_assign(problem: Problem, kept: IntArray, racks: RackView | None) -> 
         if free.size == 0:
             continue
         if racks is not None:
-            taken = np.zeros(free.size, dtype=np.bool_)
-            for i in np.flatnonzero(need > 0).tolist():
-                local = ~taken & racks.matches(i, free + lo)
-                pick = np.flatnonzero(local)[: int(need[i])]
-                if pick.size:
-                    seg[free[pick]] = i
-                    taken[pick] = True
-                    need[i] -= pick.size
-            free = free[~taken]
+            free = rack_deal(owner, free + lo, need, racks) - lo
         takers = np.flatnonzero(need > 0)
         seg[free] = round_robin_deal(free, takers, need[takers])
     return owner

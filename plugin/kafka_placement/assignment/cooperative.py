@@ -15,7 +15,9 @@ import numpy as np
 
 from kafka_placement.assignment._sticky_core import (
     build_problem,
+    build_racks,
     collect_claims,
+    gc_paused,
     materialize,
     validate_inputs,
 )
@@ -32,13 +34,14 @@ def assign_cooperative_sticky(
     partition_racks: Mapping[TopicPartition, Iterable[str]] | None = None,
 ) -> dict[str, list[TopicPartition]]:
     """Cooperative-sticky assignment: the sticky target minus partitions still owned by someone else."""
-    validate_inputs(partitions_per_topic, members)
-    problem = build_problem(partitions_per_topic, members)
-    owner = sticky_owner_array(problem, partition_racks)
-    claims = collect_claims(problem)
-    if claims.gid.size:
-        # a partition is withheld when any claimant differs from its target owner
-        foreign = owner[claims.gid] != claims.member
-        withheld = np.unique(claims.gid[foreign])
-        owner[withheld] = -1
-    return materialize(problem, owner)
+    with gc_paused():
+        validate_inputs(partitions_per_topic, members)
+        problem = build_problem(partitions_per_topic, members)
+        owner = sticky_owner_array(problem, build_racks(problem, partition_racks))
+        claims = collect_claims(problem)
+        if claims.gid.size:
+            # a partition is withheld when any claimant differs from its target owner
+            foreign = owner[claims.gid] != claims.member
+            withheld = np.unique(claims.gid[foreign])
+            owner[withheld] = -1
+        return materialize(problem, owner)

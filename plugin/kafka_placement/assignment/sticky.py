@@ -18,9 +18,11 @@ from kafka_placement.assignment._sticky_constrained import constrained_assign
 from kafka_placement.assignment._sticky_core import (
     IntArray,
     Problem,
+    RackView,
     build_problem,
     build_racks,
     collect_claims,
+    gc_paused,
     materialize,
     resolve_claims,
     topic_partitions,
@@ -32,13 +34,9 @@ from kafka_placement.vocabulary import Member, TopicPartition
 __all__ = ["assign_sticky", "sticky_owner_array"]
 
 
-def sticky_owner_array(
-    problem: Problem,
-    partition_racks: Mapping[TopicPartition, Iterable[str]] | None = None,
-) -> IntArray:
+def sticky_owner_array(problem: Problem, racks: RackView | None) -> IntArray:
     """The sticky target as an owner array over ``problem``'s global partition ids (-1 = unassigned)."""
     kept = resolve_claims(problem, collect_claims(problem))
-    racks = build_racks(problem, partition_racks)
     if problem.equal_subscriptions:
         return constrained_assign(problem, kept, racks)
     return general_assign(problem, kept, racks)
@@ -60,12 +58,14 @@ def assign_sticky(
     partition_racks: Mapping[TopicPartition, Iterable[str]] | None = None,
 ) -> dict[str, list[TopicPartition]]:
     """Sticky assignment: ``{member_id: sorted partitions}`` with every member present."""
-    validate_inputs(partitions_per_topic, members)
-    problem = build_problem(partitions_per_topic, members)
-    if (
-        problem.equal_subscriptions
-        and not any(member.owned for member in problem.members)
-        and build_racks(problem, partition_racks) is None
-    ):
-        return _fresh_equal(problem)
-    return materialize(problem, sticky_owner_array(problem, partition_racks))
+    with gc_paused():
+        validate_inputs(partitions_per_topic, members)
+        problem = build_problem(partitions_per_topic, members)
+        racks = build_racks(problem, partition_racks)
+        if (
+            problem.equal_subscriptions
+            and racks is None
+            and not any(member.owned for member in problem.members)
+        ):
+            return _fresh_equal(problem)
+        return materialize(problem, sticky_owner_array(problem, racks))
