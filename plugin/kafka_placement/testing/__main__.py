@@ -53,7 +53,7 @@ def cmd_up(args: argparse.Namespace) -> int:
               file=sys.stderr)
         remove_leftovers(docker_client(), existing.name)
         remove_state()
-    cluster = KafkaCluster(image=args.image, name=args.name or f"kp-dev-{int(time.time())}")
+    cluster = KafkaCluster(image=args.image, name=args.name or f"kp-dev-{int(time.time())}", persistent=True)
     cluster.start()
     path = write_state(cluster.state())
     print(f"shared cluster {cluster.name} up in {cluster.startup_seconds:.1f}s")
@@ -106,6 +106,7 @@ def cmd_env(args: argparse.Namespace) -> int:
         print(str(exc), file=sys.stderr)
         return 1
     print("export KAFKA_PLACEMENT_REUSE=1")
+    print(f"export KAFKA_PLACEMENT_STATE={default_state_path()}")
     print(f"export KAFKA_BOOTSTRAP_SERVERS={state.layout.bootstrap_servers}")
     return 0
 

@@ -36,6 +36,8 @@ from kafka_placement.testing.state import ClusterState
 LABEL = "kafka-placement.cluster"
 ROLE_LABEL = "kafka-placement.role"
 NODE_LABEL = "kafka-placement.node-id"
+#: pid of the process that owns the containers ("" for a persistent cluster such as `up`'s).
+OWNER_LABEL = "kafka-placement.owner-pid"
 
 
 class ClusterError(RuntimeError):
@@ -110,9 +112,11 @@ class KafkaCluster:
         jvm_performance_opts: str = DEFAULT_JVM_PERFORMANCE_OPTS,
         broker_properties: Mapping[str, str] | None = None,
         startup_timeout_s: float = 240.0,
+        persistent: bool = False,
         log: Callable[[str], None] = _log,
     ) -> None:
         self._image = image
+        self._persistent = persistent
         self._racks = dict(racks)
         self.name = name or f"kp-{os.getpid()}-{int(time.time() * 1000) % 10**8}"
         self._heap_opts = heap_opts
@@ -180,6 +184,8 @@ class KafkaCluster:
     def start(self) -> KafkaCluster:
         t0 = time.monotonic()
         self._client = docker_client()
+        for stale in remove_orphans(self._client):
+            self._log(f"removed orphaned cluster {stale} (its process is gone)")
         if self._image is None:
             self._image = resolve_image(self._client)
         ports = free_ports(1 + len(self._racks))
@@ -404,7 +410,12 @@ class KafkaCluster:
         tc = DockerContainer(self.image, env=env, name=self._container_name(node))
         tc.with_kwargs(
             network_mode="host",
-            labels={LABEL: self.name, ROLE_LABEL: role, NODE_LABEL: str(node)},
+            labels={
+                LABEL: self.name,
+                ROLE_LABEL: role,
+                NODE_LABEL: str(node),
+                OWNER_LABEL: "" if self._persistent else str(os.getpid()),
+            },
         )
         with self._lock:
             self._tc.append(tc)
@@ -422,3 +433,30 @@ def remove_leftovers(client: Any, name: str | None = None) -> list[str]:
             c.remove(force=True, v=True)
             removed.append(str(c.name))
     return removed
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def remove_orphans(client: Any) -> list[str]:
+    """Remove clusters whose owning process (on this machine) died without cleaning up.
+
+    Containers of persistent clusters (``python -m kafka_placement.testing up``) carry no owner pid
+    and are never touched.
+    """
+    orphans: set[str] = set()
+    for c in client.containers.list(all=True, filters={"label": LABEL}):
+        labels = c.labels or {}
+        owner = labels.get(OWNER_LABEL, "")
+        if owner.isdigit() and not _pid_alive(int(owner)):
+            orphans.add(labels[LABEL])
+    for name in sorted(orphans):
+        remove_leftovers(client, name)
+    return sorted(orphans)
