@@ -285,27 +285,39 @@ def build_racks(
         return None
     n = problem.n_partitions
     keys = list(partition_racks)
-    for key in keys:
-        if not isinstance(key, tuple) or len(key) != 2:
-            raise InvalidArgumentError(f"partition_racks keys must be TopicPartition, got {key!r}")
+    if not set(map(type, keys)) <= {TopicPartition}:  # the usual keys pass this in C
+        for key in keys:
+            if not isinstance(key, tuple) or len(key) != 2 or not isinstance(key[0], str):
+                raise InvalidArgumentError(f"partition_racks keys must be TopicPartition, got {key!r}")
+    try:
+        topics_col, parts_col = zip(*keys, strict=True) if keys else ((), ())
+    except (TypeError, ValueError):
+        topics_col = parts_col = ()
+    if len(topics_col) != len(keys):
+        bad = next(k for k in keys if not isinstance(k, tuple) or len(k) != 2)
+        raise InvalidArgumentError(f"partition_racks keys must be TopicPartition, got {bad!r}")
     group_of: dict[frozenset[str], int] = {}
 
     def group(tp: TopicPartition, value: Iterable[str]) -> int:
-        if isinstance(value, str):
-            raise InvalidArgumentError(
-                f"partition_racks[{tp!r}] must be a set of rack names, not the single string {value!r}"
-            )
-        return group_of.setdefault(frozenset(value), len(group_of))
+        if type(value) is not frozenset:
+            if isinstance(value, str):
+                raise InvalidArgumentError(
+                    f"partition_racks[{tp!r}] must be a set of rack names, not the single string {value!r}"
+                )
+            value = frozenset(value)
+        return group_of.setdefault(value, len(group_of))
 
     count = len(keys)
     groups = np.fromiter(map(group, keys, partition_racks.values()), dtype=np.int64, count=count)
-    topics_col = [k[0] for k in keys]
     tix = np.fromiter(map(problem.topic_index.get, topics_col, repeat(-1)), dtype=np.int64, count=count)
-    parts = np.fromiter(
-        (p if isinstance(p, int) and -(2**62) < p < 2**62 else -1 for _, p in keys),
-        dtype=np.int64,
-        count=count,
-    )
+    try:
+        parts = np.fromiter(parts_col, dtype=np.int64, count=count)
+    except (TypeError, ValueError, OverflowError):
+        parts = np.fromiter(
+            (p if isinstance(p, int) and -(2**62) < p < 2**62 else -1 for p in parts_col),
+            dtype=np.int64,
+            count=count,
+        )
     safe_t = np.where(tix >= 0, tix, 0)
     ok = (tix >= 0) & (parts >= 0) & (parts < (problem.counts[safe_t] if problem.topics else 0))
     gids, groups = problem.offsets[safe_t[ok]] + parts[ok], groups[ok]
