@@ -192,6 +192,9 @@ class _Topic:
         self.racked = layout.racked
         self.num_racks = layout.num_racks
         self.sets = sets
+        # rf > R: racks whose quota total equals the partition count hold exactly one replica of
+        # every partition (at least one by coverage, at most one by their total)
+        self.single: set[str | None] = set()
 
     def racks_in(self, reps: Iterable[int]) -> dict[str | None, int]:
         counts: dict[str | None, int] = {}
@@ -210,6 +213,8 @@ class _Topic:
         rack = self.rack_of[b]
         if self.rf <= self.num_racks:
             return rack not in racks
+        if rack in racks and rack in self.single:
+            return False
         missing = self.num_racks - len(racks)
         open_slots = self.rf - len(reps)
         return not (missing >= open_slots and rack in racks)
@@ -247,6 +252,12 @@ def _keepable(
         while len(keep) > topic.rf - lacking:
             drop(max((b for b in keep if topic.rack_of[b] not in mandatory), key=drop_order))
         return keep
+    for rack in topic.single:
+        members = [b for b in keep if topic.rack_of[b] == rack]
+        while len(members) > 1:
+            loser = max(members, key=drop_order)
+            members.remove(loser)
+            drop(loser)
     while True:
         racks = topic.racks_in(keep)
         if topic.num_racks - len(racks) <= topic.rf - len(keep):
@@ -271,8 +282,11 @@ def _plan_topic(
     # Lower bounds -------------------------------------------------------------------------------
     bound_a = sum(max(0, quotas[b] - current[b]) for b in surviving)
     mandatory: set[str | None] = set()
+    exact = {r for r, ids in layout.racks.items() if sum(quotas[b] for b in ids) == p_count}
     if layout.racked and rf <= layout.num_racks:
-        mandatory = {r for r, ids in layout.racks.items() if sum(quotas[b] for b in ids) == p_count}
+        mandatory = exact
+    elif layout.racked:
+        topic.single = exact
     kept = [_keepable(topic, reps, surplus, reps[0], mandatory) for reps in old]
     bound_b = sum(rf - len(k) for k in kept)
     leader_low, leader_high = leader_quotas(quotas, p_count)
