@@ -12,11 +12,13 @@ Against the shared dev cluster:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import uuid
@@ -35,11 +37,14 @@ Json = dict[str, Any]
 def _worker_main(config: Json) -> int:  # pragma: no cover - runs in a subprocess
     """A consumer that reports its assignment changes and records as JSON lines on stdout and
     obeys ``close`` on stdin."""
+    import logging
+
     from kafka import KafkaConsumer
     from kafka.consumer.subscription_state import ConsumerRebalanceListener
 
     from kafka_placement.clients import kafka_python as adapters
 
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     lock = threading.Lock()
 
     def emit(event: Json) -> None:
@@ -134,11 +139,12 @@ class Worker:
         self.events: list[Json] = []
         self._lock = threading.Lock()
         env = dict(os.environ, PYTHONUNBUFFERED="1")
+        self.log = tempfile.NamedTemporaryFile(prefix=f"asg-live-{name}-", suffix=".log", delete=False)  # noqa: SIM115
         self.proc = subprocess.Popen(
             [sys.executable, __file__, json.dumps(self.config)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
+            stderr=self.log,
             text=True,
             env=env,
         )
@@ -165,6 +171,10 @@ class Worker:
     def assignment(self) -> set[tuple[str, int]]:
         event = self.last("assignment")
         return {(t, p) for t, p in event["parts"]} if event else set()
+
+    def log_tail(self, lines: int = 15) -> str:
+        with open(self.log.name, errors="replace") as f:
+            return "".join(f.readlines()[-lines:])
 
     def alive(self) -> bool:
         return self.proc.poll() is None
@@ -274,18 +284,28 @@ def predicted_from_description(
     return {mid: sorted((tp.topic, tp.partition) for tp in parts) for mid, parts in result.items()}
 
 
-def stable_group(admin: Any, group: str, workers: list[Worker], timeout: float = 30.0) -> Json:
+def stable_group(
+    admin: Any, group: str, workers: list[Worker], timeout: float = 30.0, settle: float = 2.0
+) -> Json:
     """Wait until the group is Stable with exactly ``workers`` and every worker reports the
     assignment the coordinator holds for it; return the description."""
     names = {w.name for w in workers}
     seen: list[Any] = [None]
+    failures = [0]
+    settled: list[Any] = [None]
 
     def check() -> Json | None:
         try:
             desc = describe_group(admin, group)
         except Exception as exc:
+            desc = None
             seen[0] = exc
+        if desc is None or not desc["state"]:
+            failures[0] += 1
+            if failures[0] % 10 == 0 and hasattr(admin, "refresh"):
+                admin.refresh()  # the coordinator moved (a broker was restarted): ask anew
             return None
+        failures[0] = 0
         seen[0] = {m["client_id"]: m["assigned"] for m in desc["members"].values()}, desc["state"]
         if desc["state"] != "Stable":
             return None
@@ -297,23 +317,53 @@ def stable_group(admin: Any, group: str, workers: list[Worker], timeout: float =
             mid, m = by_client[w.name]
             if event is None or event["member_id"] != mid or w.assignment() != set(m["assigned"]):
                 return None
+        # Settled: the same generation everywhere for ``settle`` seconds. A leader that lacked
+        # metadata for a topic only others subscribe to assigns without it and rebalances again
+        # once its metadata arrives (kafka-python and Java alike); don't judge that interim state.
+        gens = tuple(sorted((w.name, w.last("assignment")["gen"]) for w in workers))  # type: ignore[index]
+        if settled[0] is None or settled[0][0] != gens:
+            settled[0] = (gens, time.monotonic())
+            return None
+        if time.monotonic() - settled[0][1] < settle:
+            return None
         return desc
 
     try:
         return wait_until(check, timeout, f"group {group} stable with {sorted(names)}", step=0.3)
     except AssertionError as exc:
         reports = {w.name: (w.alive(), w.last("assignment")) for w in workers}
-        raise AssertionError(f"{exc}; last DescribeGroups: {seen[0]}; workers: {reports}") from None
+        logs = "".join(f"\n--- {w.name} ({w.log.name}):\n{w.log_tail()}" for w in workers)
+        raise AssertionError(f"{exc}; last DescribeGroups: {seen[0]}; workers: {reports}{logs}") from None
 
 
 # ================================================================================== fixtures
+class AdminHandle:
+    """A KafkaAdminClient that can be replaced by a fresh one: other live suites stop and kill
+    brokers of the shared cluster, and a client that cached a dead group coordinator keeps
+    answering with an empty group."""
+
+    def __init__(self, bootstrap: str) -> None:
+        self.bootstrap = bootstrap
+        self.client: Any = None
+        self.refresh()
+
+    def refresh(self) -> None:
+        from kafka import KafkaAdminClient
+
+        if self.client is not None:
+            with contextlib.suppress(Exception):
+                self.client.close()
+        self.client = KafkaAdminClient(bootstrap_servers=self.bootstrap, client_id="assignment-live")
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.client, name)
+
+
 @pytest.fixture(scope="module")
 def admin(kafka_cluster: Any) -> Any:
-    from kafka import KafkaAdminClient
-
-    client = KafkaAdminClient(bootstrap_servers=kafka_cluster.bootstrap_servers, client_id="assignment-live")
-    yield client
-    client.close()
+    handle = AdminHandle(kafka_cluster.bootstrap_servers)
+    yield handle
+    handle.client.close()
 
 
 def create_topic(admin: Any, partitions: int, replication_factor: int = 1, prefix: str = "asg") -> str:
@@ -414,6 +464,7 @@ def test_cooperative_join_and_leave_two_rounds_never_two_owners(
     b = _spawn(workers, kafka_cluster, group, "b", [topic], "cooperative-sticky")
     stable_group(admin, group, [a, b], timeout=45)
     before = {w.name: w.assignment() for w in (a, b)}
+    joined_at = time.time()
     c = _spawn(workers, kafka_cluster, group, "c", [topic], "cooperative-sticky")
     desc = stable_group(admin, group, [a, b, c], timeout=45)
     assert sorted(len(m["assigned"]) for m in desc["members"].values()) == [2, 2, 2]
@@ -424,19 +475,20 @@ def test_cooperative_join_and_leave_two_rounds_never_two_owners(
     for w in (a, b):
         assert w.assignment() <= before[w.name]
         for event in w.snapshot():
-            if event["ev"] == "revoked":
+            if event["ev"] == "revoked" and event["t"] >= joined_at:
                 assert set(map(tuple, event["parts"])) <= before[w.name] - w.assignment()
     # two rounds: c's partitions arrive in a later generation than the one where a/b revoked them
     gens_c = [e["gen"] for e in c.snapshot() if e["ev"] == "assignment" and e["parts"]]
-    revoke_times = [e["t"] for w in (a, b) for e in w.snapshot() if e["ev"] == "revoked"]
+    revoke_times = [
+        e["t"] for w in (a, b) for e in w.snapshot() if e["ev"] == "revoked" and e["t"] >= joined_at
+    ]
     add_times = [e["t"] for e in c.snapshot() if e["ev"] == "added"]
     assert revoke_times and add_times and max(revoke_times) < min(add_times)
+    # after c joined: the generation where a/b revoked, then the one where c got the partitions
     gens_seen = {
-        e["gen"] for w in (a, b, c) for e in w.snapshot() if e["ev"] == "assignment" and e["gen"] > 0
+        e["gen"] for w in (a, b, c) for e in w.snapshot() if e["ev"] == "assignment" and e["t"] >= joined_at
     }
-    assert len(gens_seen) >= 3, (
-        f"expected join round, revocation round and final round, saw {sorted(gens_seen)}"
-    )
+    assert len(gens_seen) >= 2, f"expected a revocation round and a final round, saw {sorted(gens_seen)}"
     assert gens_c
     _assert_never_two_owners([a, b, c])
 
