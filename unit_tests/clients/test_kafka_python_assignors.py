@@ -251,3 +251,30 @@ def test_hostile_members_never_crash_the_leader() -> None:
         assert sorted(tp for parts in result.values() for tp in parts) == [TP("t", p) for p in range(4)]
     assert run_leader(FailoverAssignor(1), cluster, hostile)["ok"] == [TP("t", p) for p in range(4)]
     assert run_leader(RangeAssignor(), cluster, []) == {}
+
+
+def test_kafka_consumer_accepts_instances_and_classes_and_rejects_mixing() -> None:
+    """The real KafkaConsumer (no broker needed with a fixed api_version): instances and classes
+    register under their Kafka names; cooperative + eager in one consumer is refused."""
+    from kafka import KafkaConsumer
+    from kafka.errors import KafkaConfigurationError
+
+    consumer = KafkaConsumer(
+        bootstrap_servers="127.0.0.1:1",
+        api_version=(4, 0),
+        group_id="g",
+        partition_assignment_strategy=[FailoverAssignor(priority=3), RangeAssignor, StickyAssignor(rack="r")],
+    )
+    try:
+        assignors = consumer._coordinator._assignors
+        assert sorted(assignors) == ["failover", "range", "sticky"]
+        assert assignors["failover"].priority == 3
+    finally:
+        consumer.close()
+    with pytest.raises(KafkaConfigurationError, match="do not support a common RebalanceProtocol"):
+        KafkaConsumer(
+            bootstrap_servers="127.0.0.1:1",
+            api_version=(4, 0),
+            group_id="g",
+            partition_assignment_strategy=[CooperativeStickyAssignor(), RangeAssignor()],
+        )
