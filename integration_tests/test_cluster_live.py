@@ -200,3 +200,37 @@ def test_kill_then_start_broker(kafka_cluster: Any, admin: Any) -> None:
         kafka_cluster.start_broker(broker)
     assert kafka_cluster.broker_running(broker)
     assert {b: r for b, (_h, _p, r) in kp_brokers(kafka_cluster.bootstrap_servers).items()} == SEED_RACKS
+
+
+def test_port_taken_between_choice_and_bind_is_retried(
+    kafka_cluster: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A second (1-broker) cluster whose first port choice is already bound by someone else."""
+    import socket
+
+    from kafka_placement.testing import KafkaCluster
+    from kafka_placement.testing import cluster as cluster_mod
+
+    squatter = socket.socket()
+    squatter.bind(("127.0.0.1", 0))
+    squatter.listen()
+    taken = squatter.getsockname()[1]
+    real_free_ports = cluster_mod.free_ports
+    calls: list[list[int]] = []
+
+    def first_call_collides(count: int) -> list[int]:
+        ports = real_free_ports(count)
+        if not calls:
+            ports[-1] = taken  # the broker's port
+        calls.append(ports)
+        return ports
+
+    monkeypatch.setattr(cluster_mod, "free_ports", first_call_collides)
+    small = KafkaCluster(kafka_cluster.image, racks={0: "rackA"}, heap_opts="-Xmx192m -Xms64m")
+    try:
+        small.start()
+        assert len(calls) == 2 and taken not in calls[1]
+        assert kp_brokers(small.bootstrap_servers) == {0: ("127.0.0.1", calls[1][-1], "rackA")}
+    finally:
+        small.stop()
+        squatter.close()

@@ -75,6 +75,7 @@ def describe_brokers(bootstrap_servers: str, timeout_s: float = 10.0) -> dict[in
         bootstrap_servers=bootstrap_servers,
         client_id="kafka-placement-harness",
         request_timeout_ms=int(timeout_s * 1000),
+        bootstrap_timeout_ms=int(timeout_s * 1000),
     )
     try:
         info = admin.describe_cluster()
@@ -188,6 +189,21 @@ class KafkaCluster:
             self._log(f"removed orphaned cluster {stale} (its process is gone)")
         if self._image is None:
             self._image = resolve_image(self._client)
+        for attempt in (1, 2):
+            try:
+                self._start_nodes(t0)
+                break
+            except ClusterError as exc:
+                # Another process may grab one of the free ports before our broker binds it.
+                if attempt == 2 or "Address already in use" not in str(exc):
+                    raise
+                self._log("a port was taken meanwhile; retrying with fresh ports")
+        self.started_at = time.time()
+        self.startup_seconds = time.monotonic() - t0
+        self._log(f"cluster {self.name} ready in {self.startup_seconds:.1f}s: {self.bootstrap_servers}")
+        return self
+
+    def _start_nodes(self, t0: float) -> None:
         ports = free_ports(1 + len(self._racks))
         self._layout = ClusterLayout(
             cluster_id=new_cluster_id(),
@@ -208,10 +224,6 @@ class KafkaCluster:
         except BaseException:
             self.stop()
             raise
-        self.started_at = time.time()
-        self.startup_seconds = time.monotonic() - t0
-        self._log(f"cluster {self.name} ready in {self.startup_seconds:.1f}s: {self.bootstrap_servers}")
-        return self
 
     def stop(self) -> None:
         """Remove every container of this cluster (only if this object started it)."""
@@ -275,8 +287,11 @@ class KafkaCluster:
                 continue
             c.reload()
             if c.status in ("exited", "dead"):
+                full = c.logs().decode(errors="replace").splitlines()
+                bind = [line.strip() for line in full if "Address already in use" in line][:1]
                 raise ClusterError(
                     f"node {node} ({c.name}) exited with {c.attrs['State'].get('ExitCode')}"
+                    + (f": {bind[0]}" if bind else "")
                     + self._logs_tail([node])
                 )
 
