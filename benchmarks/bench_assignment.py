@@ -313,7 +313,11 @@ def main() -> None:
         "1M x 2000+1 unequal": "Java 4-5 s (quoted)",
         "40k x 800+1 unequal": "Java 100-200 ms, franz-go 12 ms (quoted)",
     }
-    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs; one subprocess per measurement\n")
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(
+        f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {load} (shared machine: "
+        "times scale with it); one subprocess per measurement\n"
+    )
     header = (
         f"{'case':24} {'impl':13} {'time':>12} {'warm':>10} {'RSS growth':>12} {'tracemalloc':>13}  sizes"
     )

@@ -30,6 +30,7 @@ from kafka_placement.vocabulary import Member, TopicPartition
 
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
+ObjectArray = npt.NDArray[np.object_]
 
 
 # --- garbage collector ---------------------------------------------------------------------------
@@ -115,6 +116,11 @@ class Problem:
     offsets: IntArray  # (T + 1,) global id of each topic's partition 0, then the total
     subscribed: BoolArray  # (M, T)
     equal_subscriptions: bool
+    # the members' own TopicPartition objects for claimed partitions (reused in the output, so a
+    # rebalance of a million owned partitions does not build a million new tuples); None = not seen
+    objects: ObjectArray | None = None
+    objects_known: BoolArray | None = None
+    claims: Claims | None = None
 
     @property
     def n_partitions(self) -> int:
@@ -171,10 +177,13 @@ class Claims:
 _EMPTY = np.empty(0, dtype=np.int64)
 
 
-def _claim_ids(problem: Problem, owned: Sequence[TopicPartition]) -> tuple[IntArray, IntArray]:
-    """(global ids, topic numbers) of the claimed partitions that exist; the rest is dropped."""
+def _claim_ids(
+    problem: Problem, owned: Sequence[TopicPartition]
+) -> tuple[IntArray, IntArray, ObjectArray | None]:
+    """(global ids, topic numbers, the TopicPartition objects) of the claimed partitions that exist;
+    the rest is dropped."""
     if not owned or not problem.topics:
-        return _EMPTY, _EMPTY
+        return _EMPTY, _EMPTY, None
     topics_col, parts_col = zip(*owned, strict=True)
     n = len(owned)
     tix = np.fromiter(map(problem.topic_index.get, topics_col, repeat(-1)), dtype=np.int64, count=n)
@@ -182,34 +191,45 @@ def _claim_ids(problem: Problem, owned: Sequence[TopicPartition]) -> tuple[IntAr
         parts = np.fromiter(parts_col, dtype=np.int64, count=n)
     except OverflowError:  # hostile partition numbers beyond int64: they name no partition
         parts = np.fromiter((p if -(2**62) < p < 2**62 else -1 for p in parts_col), dtype=np.int64, count=n)
+    objects = np.fromiter(owned, dtype=object, count=n)
     safe_t = np.where(tix >= 0, tix, 0)
     ok = (tix >= 0) & (parts >= 0) & (parts < problem.counts[safe_t])
     if ok.all():
-        return problem.offsets[tix] + parts, tix
-    return problem.offsets[tix[ok]] + parts[ok], tix[ok]
+        return problem.offsets[tix] + parts, tix, objects
+    return problem.offsets[tix[ok]] + parts[ok], tix[ok], objects[ok]
 
 
 def collect_claims(problem: Problem) -> Claims:
+    """Every member's claims that name an existing partition (computed once per problem)."""
+    if problem.claims is not None:
+        return problem.claims
     gid_parts: list[IntArray] = []
     top_parts: list[IntArray] = []
     mem_parts: list[IntArray] = []
     gen_parts: list[IntArray] = []
     for i, member in enumerate(problem.members):
-        gids, tix = _claim_ids(problem, member.owned)
+        gids, tix, objects = _claim_ids(problem, member.owned)
         if gids.size:
             gid_parts.append(gids)
             top_parts.append(tix)
             mem_parts.append(np.full(gids.size, i, dtype=np.int64))
             generation = min(max(member.generation, -(2**62)), 2**62)  # Member allows any int
             gen_parts.append(np.full(gids.size, generation, dtype=np.int64))
+            if problem.objects is None or problem.objects_known is None:
+                problem.objects = np.full(problem.n_partitions, None, dtype=object)
+                problem.objects_known = np.zeros(problem.n_partitions, dtype=np.bool_)
+            problem.objects[gids] = objects
+            problem.objects_known[gids] = True
     if not gid_parts:
-        return Claims(_EMPTY, _EMPTY, _EMPTY, _EMPTY)
-    return Claims(
-        np.concatenate(gid_parts),
-        np.concatenate(top_parts),
-        np.concatenate(mem_parts),
-        np.concatenate(gen_parts),
-    )
+        problem.claims = Claims(_EMPTY, _EMPTY, _EMPTY, _EMPTY)
+    else:
+        problem.claims = Claims(
+            np.concatenate(gid_parts),
+            np.concatenate(top_parts),
+            np.concatenate(mem_parts),
+            np.concatenate(gen_parts),
+        )
+    return problem.claims
 
 
 def resolve_claims(problem: Problem, claims: Claims) -> IntArray:
@@ -346,10 +366,21 @@ def materialize(problem: Problem, owner: IntArray) -> dict[str, list[TopicPartit
     """``{member_id: sorted TopicPartitions}`` for every member from an owner array."""
     result: dict[str, list[TopicPartition]] = {}
     m = problem.n_members
-    flat: list[TopicPartition] = []
-    for topic, count in zip(problem.topics, problem.counts.tolist(), strict=True):
-        flat.extend(topic_partitions(topic, count))
-    objects = np.fromiter(flat, dtype=object, count=len(flat))
+    objects, known = problem.objects, problem.objects_known
+    if objects is None or known is None:
+        flat: list[TopicPartition] = []
+        for topic, count in zip(problem.topics, problem.counts.tolist(), strict=True):
+            flat.extend(topic_partitions(topic, count))
+        objects = np.fromiter(flat, dtype=object, count=len(flat))
+    else:
+        missing = np.flatnonzero(~known)
+        if missing.size:
+            topic_idx = problem.topic_of(missing)
+            names = np.asarray(problem.topics, dtype=object)[topic_idx].tolist()
+            numbers = (missing - problem.offsets[topic_idx]).tolist()
+            objects[missing] = np.fromiter(
+                map(_MAKE_TP, zip(names, numbers, strict=True)), dtype=object, count=missing.size
+            )
     small = owner.astype(np.int16 if m < 32000 else np.int32)
     order = np.argsort(small, kind="stable")
     sizes = np.bincount(owner + 1, minlength=m + 1)
