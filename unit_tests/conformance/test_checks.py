@@ -65,3 +65,19 @@ def test_is_balanced_allows_gaps_subscriptions_force() -> None:
     assert checks.is_balanced(members, {"a": [T("t", i) for i in range(5)], "b": [T("u", 0)]})
     members = {"a": Member(["t"]), "b": Member(["t"])}
     assert not checks.is_balanced(members, {"a": [T("t", i) for i in range(5)], "b": [T("t", 5)]})
+
+
+def test_mismatch_kinds() -> None:
+    from kafka_placement.conformance.runner import mismatch_kind
+
+    assert mismatch_kind("moves more: Java moved 2 partitions, ours 3 (balance score Java 6, ours 0)") == (
+        "moves more for a strictly better balance"
+    )
+    assert (
+        mismatch_kind("moves more: Java moved 2 partitions, ours 3 (balance score Java 6, ours 6)")
+        == "moves more"
+    )
+    assert mismatch_kind("less balanced: balance score Java 5, ours 8") == "less balanced"
+    assert mismatch_kind("ours round 1: t-0 given to b while a still owns it") == "ours invalid"
+    assert mismatch_kind("exception differs: Java X: 'a'; ours Y: 'b'") == "exception differs"
+    assert mismatch_kind("result differs: Java {}; ours {}") == "result differs"

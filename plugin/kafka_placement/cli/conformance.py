@@ -88,6 +88,11 @@ def run(args: argparse.Namespace) -> int:
     for algorithm in algorithms:
         result = run_algorithm(algorithm, args.scenarios, args.seed, ref=ref, progress=progress)
         print(result.line(), flush=True)
+        if result.kinds:
+            kinds = ", ".join(
+                f"{kind}: {n}" for kind, n in sorted(result.kinds.items(), key=lambda kv: -kv[1])
+            )
+            print(f"  kinds: {kinds}", flush=True)
         for example in result.examples[: args.examples]:
             print(f"  mismatch (seed {args.seed}) {example}", flush=True)
         if result.reference_anomalies:

@@ -14,6 +14,7 @@ compares the final states.
 from __future__ import annotations
 
 import random
+import re
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -75,6 +76,8 @@ class AlgorithmResult:
     unavailable: str | None = None
     reference_anomalies: int = 0
     anomaly_examples: list[Mismatch] = field(default_factory=list)
+    #: mismatch count per kind (see :func:`mismatch_kind`)
+    kinds: dict[str, int] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -408,6 +411,29 @@ CHECKS: dict[str, Check] = {
 }
 
 
+_BALANCE = re.compile(r"balance score Java (\d+), ours (\d+)")
+
+
+def mismatch_kind(detail: str) -> str:
+    """A short class of a mismatch, for the per-algorithm breakdown."""
+    if "crashed" in detail:
+        return "ours crashed"
+    if "invalid" in detail or ("while" in detail and "still owns" in detail):
+        return "ours invalid"
+    if "less balanced" in detail:
+        return "less balanced"
+    if "unassigned" in detail:
+        return "leaves more unassigned"
+    if "moves more" in detail:
+        match = _BALANCE.search(detail)
+        if match and int(match[2]) < int(match[1]):
+            return "moves more for a strictly better balance"
+        return "moves more"
+    if "exception" in detail or "threw" in detail or "raised" in detail:
+        return "exception differs"
+    return "result differs"
+
+
 def run_algorithm(
     algorithm: str,
     count: int,
@@ -434,6 +460,8 @@ def run_algorithm(
                 result.anomaly_examples.append(Mismatch(algorithm, index, scenario, detail))
         elif detail is not None:
             result.mismatches += 1
+            kind = mismatch_kind(detail)
+            result.kinds[kind] = result.kinds.get(kind, 0) + 1
             if len(result.examples) < MAX_KEPT_MISMATCHES:
                 result.examples.append(Mismatch(algorithm, index, scenario, detail))
         if progress is not None:
