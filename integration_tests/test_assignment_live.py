@@ -645,5 +645,67 @@ def test_no_record_lost_across_three_rebalances(
     assert expected <= set(seen)
 
 
+def test_aiokafka_failover_and_range(kafka_cluster: Any, admin: Any) -> None:
+    """aiokafka consumers (one event loop, in process) with our aiokafka adapters: failover
+    priorities decide the owner; range gives what ``assign`` predicts from DescribeGroups."""
+    import asyncio
+
+    from aiokafka import AIOKafkaConsumer
+
+    from kafka_placement.clients.aiokafka import FailoverAssignor, RangeAssignor
+
+    topic = create_topic(admin, 5)
+
+    async def run(group: str, assignors: dict[str, Any]) -> tuple[dict[str, set[tuple[str, int]]], Json]:
+        consumers = {
+            name: AIOKafkaConsumer(
+                topic,
+                bootstrap_servers=kafka_cluster.bootstrap_servers,
+                group_id=group,
+                client_id=name,
+                partition_assignment_strategy=(assignor,),
+                session_timeout_ms=SESSION_TIMEOUT_MS,
+                heartbeat_interval_ms=HEARTBEAT_MS,
+            )
+            for name, assignor in assignors.items()
+        }
+        try:
+            for consumer in consumers.values():
+                await consumer.start()
+            deadline = time.monotonic() + 45
+            while True:
+                await asyncio.gather(*(c.getmany(timeout_ms=100) for c in consumers.values()))
+                owned = {n: {(tp.topic, tp.partition) for tp in c.assignment()} for n, c in consumers.items()}
+                desc = await asyncio.to_thread(describe_group, admin, group)
+                by_client = {m["client_id"]: set(m["assigned"]) for m in desc["members"].values()}
+                total = sum(len(v) for v in owned.values())
+                if desc["state"] == "Stable" and by_client == owned and total == 5:
+                    return owned, desc
+                assert time.monotonic() < deadline, f"aiokafka group {group} did not settle: {desc}"
+        finally:
+            for consumer in consumers.values():
+                await consumer.stop()
+
+    group = f"g-aio-failover-{uuid.uuid4().hex[:8]}"
+    owned, _ = asyncio.run(
+        run(
+            group,
+            {
+                "a10": FailoverAssignor(priority=10),
+                "a5": FailoverAssignor(priority=5),
+                "a0": FailoverAssignor(),
+            },
+        )
+    )
+    assert owned == {"a10": {(topic, p) for p in range(5)}, "a5": set(), "a0": set()}
+
+    group = f"g-aio-range-{uuid.uuid4().hex[:8]}"
+    owned, desc = asyncio.run(run(group, {n: RangeAssignor() for n in ("r1", "r2", "r3")}))
+    predicted = predicted_from_description("range", {topic: 5}, desc)
+    client_of = {mid: m["client_id"] for mid, m in desc["members"].items()}
+    assert owned == {client_of[mid]: set(parts) for mid, parts in predicted.items()}
+    assert sorted(len(v) for v in owned.values()) == [1, 2, 2]
+
+
 if __name__ == "__main__":  # pragma: no cover - the worker entry point
     sys.exit(_worker_main(json.loads(sys.argv[1])))
