@@ -89,7 +89,7 @@ def test_errors_with_kafka_text(brokers: list[UsableBroker], rf: int, message: s
 def test_negative_partition_count_fails_like_java_arraylist() -> None:
     # Java sizes the result list with numPartitions: IllegalArgumentException("Illegal Capacity: -2"),
     # raised after the replication factor checks.
-    with pytest.raises(InvalidArgumentError, match="^Illegal Capacity: -2$"):
+    with pytest.raises(InvalidArgumentError, match=r"^Illegal Capacity: -2$"):
         place_striped([U(0), U(1)], -2, 1, MockRandom())
     with pytest.raises(InvalidReplicationFactorError, match="Invalid replication factor 0"):
         place_striped([U(0), U(1)], -2, 0, MockRandom())
