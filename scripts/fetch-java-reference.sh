@@ -46,10 +46,17 @@ tmp="$cache.tmp.$$"
 rm -rf "$tmp"
 mkdir -p "$tmp/lib" "$tmp/adminutils"
 trap 'rm -rf "$tmp"' EXIT
-mvn -B -q -Dstyle.color=never -f "$pom" -Dkafka.version="$KAFKA_VERSION" \
+log="$tmp/maven.log"
+maven() {
+  if ! mvn -B -q -Dstyle.color=never -f "$pom" "$@" >"$log" 2>&1; then
+    cat "$log" >&2
+    echo "[java-reference] Maven failed: mvn $*" >&2
+    exit 1
+  fi
+}
+maven -Dkafka.version="$KAFKA_VERSION" \
   dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$tmp/lib"
-mvn -B -q -Dstyle.color=never -f "$pom" \
-  dependency:copy -Dartifact="org.apache.kafka:kafka-server-common:$ADMIN_UTILS_KAFKA_VERSION" \
+maven dependency:copy -Dartifact="org.apache.kafka:kafka-server-common:$ADMIN_UTILS_KAFKA_VERSION" \
   -DoutputDirectory="$tmp/adminutils"
 for jar in "kafka-clients-$KAFKA_VERSION.jar" "kafka-server-common-$KAFKA_VERSION.jar" \
            "kafka-metadata-$KAFKA_VERSION.jar"; do
