@@ -229,9 +229,13 @@ class KafkaCluster:
         """Remove every container of this cluster (only if this object started it)."""
         if not self._owner:
             return
-        for tc in self._tc:
+        def remove(tc: Any) -> None:
             with contextlib.suppress(Exception):
                 tc.stop()
+
+        if self._tc:
+            with ThreadPoolExecutor(max_workers=len(self._tc)) as pool:
+                list(pool.map(remove, list(self._tc)))
         self._tc.clear()
         self._containers.clear()
         if self._client is not None:

@@ -11,6 +11,8 @@
 from __future__ import annotations
 
 import os
+import signal
+import threading
 from collections.abc import Iterator
 
 import pytest
@@ -47,6 +49,21 @@ def _attach() -> KafkaCluster:
     return cluster
 
 
+def _stop_on_sigterm(cluster: KafkaCluster) -> None:
+    """`timeout pytest …` sends SIGTERM, which would skip fixture teardown: remove the containers first."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        return
+
+    def handler(signum: int, frame: object) -> None:
+        cluster.stop()
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    signal.signal(signal.SIGTERM, handler)
+
+
 @pytest.fixture(scope="session")
 def kafka_cluster() -> Iterator[KafkaCluster]:
     """A live rack-labelled cluster: brokers 0–5, racks {0:rack1,1:rack3,2:rack3,3:rack2,4:rack2,5:rack1}."""
@@ -54,6 +71,7 @@ def kafka_cluster() -> Iterator[KafkaCluster]:
         yield _attach()
         return
     cluster = KafkaCluster()
+    _stop_on_sigterm(cluster)
     try:
         cluster.start()
     except EngineUnavailable as exc:
