@@ -241,3 +241,14 @@ def test_random_scheme_is_planned_per_record(spark: Any) -> None:
     assert got.max() / got.mean() < 1.2
     assert (res.partitions["keys"] == -1).all()
     assert res.moved.empty
+
+
+@pytest.mark.parametrize(("scheme", "distinct_first"), [("murmur2", False), ("consistent_random", True)])
+def test_partition_counts_fast_path_equals_direct(
+    spark: Any, records: pd.DataFrame, scheme: str, distinct_first: bool
+) -> None:
+    from kafka_placement.spark.pipeline import partition_counts
+
+    df = sample_dataframe(spark, SPEC, num_slices=2)
+    got = partition_counts(df, 13, scheme, distinct_first=distinct_first)
+    assert got == np.bincount(partition_keys(records["key"].tolist(), 13, scheme), minlength=13).tolist()

@@ -12,7 +12,7 @@ PySpark, pyarrow, pandas and matplotlib come with the ``spark`` extra; they are 
 
 from kafka_placement.spark.kafka_io import read_topic, with_partition_column, write_to_kafka
 from kafka_placement.spark.metrics import Skew, skew
-from kafka_placement.spark.pipeline import PlanResult, normalize, plan, with_partitions
+from kafka_placement.spark.pipeline import PlanResult, normalize, partition_counts, plan, with_partitions
 from kafka_placement.spark.report import write_report, write_results
 from kafka_placement.spark.sample import SampleSpec, sample_arrays, sample_batch, sample_dataframe
 from kafka_placement.spark.scenarios import (
@@ -40,6 +40,7 @@ __all__ = [
     "ensure_kafka_connector",
     "normalize",
     "parse_brokers",
+    "partition_counts",
     "plan",
     "read_topic",
     "sample_arrays",

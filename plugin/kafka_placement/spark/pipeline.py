@@ -140,6 +140,55 @@ def with_partitions(df: DataFrame, partitionings: Sequence[Partitioning], key_co
     return df.mapInArrow(_partition_columns(partitionings), schema)
 
 
+def partition_counts(
+    df: DataFrame,
+    num_partitions: int,
+    scheme: str = "murmur2",
+    key_column: str = "key",
+    *,
+    distinct_first: bool = False,
+) -> list[int]:
+    """Records per partition of ``df``'s keys (NULL keys skipped): the fast path, no per-key rows.
+
+    Each Arrow batch is hashed by :func:`kafka_placement.partitioning.partition_keys` and reduced to
+    ``num_partitions`` counts inside the Python worker, so only counts travel back to the JVM. With
+    ``distinct_first`` the JVM first counts records per distinct key and each distinct key is hashed
+    once (weighted by its count) — much less Arrow traffic when keys repeat (skewed data); ignored
+    for schemes that place every record at random.
+    """
+    from pyspark.sql import functions as F
+
+    part = Partitioning(num_partitions, scheme)
+    keys = normalize(df, key_column).select(KEY).where(F.col(KEY).isNotNull())
+    weighted = distinct_first and not part.per_record
+    if weighted:
+        keys = keys.groupBy(KEY).agg(F.count(F.lit(1)).alias("records"))
+
+    def count(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        import numpy as np
+        import pyarrow as pa
+
+        from kafka_placement.partitioning import partition_keys
+
+        ids = pa.array(np.arange(part.partitions, dtype=np.int32))
+        for batch in batches:
+            if batch.num_rows:
+                partitions = partition_keys(batch.column(0), part.partitions, part.scheme)
+                weights = batch.column(1).to_numpy() if weighted else None
+                counts = np.bincount(partitions, weights=weights, minlength=part.partitions)
+                yield pa.RecordBatch.from_arrays(
+                    [ids, pa.array(np.rint(counts).astype(np.int64))], names=["partition", "records"]
+                )
+
+    rows = (
+        keys.mapInArrow(count, "partition int, records bigint").groupBy("partition").sum("records").collect()
+    )
+    out = [0] * part.partitions
+    for row in rows:
+        out[int(row[0])] = int(row[1])
+    return out
+
+
 def _stack(columns: Sequence[str]) -> Any:
     from pyspark.sql import functions as F
 
