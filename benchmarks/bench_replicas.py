@@ -59,6 +59,25 @@ def _spreads(assignment: Assignment, brokers: list[Broker]) -> str:
             f"pairs {m.pair_spread:>3}, under-diverse {len(m.under_diverse)}")
 
 
+def _uneven_racks() -> None:
+    """KAFKA-19507: racks of 1, 5 and 5 brokers, 1,100 partitions. Replicas on the lone-rack broker
+    (average 1,100*rf/11) and the broker spread, for the three placers."""
+    brokers = [Broker(i, "A" if i == 0 else "B" if i <= 5 else "C") for i in range(11)]
+    usable = [UsableBroker(b.id, b.rack) for b in brokers]
+    print("\nuneven racks 1/5/5 (KAFKA-19507), 1100 partitions: replicas on the lone broker / spread")
+    for rf in (2, 3):
+        results = {
+            "AdminUtils": _topic(assign_replicas_to_brokers(brokers, 1100, rf, seed=1)),
+            "StripedReplicaPlacer": _topic(place_striped(usable, 1100, rf, JavaRandom(1))),
+            "balanced (ours)": _topic(place_balanced(brokers, 1100, rf)),
+        }
+        cells = []
+        for label, assignment in results.items():
+            m = placement_metrics({tp.partition: r for tp, r in assignment.items()}, brokers)
+            cells.append(f"{label} {m.replicas_per_broker[0]:>4}/{m.replica_spread:<4}")
+        print(f"  RF {rf} (average {1100 * rf // 11}):  " + "   ".join(cells))
+
+
 def _other_changes(old: list[Broker], partitions: int, rf: int) -> None:
     """More cluster changes on the same topic (AdminUtils current placement): plan time, moves vs
     bound, leader changes vs bound, resulting spreads."""
@@ -176,6 +195,7 @@ def main(argv: list[str] | None = None) -> int:
         fresh_moves = count_moves(current, fresh).replicas_added
         print(f"  balanced from scratch {t * 1000:6.0f} ms  moved {fresh_moves:>6}  {_spreads(fresh, new)}")
 
+    _uneven_racks()
     _other_changes(old, p, rf)
     _java_speed(old, p, rf)
     print("\nREFERENCE.md cases (no racks, AdminUtils current placement, 60 partitions per broker pair):")
