@@ -5,6 +5,7 @@ from __future__ import annotations
 import confluent_kafka
 import numpy as np
 import pyarrow as pa
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -79,3 +80,12 @@ def test_against_librdkafka_helpers_100k_keys() -> None:
     assert mm.tolist() == [confluent_kafka.murmur2(k, n) for k in keys]
     assert crc.tolist() == [confluent_kafka.consistent(k, n) for k in keys]
     assert fnv.tolist() == [confluent_kafka.fnv1a(k, n) for k in keys]
+
+
+def test_multi_pass_equals_scalar(monkeypatch: pytest.MonkeyPatch) -> None:
+    import kafka_placement.partitioning.vectorized as vectorized
+
+    monkeypatch.setattr(vectorized, "_KEYS_PER_PASS", 97)  # many passes, the last one ragged
+    rng = np.random.default_rng(13)
+    keys = _random_keys(rng, 2000, 150)
+    assert murmur2_batch(to_key_batch(keys)).tolist() == [murmur2(k) for k in keys]

@@ -27,6 +27,7 @@ _M = np.uint32(M)
 _TAIL_MASK = np.array([0, 0xFF, 0xFFFF, 0xFFFFFF], dtype=np.uint32)
 _GROUP_CHUNK = 1 << 16  # keys per slab on the fixed-length path
 _CHUNK_BLOCKS = 1 << 18  # blocks per slab on the grouped path (1 MiB of uint32: stays in cache)
+_KEYS_PER_PASS = 1 << 17  # mixed lengths: keys grouped and hashed per pass over the buffer
 
 
 def _word_view(data: npt.NDArray[np.uint8]) -> U32:
@@ -183,8 +184,12 @@ def murmur2_batch(batch: KeyBatch) -> npt.NDArray[np.int32]:
         if fixed >= 4:
             _fixed_length_body(batch, first, h)
         _tails(batch, lengths, h, fixed)
-    elif n:
-        scalar = _grouped_body(batch, lengths, h)
+    else:
+        offsets = batch.offsets
+        for k0 in range(0, n, _KEYS_PER_PASS):  # a pass's data stays cache-near while its groups gather
+            k1 = min(n, k0 + _KEYS_PER_PASS)
+            part = KeyBatch(batch.data, offsets[k0 : k1 + 1], None)
+            scalar += [k0 + i for i in _grouped_body(part, lengths[k0:k1], h[k0:k1])]
     h ^= h >> np.uint32(13)
     h *= _M
     h ^= h >> np.uint32(15)
