@@ -181,8 +181,9 @@ def test_entrypoint_rejects_advertised_listeners_on_controller(tmp_path: Path) -
     assert "KAFKA_ADVERTISED_LISTENERS is not supported on a KRaft controller." in out
 
 
-def test_entrypoint_requires_cluster_id(tmp_path: Path) -> None:
+def test_entrypoint_defaults_cluster_id_like_the_official_image(tmp_path: Path) -> None:
     env = layout().broker_env(0)
     del env["CLUSTER_ID"]
     rc, _props, out = _run_entrypoint(tmp_path, env)
-    assert rc == 1 and "CLUSTER_ID is required" in out
+    assert rc == 0, out
+    assert "--cluster-id 5L6g3nShT-eMCtK--X86sw" in out
