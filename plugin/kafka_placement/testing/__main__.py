@@ -5,6 +5,7 @@ up      start a cluster (unless the state file names a healthy one) and write th
 down    remove the cluster named in the state file (``--all``: every kafka-placement container).
 status  print the state and what describe_cluster reports; exit 1 if not healthy.
 env     print ``export KAFKA_PLACEMENT_REUSE=1`` and ``KAFKA_BOOTSTRAP_SERVERS=…`` lines for a shell.
+start-broker N  start broker N of the shared cluster again (after a test left it down).
 State file: env ``KAFKA_PLACEMENT_STATE`` or ``~/.cache/kafka-placement/dev-cluster.json``.
 """
 
@@ -95,8 +96,19 @@ def cmd_status(args: argparse.Namespace) -> int:
     print(f"bootstrap servers: {cluster.bootstrap_servers}")
     print(f"racks: {cluster.broker_racks}")
     print(detail)
+    down = cluster.not_running_brokers()
+    if down:
+        print(f"broker containers NOT running: {down} "
+              "(python -m kafka_placement.testing start-broker N starts one again)")
     print(f"state file: {default_state_path()}")
     return 0 if ok else 1
+
+
+def cmd_start_broker(args: argparse.Namespace) -> int:
+    cluster = KafkaCluster.attach(read_state())
+    cluster.start_broker(args.broker_id)
+    print(f"broker {args.broker_id} is back: {cluster.broker_address(args.broker_id)}")
+    return 0
 
 
 def cmd_env(args: argparse.Namespace) -> int:
@@ -124,10 +136,13 @@ def main(argv: list[str] | None = None) -> int:
     down.set_defaults(handler=cmd_down)
     sub.add_parser("status", help="is the shared cluster healthy?").set_defaults(handler=cmd_status)
     sub.add_parser("env", help="shell exports for the shared cluster").set_defaults(handler=cmd_env)
+    sb = sub.add_parser("start-broker", help="start a stopped/killed broker of the shared cluster again")
+    sb.add_argument("broker_id", type=int)
+    sb.set_defaults(handler=cmd_start_broker)
     args = parser.parse_args(argv)
     try:
         return int(args.handler(args))
-    except ClusterError as exc:
+    except (ClusterError, StateError, KeyError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
 
