@@ -216,3 +216,28 @@ def test_moves_ratio_large_sample() -> None:
         if plan.lower_bound.replica_moves:
             ratios.append(plan.moves.replicas_added / plan.lower_bound.replica_moves)
     assert sum(r <= 1.1 for r in ratios) >= 0.98 * len(ratios)
+
+
+def test_rack_level_minimum_catches_forced_chains() -> None:
+    # Live topic (13 partitions, RF 2) after removing broker 5 (rack1): broker 5's partitions all
+    # pair it with rack3, so two of their slots must reach rack3 through a chain (+2 moves).
+    current = {TopicPartition("t", p): r for p, r in enumerate([
+        [0, 3], [4, 2], [1, 5], [0, 3], [4, 2], [1, 5], [3, 2], [1, 5], [0, 4], [3, 2], [1, 5], [0, 4], [3, 0]])}
+    racks = {0: "rack1", 1: "rack3", 2: "rack3", 3: "rack2", 4: "rack2"}
+    brokers = [Broker(b, r) for b, r in racks.items()]
+    plan = plan_reassignment(current, brokers)
+    _check_goals(plan, brokers, 2)
+    assert (plan.lower_bound.over_quota, plan.lower_bound.diversity, plan.lower_bound.rack_level) == (4, 4, 6)
+    assert plan.moves.replicas_added == plan.lower_bound.replica_moves == 6
+
+
+def test_rack_level_minimum_small_cases() -> None:
+    from kafka_placement.replicas.planner import rack_level_minimum
+
+    a, b, c = "a", "b", "c"
+    # Two partitions lacking rack c, rack c must hold both: 2 additions.
+    assert rack_level_minimum([frozenset({a, b}), frozenset({a, b})], {a: 1, b: 1, c: 2}, 2) == 2
+    # Already at the totals: nothing to add.
+    assert rack_level_minimum([frozenset({a, b}), frozenset({b, c})], {a: 1, b: 2, c: 1}, 2) == 0
+    # A partition that lost a replica (one rack left) must add one.
+    assert rack_level_minimum([frozenset({a})], {a: 1, b: 1, c: 0}, 2) == 1

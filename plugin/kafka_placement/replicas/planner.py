@@ -56,6 +56,9 @@ class LowerBound:
     """``A``: replicas that must land on brokers below quota (above-quota + removed-broker replicas)."""
     diversity: int
     """``B``: replicas partitions must replace for rack diversity / removed brokers."""
+    rack_level: int = 0
+    """``C``: additions any plan needs just to reach the racks' target totals (exact rack-level
+    minimum, ``rf <= R``; 0 otherwise)."""
 
     def summary(self) -> dict[str, int]:
         return {
@@ -63,6 +66,7 @@ class LowerBound:
             "leader_changes": self.leader_changes,
             "over_quota_and_removed": self.over_quota,
             "per_partition_replacements": self.diversity,
+            "rack_level": self.rack_level,
         }
 
 
@@ -146,7 +150,7 @@ def plan_reassignment(
         key = tp.topic if scope == "topic" else f"rf={len(assignment[tp])}"
         groups.setdefault(key, []).append(tp)
     target: dict[TopicPartition, list[int]] = {}
-    bound_moves = bound_leaders = bound_a = bound_b = 0
+    bound_moves = bound_leaders = bound_a = bound_b = bound_c = 0
     warnings: list[str] = []
     metrics: dict[str, PlacementMetrics] = {}
     for group, tps in groups.items():
@@ -169,6 +173,7 @@ def plan_reassignment(
         bound_leaders += bound.leader_changes
         bound_a += bound.over_quota
         bound_b += bound.diversity
+        bound_c += bound.rack_level
         label = f"topic {group!r}" if scope == "topic" else group
         warnings.extend(f"{label}: {w}" for w in group_warnings)
         metrics[group] = placement_metrics({i: target[tp] for i, tp in enumerate(tps)}, broker_list)
@@ -176,7 +181,7 @@ def plan_reassignment(
         current=assignment,
         target=target,
         moves=count_moves(assignment, target, sizes=sizes),
-        lower_bound=LowerBound(bound_moves, bound_leaders, bound_a, bound_b),
+        lower_bound=LowerBound(bound_moves, bound_leaders, bound_a, bound_b, bound_c),
         metrics=metrics,
         warnings=warnings,
     )
@@ -289,6 +294,11 @@ def _plan_topic(
         topic.single = exact
     kept = [_keepable(topic, reps, surplus, reps[0], mandatory) for reps in old]
     bound_b = sum(rf - len(k) for k in kept)
+    bound_c = 0
+    if layout.racked and rf <= layout.num_racks:
+        totals = {r: sum(quotas[b] for b in ids) for r, ids in layout.racks.items()}
+        kinds = [frozenset(layout.rack_of[b] for b in reps if b in surviving) for reps in old]
+        bound_c = rack_level_minimum(kinds, totals, rf)
     leader_low, leader_high = leader_quotas(quotas, p_count)
     old_leads = {b: 0 for b in surviving}
     lost_leaders = 0
@@ -390,7 +400,7 @@ def _plan_topic(
         ordered = [b for b in old[p] if b in reps and b != leaders[p]]
         ordered += [b for b in reps if b not in ordered and b != leaders[p]]
         result.append([leaders[p], *ordered])
-    bound = LowerBound(max(bound_a, bound_b), bound_leaders, bound_a, bound_b)
+    bound = LowerBound(max(bound_a, bound_b, bound_c), bound_leaders, bound_a, bound_b, bound_c)
     return result, bound, warnings
 
 
@@ -444,6 +454,73 @@ def _reroute(
                 else:
                     queue.append(q)
     return False
+
+
+def rack_level_minimum(
+    kinds: Sequence[frozenset[str | None]], totals: Mapping[str | None, int], rf: int
+) -> int:
+    """Fewest replica additions needed so every partition spans ``rf`` distinct racks and rack ``r``
+    holds ``totals[r]`` replicas (``rf <= R``), given the racks each partition already has.
+
+    Exact: partitions with the same rack set are interchangeable, so a min-cost flow over those
+    groups (group → rack, capacity = group size, cost 0 for a rack the group has, 1 otherwise)
+    solves it; a flow splits back into per-partition rack sets (column fill)."""
+    groups: dict[frozenset[str | None], int] = {}
+    for kind in kinds:
+        groups[kind] = groups.get(kind, 0) + 1
+    racks = list(totals)
+    group_list = list(groups)
+    # nodes: 0 source, 1..G groups, G+1..G+R racks, G+R+1 sink
+    g, r_count = len(group_list), len(racks)
+    sink = g + r_count + 1
+    graph: list[list[list[int]]] = [[] for _ in range(sink + 1)]  # edges: [to, cap, cost, rev]
+
+    def edge(a: int, b: int, cap: int, cost: int) -> None:
+        graph[a].append([b, cap, cost, len(graph[b])])
+        graph[b].append([a, 0, -cost, len(graph[a]) - 1])
+
+    for i, kind in enumerate(group_list, start=1):
+        edge(0, i, groups[kind] * rf, 0)
+        for j, rack in enumerate(racks):
+            edge(i, g + 1 + j, groups[kind], 0 if rack in kind else 1)
+    for j, rack in enumerate(racks):
+        edge(g + 1 + j, sink, totals[rack], 0)
+    need = sum(groups.values()) * rf
+    cost = 0
+    while need > 0:
+        dist = [10**18] * (sink + 1)
+        prev: list[tuple[int, int] | None] = [None] * (sink + 1)
+        dist[0] = 0
+        for _ in range(sink + 1):  # Bellman-Ford: the graph has a few dozen nodes
+            changed = False
+            for a in range(sink + 1):
+                if dist[a] == 10**18:
+                    continue
+                for k, (b, cap, c, _) in enumerate(graph[a]):
+                    if cap > 0 and dist[a] + c < dist[b]:
+                        dist[b] = dist[a] + c
+                        prev[b] = (a, k)
+                        changed = True
+            if not changed:
+                break
+        if dist[sink] == 10**18:
+            raise AssertionError("rack totals not reachable (quotas inconsistent)")
+        push = need
+        node = sink
+        while node != 0:
+            a, k = prev[node]  # type: ignore[misc]
+            push = min(push, graph[a][k][1])
+            node = a
+        node = sink
+        while node != 0:
+            a, k = prev[node]  # type: ignore[misc]
+            graph[a][k][1] -= push
+            back = graph[a][k][3]
+            graph[node][back][1] += push
+            node = a
+        need -= push
+        cost += push * dist[sink]
+    return cost
 
 
 def _matched_fresh(
