@@ -14,48 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from kafka_placement.assignment._sticky_core import IntArray, Problem, RackView
+from kafka_placement.assignment._sticky_core import IntArray, Problem, RackView, round_robin_deal
 from kafka_placement.assignment._sticky_javaorder import java_hashmap_order
-
-
-def round_robin_deal(free: IntArray, takers: IntArray, needs: IntArray) -> IntArray:
-    """Owner of each ``free`` partition when dealt round robin over ``takers`` up to ``needs`` each.
-
-    Round ``r`` gives one partition to every taker that still needs more than ``r``, in taker order —
-    what a circular iterator over the unfilled members does, without the Python loop.
-    """
-    total = int(needs.sum())
-    if total == 0:
-        return np.empty(0, dtype=np.int64)
-    slot_member = np.repeat(takers, needs)
-    starts = np.repeat(np.cumsum(needs) - needs, needs)
-    slot_round = np.arange(total, dtype=np.int64) - starts
-    order = np.lexsort((np.repeat(np.arange(takers.size), needs), slot_round))
-    return slot_member[order][: free.size]
-
-
-def rack_deal(owner: IntArray, free: IntArray, needs: IntArray, racks: RackView) -> IntArray:
-    """Give free partitions to members whose rack has a replica, round robin per rack (racks in name
-    order, members in member order); returns the partitions left. ``owner`` and ``needs`` are
-    updated in place. Cost: O(racks x free), whatever the number of members.
-    """
-    if free.size == 0:
-        return free
-    taken = np.zeros(free.size, dtype=np.bool_)
-    for rack in sorted(racks.members_in_rack):
-        members = racks.members_in_rack[rack]
-        takers = members[needs[members] > 0]
-        if takers.size == 0:
-            continue
-        cand = np.flatnonzero(racks.mask_in_rack[rack][free] & ~taken)
-        if cand.size == 0:
-            continue
-        got = round_robin_deal(cand, takers, needs[takers])
-        picked = cand[: got.size]
-        owner[free[picked]] = got
-        taken[picked] = True
-        np.subtract.at(needs, got, 1)
-    return free[~taken]
+from kafka_placement.assignment._sticky_racks import rack_deal
 
 
 def constrained_assign(problem: Problem, kept: IntArray, racks: RackView | None) -> IntArray:

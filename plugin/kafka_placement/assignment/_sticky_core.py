@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
 from itertools import repeat
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -328,7 +329,18 @@ def build_racks(
         return group_of.setdefault(value, len(group_of))
 
     count = len(keys)
-    groups = np.fromiter(map(group, keys, partition_racks.values()), dtype=np.int64, count=count)
+    values = list(partition_racks.values())
+    try:  # frozensets (what the adapters pass): group them in C
+        distinct: set[Any] = set(values)
+        if any(isinstance(v, str) for v in distinct):
+            raise TypeError
+        index: dict[Any, int] = {}
+        for v in sorted(distinct, key=sorted):  # a handful of distinct replica-rack sets
+            index[v] = group_of.setdefault(frozenset(v), len(group_of))
+        groups = np.fromiter(map(index.__getitem__, values), dtype=np.int64, count=count)
+    except TypeError:  # sets, lists, or a bad value: one by one
+        group_of = {}
+        groups = np.fromiter(map(group, keys, values), dtype=np.int64, count=count)
     tix = np.fromiter(map(problem.topic_index.get, topics_col, repeat(-1)), dtype=np.int64, count=count)
     try:
         parts = np.fromiter(parts_col, dtype=np.int64, count=count)
@@ -359,6 +371,22 @@ def build_racks(
         r: np.asarray([i for i, mr in enumerate(member_rack) if mr == r], dtype=np.int64) for r in masks
     }
     return RackView(member_rack, members_in_rack, masks)
+
+
+def round_robin_deal(free: IntArray, takers: IntArray, needs: IntArray) -> IntArray:
+    """Owner of each ``free`` partition when dealt round robin over ``takers`` up to ``needs`` each.
+
+    Round ``r`` gives one partition to every taker that still needs more than ``r``, in taker order —
+    what a circular iterator over the unfilled members does, without the Python loop.
+    """
+    total = int(needs.sum())
+    if total == 0:
+        return np.empty(0, dtype=np.int64)
+    slot_member = np.repeat(takers, needs)
+    starts = np.repeat(np.cumsum(needs) - needs, needs)
+    slot_round = np.arange(total, dtype=np.int64) - starts
+    order = np.lexsort((np.repeat(np.arange(takers.size), needs), slot_round))
+    return slot_member[order][: free.size]
 
 
 # --- output -----------------------------------------------------------------------------------------

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from kafka_placement.assignment._sticky_constrained import rack_deal, round_robin_deal
-from kafka_placement.assignment._sticky_core import BoolArray, IntArray, Problem, RackView
+from kafka_placement.assignment._sticky_core import BoolArray, IntArray, Problem, RackView, round_robin_deal
+from kafka_placement.assignment._sticky_racks import rack_deal
 
 
 def _water_fill(loads: IntArray, units: int) -> IntArray:
