@@ -25,9 +25,11 @@ partitions of one replication factor together:
 
 Every plan reports the lower bounds it is measured against:
 
-* replica additions ``>= max(A, B)``: ``A = sum_b max(0, quota_b - current_b)`` (equivalently the
-  replicas above quota plus those on removed brokers) and ``B = sum_p (rf - keepable_p)`` (replicas a
-  partition must replace for rack diversity, removed brokers or racks needed in every partition);
+* replica additions ``>= max(A, B, C)``: ``A = sum_b max(0, quota_b - current_b)`` (equivalently
+  the replicas above quota plus those on removed brokers), ``B = sum_p (rf - keepable_p)``
+  (replicas a partition must replace for rack diversity, removed brokers or racks needed in every
+  partition) and, for ``rf <= R``, ``C`` = :func:`rack_level_minimum` (the exact fewest additions
+  that reach the racks' target totals);
 * leader changes ``>=`` leaders on removed/dropped replicas plus leaders above ``ceil(P/N)``, and
   ``>=`` the leaders missing below ``floor(P/N)``.
 """
