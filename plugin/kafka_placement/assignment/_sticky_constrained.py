@@ -1,15 +1,13 @@
 """Sticky assignment when every member subscribes to the same topics (the quota fill).
 
-Same plan as Java's ``ConstrainedAssignmentBuilder``: with ``N`` partitions and ``M`` members every
-member ends with ``N // M`` or ``N // M + 1`` partitions (exactly ``N % M`` members get the extra one);
-members keep as many of their previously owned partitions as their quota allows (members that owned
-more than the minimum are the first to get the extra slots); the freed and the new partitions are dealt
-round robin in ``(topic, partition)`` order over the members still below their quota, in member-id
-order — first to members whose rack holds a replica (KIP-881), then to anyone.
+Java's ``ConstrainedAssignmentBuilder`` (Kafka 3.5+), step by step (see :func:`constrained_assign`):
+with ``N`` partitions and ``M`` members every member ends with ``N // M`` or ``N // M + 1``
+partitions (exactly ``N % M`` members get the extra one); members keep as many of their previously
+owned partitions as their quota allows; the free partitions are dealt round robin in
+``(topic, partition)`` order — with racks, the most rack-local dealing first (:mod:`._sticky_racks`).
 
 Everything runs on numpy arrays: no Python object per partition.
 """
-
 from __future__ import annotations
 
 import numpy as np

@@ -14,10 +14,14 @@ partitions themselves are only chosen at the end:
    reach is final (no later move can touch that closed set) and the search goes on with the rest.
    The result is balanced in KIP-54's sense (no partition can move to a potential consumer with 2+
    fewer partitions) and in the stronger sense that no chain of moves can improve it.
-   Each hop prefers a partition its holder did not own before (a free move costs no stickiness).
+   A first pass only passes on partitions their holder did not own before (free for stickiness),
+   the second any; a bulk pass makes single-hop moves to many sinks at once (a joining member is
+   filled in one round). If the counts of a fresh run would keep more owned partitions, they win
+   (never less sticky than a fresh assignment).
 4. Per topic every member keeps ``min(c, previously owned)`` of its own partitions (rack-local ones
-   first) and the remaining counts are filled from the other partitions of the topic (rack-local
-   ones first, then round robin in member order), so the number of partitions kept is the most ``c`` allows.
+   first) and the remaining counts are filled from the other partitions of the topic (the most
+   rack-local way first, then round robin in member order), so the number of partitions kept is
+   the most ``c`` allows.
 """
 
 from __future__ import annotations
