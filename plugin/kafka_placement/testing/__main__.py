@@ -90,13 +90,14 @@ def cmd_status(args: argparse.Namespace) -> int:
         print(f"no healthy shared cluster: {exc}")
         return 1
     ok, detail = _healthy(cluster)
+    down = cluster.not_running_brokers()
+    ok = ok and not down
     age = time.time() - state.started_at
     health = "healthy" if ok else "UNHEALTHY"
     print(f"cluster {state.name} ({health}), image {state.image}, up {age / 60:.0f} min")
     print(f"bootstrap servers: {cluster.bootstrap_servers}")
     print(f"racks: {cluster.broker_racks}")
     print(detail)
-    down = cluster.not_running_brokers()
     if down:
         print(f"broker containers NOT running: {down} "
               "(python -m kafka_placement.testing start-broker N starts one again)")
