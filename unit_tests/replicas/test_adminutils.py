@@ -103,6 +103,15 @@ def test_non_int_arguments(arg: str, value: object) -> None:
         assign_replicas_to_brokers(range(3), **kwargs)  # type: ignore[arg-type]
 
 
+def test_int_overflow_fails_at_the_same_index_as_java() -> None:
+    # Java (kafka-server-common 4.0.2): IndexOutOfBoundsException "Index -4 out of bounds for length 5"
+    with pytest.raises(InvalidArgumentError, match=r"^Index -4 out of bounds for length 5 "):
+        assign_replicas_to_brokers(range(5), 3, 2, 2147483647, 5)
+    racked = [Broker(0, "a"), Broker(1, "b"), Broker(2, "c"), Broker(3, "a"), Broker(4, "b")]
+    with pytest.raises(InvalidArgumentError, match=r"^Index -1 out of bounds for length 5 "):
+        assign_replicas_to_brokers(racked, 3, 3, 2147483000, 2000)
+
+
 def test_negative_broker_id_rejected() -> None:
     with pytest.raises(InvalidArgumentError, match="broker id must be an int >= 0, got -1"):
         assign_replicas_to_brokers([0, -1], 1, 1, 0)

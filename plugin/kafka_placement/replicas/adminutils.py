@@ -98,10 +98,10 @@ def _replica_index(first_replica_index: int, second_replica_shift: int, replica_
 
 def _checked_index(index: int, n: int) -> int:
     if not 0 <= index < n:
-        # Java would throw ArrayIndexOutOfBoundsException after an int overflow.
+        # Java throws IndexOutOfBoundsException with this text after the same int overflow.
         raise InvalidArgumentError(
-            f"index {index} is out of bounds for {n} brokers (Java int overflow of the start index "
-            "or partition id); use values in [0, 2^30)"
+            f"Index {index} out of bounds for length {n} (Java int overflow of the start index "
+            "plus partition id)"
         )
     return index
 
