@@ -145,6 +145,15 @@ class _Assignor(AbstractPartitionAssignor):  # type: ignore[misc]
         )
 
     def assign(self, cluster: Any, members: Sequence[Any]) -> dict[str, Any]:
+        try:
+            return self._assign(cluster, members)
+        except Exception:
+            # kafka-python runs this inside its IO loop, where an exception may vanish silently
+            # and leave the leader waiting forever: make it visible, then let it propagate.
+            log.exception("%s assignment failed for %d members", self.name, len(members))
+            raise
+
+    def _assign(self, cluster: Any, members: Sequence[Any]) -> dict[str, Any]:
         topics = {
             topic
             for member in members
