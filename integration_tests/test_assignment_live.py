@@ -45,6 +45,7 @@ def _worker_main(config: Json) -> int:  # pragma: no cover - runs in a subproces
     from kafka_placement.clients import kafka_python as adapters
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    logging.getLogger("kafka.coordinator").setLevel(logging.DEBUG)
     lock = threading.Lock()
 
     def emit(event: Json) -> None:
@@ -88,6 +89,9 @@ def _worker_main(config: Json) -> int:  # pragma: no cover - runs in a subproces
         session_timeout_ms=SESSION_TIMEOUT_MS,
         heartbeat_interval_ms=HEARTBEAT_MS,
         max_poll_interval_ms=20000,
+        # kafka-python's default (305 s) lets a lost SyncGroup response park a leader for minutes
+        # on this loaded machine (heartbeats are off while it waits); Java's default is 30 s.
+        request_timeout_ms=10000,
         auto_offset_reset="earliest",
         enable_auto_commit=False,
         **kwargs_consumer,
