@@ -89,8 +89,8 @@ def _worker_main(config: Json) -> int:  # pragma: no cover - runs in a subproces
         session_timeout_ms=SESSION_TIMEOUT_MS,
         heartbeat_interval_ms=HEARTBEAT_MS,
         max_poll_interval_ms=20000,
-        # kafka-python's default (305 s) lets a lost SyncGroup response park a leader for minutes
-        # on this loaded machine (heartbeats are off while it waits); Java's default is 30 s.
+        # A SyncGroup response that never came parked a leader (heartbeats are off while it waits)
+        # for kafka-python's default 30 s on this loaded machine; retry sooner.
         request_timeout_ms=10000,
         auto_offset_reset="earliest",
         enable_auto_commit=False,
