@@ -252,3 +252,16 @@ def test_partition_counts_fast_path_equals_direct(
     df = sample_dataframe(spark, SPEC, num_slices=2)
     got = partition_counts(df, 13, scheme, distinct_first=distinct_first)
     assert got == np.bincount(partition_keys(records["key"].tolist(), 13, scheme), minlength=13).tolist()
+
+
+def test_empty_input_gives_zero_loads_not_errors(spark: Any, tmp_path: Any) -> None:
+    from kafka_placement.spark.report import write_report
+
+    df = spark.createDataFrame([], "key binary, value binary")
+    res = plan(spark, df, scenario_grid([4, 5], ["murmur2"], [Placement()], [Group(2)]), value_column="value")
+    assert res.totals == {"records": 0, "keyless_records": 0, "bytes": 0, "keys": 0}
+    assert res.partitions["records"].tolist() == [0] * 9
+    assert (res.brokers["replica_bytes"] == 0).all() and (res.consumers["bytes"] == 0).all()
+    assert res.moved["keys"].tolist() == [0] and res.hot_keys.empty
+    assert (res.skew["max_over_mean"] == 0).all()
+    assert write_report(res, tmp_path).is_file()

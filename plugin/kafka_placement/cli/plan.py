@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kafka_placement.errors import ClusterError, InvalidArgumentError
+from kafka_placement.errors import ClusterError, InvalidArgumentError, UnknownTopicError
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -121,6 +121,24 @@ def check_reachable(bootstrap_servers: str, timeout: float = 3.0) -> None:
             errors.append(f"{server} ({exc.strerror or exc})")
     tried = ", ".join(errors) if errors else repr(bootstrap_servers)
     raise ClusterError(f"cannot reach any Kafka bootstrap server: {tried}")
+
+
+def check_topic(bootstrap_servers: str, topic: str) -> None:
+    """:class:`UnknownTopicError` naming the known topics when ``topic`` does not exist."""
+    try:
+        from kafka import KafkaConsumer
+    except ImportError:  # kafka-python is optional here; Spark's source will report it instead
+        return
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap_servers, client_id="kafka-placement-plan")
+    try:
+        known = sorted(t for t in consumer.topics() if not t.startswith("__"))
+    finally:
+        consumer.close()
+    if topic not in known:
+        shown = ", ".join(known[:20]) + (" …" if len(known) > 20 else "")
+        raise UnknownTopicError(
+            f"topic {topic!r} does not exist at {bootstrap_servers}; known topics: {shown}"
+        )
 
 
 def load_input(spark: SparkSession, args: argparse.Namespace) -> tuple[DataFrame, str, str | None]:
@@ -325,6 +343,7 @@ def check_input_args(args: argparse.Namespace) -> None:
         if not args.bootstrap_servers:
             raise InvalidArgumentError("--topic needs --bootstrap-servers host:port")
         check_reachable(args.bootstrap_servers)
+        check_topic(args.bootstrap_servers, args.topic)
     if not 0 <= args.top_keys <= 10_000:
         raise InvalidArgumentError(f"--top-keys must be in [0, 10000], got {args.top_keys}")
 
