@@ -23,7 +23,8 @@ if TYPE_CHECKING:
     from kafka_placement.spark.pipeline import PlanResult
 
 TABLES = ("scenarios", "partitions", "brokers", "racks", "consumers", "skew", "moved", "hot_keys")
-_MAX_PANELS = 12
+_MAX_PANELS = 12  # small-multiple plots (per partitioning / scenario) show at most this many panels
+_MAX_SKEW_BARS = 48
 
 
 def _tables(result: PlanResult) -> dict[str, pd.DataFrame]:
@@ -56,6 +57,7 @@ def _plots(result: PlanResult, out_dir: Path) -> dict[str, Path]:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     plots: dict[str, Path] = {}
 
@@ -77,6 +79,7 @@ def _plots(result: PlanResult, out_dir: Path) -> dict[str, Path]:
         ax.axhline(mean, color="#c44e52", linestyle="--", linewidth=1, label="mean")
         ax.set_title(f"{name}: records per partition", fontsize=9)
         ax.set_xlabel("partition")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.legend(fontsize=7)
     for ax in list(axes.flat)[len(names) :]:
         ax.axis("off")
@@ -120,10 +123,11 @@ def _plots(result: PlanResult, out_dir: Path) -> dict[str, Path]:
         ("rack", "replica_bytes"),
         ("consumer", "bytes"),
     ]
-    fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(scen) + 3), 3.5))
+    all_scen = result.scenarios.head(_MAX_SKEW_BARS)
+    fig, ax = plt.subplots(figsize=(min(30, max(6, 1.0 * len(all_scen) + 3)), 3.5))
     width = 0.8 / len(levels)
     for k, (level, measure) in enumerate(levels):
-        sub = sk[(sk["level"] == level) & (sk["measure"] == measure)].head(_MAX_PANELS)
+        sub = sk[(sk["level"] == level) & (sk["measure"] == measure)].head(_MAX_SKEW_BARS)
         ax.bar(
             [i + k * width for i in range(len(sub))],
             sub["max_over_mean"],
@@ -131,7 +135,7 @@ def _plots(result: PlanResult, out_dir: Path) -> dict[str, Path]:
             label=f"{level} {measure}",
         )
     ax.axhline(1.0, color="black", linewidth=0.8)
-    ax.set_xticks([i + 0.4 - width / 2 for i in range(len(scen))], [str(s) for s in scen["scenario"]])
+    ax.set_xticks([i + 0.4 - width / 2 for i in range(len(all_scen))], [str(s) for s in all_scen["scenario"]])
     ax.set_xlabel("scenario #")
     ax.set_ylabel("max / mean")
     ax.set_title("skew: hottest entity over the mean (1 = perfectly even)", fontsize=9)
