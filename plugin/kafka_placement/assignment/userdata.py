@@ -27,6 +27,7 @@ import struct
 from collections.abc import Iterable
 from typing import NamedTuple
 
+from kafka_placement.assignment.ordering import topic_partitions
 from kafka_placement.errors import UserDataError
 from kafka_placement.vocabulary import TopicPartition
 
@@ -219,7 +220,7 @@ def decode_sticky_user_data(data: bytes, *, max_bytes: int = MAX_USER_DATA_BYTES
     # topic entry: INT16 length + INT32 partition count at least.
     for _ in range(reader.array_size(6)):
         topic = reader.string()
-        partitions.extend(TopicPartition(topic, p) for p in reader.int32_array())
+        partitions.extend(topic_partitions(topic, reader.int32_array()))
     generation = reader.int32() if reader.remaining() >= 4 else None
     return StickyUserData(tuple(partitions), generation)
 
