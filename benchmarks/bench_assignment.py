@@ -3,7 +3,9 @@
 Every measurement runs in its own subprocess (fair memory numbers: nothing left over from another
 case). Inside the child the input is built first (not timed), the peak-RSS counter is reset
 (``/proc/self/clear_refs``), then the assignment is timed; the child reports wall time, the RSS growth
-at peak (VmHWM - VmRSS before) and, in a second child, the tracemalloc peak of the call.
+at peak (VmHWM - VmRSS before: the memory the call itself needs), the whole process's peak RSS
+(interpreter, imports - numpy for us - and the input included) and, in a second child, the
+tracemalloc peak of the call.
 
 Cases (names as printed):
   10k x 500 fresh         100 topics x 100 partitions, 500 members, equal subscriptions, no history
@@ -319,7 +321,8 @@ def main() -> None:
         "times scale with it); one subprocess per measurement\n"
     )
     header = (
-        f"{'case':24} {'impl':13} {'time':>12} {'warm':>10} {'RSS growth':>12} {'tracemalloc':>13}  sizes"
+        f"{'case':24} {'impl':13} {'time':>12} {'warm':>10} {'RSS growth':>12} {'tracemalloc':>13} "
+        f"{'process peak':>13}  sizes"
     )
     print(header)
     print("-" * len(header))
@@ -336,7 +339,8 @@ def main() -> None:
             rows[impl] = r
             print(
                 f"{case:24} {impl:13} {_fmt(r, 'seconds', 's'):>12} {_fmt(r, 'warm_seconds', 's'):>10} "
-                f"{_fmt(r, 'rss_peak_growth_mb', 'MB'):>12} {_fmt(r, 'tracemalloc_peak_mb', 'MB'):>13}  "
+                f"{_fmt(r, 'rss_peak_growth_mb', 'MB'):>12} {_fmt(r, 'tracemalloc_peak_mb', 'MB'):>13} "
+                f"{_fmt(r, 'rss_total_peak_mb', 'MB'):>13}  "
                 f"{(r or {}).get('sizes', '')}",
                 flush=True,
             )
@@ -347,6 +351,8 @@ def main() -> None:
                 line += f", {kp['rss_peak_growth_mb'] / max(ours['rss_peak_growth_mb'], 0.1):.0f}x RSS growth"
             if ours.get("tracemalloc_peak_mb") and kp.get("tracemalloc_peak_mb"):
                 line += f", {kp['tracemalloc_peak_mb'] / ours['tracemalloc_peak_mb']:.0f}x tracemalloc peak"
+            if ours.get("rss_total_peak_mb") and kp.get("rss_total_peak_mb"):
+                line += f", {kp['rss_total_peak_mb'] / ours['rss_total_peak_mb']:.1f}x whole-process peak RSS"
             print(line)
         if case in published:
             print(f"{'':24} reference: {published[case]}")
