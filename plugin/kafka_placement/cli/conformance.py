@@ -13,8 +13,8 @@ import sys
 import time
 
 ALGORITHM_HELP = (
-    "murmur2, partition-for-key, librdkafka, range, range-rack, roundrobin, sticky, "
-    "cooperative-sticky, adminutils, striped"
+    "murmur2, partition-for-key, librdkafka, range, range-rack, roundrobin, sticky, sticky-equal, "
+    "cooperative-sticky, cooperative-sticky-equal, adminutils, striped"
 )
 
 

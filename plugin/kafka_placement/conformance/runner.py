@@ -2,7 +2,9 @@
 
 Exact-equality checks (results and, where Java throws, exception class and message to the
 letter): ``murmur2``, ``partition-for-key``, ``librdkafka`` (confluent-kafka's helpers),
-``range``, ``range-rack`` (KIP-881), ``roundrobin``, ``adminutils``, ``striped``.
+``range``, ``range-rack`` (KIP-881), ``roundrobin``, ``sticky-equal`` and
+``cooperative-sticky-equal`` (equal subscriptions without racks: Java's constrained builder),
+``adminutils``, ``striped``.
 
 Quality checks for the sticky family, where many answers are right: ours must be valid, never
 less balanced (KIP-54 balance score) and never move more partitions than Java on the same input.
@@ -34,7 +36,9 @@ ALGORITHMS: tuple[str, ...] = (
     "range-rack",
     "roundrobin",
     "sticky",
+    "sticky-equal",
     "cooperative-sticky",
+    "cooperative-sticky-equal",
     "adminutils",
     "striped",
 )
@@ -278,6 +282,20 @@ def check_sticky(ref: JavaReference, rng: random.Random) -> tuple[Any, str | Non
     return s, "; ".join(out) or None
 
 
+def check_sticky_equal(ref: JavaReference, rng: random.Random) -> tuple[Any, str | None]:
+    """Equal subscriptions, no racks (Java's ConstrainedAssignmentBuilder), stale members and
+    zombies included: exact equality with Java."""
+    s = scenarios.sticky_scenario(rng, racks=False, equal=True)
+    return s, _exact_assignment(ref, "sticky", s)
+
+
+def check_cooperative_sticky_equal(ref: JavaReference, rng: random.Random) -> tuple[Any, str | None]:
+    """Equal subscriptions, no racks, no conflicting claims: one cooperative rebalance, exact
+    equality with Java (conflicting claims are covered by ``cooperative-sticky``)."""
+    s = scenarios.sticky_scenario(rng, racks=False, conflicts=False, equal=True)
+    return s, _exact_assignment(ref, "cooperative-sticky", s)
+
+
 def _next_round(
     s: scenarios.GroupScenario, assignment: Mapping[str, Sequence[TopicPartition]]
 ) -> scenarios.GroupScenario:
@@ -405,7 +423,9 @@ CHECKS: dict[str, Check] = {
     "range-rack": check_range_rack,
     "roundrobin": check_roundrobin,
     "sticky": check_sticky,
+    "sticky-equal": check_sticky_equal,
     "cooperative-sticky": check_cooperative_sticky,
+    "cooperative-sticky-equal": check_cooperative_sticky_equal,
     "adminutils": check_adminutils,
     "striped": check_striped,
 }

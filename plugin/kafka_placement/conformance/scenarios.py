@@ -145,11 +145,16 @@ def group_scenario(rng: random.Random, *, racks: bool, static_members: bool = Tr
     return GroupScenario(partitions, members, replicas, broker_racks, notes=tuple(notes))
 
 
-def sticky_scenario(rng: random.Random, *, racks: bool = False) -> GroupScenario:
+def sticky_scenario(
+    rng: random.Random, *, racks: bool = False, conflicts: bool = True, equal: bool = False
+) -> GroupScenario:
     """A group after a previous rebalance: members own what a previous (valid) assignment gave
     them in generation g; some members are new (own nothing), some left, topics may have grown or
     vanished, subscriptions may have changed, and sometimes a stale member still claims
-    partitions from generation g-1 (KIP-341) or claims with unknown generation (-1)."""
+    partitions from generation g-1 (KIP-341) or claims with unknown generation (-1).
+
+    ``conflicts=False`` leaves out stale members and zombies; ``equal=True`` gives every member the
+    same subscription (every topic with metadata), Java's constrained-builder path."""
     base = group_scenario(rng, racks=racks, static_members=False)
     partitions = base.partitions_per_topic
     ids = list(base.members)
@@ -188,11 +193,11 @@ def sticky_scenario(rng: random.Random, *, racks: bool = False) -> GroupScenario
     for m, member in base.members.items():
         claims = owned.get(m, [])
         gen = generation if claims else -1
-        if claims and rng.random() < 0.1:
+        if claims and rng.random() < 0.1 and conflicts:
             gen = generation - 1
             notes.append(f"{m} is stale (generation {gen})")
         members[m] = Member(member.topics, owned=claims, generation=gen, rack=member.rack)
-    if rng.random() < 0.15 and len(members) > 1:
+    if rng.random() < 0.15 and len(members) > 1 and conflicts:
         # a zombie: claims partitions someone else owns now, with an older generation
         zombie = rng.choice(list(members))
         others = [tp for m, claims in owned.items() if m != zombie for tp in claims]
@@ -202,6 +207,13 @@ def sticky_scenario(rng: random.Random, *, racks: bool = False) -> GroupScenario
             old.topics, owned=[*old.owned, *stolen], generation=generation - 1, rack=old.rack
         )
         notes.append(f"{zombie} claims {len(stolen)} partitions of others with generation {generation - 1}")
+    if equal:
+        everything = tuple(partitions)
+        members = {
+            m: Member(everything, owned=v.owned, generation=v.generation, rack=v.rack)
+            for m, v in members.items()
+        }
+        notes.append("equal subscriptions")
     return GroupScenario(partitions, members, base.replicas, base.broker_racks, generation + 1, tuple(notes))
 
 
