@@ -171,3 +171,12 @@ def test_each_call_uses_a_fresh_assignor(java: JavaReference) -> None:
     result = java.assign("sticky", {"t0": 2}, low)
     assert not isinstance(result, JavaError)
     assert result == {"A": _tps("t0p1"), "B": _tps("t0p0")}
+
+
+def test_adminutils_seeded_random_path_is_reproducible(java: JavaReference) -> None:
+    brokers = [(b, None) for b in range(7)]
+    first = java.assign_replicas_to_brokers(brokers, 20, 3, -1, -1, seed=42)
+    again = java.assign_replicas_to_brokers(brokers, 20, 3, -1, -1, seed=42)
+    others = {str(java.assign_replicas_to_brokers(brokers, 20, 3, -1, -1, seed=s)) for s in range(43, 53)}
+    assert first == again
+    assert len(others | {str(first)}) > 3  # the seed really drives the start index and shift

@@ -14,7 +14,7 @@ import time
 
 ALGORITHM_HELP = (
     "murmur2, partition-for-key, librdkafka, range, range-rack, roundrobin, sticky, sticky-equal, "
-    "cooperative-sticky, cooperative-sticky-equal, adminutils, striped"
+    "cooperative-sticky, cooperative-sticky-equal, adminutils, adminutils-random, striped"
 )
 
 

@@ -263,10 +263,18 @@ class JavaReference:
         replication_factor: int,
         fixed_start_index: int = -1,
         start_partition_id: int = -1,
+        *,
+        seed: int | None = None,
     ) -> dict[int, list[int]] | JavaError:
         """``AdminUtils.assignReplicasToBrokers(Collection<BrokerMetadata>, int, int, int, int)``.
 
-        ``brokers`` are passed in the given order (Java iterates the collection as given)."""
+        ``brokers`` are passed in the given order (Java iterates the collection as given). With
+        ``seed``, AdminUtils' own static ``java.util.Random`` is reseeded first (through
+        reflection), which makes the random start index and shift reproducible."""
+        if seed is not None:
+            field = self._AdminUtils.class_.getDeclaredField("RAND")
+            field.setAccessible(True)
+            field.get(None).setSeed(seed)
         metadata = self._ArrayList(
             [self._BrokerMetadata(broker_id, self._Optional.ofNullable(rack)) for broker_id, rack in brokers]
         )

@@ -4,7 +4,8 @@ Exact-equality checks (results and, where Java throws, exception class and messa
 letter): ``murmur2``, ``partition-for-key``, ``librdkafka`` (confluent-kafka's helpers),
 ``range``, ``range-rack`` (KIP-881), ``roundrobin``, ``sticky-equal`` and
 ``cooperative-sticky-equal`` (equal subscriptions without racks: Java's constrained builder),
-``adminutils``, ``striped``.
+``adminutils`` (fixed start index), ``adminutils-random`` (Java's static Random reseeded),
+``striped``.
 
 Quality checks for the sticky family, where many answers are right: ours must be valid, never
 less balanced (KIP-54 balance score) and never move more partitions than Java on the same input.
@@ -40,6 +41,7 @@ ALGORITHMS: tuple[str, ...] = (
     "cooperative-sticky",
     "cooperative-sticky-equal",
     "adminutils",
+    "adminutils-random",
     "striped",
 )
 
@@ -400,6 +402,25 @@ def check_adminutils(ref: JavaReference, rng: random.Random) -> tuple[Any, str |
     return s, _compare_outcome(java, ours)
 
 
+def check_adminutils_random(ref: JavaReference, rng: random.Random) -> tuple[Any, str | None]:
+    """Random start index and shift (fixedStartIndex -1): Java's static ``RAND`` reseeded with
+    the scenario's seed vs ours with ``seed=`` (``JavaRandom``) — exact equality."""
+    assign = _ours("kafka_placement.replicas", "assign_replicas_to_brokers")
+    broker_cls = _ours("kafka_placement.replicas", "Broker")
+    s = scenarios.admin_utils_scenario(rng)
+    seed = rng.getrandbits(64) - 2**63
+    java = ref.assign_replicas_to_brokers(
+        list(s.brokers), s.n_partitions, s.replication_factor, -1, s.start_partition_id, seed=seed
+    )
+
+    def ours() -> dict[int, list[int]]:
+        brokers = [broker_cls(b, rack) for b, rack in s.brokers]
+        result = assign(brokers, s.n_partitions, s.replication_factor, -1, s.start_partition_id, seed=seed)
+        return {int(k): [int(b) for b in v] for k, v in result.items()}
+
+    return (s, seed), _compare_outcome(java, ours)
+
+
 def check_striped(ref: JavaReference, rng: random.Random) -> tuple[Any, str | None]:
     place = _ours("kafka_placement.replicas.striped", "place_striped")
     usable = _ours("kafka_placement.replicas.striped", "UsableBroker")
@@ -427,6 +448,7 @@ CHECKS: dict[str, Check] = {
     "cooperative-sticky": check_cooperative_sticky,
     "cooperative-sticky-equal": check_cooperative_sticky_equal,
     "adminutils": check_adminutils,
+    "adminutils-random": check_adminutils_random,
     "striped": check_striped,
 }
 
