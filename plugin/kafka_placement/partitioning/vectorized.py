@@ -25,7 +25,7 @@ from kafka_placement.partitioning.murmur2 import SEED, M, murmur2
 U32 = npt.NDArray[np.uint32]
 _M = np.uint32(M)
 _TAIL_MASK = np.array([0, 0xFF, 0xFFFF, 0xFFFFFF], dtype=np.uint32)
-_GROUP_CHUNK = 1 << 16  # keys per slab on the fixed-length path
+_GROUP_CHUNK = 1 << 15  # keys per slab on the fixed-length path
 _CHUNK_BLOCKS = 1 << 18  # blocks per slab on the grouped path (1 MiB of uint32: stays in cache)
 _KEYS_PER_PASS = 1 << 17  # mixed lengths: keys grouped and hashed per pass over the buffer
 
@@ -43,13 +43,13 @@ def _fixed_length_body(batch: KeyBatch, length: int, h: U32) -> None:
     words: U32 = np.ndarray(shape=(n, nb), dtype="<u4", buffer=batch.data, offset=0, strides=(length, 4))
     for lo in range(0, n, _GROUP_CHUNK):
         hi = min(lo + _GROUP_CHUNK, n)
-        blocks = words[lo:hi] * _M  # a fresh aligned array; the rest of the mixing is in place
+        blocks = np.multiply(words[lo:hi].T, _M, order="C")  # (nb, keys): contiguous rows for the chain
         blocks ^= blocks >> np.uint32(24)
         blocks *= _M
         hh = h[lo:hi]
         for j in range(nb):
             hh *= _M
-            hh ^= blocks[:, j]
+            hh ^= blocks[j]
 
 
 _SPAN = 64  # bytes copied per gathered item: numpy gathers 64-byte void items far faster than 4-byte words
