@@ -12,6 +12,7 @@ PySpark, pyarrow, pandas and matplotlib come with the ``spark`` extra; they are 
 
 from kafka_placement.spark.kafka_io import read_topic, with_partition_column, write_to_kafka
 from kafka_placement.spark.metrics import Skew, skew
+from kafka_placement.spark.parquet_counts import partition_counts_parquet
 from kafka_placement.spark.pipeline import PlanResult, normalize, partition_counts, plan, with_partitions
 from kafka_placement.spark.report import write_report, write_results
 from kafka_placement.spark.sample import SampleSpec, sample_arrays, sample_batch, sample_dataframe
@@ -41,6 +42,7 @@ __all__ = [
     "normalize",
     "parse_brokers",
     "partition_counts",
+    "partition_counts_parquet",
     "plan",
     "read_topic",
     "sample_arrays",
