@@ -172,3 +172,10 @@ def test_scheme_by_name_and_errors() -> None:
         prod.produce("t", b"v", 12)
     with pytest.raises(UnknownTopicError, match="'missing' is unknown"):
         prod.produce("missing", b"v", b"k")
+
+
+def test_constructor_accepts_confluent_styles() -> None:
+    by_kwargs = Producer(**{"bootstrap.servers": "127.0.0.1:1", "batch.size": 4096})
+    assert by_kwargs.partitioner.keyless.batch_size == 4096  # type: ignore[attr-defined]
+    by_dict = Producer({"bootstrap.servers": "127.0.0.1:1"})
+    assert len(by_dict) == 0

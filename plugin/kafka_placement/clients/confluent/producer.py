@@ -85,7 +85,7 @@ class Producer:
 
     def __init__(
         self,
-        config: Mapping[str, Any],
+        config: Mapping[str, Any] | None = None,
         *,
         partitioner: RecordPartitioner | str | Scheme | None = None,
         metadata_max_age_s: float = 5.0,
@@ -93,9 +93,10 @@ class Producer:
         broker_racks: Mapping[int, str | None] | None = None,
         **kwargs: Any,
     ) -> None:
-        self._producer = confluent_kafka.Producer(dict(config), **kwargs)
+        conf = dict(config or {})
+        self._producer = confluent_kafka.Producer(conf, **kwargs)
         if partitioner is None:
-            batch_size = int(config.get("batch.size", 1000000))
+            batch_size = int(conf.get("batch.size", kwargs.get("batch.size", 1000000)))
             partitioner = default_partitioner(batch_size)
         elif not isinstance(partitioner, RecordPartitioner):
             sch = get_scheme(partitioner)
