@@ -215,6 +215,8 @@ def _rack_aware(
         k = 0
         shift = to_int32(next_replica_shift * num_racks)
         for _ in range(rf - 1):
+            refused = jumps = 0
+            negative = to_int32(shift + k) < 0
             while True:
                 broker = arranged[_replica_index(first, shift, k, n)]
                 rack = broker_racks[broker]
@@ -226,6 +228,22 @@ def _rack_aware(
                     racks_with_replicas.add(rack)
                     brokers_with_replicas.add(broker)
                     break
+                refused += 1
+                total = to_int32(shift + k)
+                if (total < 0) != negative:  # the int sum changed sign: a new candidate cycle
+                    negative, refused = total < 0, 0
+                if refused >= n:
+                    # Only with absurd start indexes (int overflow of shift * racks): a whole cycle
+                    # of candidates was refused and nothing changes until the int sum changes sign,
+                    # which Java reaches after up to 2^31 iterations. Jump there: same result.
+                    k += -total if total < 0 else 2**31 - total
+                    negative, refused, jumps = not negative, 0, jumps + 1
+                    if jumps > 2:
+                        raise InvalidArgumentError(
+                            f"AdminUtils never finds a replica for partition {current} with start index "
+                            f"{fixed_start_index} (Java loops forever here); use a start index below the "
+                            "broker count"
+                        )
         result[current] = replicas
         current = to_int32(current + 1)
     return result
