@@ -111,6 +111,23 @@ def test_unknown_topic_is_typed() -> None:
         kp_admin.snapshot(Unknown({}), ["nope"], retry_s=0)
 
 
+def test_partition_sizes_take_the_largest_replica_and_skip_future_logs() -> None:
+    class WithLogDirs(FakeAdmin):
+        def describe_log_dirs(self, topics: list[str] | None = None) -> list[dict[str, Any]]:
+            part = {"partition_index": 0, "offset_lag": 0}
+            return [
+                {"broker": 0, "log_dirs": [{"error_code": 0, "log_dir": "/d", "topics": [
+                    {"name": "t", "partitions": [{**part, "partition_size": 100, "is_future_key": False}]},
+                    {"name": "u", "partitions": [{**part, "partition_size": 7, "is_future_key": False}]}]}]},
+                {"broker": 1, "log_dirs": [{"error_code": 0, "log_dir": "/d", "topics": [
+                    {"name": "t", "partitions": [{**part, "partition_size": 120, "is_future_key": False},
+                                                 {**part, "partition_size": 999, "is_future_key": True}]}]}]},
+                {"broker": 2, "log_dirs": [{"error_code": 57, "log_dir": "/bad", "topics": []}]},
+            ]
+
+    assert kp_admin.partition_sizes(WithLogDirs({}), ["t"]) == {TopicPartition("t", 0): 120}
+
+
 def test_verify_reports_mismatch() -> None:
     admin = FakeAdmin({("t", 0): [0, 1]})
     mismatches, _ = kp_admin.verify(admin, {TopicPartition("t", 0): [1, 0]})

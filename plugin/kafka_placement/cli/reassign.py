@@ -79,6 +79,10 @@ def register(subparsers: Any) -> None:
     plan.add_argument("--output", metavar="FILE", help="write the plan JSON here (default: stdout)")
     plan.add_argument("--rollback", metavar="FILE", help="write the current lists of the changed partitions")
     plan.add_argument("--json", action="store_true", help="print the plan summary as JSON")
+    plan.add_argument(
+        "--with-sizes", action="store_true",
+        help="read partition sizes (describe_log_dirs) and report the bytes the plan copies",
+    )
     plan.set_defaults(handler=run_plan)
     apply = sub.add_parser("apply", help="submit a plan and wait for it with progress")
     apply.add_argument("--bootstrap-servers", required=True)
@@ -101,6 +105,7 @@ def _admin(bootstrap_servers: str) -> Any:
 def build_plan(args: argparse.Namespace) -> Plan:
     topics = _topics(args.topic)
     cluster_brokers: list[Broker] = []
+    sizes: dict[TopicPartition, int] | None = None
     if args.current:
         moves = parse_reassignment(Path(args.current).read_text())
         current = as_assignment(moves)
@@ -112,6 +117,8 @@ def build_plan(args: argparse.Namespace) -> Plan:
         admin = _admin(args.bootstrap_servers)
         try:
             snap = kp_admin.snapshot(admin, topics)
+            if getattr(args, "with_sizes", False):
+                sizes = kp_admin.partition_sizes(admin, topics if topics is not None else snap.topics())
         finally:
             admin.close()
         current = snap.assignment(topics)
@@ -137,7 +144,7 @@ def build_plan(args: argparse.Namespace) -> Plan:
         if missing:
             raise InvalidBrokerError(f"--remove-brokers names unknown broker(s) {missing}")
         brokers = [b for b in brokers if b.id not in set(drop)]
-    return plan_reassignment(current, brokers, scope=args.scope)
+    return plan_reassignment(current, brokers, scope=args.scope, sizes=sizes)
 
 
 def _progress(done: int, total: int, elapsed: float) -> None:
@@ -162,7 +169,8 @@ def run_plan(args: argparse.Namespace) -> int:
             f"plan: {summary['partitions_changed']}/{summary['partitions']} partitions change; "
             f"replicas moved {moves['replicas_added']} (lower bound {bound['replica_moves']}, "
             f"ratio {summary['replica_moves_vs_bound']}); leader changes {moves['leader_changes']} "
-            f"(lower bound {bound['leader_changes']})",
+            f"(lower bound {bound['leader_changes']})"
+            + (f"; bytes to copy {moves['bytes_moved']}" if moves["bytes_moved"] is not None else ""),
             file=sys.stderr if not args.output else sys.stdout,
         )
         for warning in plan.warnings:

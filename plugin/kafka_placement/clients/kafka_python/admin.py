@@ -78,6 +78,26 @@ def snapshot(
     return ClusterSnapshot(tuple(brokers(admin)), partitions)
 
 
+def partition_sizes(admin: Any, topics: Iterable[str] | None = None) -> dict[TopicPartition, int]:
+    """Bytes per partition from ``describe_log_dirs``: the largest replica's size (the leader's log,
+    what a new replica has to copy); future (moving) logs are ignored."""
+    wanted = set(topics) if topics is not None else None
+    sizes: dict[TopicPartition, int] = {}
+    for broker in admin.describe_log_dirs(list(wanted) if wanted is not None else None):
+        for log_dir in broker.get("log_dirs", []):
+            if log_dir.get("error_code", 0):
+                continue
+            for topic in log_dir.get("topics", []):
+                if wanted is not None and topic["name"] not in wanted:
+                    continue
+                for part in topic.get("partitions", []):
+                    if part.get("is_future_key"):
+                        continue
+                    tp = TopicPartition(topic["name"], int(part["partition_index"]))
+                    sizes[tp] = max(sizes.get(tp, 0), int(part["partition_size"]))
+    return sizes
+
+
 def create_topic(
     admin: Any,
     topic: str,
