@@ -8,6 +8,7 @@ owned partitions as their quota allows; the free partitions are dealt round robi
 
 Everything runs on numpy arrays: no Python object per partition.
 """
+
 from __future__ import annotations
 
 import numpy as np
