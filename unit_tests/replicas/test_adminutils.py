@@ -112,6 +112,15 @@ def test_int_overflow_fails_at_the_same_index_as_java() -> None:
         assign_replicas_to_brokers(racked, 3, 3, 2147483000, 2000)
 
 
+def test_overflowed_shift_gives_javas_eventual_result_without_the_wait() -> None:
+    # Java (kafka-server-common 4.0.2) iterates ~2^31 refused candidates here (minutes on this
+    # machine) and then throws IndexOutOfBoundsException "Index -3 out of bounds for length 6".
+    brokers = [Broker(b, r) for b, r in [(33, "z\ue000"), (21, "é"), (30, "é"), (19, "é"), (31, "é"),
+                                         (9, "z\ue000")]]
+    with pytest.raises(InvalidArgumentError, match=r"^Index -3 out of bounds for length 6 "):
+        assign_replicas_to_brokers(brokers, 20, 6, 1297729221, -1)
+
+
 def test_negative_broker_id_rejected() -> None:
     with pytest.raises(InvalidArgumentError, match="broker id must be an int >= 0, got -1"):
         assign_replicas_to_brokers([0, -1], 1, 1, 0)
