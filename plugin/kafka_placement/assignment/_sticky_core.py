@@ -373,11 +373,16 @@ def build_racks(
     return RackView(member_rack, members_in_rack, masks)
 
 
-def round_robin_deal(free: IntArray, takers: IntArray, needs: IntArray) -> IntArray:
+def round_robin_deal(
+    free: IntArray, takers: IntArray, needs: IntArray, levels: IntArray | None = None
+) -> IntArray:
     """Owner of each ``free`` partition when dealt round robin over ``takers`` up to ``needs`` each.
 
     Round ``r`` gives one partition to every taker that still needs more than ``r``, in taker order —
-    what a circular iterator over the unfilled members does, without the Python loop.
+    what a circular iterator over the unfilled members does, without the Python loop. With
+    ``levels`` (the takers' current sizes) the next partition always goes to the smallest taker,
+    ties to the earlier one — Java's "consumer with the fewest partitions" (a sorted set by size,
+    then member id) — as one sort instead of a heap.
     """
     total = int(needs.sum())
     if total == 0:
@@ -385,6 +390,8 @@ def round_robin_deal(free: IntArray, takers: IntArray, needs: IntArray) -> IntAr
     slot_member = np.repeat(takers, needs)
     starts = np.repeat(np.cumsum(needs) - needs, needs)
     slot_round = np.arange(total, dtype=np.int64) - starts
+    if levels is not None:
+        slot_round += np.repeat(levels, needs)
     order = np.lexsort((np.repeat(np.arange(takers.size), needs), slot_round))
     return slot_member[order][: free.size]
 

@@ -228,12 +228,22 @@ def general_assign(problem: Problem, kept: IntArray, racks: RackView | None) -> 
                 local = racks.matches(i, mine + lo)
                 mine = np.concatenate((mine[local], mine[~local]))
             seg[mine[int(c[i, t]) :]] = -1
+    # then deal the free partitions topic by topic in Java's order (fewest subscribers first), each to
+    # the taker with the fewest partitions so far (ties: member order), as Java's general builder does
+    sizes = np.minimum(c, o).sum(axis=1)
+    subscribers = problem.subscribed.sum(axis=0)
+    for t in np.lexsort((np.arange(t_count), subscribers)).tolist():
+        lo, hi = int(problem.offsets[t]), int(problem.offsets[t + 1])
+        seg = owner[lo:hi]
         need = c[:, t] - np.minimum(c[:, t], o[:, t])
         free = np.flatnonzero(seg < 0)
         if free.size == 0:
             continue
+        before = need.copy()
         if racks is not None:
             free = rack_deal(owner, free + lo, need, racks) - lo
         takers = np.flatnonzero(need > 0)
-        seg[free] = round_robin_deal(free, takers, need[takers])
+        levels = sizes[takers] + (before - need)[takers]
+        seg[free] = round_robin_deal(free, takers, need[takers], levels)
+        sizes += before
     return owner
