@@ -180,3 +180,39 @@ def test_full_random_churn() -> None:
             _first, second = _two_rounds(ppt, live, owned)
             assert problems(ppt, {m: Member(s) for m, s in live.items()}, second) == []
             owned = {m: set(second[m]) for m in live}
+
+
+def _racked(
+    subs: dict[str, list[str]], member_racks: dict[str, str | None], state: dict[str, set[TopicPartition]]
+) -> dict[str, Member]:
+    return {
+        m: Member(s, owned=sorted(state.get(m, ())), generation=1, rack=member_racks[m])
+        for m, s in subs.items()
+    }
+
+
+def test_rack_aware_cooperative_rounds_never_two_owners() -> None:
+    rng = random.Random(881)
+    for _ in range(40):
+        ppt = {f"t{i}": rng.randint(1, 12) for i in range(rng.randint(1, 4))}
+        topics = list(ppt)
+        racks = {
+            TP(t, p): set(rng.sample(["a", "b", "c"], rng.randint(1, 2))) for t in ppt for p in range(ppt[t])
+        }
+        subs = {f"C{i}": rng.sample(topics, rng.randint(1, len(topics))) for i in range(rng.randint(1, 6))}
+        member_racks = {m: rng.choice(["a", "b", "c", None]) for m in subs}
+        prev = assign_sticky(
+            ppt, {m: Member(s, rack=member_racks[m]) for m, s in subs.items()}, partition_racks=racks
+        )
+        subs[f"C{len(subs)}"] = topics  # a newcomer
+        member_racks[f"C{len(subs) - 1}"] = "a"
+        owned = {m: set(v) for m, v in prev.items()}
+
+        first = assign_cooperative_sticky(ppt, _racked(subs, member_racks, owned), partition_racks=racks)
+        claimants = _owners(owned)
+        for m, tps in first.items():
+            for tp in tps:
+                assert [o for o in claimants.get(tp, []) if o != m] == []
+        after = {m: set(v) for m, v in first.items()}
+        second = assign_cooperative_sticky(ppt, _racked(subs, member_racks, after), partition_racks=racks)
+        assert problems(ppt, _racked(subs, member_racks, after), second) == []
