@@ -112,3 +112,16 @@ def test_plan_reads_the_topic_through_spark_kafka_source(
     got = result.partitions[result.partitions["partitioning"] == "murmur2/6"]
     assert got["records"].tolist() == [observed.get(p, 0) for p in range(6)]
     assert result.totals["bytes"] == sum(len(k) + len(v) for _, k, v in consumed)
+
+
+def test_writer_refuses_a_wrong_partition_count(kafka_cluster: Any, spark: Any) -> None:
+    from kafka_placement.errors import InvalidArgumentError, UnknownTopicError
+    from kafka_placement.spark.kafka_io import write_to_kafka
+
+    bootstrap = kafka_cluster.bootstrap_servers
+    topic = create_topic(bootstrap, 5)
+    df = spark.createDataFrame([(b"k", b"v")], "key binary, value binary")
+    with pytest.raises(InvalidArgumentError, match=f"topic '{topic}' has 5 partitions, not 6"):
+        write_to_kafka(df, bootstrap, topic, 6)
+    with pytest.raises(UnknownTopicError, match="does not exist"):
+        write_to_kafka(df, bootstrap, f"{topic}-missing", 5)

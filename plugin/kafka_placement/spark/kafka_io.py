@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kafka_placement.errors import InvalidArgumentError
+from kafka_placement.errors import InvalidArgumentError, UnknownTopicError
 from kafka_placement.spark.pipeline import with_partitions
 from kafka_placement.spark.scenarios import Partitioning
 from kafka_placement.spark.session import ensure_kafka_connector
@@ -64,6 +64,26 @@ def with_partition_column(
     return out.withColumnRenamed("p0", "partition")
 
 
+def _check_partition_count(bootstrap_servers: str, topic: str, num_partitions: int) -> None:
+    try:
+        from kafka import KafkaConsumer
+    except ImportError:  # kafka-python is optional; the sink itself rejects out-of-range partitions
+        return
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap_servers, client_id="kafka-placement-writer")
+    try:
+        partitions = consumer.partitions_for_topic(topic)
+    finally:
+        consumer.close()
+    if not partitions:
+        raise UnknownTopicError(f"topic {topic!r} does not exist at {bootstrap_servers}; create it first")
+    if len(partitions) != num_partitions:
+        raise InvalidArgumentError(
+            f"topic {topic!r} has {len(partitions)} partitions, not {num_partitions}: records would land "
+            "elsewhere than producers put them; pass num_partitions="
+            f"{len(partitions)}"
+        )
+
+
 def write_to_kafka(
     df: DataFrame,
     bootstrap_servers: str,
@@ -74,11 +94,15 @@ def write_to_kafka(
     key_column: str = "key",
     value_column: str = "value",
     options: dict[str, str] | None = None,
+    check_topic: bool = True,
 ) -> None:
     """Write ``df`` to ``topic`` through Spark's Kafka sink, each record in our partitioner's partition.
 
-    ``num_partitions`` must be the topic's partition count (the writer does not ask the cluster, so
-    the same job can plan a topic before it exists); the value column may be binary or string.
+    ``num_partitions`` must be the topic's partition count: with ``check_topic`` (default) it is
+    compared with the cluster's metadata through kafka-python first (a mismatch would silently put
+    keys elsewhere than producers do). The value column may be binary or string. NULL keys follow
+    ``scheme`` (``murmur2`` hashes them like b"" as librdkafka does; ``murmur2_random`` spreads them
+    at random like Java's keyless records).
     """
     fields = {f.name for f in df.schema.fields}
     if value_column not in fields:
@@ -86,6 +110,8 @@ def write_to_kafka(
             f"value column {value_column!r} is not in the DataFrame; "
             f"available columns: {', '.join(sorted(fields))}"
         )
+    if check_topic:
+        _check_partition_count(bootstrap_servers, topic, num_partitions)
     ensure_kafka_connector(df.sparkSession)
     keyed = with_partition_column(df.select(key_column, value_column), num_partitions, scheme, key_column)
     writer = (
