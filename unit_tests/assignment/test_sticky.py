@@ -333,7 +333,7 @@ def test_property_never_less_balanced_than_kafka_pythons_sticky(case: tuple[dict
         assert problems(ppt, members, ours) == []
         try:
             theirs = _kafka_python_sticky(ppt, members)
-        except KeyError:  # kafka-python 3.0's executor crashes on some stale claims; nothing to compare
+        except Exception:  # kafka-python 3.0 crashes on some stale claims (KeyError): nothing to compare
             continue
         if problems(ppt, members, theirs) == []:  # it also keeps claims on unsubscribed topics at times
             assert balance_score(ours) <= balance_score(theirs)
