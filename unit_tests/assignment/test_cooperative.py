@@ -95,6 +95,22 @@ def test_same_generation_double_claim_never_gets_a_third_owner() -> None:
     assert sum(TP("t", 0) in v for v in first.values()) <= 1
 
 
+def test_stale_claim_never_revokes_from_the_newest_owner() -> None:
+    # KIP-341, as Java's CooperativeStickyAssignor answers it (unit_tests/conformance/
+    # test_known_mismatches.py asserts the Java side): the generation-1 claim of C3 is stale.
+    members = {
+        "b0": Member(["t"], owned=[TP("t", 0)], generation=2),
+        "C3": Member(["t"], owned=[TP("t", 0)], generation=1),
+    }
+    assert assign_cooperative_sticky({"t": 1}, members) == {"b0": [TP("t", 0)], "C3": []}
+    # only what rebalancing needs is revoked from the generation-5 owner; its stale rival gets it later
+    members = {
+        "a": Member(["t"], owned=[TP("t", 0), TP("t", 1)], generation=5),
+        "z": Member(["t"], owned=[TP("t", 0)], generation=4),
+    }
+    assert assign_cooperative_sticky({"t": 2}, members) == {"a": [TP("t", 0)], "z": []}
+
+
 @st.composite
 def scenarios(draw: st.DrawFn) -> tuple[dict, dict, dict]:
     n_topics = draw(st.integers(1, 4))

@@ -30,10 +30,8 @@ SEED = int(os.environ.get("KAFKA_PLACEMENT_CONFORMANCE_SEED", "20261121"))
 #: of silently shrinking the sample; remove an entry as soon as the owner fixes it.
 KNOWN_MISMATCHES = {
     "cooperative-sticky": (
-        "KNOWN MISMATCH: (1) ours revokes a partition from its highest-generation owner when a stale "
-        "member (older generation) also claims it, and can hand it to the stale member one rebalance "
-        "later (KIP-341), Java keeps it; (2) ours sometimes moves a partition more than Java to reach a "
-        "strictly better balance score"
+        "KNOWN MISMATCH: ours sometimes moves a partition more than Java, mostly to reach a strictly "
+        "better balance score (the KIP-341 stale-claim revocation is fixed)"
     ),
     "sticky": (
         "KNOWN MISMATCH: ours sometimes moves more partitions than Java, almost always to reach a strictly "

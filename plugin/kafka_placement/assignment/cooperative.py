@@ -1,8 +1,9 @@
 """The cooperative-sticky assignor (KIP-429) on top of the sticky target.
 
 The target is the sticky assignment. A partition that the target gives to member B while another
-member still owns it (lists it in ``Member.owned``, whatever its generation or subscription) is left
-out of B's assignment in this round: the owner is not assigned it, so it revokes it, and the follow-up
+member still owns it (lists it in ``Member.owned`` with the highest generation among the partition's
+claimants, whatever its subscription; stale claims of older generations do not count, KIP-341) is
+left out of B's assignment in this round: the owner is not assigned it, so it revokes it, and the follow-up
 rebalance hands it to B once nobody owns it. So no partition ever has two owners, and the second
 round reaches the balance of the sticky target.
 """
@@ -14,6 +15,7 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 
 from kafka_placement.assignment._sticky_core import (
+    IntArray,
     build_problem,
     build_racks,
     collect_claims,
@@ -40,8 +42,21 @@ def assign_cooperative_sticky(
         owner = sticky_owner_array(problem, build_racks(problem, partition_racks))
         claims = collect_claims(problem)
         if claims.gid.size:
-            # a partition is withheld when any claimant differs from its target owner
-            foreign = owner[claims.gid] != claims.member
-            withheld = np.unique(claims.gid[foreign])
-            owner[withheld] = -1
+            owner[_withheld(claims.gid, claims.member, claims.generation, owner)] = -1
         return materialize(problem, owner)
+
+
+def _withheld(gid: IntArray, member: IntArray, generation: IntArray, owner: IntArray) -> IntArray:
+    """Partitions the target gives to someone other than their current owner (to revoke first).
+
+    The current owner of a partition is its claimant of the highest generation (KIP-341), whether or
+    not it still subscribes to the topic; claims from older generations are stale and never cause a
+    revocation. When several members claim a partition in the highest generation (a zombie), it is
+    withheld whenever any of them is not its target owner: none of them can be trusted to have let
+    it go.
+    """
+    top = np.full(owner.size, np.iinfo(np.int64).min, dtype=np.int64)
+    np.maximum.at(top, gid, generation)
+    current = generation == top[gid]
+    foreign = current & (owner[gid] != member)
+    return np.unique(gid[foreign])
