@@ -3,8 +3,9 @@
 Input: any DataFrame with a key column (binary; strings are taken as their UTF-8 bytes, as Kafka's
 StringSerializer sends them; ints/longs as 4/8 big-endian bytes, as Integer/LongSerializer send
 them) and optionally a value column (binary/string: its byte length; numeric: a size in bytes).
-A record's bytes are ``len(key) + value size``. NULL keys are counted as keyless records; they are
-not key-placed (a producer spreads them with its sticky/round-robin logic).
+A record's bytes are ``len(key) + value size`` (a NULL or negative numeric size counts as 0). NULL
+keys are counted as keyless records; they are not key-placed (a producer spreads them with its
+sticky/round-robin logic).
 
 Steps, all distributed (only aggregates reach the driver):
 
@@ -92,7 +93,7 @@ def normalize(df: DataFrame, key_column: str = "key", value_column: str | None =
         if isinstance(value_type, T.BinaryType | T.StringType):
             size = F.coalesce(F.octet_length(value), F.lit(0)).cast("bigint")
         elif isinstance(value_type, T.NumericType):
-            size = F.coalesce(value, F.lit(0)).cast("bigint")
+            size = F.greatest(F.coalesce(value, F.lit(0)).cast("bigint"), F.lit(0).cast("bigint"))
         else:
             raise InvalidArgumentError(
                 f"value column {value_column!r} has type {value_type.simpleString()}; allowed: binary or "
