@@ -116,3 +116,27 @@ def test_csv_input_plans_and_writes_everything(tmp_path: Path, capsys: pytest.Ca
             expected = Counter(partition_keys([u.encode() for u in users], n, scheme).tolist())
             got = parts[parts["partitioning"] == f"{scheme}/{n}"]["records"].tolist()
             assert got == [expected.get(p, 0) for p in range(n)]
+
+
+def test_check_reachable_accepts_any_listening_server() -> None:
+    import socket
+
+    from kafka_placement.cli.plan import check_reachable
+
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        port = server.getsockname()[1]
+        check_reachable(f"127.0.0.1:1,127.0.0.1:{port}")  # the first refuses, the second answers
+
+
+def test_format_table_aligns_numbers_right() -> None:
+    from kafka_placement.cli.plan import format_table
+
+    text = format_table(["name", "n", "ratio"], [["a", 1234, 1.5], ["bbb", 5, 10.25]])
+    assert text.splitlines() == [
+        "name      n   ratio",
+        "----  -----  ------",
+        "a     1,234   1.500",
+        "bbb       5  10.250",
+    ]
