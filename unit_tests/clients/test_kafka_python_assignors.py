@@ -9,6 +9,8 @@ from collections import namedtuple
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from kafka.coordinator.assignors.abstract import AbstractPartitionAssignor, RebalanceProtocol
 from kafka.protocol.consumer.metadata import (
     ConsumerProtocolAssignment,
@@ -278,3 +280,54 @@ def test_kafka_consumer_accepts_instances_and_classes_and_rejects_mixing() -> No
             group_id="g",
             partition_assignment_strategy=[CooperativeStickyAssignor(), RangeAssignor()],
         )
+
+
+_ADAPTERS = [RangeAssignor, RoundRobinAssignor, StickyAssignor, CooperativeStickyAssignor, FailoverAssignor]
+
+
+@given(
+    st.sampled_from(_ADAPTERS),
+    st.lists(
+        st.tuples(
+            st.lists(st.sampled_from(["t0", "t1", "gone"]), max_size=3),
+            st.one_of(
+                st.none(), st.binary(max_size=40), st.sampled_from([struct.pack(">i", 7), b"\x00" * 4])
+            ),
+            st.lists(st.tuples(st.sampled_from(["t0", "t1", "gone"]), st.integers(-3, 9)), max_size=6),
+            st.integers(-5, 5),
+            st.one_of(st.none(), st.sampled_from(["r1", "r2", ""])),
+        ),
+        max_size=5,
+    ),
+)
+def test_leader_never_crashes_on_random_hostile_groups(cls: type, specs: list[Any]) -> None:
+    """Random subscriptions (v3 on the wire) with garbage userData, bogus owned partitions and
+    generations: every adapter returns an assignment for every member, no partition twice, only
+    existing partitions of subscribed topics."""
+    cluster = FakeCluster(
+        {"t0": 4, "t1": 3},
+        replicas={TP(t, p): [p % 3] for t, n in (("t0", 4), ("t1", 3)) for p in range(n)},
+        broker_racks={0: "r1", 1: "r2", 2: None},
+    )
+    entry = ConsumerProtocolSubscription.TopicPartition
+    members = []
+    for i, (topics, user_data, owned, generation, rack) in enumerate(specs):
+        by_topic: dict[str, list[int]] = {}
+        for t, p in owned:
+            by_topic.setdefault(t, []).append(p)
+        raw = ConsumerProtocolSubscription(
+            version=3,
+            topics=topics,
+            user_data=user_data,
+            owned_partitions=[entry(topic=t, partitions=ps) for t, ps in by_topic.items()],
+            generation_id=generation,
+            rack_id=rack,
+        ).encode()
+        members.append(JoinMember(f"m{i}", None, ConsumerProtocolSubscription.decode(raw)))
+    result = run_leader(cls(), cluster, members)
+    assert set(result) == {m.member_id for m in members}
+    flat = [tp for parts in result.values() for tp in parts]
+    assert len(flat) == len(set(flat))
+    subs = {m.member_id: set(m.metadata.topics) for m in members}
+    for member_id, parts in result.items():
+        assert all(tp.topic in subs[member_id] and 0 <= tp.partition < cluster.ppt[tp.topic] for tp in parts)
