@@ -10,8 +10,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kafka_placement.assignment._sticky_checks import balance_score, problems
+from kafka_placement.assignment._sticky_core import build_problem, materialize
 from kafka_placement.assignment.cooperative import assign_cooperative_sticky
-from kafka_placement.assignment.sticky import assign_sticky
+from kafka_placement.assignment.sticky import assign_sticky, sticky_owner_array
 from kafka_placement.vocabulary import Member, TopicPartition
 
 TP = TopicPartition
@@ -111,6 +112,12 @@ def test_stale_claim_never_revokes_from_the_newest_owner() -> None:
     assert assign_cooperative_sticky({"t": 2}, members) == {"a": [TP("t", 0)], "z": []}
 
 
+def _cooperative_target(ppt: dict[str, int], members: dict[str, Member]) -> dict[str, list[TopicPartition]]:
+    """The full target of a cooperative round (before withholding what others still own)."""
+    problem = build_problem(ppt, members)
+    return materialize(problem, sticky_owner_array(problem, None, cooperative=True))
+
+
 @st.composite
 def scenarios(draw: st.DrawFn) -> tuple[dict, dict, dict]:
     n_topics = draw(st.integers(1, 4))
@@ -137,7 +144,7 @@ def test_property_two_rounds_never_two_owners_and_reach_the_target_balance(case:
     ppt, subs, owned = case
     first, second = _two_rounds(ppt, subs, owned)
     members = {m: Member(s) for m, s in subs.items()}
-    target = assign_sticky(
+    target = _cooperative_target(
         ppt, {m: Member(s, owned=sorted(owned.get(m, ())), generation=1) for m, s in subs.items()}
     )
     # round 1 is the target minus what is still owned elsewhere
@@ -152,7 +159,7 @@ def test_property_two_rounds_never_two_owners_and_reach_the_target_balance(case:
 def test_property_round_one_keeps_everything_the_target_keeps(case: tuple) -> None:
     ppt, subs, owned = case
     first = _round(ppt, subs, owned, 1)
-    target = assign_sticky(
+    target = _cooperative_target(
         ppt, {m: Member(s, owned=sorted(owned.get(m, ())), generation=1) for m, s in subs.items()}
     )
     for m in subs:

@@ -101,6 +101,54 @@ def _direct_moves(
     return moved
 
 
+def _balance_direct(problem: Problem, c: IntArray, o: IntArray) -> None:
+    """Direct moves only, until KIP-54 balanced: no member holds a partition of a topic that another
+    subscriber with two or more fewer partitions could take (in place on ``c``).
+
+    Each move here may cost a partition of stickiness, so this stops as soon as KIP-54's condition
+    holds — as Java does — instead of buying a better balance score with chains of moves. Like
+    Java's reassignment loop, topics with the fewest subscribers go first (their partitions have the
+    fewest places to go) and a partition goes from its most loaded holder (one it did not own before
+    if it can) to the topic's least loaded subscriber; passes repeat until nothing moves.
+    """
+    sub = problem.subscribed
+    loads = c.sum(axis=1)
+    subscribers = sub.sum(axis=0)
+    order = np.lexsort((np.arange(subscribers.size), subscribers)).tolist()
+    # ties between equally loaded holders: the one subscribing to more topics gives first (it can
+    # take load back through its other topics); between sinks: member order
+    breadth = sub.sum(axis=1)
+    src_rank = np.empty(breadth.size, dtype=np.int64)
+    src_rank[np.lexsort((np.arange(breadth.size), -breadth))] = np.arange(breadth.size)
+    who = [np.flatnonzero(sub[:, t]) for t in order]
+    changed = True
+    while changed:
+        changed = False
+        for t, members in zip(order, who, strict=True):
+            if members.size < 2:
+                continue
+            while True:
+                mine = c[members, t]
+                ml = loads[members]
+                held = mine > 0
+                if not held.any():
+                    break
+                top = int(ml[held].max())
+                low = int(ml.argmin())
+                if top - int(ml[low]) < 2:
+                    break
+                cands = held & (ml == top)
+                free = cands & (mine > o[members, t])
+                pick = np.flatnonzero(free if free.any() else cands)
+                k = int(pick[np.argmin(src_rank[members[pick]])])
+                x, y = int(members[k]), int(members[low])
+                c[x, t] -= 1
+                c[y, t] += 1
+                loads[x] -= 1
+                loads[y] += 1
+                changed = True
+
+
 def _balance(problem: Problem, c: IntArray, o: IntArray, *, free_only: bool) -> None:
     """Shift partition counts along augmenting paths until balanced (in place on ``c``).
 
@@ -176,7 +224,7 @@ def _balance(problem: Problem, c: IntArray, o: IntArray, *, free_only: bool) -> 
             loads[y0] += 1
 
 
-def _counts(problem: Problem, o: IntArray) -> IntArray:
+def _counts(problem: Problem, o: IntArray, *, fewest_moves: bool = True) -> IntArray:
     """Balanced members x topics partition counts, starting from the owned counts ``o``."""
     t_count = len(problem.topics)
     c = o.copy()
@@ -192,12 +240,42 @@ def _counts(problem: Problem, o: IntArray) -> IntArray:
         c[who, t] += give
         loads[who] += give
     _balance(problem, c, o, free_only=True)
+    if not fewest_moves:
+        _balance(problem, c, o, free_only=False)
+        return c
+    # Two ways on from here: direct moves until KIP-54 balanced (as Java stops), or chains of moves
+    # for the best balance. Take the one that moves fewer owned partitions; at equal cost the better
+    # balanced one (chains only win when they cost no more).
+    direct = c.copy()
+    _balance_direct(problem, direct, o)
     _balance(problem, c, o, free_only=False)
+    if (_moved(direct, o), _score(direct)) <= (_moved(c, o), _score(c)):
+        return direct
     return c
 
 
-def general_assign(problem: Problem, kept: IntArray, racks: RackView | None) -> IntArray:
-    """The sticky owner array for any subscriptions, from the resolved previous owners ``kept``."""
+def _moved(c: IntArray, o: IntArray) -> int:
+    """Owned partitions that counts ``c`` take away from their owners (``o``)."""
+    return int(np.maximum(o - c, 0).sum())
+
+
+def _score(c: IntArray) -> int:
+    """KIP-54 balance score of counts ``c``: the sum over member pairs of their size difference."""
+    sizes = np.sort(c.sum(axis=1))
+    n = sizes.size
+    return int((sizes * (2 * np.arange(n, dtype=np.int64) - n + 1)).sum())
+
+
+def general_assign(
+    problem: Problem, kept: IntArray, racks: RackView | None, *, fewest_moves: bool = True
+) -> IntArray:
+    """The sticky owner array for any subscriptions, from the resolved previous owners ``kept``.
+
+    ``fewest_moves`` (the sticky assignor): once KIP-54 balanced, stop rather than move owned
+    partitions for a better balance score. Without it (the cooperative target) the balance is the
+    best chains of moves reach, which the follow-up round reproduces from the partitions kept, so
+    the second round is complete.
+    """
     m, t_count = problem.n_members, len(problem.topics)
     owner = kept.copy()
     if problem.n_partitions == 0 or m == 0:
@@ -205,7 +283,7 @@ def general_assign(problem: Problem, kept: IntArray, racks: RackView | None) -> 
     has = kept >= 0
     topic_of = problem.topic_of(np.flatnonzero(has))
     o = np.bincount(kept[has] * t_count + topic_of, minlength=m * t_count).reshape(m, t_count)
-    c = _counts(problem, o)
+    c = _counts(problem, o, fewest_moves=fewest_moves)
     if np.minimum(c, o).sum() < o.sum():  # something owned has to move: could a fresh run keep more?
         # Guarantee: never less sticky than a fresh assignment. Both are balanced alike (balance is
         # optimal either way); if the counts of a fresh run keep more owned partitions, take those.

@@ -39,7 +39,7 @@ def assign_cooperative_sticky(
     with gc_paused():
         validate_inputs(partitions_per_topic, members)
         problem = build_problem(partitions_per_topic, members)
-        owner = sticky_owner_array(problem, build_racks(problem, partition_racks))
+        owner = sticky_owner_array(problem, build_racks(problem, partition_racks), cooperative=True)
         claims = collect_claims(problem)
         if claims.gid.size:
             owner[_withheld(claims.gid, claims.member, claims.generation, owner)] = -1
