@@ -9,14 +9,16 @@ if [ ! -x .venv/bin/python ]; then
   echo "[bootstrap] creating .venv with $($python --version)"
   "$python" -m venv .venv
 fi
-stamp=.venv/.installed-$(sha256sum pyproject.toml | cut -c1-16)
+# setup.py + the C accelerator are in the stamp too: a change to them reinstalls (and so recompiles) at once
+stamp=.venv/.installed-$(cat pyproject.toml setup.py plugin/kafka_placement/partitioning/_native.c | sha256sum | cut -c1-16)
 if [ ! -f "$stamp" ]; then
   echo "[bootstrap] installing kafka-placement[dev] into .venv"
   .venv/bin/python -m pip install -q -U pip wheel setuptools
   .venv/bin/python -m pip install -q -e '.[dev]'
   rm -f .venv/.installed-* && touch "$stamp"
 else
-  # pyproject unchanged: still make sure the editable install points at this checkout.
+  # pyproject unchanged: still make sure the editable install points at this checkout (this also rebuilds
+  # the optional C extension kafka_placement.partitioning._native in place).
   .venv/bin/python -m pip install -q --no-deps -e .
 fi
 echo "[bootstrap] ready: $(.venv/bin/python -c 'import kafka_placement, sys; print(kafka_placement.__file__)')"

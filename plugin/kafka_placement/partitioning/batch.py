@@ -8,6 +8,7 @@ import numpy as np
 import numpy.typing as npt
 
 from kafka_placement.partitioning.keybatch import to_key_batch
+from kafka_placement.partitioning.native import hash_list
 from kafka_placement.partitioning.schemes import get_scheme
 from kafka_placement.partitioning.validation import check_key, check_num_partitions
 
@@ -35,17 +36,28 @@ def partition_keys(
     """
     n = check_num_partitions(num_partitions)
     sch = get_scheme(scheme)
-    batch = to_key_batch(keys)
-    count = len(batch)
-    if sch.always_random:
-        return (rng or np.random.default_rng()).integers(0, n, size=count, dtype=np.int64)
-    out = sch.batch_index(batch, n)
+    if isinstance(keys, np.ndarray) and keys.ndim == 1 and keys.dtype.kind == "O":
+        keys = keys.tolist()  # an object array's items are the keys: same as a list of them
+    nulls: npt.NDArray[np.bool_] | None
+    empties: npt.NDArray[np.bool_] | None
+    fast = None if sch.always_random else hash_list(sch.hash_kind, keys)
+    if fast is not None:  # list/tuple of bytes/None hashed in C straight from the objects
+        hashes, nulls, empties = fast
+        count = int(hashes.size)
+        out = sch.from_hash(hashes, n)
+    else:
+        batch = to_key_batch(keys)
+        count = len(batch)
+        if sch.always_random:
+            return (rng or np.random.default_rng()).integers(0, n, size=count, dtype=np.int64)
+        out = sch.batch_index(batch, n)
+        nulls = batch.nulls
+        empties = batch.lengths == 0 if sch.empty_is_keyless else None
     keyless = None
-    if sch.null_is_keyless and batch.nulls is not None:
-        keyless = batch.nulls
-    if sch.empty_is_keyless:
-        empty = batch.lengths == 0
-        keyless = empty if keyless is None else keyless | empty
+    if sch.null_is_keyless and nulls is not None:
+        keyless = nulls
+    if sch.empty_is_keyless and empties is not None:
+        keyless = empties if keyless is None else keyless | empties
     if keyless is not None and keyless.any():
         out[keyless] = (rng or np.random.default_rng()).integers(
             0, n, size=int(keyless.sum()), dtype=np.int64

@@ -33,9 +33,10 @@ from kafka_placement.partitioning.hashes import crc32, fnv1a
 from kafka_placement.partitioning.jump import jump_hash, jump_hash_array
 from kafka_placement.partitioning.keybatch import KeyBatch
 from kafka_placement.partitioning.murmur2 import murmur2_unsigned
-from kafka_placement.partitioning.vectorized import crc32_batch, fnv1a_batch, murmur2_batch
+from kafka_placement.partitioning.native import HashKind, hash_batch, hash_remainder
 
 I64 = npt.NDArray[np.int64]
+U32 = npt.NDArray[np.uint32]
 
 
 def _murmur2_index(key: bytes, n: int) -> int:
@@ -54,38 +55,34 @@ def _jump_index(key: bytes, n: int) -> int:
     return jump_hash(murmur2_unsigned(key), n)
 
 
-def _murmur2_batch_index(batch: KeyBatch, n: int) -> I64:
-    h = murmur2_batch(batch).view(np.uint32)
-    h &= np.uint32(0x7FFFFFFF)
-    out = np.empty(h.size, dtype=np.int64)
-    np.remainder(h, np.uint32(n), out=out, casting="unsafe")
-    return out
+def _murmur2_from_hash(h: U32, n: int) -> I64:
+    """``toPositive(murmur2) % n`` from murmur2 hashes (uint32 bits of Java's int)."""
+    return hash_remainder(h, 0x7FFFFFFF, n)
 
 
-def _crc_batch_index(batch: KeyBatch, n: int) -> I64:
-    return (crc32_batch(batch).astype(np.int64)) % n
+def _unsigned_mod(h: U32, n: int) -> I64:
+    """``h % n`` for unsigned 32-bit hashes (crc32, librdkafka's abs'd fnv1a), as int64."""
+    return hash_remainder(h, 0xFFFFFFFF, n)
 
 
-def _fnv_batch_index(batch: KeyBatch, n: int) -> I64:
-    return (fnv1a_batch(batch).astype(np.int64)) % n
-
-
-def _jump_batch_index(batch: KeyBatch, n: int) -> I64:
-    return jump_hash_array(murmur2_batch(batch).view(np.uint32).astype(np.uint64), n)
+def _jump_from_hash(h: U32, n: int) -> I64:
+    return jump_hash_array(h.astype(np.uint64), n)
 
 
 @dataclass(frozen=True)
 class Scheme:
     """One named scheme.
 
-    ``index(key, n)``/``batch_index(batch, n)`` compute the keyed partition index; ``null_is_keyless`` /
-    ``empty_is_keyless`` say when a record is instead keyless (random / the keyless strategy);
-    ``always_random`` ignores keys entirely.
+    ``index(key, n)`` computes one key's partition index; ``hash_kind`` names the batch hash
+    (:func:`~kafka_placement.partitioning.native.hash_batch`, C or numpy) and ``from_hash(hashes, n)`` turns
+    those hashes into partition indices; ``null_is_keyless`` / ``empty_is_keyless`` say when a record is
+    instead keyless (random / the keyless strategy); ``always_random`` ignores keys entirely.
     """
 
     name: str
     index: Callable[[bytes, int], int]
-    batch_index: Callable[[KeyBatch, int], I64]
+    hash_kind: HashKind
+    from_hash: Callable[[U32, int], I64]
     null_is_keyless: bool
     empty_is_keyless: bool = False
     always_random: bool = False
@@ -99,6 +96,10 @@ class Scheme:
             return self.null_is_keyless
         return self.empty_is_keyless and len(key) == 0
 
+    def batch_index(self, batch: KeyBatch, n: int) -> I64:
+        """Keyed partition index of every key of ``batch`` (NULL hashed like b"")."""
+        return self.from_hash(hash_batch(self.hash_kind, batch), n)
+
     def keyed_index(self, key: bytes | None, n: int) -> int:
         """Hash index for a key this scheme hashes (NULL hashed like b"")."""
         return self.index(b"" if key is None else key, n)
@@ -108,7 +109,7 @@ def _random_index(key: bytes, n: int) -> int:  # pragma: no cover - never called
     raise AssertionError("random scheme has no keyed index")
 
 
-def _random_batch(batch: KeyBatch, n: int) -> I64:  # pragma: no cover - never called: always_random
+def _random_from_hash(h: U32, n: int) -> I64:  # pragma: no cover - never called: always_random
     raise AssertionError("random scheme has no keyed index")
 
 
@@ -118,28 +119,32 @@ SCHEMES: dict[str, Scheme] = {
         Scheme(
             "murmur2",
             _murmur2_index,
-            _murmur2_batch_index,
+            "murmur2",
+            _murmur2_from_hash,
             null_is_keyless=False,
             source="librdkafka murmur2 (NULL hashed like empty)",
         ),
         Scheme(
             "murmur2_random",
             _murmur2_index,
-            _murmur2_batch_index,
+            "murmur2",
+            _murmur2_from_hash,
             null_is_keyless=True,
             source="librdkafka murmur2_random = Java DefaultPartitioner/BuiltInPartitioner keyed",
         ),
         Scheme(
             "consistent",
             _crc_index,
-            _crc_batch_index,
+            "crc32",
+            _unsigned_mod,
             null_is_keyless=False,
             source="librdkafka consistent (CRC32)",
         ),
         Scheme(
             "consistent_random",
             _crc_index,
-            _crc_batch_index,
+            "crc32",
+            _unsigned_mod,
             null_is_keyless=True,
             empty_is_keyless=True,
             source="librdkafka consistent_random (librdkafka's default)",
@@ -147,21 +152,24 @@ SCHEMES: dict[str, Scheme] = {
         Scheme(
             "fnv1a",
             _fnv_index,
-            _fnv_batch_index,
+            "fnv1a",
+            _unsigned_mod,
             null_is_keyless=False,
             source="librdkafka fnv1a (Sarama NewHashPartitioner)",
         ),
         Scheme(
             "fnv1a_random",
             _fnv_index,
-            _fnv_batch_index,
+            "fnv1a",
+            _unsigned_mod,
             null_is_keyless=True,
             source="librdkafka fnv1a_random",
         ),
         Scheme(
             "random",
             _random_index,
-            _random_batch,
+            "murmur2",
+            _random_from_hash,
             null_is_keyless=True,
             always_random=True,
             source="librdkafka random",
@@ -169,7 +177,8 @@ SCHEMES: dict[str, Scheme] = {
         Scheme(
             "jump",
             _jump_index,
-            _jump_batch_index,
+            "murmur2",
+            _jump_from_hash,
             null_is_keyless=True,
             source="jump consistent hash (Lamping & Veach 2014) over unsigned murmur2",
         ),

@@ -1,0 +1,120 @@
+"""Which batch hashing kernel runs: the optional C accelerator or pure numpy (the fallback and cross-check).
+
+``kafka_placement.partitioning._native`` (``_native.c``) is compiled by ``pip install`` when a C compiler
+is present (``setup.py``, ``optional=True``: without one the install still succeeds). It is used when
+importable; ``KAFKA_PLACEMENT_NO_NATIVE=1`` in the environment forces the numpy path (read at import),
+and :func:`numpy_only` does so for a block of code. Both paths return identical hashes for every input
+(property-tested against each other, the scalar functions, kafka-python and librdkafka's helpers).
+
+- :func:`hash_batch` hashes a :class:`KeyBatch` (one buffer + offsets; a pyarrow array in place).
+- :func:`hash_remainder` turns hashes into partition indices (C: a multiply by a precomputed
+  reciprocal instead of a division per key).
+- :func:`hash_list` hashes a Python list/tuple of ``bytes``/``None`` straight from the objects (no join,
+  no per-key ``len()`` in Python); it returns ``None`` when the native module is off or an item is
+  neither ``bytes`` nor ``None`` — the caller then takes the general :func:`to_key_batch` path.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from kafka_placement.partitioning.keybatch import KeyBatch
+from kafka_placement.partitioning.vectorized import crc32_batch, fnv1a_batch, murmur2_batch
+
+try:
+    from kafka_placement.partitioning import _native
+except ImportError:  # not compiled (no C compiler at install time): numpy only
+    _native = None  # type: ignore[assignment]
+
+HashKind = Literal["murmur2", "crc32", "fnv1a"]
+U32 = npt.NDArray[np.uint32]
+
+_ALGO: dict[str, int] = (
+    {"murmur2": _native.MURMUR2, "crc32": _native.CRC32, "fnv1a": _native.FNV1A}
+    if _native is not None
+    else {}
+)
+_enabled = _native is not None and os.environ.get("KAFKA_PLACEMENT_NO_NATIVE", "").strip() in ("", "0")
+
+
+def native_available() -> bool:
+    """True if the C accelerator was compiled and imports (whether or not it is switched off)."""
+    return _native is not None
+
+
+def native_enabled() -> bool:
+    """True if batch hashing currently runs in C."""
+    return _enabled
+
+
+@contextmanager
+def numpy_only() -> Iterator[None]:
+    """Run the block with the pure-numpy kernels (process-wide switch; for tests and benchmarks)."""
+    global _enabled
+    previous = _enabled
+    _enabled = False
+    try:
+        yield
+    finally:
+        _enabled = previous
+
+
+def _check_kind(kind: str) -> None:
+    if kind not in ("murmur2", "crc32", "fnv1a"):
+        raise ValueError(f"hash kind must be 'murmur2', 'crc32' or 'fnv1a', got {kind!r}")
+
+
+def hash_batch(kind: HashKind, batch: KeyBatch) -> U32:
+    """Hash of every key of ``batch`` as uint32 (murmur2: Java's signed int bits; NULL keys hash as b"")."""
+    _check_kind(kind)
+    if _enabled:
+        out = np.empty(len(batch), dtype=np.uint32)
+        _native.hash_offsets(
+            _ALGO[kind], np.ascontiguousarray(batch.data), np.ascontiguousarray(batch.offsets), out
+        )
+        return out
+    if kind == "murmur2":
+        return murmur2_batch(batch).view(np.uint32)
+    if kind == "crc32":
+        return crc32_batch(batch)
+    return fnv1a_batch(batch)
+
+
+def hash_remainder(hashes: U32, mask: int, n: int) -> npt.NDArray[np.int64]:
+    """``(hashes & mask) % n`` as int64 partition indices (unsigned 32-bit hashes, ``1 <= n``)."""
+    out = np.empty(hashes.size, dtype=np.int64)
+    if _enabled and n <= 0xFFFFFFFF:
+        _native.remainder(np.ascontiguousarray(hashes, dtype=np.uint32), mask, n, out)
+    elif n <= 0xFFFFFFFF:
+        np.remainder(hashes & np.uint32(mask), np.uint32(n), out=out, casting="unsafe")
+    else:  # every 32-bit value is its own remainder
+        np.bitwise_and(hashes, np.uint32(mask), out=out, casting="unsafe")
+    return out
+
+
+def hash_list(
+    kind: HashKind, keys: object
+) -> tuple[U32, npt.NDArray[np.bool_] | None, npt.NDArray[np.bool_] | None] | None:
+    """``(hashes, nulls, empties)`` of a list/tuple of ``bytes``/``None`` via C, or None (not applicable).
+
+    ``nulls`` marks ``None`` keys, ``empties`` keys of length 0 (``None`` and ``b""``); each is None when
+    no key qualifies.
+    """
+    _check_kind(kind)
+    if not _enabled or not isinstance(keys, list | tuple):
+        return None
+    n = len(keys)
+    out = np.empty(n, dtype=np.uint32)
+    flags = np.empty(n, dtype=np.uint8)
+    bad, nones, empties = _native.hash_list(_ALGO[kind], keys, out, flags)
+    if bad >= 0:
+        return None
+    nulls = flags == 1 if nones else None
+    empty = flags != 0 if nones or empties else None
+    return out, nulls, empty

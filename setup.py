@@ -1,0 +1,15 @@
+"""Build hook only: metadata lives in pyproject.toml. Compiles the optional C accelerator for batch key
+hashing; ``optional=True`` lets an install without a C compiler succeed (numpy fallback is used then)."""
+
+from setuptools import Extension, setup
+
+setup(
+    ext_modules=[
+        Extension(
+            "kafka_placement.partitioning._native",
+            sources=["plugin/kafka_placement/partitioning/_native.c"],
+            extra_compile_args=["-O3", "-std=c99"],
+            optional=True,
+        )
+    ]
+)
