@@ -334,3 +334,14 @@ def test_env_var_forces_numpy() -> None:
 def test_accelerator_was_built_where_a_compiler_exists() -> None:
     """`pip install -e .` compiles `_native` (optional=True hides a failed build; this test does not)."""
     assert native.native_available(), "kafka_placement.partitioning._native did not build; see pip's log"
+
+
+@given(st.binary(max_size=300), st.integers(1, 2**31 - 1))
+def test_scalar_record_path_native_equals_reference(key: bytes, n: int) -> None:
+    """The adapters' per-record murmur2 (C when enabled) equals the pure-Python reference, every scheme."""
+    c, reference = _both(lambda: [native.murmur2_u32(key)] + [s.keyed_index(key, n) for s in HASHED])
+    assert c == reference
+    assert reference[0] == murmur2(key) & 0xFFFFFFFF
+
+
+HASHED = [s for s in SCHEMES.values() if not s.always_random]

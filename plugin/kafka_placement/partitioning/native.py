@@ -7,6 +7,7 @@ and :func:`numpy_only` does so for a block of code. Both paths return identical 
 (property-tested against each other, the scalar functions, kafka-python and librdkafka's helpers).
 
 - :func:`hash_batch` hashes a :class:`KeyBatch` (one buffer + offsets; a pyarrow array in place).
+- :func:`murmur2_u32` hashes one key (the scalar record path of the client adapters).
 - :func:`hash_remainder` turns hashes into partition indices (C: a multiply by a precomputed
   reciprocal instead of a division per key).
 - :func:`hash_list` hashes a Python list/tuple of ``bytes``/``None`` straight from the objects (no join,
@@ -25,6 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from kafka_placement.partitioning.keybatch import KeyBatch
+from kafka_placement.partitioning.murmur2 import murmur2_unsigned
 from kafka_placement.partitioning.vectorized import crc32_batch, fnv1a_batch, murmur2_batch
 
 try:
@@ -63,6 +65,13 @@ def numpy_only() -> Iterator[None]:
         yield
     finally:
         _enabled = previous
+
+
+def murmur2_u32(key: bytes) -> int:
+    """Kafka murmur2 of one key as unsigned 32-bit: C when enabled, else the pure-Python reference."""
+    if _enabled:
+        return _native.murmur2(key) & 0xFFFFFFFF
+    return murmur2_unsigned(key)
 
 
 def _check_kind(kind: str) -> None:

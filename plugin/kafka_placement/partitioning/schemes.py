@@ -32,15 +32,14 @@ from kafka_placement.errors import UnknownSchemeError
 from kafka_placement.partitioning.hashes import crc32, fnv1a
 from kafka_placement.partitioning.jump import jump_hash, jump_hash_array
 from kafka_placement.partitioning.keybatch import KeyBatch
-from kafka_placement.partitioning.murmur2 import murmur2_unsigned
-from kafka_placement.partitioning.native import HashKind, hash_batch, hash_remainder
+from kafka_placement.partitioning.native import HashKind, hash_batch, hash_remainder, murmur2_u32
 
 I64 = npt.NDArray[np.int64]
 U32 = npt.NDArray[np.uint32]
 
 
 def _murmur2_index(key: bytes, n: int) -> int:
-    return (murmur2_unsigned(key) & 0x7FFFFFFF) % n
+    return (murmur2_u32(key) & 0x7FFFFFFF) % n
 
 
 def _crc_index(key: bytes, n: int) -> int:
@@ -52,7 +51,7 @@ def _fnv_index(key: bytes, n: int) -> int:
 
 
 def _jump_index(key: bytes, n: int) -> int:
-    return jump_hash(murmur2_unsigned(key), n)
+    return jump_hash(murmur2_u32(key), n)
 
 
 def _murmur2_from_hash(h: U32, n: int) -> I64:
