@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from kafka_placement.assignment._sticky_checks import balance_score, problems
 from kafka_placement.assignment._sticky_core import build_problem, materialize
-from kafka_placement.assignment.cooperative import assign_cooperative_sticky
-from kafka_placement.assignment.sticky import assign_sticky, sticky_owner_array
+from kafka_placement.assignment.cooperative import assign_cooperative_sticky, cooperative_owner_array
+from kafka_placement.assignment.sticky import assign_sticky
 from kafka_placement.vocabulary import Member, TopicPartition
 
 TP = TopicPartition
@@ -115,7 +115,7 @@ def test_stale_claim_never_revokes_from_the_newest_owner() -> None:
 def _cooperative_target(ppt: dict[str, int], members: dict[str, Member]) -> dict[str, list[TopicPartition]]:
     """The full target of a cooperative round (before withholding what others still own)."""
     problem = build_problem(ppt, members)
-    return materialize(problem, sticky_owner_array(problem, None, cooperative=True))
+    return materialize(problem, cooperative_owner_array(problem, None))
 
 
 @st.composite

@@ -14,19 +14,23 @@ from collections.abc import Iterable, Mapping
 
 import numpy as np
 
+from kafka_placement.assignment._sticky_constrained import constrained_assign
 from kafka_placement.assignment._sticky_core import (
     IntArray,
+    Problem,
+    RackView,
     build_problem,
     build_racks,
     collect_claims,
     gc_paused,
     materialize,
+    resolve_claims,
     validate_inputs,
 )
-from kafka_placement.assignment.sticky import sticky_owner_array
+from kafka_placement.assignment._sticky_general import general_assign
 from kafka_placement.vocabulary import Member, TopicPartition
 
-__all__ = ["assign_cooperative_sticky"]
+__all__ = ["assign_cooperative_sticky", "cooperative_owner_array"]
 
 
 def assign_cooperative_sticky(
@@ -39,11 +43,36 @@ def assign_cooperative_sticky(
     with gc_paused():
         validate_inputs(partitions_per_topic, members)
         problem = build_problem(partitions_per_topic, members)
-        owner = sticky_owner_array(problem, build_racks(problem, partition_racks), cooperative=True)
+        owner = cooperative_owner_array(problem, build_racks(problem, partition_racks))
         claims = collect_claims(problem)
         if claims.gid.size:
             owner[_withheld(claims.gid, claims.member, claims.generation, owner)] = -1
         return materialize(problem, owner)
+
+
+def cooperative_owner_array(problem: Problem, racks: RackView | None) -> IntArray:
+    """The target of a cooperative rebalance (before withholding what others still own).
+
+    Equal subscriptions: the sticky target. Unequal ones: the sticky target (KIP-54 balance with the
+    fewest moves) when the follow-up rebalance — every member owning its target minus what is
+    withheld — reproduces it exactly, so the second round completes it; otherwise the target
+    balanced as far as chains of moves reach, which the follow-up round does reproduce.
+    """
+    claims = collect_claims(problem)
+    kept = resolve_claims(problem, claims)
+    if problem.equal_subscriptions:
+        return constrained_assign(problem, kept, racks)
+    target = general_assign(problem, kept, racks)
+    if claims.gid.size == 0:
+        return target
+    withheld = _withheld(claims.gid, claims.member, claims.generation, target)
+    if withheld.size == 0:
+        return target
+    after_revoke = target.copy()
+    after_revoke[withheld] = -1
+    if np.array_equal(general_assign(problem, after_revoke, racks), target):
+        return target
+    return general_assign(problem, kept, racks, fewest_moves=False)
 
 
 def _withheld(gid: IntArray, member: IntArray, generation: IntArray, owner: IntArray) -> IntArray:

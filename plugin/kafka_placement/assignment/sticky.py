@@ -34,16 +34,12 @@ from kafka_placement.vocabulary import Member, TopicPartition
 __all__ = ["assign_sticky", "sticky_owner_array"]
 
 
-def sticky_owner_array(problem: Problem, racks: RackView | None, *, cooperative: bool = False) -> IntArray:
-    """The sticky target as an owner array over ``problem``'s global partition ids (-1 = unassigned).
-
-    Unequal subscriptions: the sticky assignor stops moving owned partitions once KIP-54 balanced
-    (fewest moves); the cooperative target balances as far as chains of moves reach (see
-    :func:`general_assign`)."""
+def sticky_owner_array(problem: Problem, racks: RackView | None) -> IntArray:
+    """The sticky target as an owner array over ``problem``'s global partition ids (-1 = unassigned)."""
     kept = resolve_claims(problem, collect_claims(problem))
     if problem.equal_subscriptions:
         return constrained_assign(problem, kept, racks)
-    return general_assign(problem, kept, racks, fewest_moves=not cooperative)
+    return general_assign(problem, kept, racks)
 
 
 def _fresh_equal(problem: Problem) -> dict[str, list[TopicPartition]]:
