@@ -12,12 +12,16 @@ partitions themselves are only chosen at the end:
    one partition per hop is shifted along the path found (a chain of moves, like franz-go's; Java only
    makes direct moves). When nothing is reachable from the most loaded members, every member they
    reach is final (no later move can touch that closed set) and the search goes on with the rest.
-   The result is balanced in KIP-54's sense (no partition can move to a potential consumer with 2+
-   fewer partitions) and in the stronger sense that no chain of moves can improve it.
-   A first pass only passes on partitions their holder did not own before (free for stickiness),
-   the second any; a bulk pass makes single-hop moves to many sinks at once (a joining member is
-   filled in one round). If the counts of a fresh run would keep more owned partitions, they win
-   (never less sticky than a fresh assignment).
+   A first pass only passes on partitions their holder did not own before (free for stickiness);
+   a bulk pass makes single-hop moves to many sinks at once (a joining member is filled in one
+   round). Then the owned partitions: two candidates are computed — (a) direct moves only, until
+   KIP-54 balanced (no partition can move to a potential consumer with 2+ fewer partitions), topics
+   with the fewest subscribers first, as Java's reassignment loop; (b) the chain search above on
+   any partition (no chain of moves can improve it). The one that moves fewer owned partitions
+   wins, at equal cost the better balanced one; with racks, (b) may spend as many moves as Java's
+   rack-aware builder spends anyway revoking owned partitions without a local replica. This keeps
+   the moves at or below Java's where Java stops at KIP-54 balance. If the counts of a fresh run
+   would keep more owned partitions, they win (never less sticky than a fresh assignment).
 4. Per topic every member keeps ``min(c, previously owned)`` of its own partitions (rack-local ones
    first) and the remaining counts are filled from the other partitions of the topic (the most
    rack-local way first, then round robin in member order), so the number of partitions kept is
@@ -224,7 +228,7 @@ def _balance(problem: Problem, c: IntArray, o: IntArray, *, free_only: bool) -> 
             loads[y0] += 1
 
 
-def _counts(problem: Problem, o: IntArray, *, fewest_moves: bool = True) -> IntArray:
+def _counts(problem: Problem, o: IntArray, *, fewest_moves: bool = True, budget: int = 0) -> IntArray:
     """Balanced members x topics partition counts, starting from the owned counts ``o``."""
     t_count = len(problem.topics)
     c = o.copy()
@@ -245,11 +249,15 @@ def _counts(problem: Problem, o: IntArray, *, fewest_moves: bool = True) -> IntA
         return c
     # Two ways on from here: direct moves until KIP-54 balanced (as Java stops), or chains of moves
     # for the best balance. Take the one that moves fewer owned partitions; at equal cost the better
-    # balanced one (chains only win when they cost no more).
+    # balanced one (chains only win when they cost no more). A ``budget`` of moves that are spent
+    # anyway (see general_assign) lets the better balanced one win within it.
     direct = c.copy()
     _balance_direct(problem, direct, o)
     _balance(problem, c, o, free_only=False)
-    if (_moved(direct, o), _score(direct)) <= (_moved(c, o), _score(c)):
+    d_moved, c_moved = _moved(direct, o), _moved(c, o)
+    if c_moved <= max(d_moved, budget) and _score(c) < _score(direct):
+        return c
+    if (d_moved, _score(direct)) <= (c_moved, _score(c)):
         return direct
     return c
 
@@ -283,10 +291,21 @@ def general_assign(
     has = kept >= 0
     topic_of = problem.topic_of(np.flatnonzero(has))
     o = np.bincount(kept[has] * t_count + topic_of, minlength=m * t_count).reshape(m, t_count)
-    c = _counts(problem, o, fewest_moves=fewest_moves)
+    budget = 0
+    if racks is not None:
+        # Java's rack-aware general builder revokes every owned partition without a replica in its
+        # owner's rack; as many moves as that may be spent on a better balance
+        holders = kept[has]
+        local = np.zeros(holders.size, dtype=np.bool_)
+        gids = np.flatnonzero(has)
+        for i in np.unique(holders).tolist():
+            mine = holders == i
+            local[mine] = racks.matches(i, gids[mine]) | (racks.member_rack[i] is None)
+        budget = int((~local).sum())
+    c = _counts(problem, o, fewest_moves=fewest_moves, budget=budget)
     if np.minimum(c, o).sum() < o.sum():  # something owned has to move: could a fresh run keep more?
-        # Guarantee: never less sticky than a fresh assignment. Both are balanced alike (balance is
-        # optimal either way); if the counts of a fresh run keep more owned partitions, take those.
+        # Guarantee: never less sticky than a fresh assignment (both KIP-54 balanced); if the
+        # counts of a fresh run keep more owned partitions, take those.
         fresh = _counts(problem, np.zeros_like(o))
         if np.minimum(fresh, o).sum() > np.minimum(c, o).sum():
             c = fresh
