@@ -259,6 +259,8 @@ def test_property_valid_and_balanced_fresh_and_with_previous(case: tuple[dict, d
 
 @given(scenarios())
 def test_property_deterministic_whatever_the_mapping_order(case: tuple[dict, dict, dict]) -> None:
+    # holds while no two member ids share a Java HashMap bucket (true of C0..C6); ids that do are
+    # walked in the mapping's order, as Java walks them (test_sticky_java_vectors)
     ppt, subs, owned = case
     members = _members(subs, owned)
     first = assign_sticky(ppt, members)

@@ -103,6 +103,22 @@ def test_max_quota_consumers_more_than_expected_max_capacity_members() -> None:
     }
 
 
+def test_same_bucket_member_ids_follow_the_group_member_order() -> None:
+    # "Aa" and "BB" have the same String.hashCode: one HashMap bucket, walked in insertion order,
+    # which Kafka takes from the group's member order. Java's StickyAssignor (4.4.0, through the
+    # conformance bridge) gives exactly these for the three member orders.
+    owned = {"Aa": [tp("t", 0), tp("t", 1)], "BB": [tp("t", 2), tp("t", 3)], "C": []}
+    expected_by_first = {
+        "Aa": {"Aa": parts(tp("t", 0), tp("t", 1)), "BB": parts(tp("t", 2)), "C": parts(tp("t", 3))},
+        "BB": {"Aa": parts(tp("t", 0)), "BB": parts(tp("t", 2), tp("t", 3)), "C": parts(tp("t", 1))},
+    }
+    assert java_string_hash("Aa") == java_string_hash("BB")
+    for order in (["Aa", "BB", "C"], ["BB", "Aa", "C"], ["C", "BB", "Aa"]):
+        members = {m: Member(["t"], owned=owned[m], generation=3) for m in order}
+        first = next(m for m in order if m != "C")
+        assert run({"t": 4}, members) == expected_by_first[first]
+
+
 def test_all_consumers_are_under_min_quota() -> None:
     members = {
         "consumer1": Member([T1, T2], owned=[tp(T1, 0)], generation=1),

@@ -40,7 +40,7 @@ def constrained_assign(problem: Problem, kept: IntArray, racks: RackView | None)
     keep = np.minimum(owned_count, quota)
     over_min = 0
     exactly_min: list[int] = []
-    for i in java_hashmap_order(problem.member_ids):
+    for i in java_hashmap_order(problem.member_ids, problem.arrival):
         k = int(owned_count[i])
         if k < quota:
             continue

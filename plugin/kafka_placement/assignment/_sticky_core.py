@@ -119,6 +119,9 @@ class Problem:
     equal_subscriptions: bool
     # the members' own TopicPartition objects for claimed partitions (reused in the output, so a
     # rebalance of a million owned partitions does not build a million new tuples); None = not seen
+    # each member's position in the caller's mapping (Java's HashMap keeps insertion order within a
+    # bucket; the group leader's member order is the JoinGroup response's, on both sides)
+    arrival: list[int] | None = None
     objects: ObjectArray | None = None
     objects_known: BoolArray | None = None
     claims: Claims | None = None
@@ -161,7 +164,9 @@ def build_problem(partitions_per_topic: Mapping[str, int], members: Mapping[str,
             first = idx
         elif equal and not np.array_equal(idx, first):
             equal = False
-    return Problem(member_ids, member_list, topics, topic_index, counts, offsets, subscribed, equal)
+    position = {m: i for i, m in enumerate(members)}
+    arrival = [position[m] for m in member_ids]
+    return Problem(member_ids, member_list, topics, topic_index, counts, offsets, subscribed, equal, arrival)
 
 
 # --- owned-partition claims -------------------------------------------------------------------------

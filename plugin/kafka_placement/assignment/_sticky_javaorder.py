@@ -3,8 +3,10 @@
 Kafka's ``ConstrainedAssignmentBuilder`` decides which members keep ``maxQuota`` owned partitions by
 walking its members in ``HashMap`` order. That order is the bucket order of ``String.hashCode()``
 (spread as ``h ^ (h >>> 16)``) in a table of the size ``HashMap`` grows to by ``put`` (16, doubled
-whenever the size exceeds 3/4 of it); keys in one bucket keep insertion order, which we take as
-sorted member-id order (the only thing that makes the result independent of the caller's order).
+whenever the size exceeds 3/4 of it); keys in one bucket keep insertion order. Kafka fills that map
+in the order of the group's subscriptions (the JoinGroup response's member order, which a Python
+leader sees too), so ties within a bucket follow the order of the caller's ``members`` mapping:
+with 10,000 random equal-subscription groups this makes our choice identical to Java's.
 """
 
 from __future__ import annotations
@@ -29,12 +31,17 @@ def java_hashmap_capacity(size: int) -> int:
     return capacity
 
 
-def java_hashmap_order(sorted_keys: Sequence[str]) -> list[int]:
-    """Indices of ``sorted_keys`` in the order a Java HashMap holding them iterates."""
+def java_hashmap_order(sorted_keys: Sequence[str], arrival: Sequence[int] | None = None) -> list[int]:
+    """Indices of ``sorted_keys`` in the order a Java HashMap holding them iterates.
+
+    Keys in one bucket iterate in insertion order: ``arrival[i]`` is the position at which key ``i``
+    was inserted (default: the order of ``sorted_keys``).
+    """
     mask = java_hashmap_capacity(len(sorted_keys)) - 1
+    rank = range(len(sorted_keys)) if arrival is None else arrival
 
     def bucket(i: int) -> int:
         h = java_string_hash(sorted_keys[i])
         return (h ^ (h >> 16)) & mask
 
-    return sorted(range(len(sorted_keys)), key=lambda i: (bucket(i), i))
+    return sorted(range(len(sorted_keys)), key=lambda i: (bucket(i), rank[i]))

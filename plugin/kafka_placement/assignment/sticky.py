@@ -6,8 +6,10 @@ possible. ``Member.owned`` is the previous assignment; when several members clai
 claim of the highest ``Member.generation`` counts (a tie in the highest generation voids the claims,
 as Kafka 3.x does); claims on partitions that no longer exist or on topics the member no longer
 subscribes to are dropped. Equal subscriptions take the quota-fill path (Java's constrained builder),
-others the general path (count balancing with augmenting paths). Deterministic: the same input
-always gives the same output, whatever the order of the mappings.
+others the general path (count balancing; once KIP-54 balanced, owned partitions stay rather than
+move for a better balance score). Deterministic: the same input always gives the same output; the
+order of the mappings only matters where Java's does — member ids sharing a Java ``HashMap`` bucket
+are walked in the ``members`` mapping's order, as Kafka walks them in the group's member order.
 """
 
 from __future__ import annotations
