@@ -177,5 +177,8 @@ def test_scheme_by_name_and_errors() -> None:
 def test_constructor_accepts_confluent_styles() -> None:
     by_kwargs = Producer(**{"bootstrap.servers": "127.0.0.1:1", "batch.size": 4096})
     assert by_kwargs.partitioner.keyless.batch_size == 4096  # type: ignore[attr-defined]
-    by_dict = Producer({"bootstrap.servers": "127.0.0.1:1"})
-    assert len(by_dict) == 0
+    by_dict = Producer({"bootstrap.servers": "127.0.0.1:1", "batch.size": 2048})
+    assert by_dict.partitioner.keyless.batch_size == 2048  # type: ignore[attr-defined]
+    # librdkafka's own default batch.size when the config does not name one
+    by_default = Producer({"bootstrap.servers": "127.0.0.1:1"})
+    assert by_default.partitioner.keyless.batch_size == 1000000  # type: ignore[attr-defined]
