@@ -37,14 +37,6 @@ KNOWN_MISMATCHES = {
         "KNOWN MISMATCH: ours sometimes moves more partitions than Java, almost always to reach a strictly "
         "better balance score (Java stops at KIP-54 'balanced'); the contract is never-more-moves"
     ),
-    "sticky-equal": (
-        "KNOWN MISMATCH (exactness only): with equal subscriptions ours equals Java's constrained builder "
-        "in all but ~1 of 2,000 scenarios; the odd one is equally balanced with as many moves"
-    ),
-    "cooperative-sticky-equal": (
-        "KNOWN MISMATCH (exactness only): with equal subscriptions ours revokes a different but equally "
-        "good partition than Java in ~0.5% of scenarios (Java's choice follows HashMap member order)"
-    ),
 }
 
 

@@ -105,7 +105,7 @@ def _direct_moves(
     return moved
 
 
-def _balance_direct(problem: Problem, c: IntArray, o: IntArray) -> None:
+def _balance_direct(problem: Problem, c: IntArray, o: IntArray, *, broad_first: bool) -> None:
     """Direct moves only, until KIP-54 balanced: no member holds a partition of a topic that another
     subscriber with two or more fewer partitions could take (in place on ``c``).
 
@@ -119,11 +119,14 @@ def _balance_direct(problem: Problem, c: IntArray, o: IntArray) -> None:
     loads = c.sum(axis=1)
     subscribers = sub.sum(axis=0)
     order = np.lexsort((np.arange(subscribers.size), subscribers)).tolist()
-    # ties between equally loaded holders: the one subscribing to more topics gives first (it can
-    # take load back through its other topics); between sinks: member order
+    # ties between equally loaded holders: with ``broad_first`` the one subscribing to more topics
+    # gives first (it can take load back through its other topics), else the one subscribing to
+    # fewer (the other can shed load through its other topics); between sinks: member order
     breadth = sub.sum(axis=1)
     src_rank = np.empty(breadth.size, dtype=np.int64)
-    src_rank[np.lexsort((np.arange(breadth.size), -breadth))] = np.arange(breadth.size)
+    src_rank[np.lexsort((np.arange(breadth.size), -breadth if broad_first else breadth))] = np.arange(
+        breadth.size
+    )
     who = [np.flatnonzero(sub[:, t]) for t in order]
     changed = True
     while changed:
@@ -252,7 +255,11 @@ def _counts(problem: Problem, o: IntArray, *, fewest_moves: bool = True, budget:
     # balanced one (chains only win when they cost no more). A ``budget`` of moves that are spent
     # anyway (see general_assign) lets the better balanced one win within it.
     direct = c.copy()
-    _balance_direct(problem, direct, o)
+    _balance_direct(problem, direct, o, broad_first=True)
+    narrow = c.copy()  # the other tie-break between equally loaded holders: keep the better balanced
+    _balance_direct(problem, narrow, o, broad_first=False)
+    if (_score(narrow), _moved(narrow, o)) < (_score(direct), _moved(direct, o)):
+        direct = narrow
     _balance(problem, c, o, free_only=False)
     d_moved, c_moved = _moved(direct, o), _moved(c, o)
     if c_moved <= max(d_moved, budget) and _score(c) < _score(direct):
