@@ -409,7 +409,9 @@ def test_property_rack_aware_is_valid_and_gives_up_no_balance(case: tuple) -> No
         aware = assign_sticky(ppt, members, partition_racks=rk["partitions"])
         blind = assign_sticky(ppt, plain)
         assert problems(ppt, members, aware) == []
-        assert balance_score(aware) == balance_score(blind)
+        # no balance given up for locality (with history, racks may even buy a better balance with
+        # the moves Java's rack-aware builder spends anyway)
+        assert balance_score(aware) <= balance_score(blind)
         if history is None:
             assert _local(aware, rk["partitions"], rk["members"]) >= _local(
                 blind, rk["partitions"], rk["members"]
