@@ -41,8 +41,15 @@ class FakeAdmin:
             out.append({"error_code": 0, "name": name, "is_internal": name.startswith("__"), "partitions": parts})
         return out
 
-    def create_topics(self, spec: dict[str, Any], timeout_ms: int, wait_for_metadata: bool) -> None:
+    def create_topics(self, spec: dict[str, Any], timeout_ms: int) -> None:
         self.created.update(spec)
+
+    def wait_for_topics(self, topic_names: list[str], timeout_ms: int) -> None:
+        from kafka.errors import KafkaTimeoutError
+
+        self.waited_for = (topic_names, timeout_ms)
+        if getattr(self, "metadata_never_arrives", False):
+            raise KafkaTimeoutError(f"Timed out waiting for topics: {topic_names}")
 
     def alter_partition_reassignments(self, request: dict[Any, list[int]]) -> dict[Any, None]:
         self.altered = request
@@ -77,6 +84,14 @@ def test_create_topic_validates_before_sending() -> None:
     assert admin.created == {}
     kp_admin.create_topic(admin, "ok", [[0, 3, 1], [3, 1, 5]])
     assert admin.created == {"ok": {"assignments": {0: [0, 3, 1], 1: [3, 1, 5]}}}
+    assert admin.waited_for == (["ok"], 30000)
+
+
+def test_create_topic_reports_metadata_that_never_arrives() -> None:
+    admin = FakeAdmin({})
+    admin.metadata_never_arrives = True  # type: ignore[attr-defined]
+    with pytest.raises(ClusterError, match=r"'ok' was created but .* after 500 ms \(want 2 partitions"):
+        kp_admin.create_topic(admin, "ok", [[0, 3, 1], [3, 1, 5]], timeout_ms=500)
 
 
 def test_apply_waits_elects_and_verifies() -> None:

@@ -107,14 +107,26 @@ def create_topic(
     require_rack_diversity: bool = True,
     timeout_ms: int = 30000,
 ) -> dict[int, list[int]]:
-    """Create ``topic`` with exactly ``assignment`` (partition → replicas, leader first)."""
+    """Create ``topic`` with exactly ``assignment`` (partition → replicas, leader first); return
+    once describe_topics shows every partition with a leader (kafka-python's ``wait_for_topics``,
+    bounded by ``timeout_ms`` — CreateTopics only says the controller accepted the topic, the
+    brokers' metadata caches learn it later), else :class:`ClusterError`."""
     checked = validate_explicit_assignment(
         assignment, brokers(admin), require_rack_diversity=require_rack_diversity
     )
     spec: dict[str, Any] = {"assignments": checked}
     if configs:
         spec["configs"] = dict(configs)
-    admin.create_topics({topic: spec}, timeout_ms=timeout_ms, wait_for_metadata=True)
+    admin.create_topics({topic: spec}, timeout_ms=timeout_ms)
+    from kafka.errors import KafkaTimeoutError
+
+    try:
+        admin.wait_for_topics([topic], timeout_ms=timeout_ms)
+    except KafkaTimeoutError as exc:
+        raise ClusterError(
+            f"topic {topic!r} was created but its metadata is not complete after {timeout_ms} ms "
+            f"(want {len(checked)} partitions, each with a leader): {exc}"
+        ) from exc
     return checked
 
 
