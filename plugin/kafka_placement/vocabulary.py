@@ -32,6 +32,19 @@ def _as_topic_partition(value: object) -> TopicPartition:
     )
 
 
+def check_priority(priority: object) -> int | None:
+    """A failover priority: ``None`` or an int that fits the 4-byte signed userData field (seed 002)."""
+    if priority is not None and (isinstance(priority, bool) or not isinstance(priority, int)):
+        raise InvalidArgumentError(
+            f"priority must be an int in [-2147483648, 2147483647] or None, got {priority!r}"
+        )
+    if priority is not None and not -(2**31) <= priority <= 2**31 - 1:
+        raise InvalidArgumentError(
+            f"priority {priority} is out of range [-2147483648, 2147483647] (a 4-byte signed int)"
+        )
+    return priority
+
+
 @dataclass(frozen=True)
 class Member:
     """A consumer group member as an assignor sees it.
@@ -70,14 +83,7 @@ class Member:
                 raise InvalidArgumentError(f"topic names must be str, got {topic!r}")
         if isinstance(generation, bool) or not isinstance(generation, int):
             raise InvalidArgumentError(f"generation must be an int, got {generation!r}")
-        if priority is not None and (isinstance(priority, bool) or not isinstance(priority, int)):
-            raise InvalidArgumentError(
-                f"priority must be an int in [-2147483648, 2147483647] or None, got {priority!r}"
-            )
-        if priority is not None and not -(2**31) <= priority <= 2**31 - 1:
-            raise InvalidArgumentError(
-                f"priority {priority} is out of range [-2147483648, 2147483647] (a 4-byte signed int)"
-            )
+        check_priority(priority)
         if rack is not None and not isinstance(rack, str):
             raise InvalidArgumentError(f"rack must be a str or None, got {rack!r}")
         if group_instance_id is not None and not isinstance(group_instance_id, str):

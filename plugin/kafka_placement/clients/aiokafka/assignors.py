@@ -20,8 +20,7 @@ from aiokafka.coordinator.protocol import ConsumerProtocolMemberAssignment, Cons
 
 from kafka_placement.assignment import assign
 from kafka_placement.assignment.wire import member_from_subscription, subscription_user_data
-from kafka_placement.errors import InvalidArgumentError
-from kafka_placement.vocabulary import TopicPartition
+from kafka_placement.vocabulary import TopicPartition, check_priority
 
 log = logging.getLogger(__name__)
 
@@ -120,14 +119,7 @@ class FailoverAssignor(_Assignor):
     strategy = "failover"
 
     def __init__(self, priority: int | None = None) -> None:
-        if priority is not None and (isinstance(priority, bool) or not isinstance(priority, int)):
-            raise InvalidArgumentError(
-                f"priority must be an int in [-2147483648, 2147483647] or None, got {priority!r}"
-            )
-        if priority is not None and not -(2**31) <= priority <= 2**31 - 1:
-            raise InvalidArgumentError(
-                f"priority {priority} is out of range [-2147483648, 2147483647] (a 4-byte signed int)"
-            )
+        check_priority(priority)
         super().__init__()
         self.priority = priority
 
