@@ -150,9 +150,9 @@ def test_property_two_rounds_never_two_owners_and_reach_the_target_balance(case:
     # round 1 is the target minus what is still owned elsewhere
     for m in subs:
         assert set(first[m]) <= set(target[m])
-    # round 2 is complete, valid and as balanced as the target
+    # round 2 is complete, valid and at least as balanced as the target
     assert problems(ppt, members, second) == []
-    assert balance_score(second) == balance_score(target)
+    assert balance_score(second) <= balance_score(target)
 
 
 @given(scenarios())

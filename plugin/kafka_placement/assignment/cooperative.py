@@ -55,8 +55,9 @@ def cooperative_owner_array(problem: Problem, racks: RackView | None) -> IntArra
 
     Equal subscriptions: the sticky target. Unequal ones: the sticky target (KIP-54 balance with the
     fewest moves) when the follow-up rebalance — every member owning its target minus what is
-    withheld — reproduces it exactly, so the second round completes it; otherwise the target
-    balanced as far as chains of moves reach, which the follow-up round does reproduce.
+    withheld — moves nothing it kept and is as balanced, so the second round completes it;
+    otherwise the target balanced as far as chains of moves reach, which the follow-up round
+    reproduces.
     """
     claims = collect_claims(problem)
     kept = resolve_claims(problem, claims)
@@ -70,9 +71,19 @@ def cooperative_owner_array(problem: Problem, racks: RackView | None) -> IntArra
         return target
     after_revoke = target.copy()
     after_revoke[withheld] = -1
-    if np.array_equal(general_assign(problem, after_revoke, racks), target):
-        return target
+    follow_up = general_assign(problem, after_revoke, racks)
+    still = after_revoke >= 0
+    if np.array_equal(follow_up[still], after_revoke[still]) and _sizes_score(
+        follow_up, problem.n_members
+    ) <= _sizes_score(target, problem.n_members):
+        return target  # the follow-up round moves nothing kept: it completes, as balanced
     return general_assign(problem, kept, racks, fewest_moves=False)
+
+
+def _sizes_score(owner: IntArray, n_members: int) -> int:
+    """KIP-54 balance score of an owner array (sum over member pairs of their size difference)."""
+    sizes = np.sort(np.bincount(owner[owner >= 0], minlength=n_members))
+    return int((sizes * (2 * np.arange(n_members, dtype=np.int64) - n_members + 1)).sum())
 
 
 def _withheld(gid: IntArray, member: IntArray, generation: IntArray, owner: IntArray) -> IntArray:
