@@ -43,9 +43,12 @@ def _worker_main(config: Json) -> int:  # pragma: no cover - runs in a subproces
     from kafka.consumer.subscription_state import ConsumerRebalanceListener
 
     from kafka_placement.clients import kafka_python as adapters
+    from kafka_python_member import run_member  # this directory is sys.path[0] of the worker
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     logging.getLogger("kafka.coordinator").setLevel(logging.DEBUG)
+    # its need_rejoin() debug line is written on every poll (150 MB per worker per minute)
+    logging.getLogger("kafka.coordinator.consumer").setLevel(logging.INFO)
     lock = threading.Lock()
 
     def emit(event: Json) -> None:
@@ -81,63 +84,36 @@ def _worker_main(config: Json) -> int:  # pragma: no cover - runs in a subproces
         kwargs_consumer: Json = {"client_rack": config["rack"]}
     else:
         kwargs_consumer = {}
-    consumer = KafkaConsumer(
-        bootstrap_servers=config["bootstrap"],
-        group_id=config["group"],
-        client_id=config["name"],
-        partition_assignment_strategy=[assignor],
-        session_timeout_ms=SESSION_TIMEOUT_MS,
-        heartbeat_interval_ms=HEARTBEAT_MS,
-        max_poll_interval_ms=20000,
-        # A SyncGroup response that never came parked a leader (heartbeats are off while it waits)
-        # for kafka-python's default 30 s on this loaded machine; retry sooner.
-        request_timeout_ms=10000,
-        auto_offset_reset="earliest",
-        enable_auto_commit=False,
-        **kwargs_consumer,
-    )
-    consumer.subscribe(config["topics"], listener=Listener())
-    closing = threading.Event()
 
-    def read_stdin() -> None:
-        for line in sys.stdin:
-            if line.strip() == "close":
-                closing.set()
-                return
+    def make_consumer() -> Any:
+        consumer = KafkaConsumer(
+            bootstrap_servers=config["bootstrap"],
+            group_id=config["group"],
+            client_id=config["name"],
+            partition_assignment_strategy=[assignor],
+            session_timeout_ms=SESSION_TIMEOUT_MS,
+            heartbeat_interval_ms=HEARTBEAT_MS,
+            max_poll_interval_ms=20000,
+            # A SyncGroup response that never came parked a leader (heartbeats are off while it
+            # waits) for kafka-python's default 30 s on this loaded machine; retry sooner.
+            request_timeout_ms=10000,
+            auto_offset_reset="earliest",
+            enable_auto_commit=False,
+            **kwargs_consumer,
+        )
+        consumer.subscribe(config["topics"], listener=Listener())
+        return consumer
 
-    threading.Thread(target=read_stdin, daemon=True).start()
-    emit({"ev": "ready"})
-    last: tuple[Any, ...] | None = None
-    while not closing.is_set():
-        records = consumer.poll(timeout_ms=100)
-        _unstick_join(consumer, emit)
+    def on_poll(consumer: Any, records: Any) -> None:
         if config.get("report_records"):
             items = [[r.partition, r.offset] for batch in records.values() for r in batch]
             if items:
                 emit({"ev": "recs", "items": items})
-                consumer.commit()
-        meta = consumer.group_metadata()
-        parts = sorted([tp.topic, tp.partition] for tp in consumer.assignment())
-        state = (meta.generation_id, meta.member_id, json.dumps(parts))
-        if state != last:
-            last = state
-            emit({"ev": "assignment", "gen": meta.generation_id, "member_id": meta.member_id, "parts": parts})
-    consumer.close()
-    emit({"ev": "closed"})
-    return 0
+                with contextlib.suppress(Exception):  # a rebalance may be under way: committed later
+                    consumer.commit()
 
-
-def _unstick_join(consumer: Any, emit: Callable[[Json], None]) -> None:  # pragma: no cover - subprocess
-    """Work around a kafka-python 3.0.12 bug (client side, any assignor): a JoinGroup started
-    because the leader's metadata changed after its last assignment spans two ``poll()`` calls;
-    by the next call ``need_rejoin()`` is False again (the in-flight assignment refreshed the
-    snapshot), so the finished join is never consumed: heartbeats stay disabled, the member is
-    dropped after session.timeout.ms and never notices. Ask for a rejoin when that happens."""
-    coordinator = consumer._coordinator
-    task = getattr(coordinator, "_join_task", None)
-    if task is not None and task.is_done and not coordinator.need_rejoin():
-        emit({"ev": "unstick"})
-        coordinator.request_rejoin()
+    # kafka-python 3.0.12 can leave a member parked outside the group: see kafka_python_member
+    return run_member(make_consumer, emit, SESSION_TIMEOUT_MS / 1000, on_poll)
 
 
 # ================================================================================== test-side helpers
@@ -196,6 +172,17 @@ class Worker:
 
     def alive(self) -> bool:
         return self.proc.poll() is None
+
+    def recover(self) -> None:
+        """Tell the worker to replace its consumer by a new one (it fell out of the group)."""
+        if self.alive() and self.proc.stdin is not None:
+            with contextlib.suppress(BrokenPipeError, OSError):
+                self.proc.stdin.write("recover\n")
+                self.proc.stdin.flush()
+
+    def recoveries(self) -> int:
+        """Recoveries so far: the worker's own rejoins (``unstick``) and consumers replaced."""
+        return sum(1 for e in self.snapshot() if e["ev"] in ("unstick", "recreate"))
 
     def close(self, timeout: float = 20.0) -> None:
         if self.alive() and self.proc.stdin is not None:
@@ -302,15 +289,54 @@ def predicted_from_description(
     return {mid: sorted((tp.topic, tp.partition) for tp in parts) for mid, parts in result.items()}
 
 
+STABLE = "<stable>"  # kafka.structs.MemberState.STABLE, as the workers report it
+ABSENT_BEFORE_RECOVERY_S = SESSION_TIMEOUT_MS / 1000 + 4.0
+RECOVERY_BUDGET_S = 25.0
+MAX_RECOVERIES = 6
+
+
 def stable_group(
     admin: Any, group: str, workers: list[Worker], timeout: float = 30.0, settle: float = 2.0
 ) -> Json:
-    """Wait until the group is Stable with exactly ``workers`` and every worker reports the
-    assignment the coordinator holds for it; return the description."""
+    """Wait until the group is Stable with exactly ``workers``, every worker is joined
+    (kafka-python member state STABLE) and reports the assignment the coordinator holds for it,
+    and nothing changed for ``settle`` seconds; return the description.
+
+    A worker that believes it is a member (or is trying to be) but is missing from
+    DescribeGroups for longer than the session timeout + 4 s was dropped without noticing
+    (kafka-python, see ``kafka_python_member``): it is told to replace its consumer. Every
+    recovery (the worker's own rejoins included) extends the budget by ``RECOVERY_BUDGET_S``
+    seconds, up to ``MAX_RECOVERIES``."""
     names = {w.name for w in workers}
     seen: list[Any] = [None]
     failures = [0]
     settled: list[Any] = [None]
+    start = time.monotonic()
+    recoveries_before = {w.name: w.recoveries() for w in workers}
+    absent_since: dict[str, float] = {}
+    recovered_at: dict[str, float] = {}
+
+    def recoveries() -> int:
+        return sum(w.recoveries() - recoveries_before[w.name] for w in workers)
+
+    def deadline() -> float:
+        return start + timeout + RECOVERY_BUDGET_S * min(recoveries(), MAX_RECOVERIES)
+
+    def watch_members(desc: Json) -> None:
+        """Recover workers that are missing from the group for too long."""
+        present = {m["client_id"] for m in desc["members"].values()}
+        now = time.monotonic()
+        for w in workers:
+            if not w.alive():
+                raise AssertionError(f"worker {w.name} exited: {w.log_tail()}")
+            if w.name in present or w.last("ready") is None:  # a worker still starting is not stuck
+                absent_since.pop(w.name, None)
+                continue
+            since = absent_since.setdefault(w.name, now)
+            quiet = now - max(since, recovered_at.get(w.name, -1e9))
+            if quiet > ABSENT_BEFORE_RECOVERY_S and desc["state"] == "Stable":
+                recovered_at[w.name] = now
+                w.recover()
 
     def check() -> Json | None:
         try:
@@ -325,6 +351,7 @@ def stable_group(
             return None
         failures[0] = 0
         seen[0] = {m["client_id"]: m["assigned"] for m in desc["members"].values()}, desc["state"]
+        watch_members(desc)
         if desc["state"] != "Stable":
             return None
         by_client = {m["client_id"]: (mid, m) for mid, m in desc["members"].items()}
@@ -335,10 +362,13 @@ def stable_group(
             mid, m = by_client[w.name]
             if event is None or event["member_id"] != mid or w.assignment() != set(m["assigned"]):
                 return None
+            if event.get("state", STABLE) != STABLE:
+                return None
         # Settled: the same generation everywhere for ``settle`` seconds. A leader that lacked
         # metadata for a topic only others subscribe to assigns without it and rebalances again
         # once its metadata arrives (kafka-python and Java alike); don't judge that interim state.
         gens = tuple(sorted((w.name, w.last("assignment")["gen"]) for w in workers))  # type: ignore[index]
+        gens += (desc["state"], tuple(sorted(desc["members"])))
         if settled[0] is None or settled[0][0] != gens:
             settled[0] = (gens, time.monotonic())
             return None
@@ -346,12 +376,25 @@ def stable_group(
             return None
         return desc
 
+    what = f"group {group} stable with {sorted(names)}"
     try:
-        return wait_until(check, timeout, f"group {group} stable with {sorted(names)}", step=0.3)
+        while True:
+            value = check()
+            if value:
+                return value
+            if time.monotonic() > deadline():
+                raise AssertionError(
+                    f"timed out after {time.monotonic() - start:.1f}s ({timeout:.0f}s + "
+                    f"{RECOVERY_BUDGET_S:.0f}s for each of {recoveries()} recoveries) waiting for {what}"
+                )
+            time.sleep(0.3)
     except AssertionError as exc:
         reports = {w.name: (w.alive(), w.last("assignment")) for w in workers}
+        recoveries_seen = [e for w in workers for e in w.snapshot() if e["ev"] in ("unstick", "recreate")]
         logs = "".join(f"\n--- {w.name} ({w.log.name}):\n{w.log_tail()}" for w in workers)
-        raise AssertionError(f"{exc}; last DescribeGroups: {seen[0]}; workers: {reports}{logs}") from None
+        raise AssertionError(
+            f"{exc}; last DescribeGroups: {seen[0]}; workers: {reports}; recoveries: {recoveries_seen}{logs}"
+        ) from None
 
 
 # ================================================================================== fixtures
@@ -408,9 +451,10 @@ def workers() -> Any:
     yield started
     for w in started:
         w.close(timeout=10)
-    unstuck = sum(1 for w in started for e in w.snapshot() if e["ev"] == "unstick")
-    if unstuck:
-        print(f"[kafka-python join workaround fired {unstuck} time(s)]")
+    fired = [(w.name, e.get("reason", e["ev"])) for w in started for e in w.snapshot()
+             if e["ev"] in ("unstick", "recreate")]
+    if fired:
+        print(f"[kafka-python member recoveries: {fired}]")
 
 
 def _spawn(
@@ -532,7 +576,9 @@ def _assert_never_two_owners(ws: list[Worker]) -> None:
             if e["ev"] in ("added", "revoked"):
                 for t, p in e["parts"]:
                     timeline.append((e["t"], e["ev"], w.name, (t, p)))
-            elif e["ev"] == "closed":
+            elif e["ev"] in ("closed", "recreate"):
+                # "recreate": a worker found dropped from the group (kafka-python, see
+                # kafka_python_member) replaces its consumer; the broker had taken its partitions
                 timeline.append((e["t"], "closed", w.name, ("", -1)))
     owner: dict[tuple[str, int], str] = {}
     for _, kind, name, tp in sorted(timeline, key=lambda x: (x[0], x[1] != "revoked")):

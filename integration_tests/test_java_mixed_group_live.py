@@ -44,6 +44,7 @@ def _worker_main(config: Json) -> int:  # pragma: no cover - runs in a subproces
     from kafka.consumer.subscription_state import ConsumerRebalanceListener
 
     from kafka_placement.clients.kafka_python import CooperativeStickyAssignor
+    from kafka_python_member import run_member  # this directory is sys.path[0] of the worker
 
     lock = threading.Lock()
 
@@ -70,39 +71,23 @@ def _worker_main(config: Json) -> int:  # pragma: no cover - runs in a subproces
         def on_partitions_lost(self, lost: Iterable[Any]) -> None:
             emit({"ev": "lost", "parts": sorted([tp.topic, tp.partition] for tp in lost)})
 
-    consumer = KafkaConsumer(
-        bootstrap_servers=config["bootstrap"],
-        group_id=config["group"],
-        client_id=config["name"],
-        partition_assignment_strategy=[LeaderReporting()],
-        session_timeout_ms=6000,
-        heartbeat_interval_ms=1000,
-        max_poll_interval_ms=20000,
-        enable_auto_commit=False,
-    )
-    consumer.subscribe(config["topics"], listener=Listener())
-    closing = threading.Event()
+    def make_consumer() -> Any:
+        consumer = KafkaConsumer(
+            bootstrap_servers=config["bootstrap"],
+            group_id=config["group"],
+            client_id=config["name"],
+            partition_assignment_strategy=[LeaderReporting()],
+            session_timeout_ms=6000,
+            heartbeat_interval_ms=1000,
+            max_poll_interval_ms=20000,
+            request_timeout_ms=10000,
+            enable_auto_commit=False,
+        )
+        consumer.subscribe(config["topics"], listener=Listener())
+        return consumer
 
-    def read_stdin() -> None:
-        for line in sys.stdin:
-            if line.strip() == "close":
-                break
-        closing.set()
-
-    threading.Thread(target=read_stdin, daemon=True).start()
-    emit({"ev": "ready"})
-    last: tuple[Any, ...] | None = None
-    while not closing.is_set():
-        consumer.poll(timeout_ms=100)
-        meta = consumer.group_metadata()
-        parts = sorted([tp.topic, tp.partition] for tp in consumer.assignment())
-        state = (meta.generation_id, meta.member_id, json.dumps(parts))
-        if state != last:
-            last = state
-            emit({"ev": "assignment", "gen": meta.generation_id, "member_id": meta.member_id, "parts": parts})
-    consumer.close()
-    emit({"ev": "closed"})
-    return 0
+    # kafka-python 3.0.12 can leave a member parked outside the group: see kafka_python_member
+    return run_member(make_consumer, emit, 6.0)
 
 
 # ================================================================================== test side
@@ -145,6 +130,21 @@ class Member:
     def led(self) -> list[Json]:
         return [e for e in self.snapshot() if e["ev"] == "led"]
 
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def recover(self) -> None:
+        """Tell a python worker to replace its consumer by a new one (it fell out of the group)."""
+        if self.side == "python" and self.alive() and self.proc.stdin is not None:
+            try:
+                self.proc.stdin.write("recover\n")
+                self.proc.stdin.flush()
+            except OSError:
+                pass
+
+    def recoveries(self) -> int:
+        return sum(1 for e in self.snapshot() if e["ev"] in ("unstick", "recreate"))
+
     def close(self, timeout: float = 20.0) -> None:
         if self.proc.poll() is None and self.proc.stdin is not None:
             self.close_requested_at = time.time()
@@ -171,8 +171,37 @@ def wait_until(predicate: Callable[[], Any], timeout: float, what: str) -> Any:
         time.sleep(0.2)
 
 
-def stable(members: list[Member], topic: str) -> dict[str, set[tuple[str, int]]] | None:
-    """The members' assignments once all report the same generation, disjoint and complete."""
+STABLE = "<stable>"  # kafka.structs.MemberState.STABLE, as the python workers report it
+SESSION_TIMEOUT_S = 6.0
+ABSENT_BEFORE_RECOVERY_S = SESSION_TIMEOUT_S + 4.0
+RECOVERY_BUDGET_S = 25.0
+MAX_RECOVERIES = 6
+
+
+def describe_group(admin: Any, group: str) -> tuple[str, dict[str, tuple[str, set[tuple[str, int]]]]] | None:
+    """DescribeGroups: the group state and, per client id, (member id, assigned partitions)."""
+    try:
+        raw = admin.describe_groups([group])[group]
+    except Exception:
+        return None
+
+    def get(obj: Any, name: str) -> Any:
+        return obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
+
+    members = {}
+    for m in raw.get("members", []):
+        assigned = get(m.get("member_assignment"), "assigned_partitions") or []
+        parts = {(get(e, "topic"), p) for e in assigned for p in (get(e, "partitions") or [])}
+        members[m["client_id"]] = (m["member_id"], parts)
+    return str(raw.get("group_state")), members
+
+
+def stable(
+    members: list[Member], topic: str, group: tuple[str, dict[str, Any]] | None = None
+) -> dict[str, set[tuple[str, int]]] | None:
+    """The members' assignments once all report the same generation, disjoint and complete;
+    with ``group`` (a :func:`describe_group` answer) also: the group is Stable with exactly these
+    members, each holding what it reports, and every python member is joined (state STABLE)."""
     latest = [m.last_assignment() for m in members]
     if any(e is None or e["gen"] < 1 for e in latest):
         return None
@@ -182,6 +211,17 @@ def stable(members: list[Member], topic: str) -> dict[str, set[tuple[str, int]]]
     everything = [tp for parts in result.values() for tp in parts]
     if len(everything) != len(set(everything)) or set(everything) != {(topic, p) for p in range(PARTITIONS)}:
         return None
+    if group is not None:
+        state, described = group
+        if state != "Stable" or set(described) != {m.name for m in members}:
+            return None
+        for m, e in zip(members, latest, strict=True):
+            assert e is not None
+            member_id, assigned = described[m.name]
+            if e["member_id"] != member_id or assigned != result[m.name]:
+                return None
+            if m.side == "python" and e.get("state", STABLE) != STABLE:
+                return None
     return result
 
 
@@ -195,6 +235,10 @@ def double_ownership(members: list[Member]) -> list[str]:
                 timeline.append((e["t"], 0, m.name, "drop", e["parts"]))
             elif e["ev"] == "added":
                 timeline.append((e["t"], 1, m.name, "add", e["parts"]))
+            elif e["ev"] == "recreate":
+                # a worker found dropped from the group (kafka-python, see kafka_python_member)
+                # replaces its consumer: the broker had taken its partitions already
+                timeline.append((e["t"], 0, m.name, "close", []))
         if m.close_requested_at is not None:
             timeline.append((m.close_requested_at, 0, m.name, "close", []))
     owner: dict[tuple[str, int], str] = {}
@@ -215,14 +259,73 @@ def double_ownership(members: list[Member]) -> list[str]:
     return problems
 
 
-def check_group(members: list[Member], topic: str, what: str) -> dict[str, set[tuple[str, int]]]:
-    result = wait_until(
-        lambda: stable(members, topic), 90, f"{what}: group stable over {len(members)} members"
-    )
+def check_group(
+    admin: Any, group: str, members: list[Member], topic: str, what: str, settle: float = 2.0
+) -> dict[str, set[tuple[str, int]]]:
+    """Wait for a settled generation — :func:`stable` with DescribeGroups, unchanged (same
+    generation, member ids and assignments) for ``settle`` seconds — then judge its balance.
+
+    Cooperative rebalances take two rounds, and a python member reports a new generation (from
+    JoinGroup) a moment before its SyncGroup assignment is applied; neither interim state is judged.
+    A python member missing from the Stable group for longer than the session timeout + 4 s was
+    dropped without noticing (kafka-python, see ``kafka_python_member``): it replaces its consumer;
+    every recovery extends the 90 s budget by ``RECOVERY_BUDGET_S``."""
+    start = time.monotonic()
+    before = {m.name: m.recoveries() for m in members}
+    absent_since: dict[str, float] = {}
+    recovered_at: dict[str, float] = {}
+    settled: list[Any] = [None]
+    last: list[Any] = [None]
+
+    def recoveries() -> int:
+        return sum(m.recoveries() - before[m.name] for m in members)
+
+    def watch(described: tuple[str, dict[str, Any]]) -> None:
+        state, by_client = described
+        now = time.monotonic()
+        for m in members:
+            assert m.alive(), f"{what}: member {m.name} exited"
+            if m.name in by_client or not any(e["ev"] == "ready" for e in m.snapshot()):
+                absent_since.pop(m.name, None)
+                continue
+            since = absent_since.setdefault(m.name, now)
+            quiet = now - max(since, recovered_at.get(m.name, -1e9))
+            if state == "Stable" and quiet > ABSENT_BEFORE_RECOVERY_S:
+                recovered_at[m.name] = now
+                m.recover()
+
+    while True:
+        described = describe_group(admin, group)
+        last[0] = described
+        if described is not None:
+            watch(described)
+        result = stable(members, topic, described) if described is not None else None
+        if result is not None:
+            key = (tuple((m.name, m.last_assignment()["gen"]) for m in members),  # type: ignore[index]
+                   tuple(sorted((n, mid) for n, (mid, _) in described[1].items())),  # type: ignore[index]
+                   tuple(sorted((n, tuple(sorted(p))) for n, p in result.items())))
+            if settled[0] is None or settled[0][0] != key:
+                settled[0] = (key, time.monotonic())
+            elif time.monotonic() - settled[0][1] >= settle:
+                break
+        else:
+            settled[0] = None
+        budget = 90 + RECOVERY_BUDGET_S * min(recoveries(), MAX_RECOVERIES)
+        if time.monotonic() - start > budget:
+            raise AssertionError(
+                f"{what}: timed out after {time.monotonic() - start:.0f}s (90s + {RECOVERY_BUDGET_S:.0f}s "
+                f"for each of {recoveries()} recoveries) waiting for a settled group over "
+                f"{[m.name for m in members]}; last DescribeGroups {last[0]}; members report "
+                f"{ {m.name: m.last_assignment() for m in members} }"
+            )
+        time.sleep(0.2)
     sizes = sorted(len(parts) for parts in result.values())
     assert sizes[-1] - sizes[0] <= 1, f"{what}: unbalanced {result}"
     led = {m.name: len(m.led()) for m in members if m.side == "python"}
-    print(f"{what}: sizes { {n: len(p) for n, p in result.items()} }, python leader runs {led}")
+    fired = [(m.name, e.get("reason", e["ev"])) for m in members for e in m.snapshot()
+             if e["ev"] in ("unstick", "recreate")]
+    print(f"{what}: sizes { {n: len(p) for n, p in result.items()} }, python leader runs {led}"
+          + (f", kafka-python member recoveries so far {fired}" if fired else ""))
     return result
 
 
@@ -310,36 +413,45 @@ def topic(kafka_cluster: Any) -> str:
     return name
 
 
+@pytest.fixture(scope="module")
+def admin(kafka_cluster: Any) -> Any:
+    from kafka import KafkaAdminClient
+
+    client = KafkaAdminClient(bootstrap_servers=kafka_cluster.bootstrap_servers, client_id="mixed-admin")
+    yield client
+    client.close()
+
+
 pytestmark = [pytest.mark.integration, pytest.mark.conformance]
 
 
 # ================================================================================== tests
-def test_java_leader_then_python_leader(spawn: Any, topic: str) -> None:
+def test_java_leader_then_python_leader(spawn: Any, topic: str, admin: Any) -> None:
     group = f"mixed-java-first-{uuid.uuid4().hex[:8]}"
     java = spawn("java", "java-1", group, topic)
-    check_group([java], topic, "java alone")
+    check_group(admin, group, [java], topic, "java alone")
     py1 = spawn("python", "py-1", group, topic)
     py2 = spawn("python", "py-2", group, topic)
     members = [java, py1, py2]
-    result = check_group(members, topic, "java leads, two python members joined")
+    result = check_group(admin, group, members, topic, "java leads, two python members joined")
     assert all(result[m.name] for m in members), result
     assert not py1.led() and not py2.led(), "the Java member joined first and must have led"
     assert double_ownership(members) == []
 
     java.close()
-    check_group([py1, py2], topic, "java left, python leads")
+    check_group(admin, group, [py1, py2], topic, "java left, python leads")
     assert py1.led() or py2.led(), "after the Java leader left, a python member must lead"
     assert double_ownership(members) == []
 
 
-def test_python_leader_then_java_leader(spawn: Any, topic: str) -> None:
+def test_python_leader_then_java_leader(spawn: Any, topic: str, admin: Any) -> None:
     group = f"mixed-python-first-{uuid.uuid4().hex[:8]}"
     py1 = spawn("python", "py-1", group, topic)
-    check_group([py1], topic, "python alone")
+    check_group(admin, group, [py1], topic, "python alone")
     java = spawn("java", "java-1", group, topic)
     java2 = spawn("java", "java-2", group, topic)
     members = [py1, java, java2]
-    result = check_group(members, topic, "python leads, two java members joined")
+    result = check_group(admin, group, members, topic, "python leads, two java members joined")
     assert all(result[m.name] for m in members), result
     assert py1.led(), "the python member joined first and must have led"
     led_for = py1.led()[-1]["members"]
@@ -348,7 +460,7 @@ def test_python_leader_then_java_leader(spawn: Any, topic: str) -> None:
 
     py1.close()
     led_before = len(py1.led())
-    check_group([java, java2], topic, "python left, java leads")
+    check_group(admin, group, [java, java2], topic, "python left, java leads")
     assert len(py1.led()) == led_before
     assert double_ownership(members) == []
 
