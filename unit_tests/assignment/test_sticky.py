@@ -291,6 +291,16 @@ def test_property_a_balanced_previous_assignment_is_kept_whole(case: tuple[dict,
     assert again == first
 
 
+def _assert_not_dominated(ppt: dict, members: dict[str, Member], ours: dict, theirs: dict) -> None:
+    """Ours (valid and KIP-54 balanced, checked by the caller) is as balanced as the other result or
+    keeps more previously owned partitions: once KIP-54 balanced, ours stops moving owned partitions
+    for a better balance score (as Java's StickyAssignor does), which the other may have bought with
+    moves. With no history (nothing to keep) ours must be at least as balanced."""
+    prev = _valid_previous(ppt, members)
+    if balance_score(ours) > balance_score(theirs):
+        assert kept(prev, ours) > kept(prev, theirs), (ours, theirs)
+
+
 def _kafka_python_sticky(ppt: dict, members: dict[str, Member]) -> dict[str, list[TopicPartition]]:
     """kafka-python 3.x's own StickyPartitionAssignor algorithm (its executor), as an oracle."""
     from kafka.coordinator.assignors.sticky.sticky_assignor import (
@@ -324,7 +334,7 @@ def _kafka_python_sticky(ppt: dict, members: dict[str, Member]) -> dict[str, lis
 
 @settings(max_examples=40)
 @given(scenarios(max_topics=4, max_members=6))
-def test_property_never_less_balanced_than_kafka_pythons_sticky(case: tuple[dict, dict, dict]) -> None:
+def test_property_never_dominated_by_kafka_pythons_sticky(case: tuple[dict, dict, dict]) -> None:
     ppt, subs, owned = case
     # kafka-python needs topics that exist and claims of existing partitions in its own metadata
     subs = {m: [t for t in s if t in ppt] for m, s in subs.items()}
@@ -340,7 +350,7 @@ def test_property_never_less_balanced_than_kafka_pythons_sticky(case: tuple[dict
         except Exception:  # kafka-python 3.0 crashes on some stale claims (KeyError): nothing to compare
             continue
         if problems(ppt, members, theirs) == []:  # it also keeps claims on unsubscribed topics at times
-            assert balance_score(ours) <= balance_score(theirs)
+            _assert_not_dominated(ppt, members, ours, theirs)
 
 
 def _random_case(rng: random.Random, n_topics: int, n_members: int, max_parts: int) -> tuple[dict, dict]:
@@ -362,7 +372,7 @@ def test_random_rebalances_against_kafka_python() -> None:
             ours = assign_sticky(ppt, members)
             theirs = _kafka_python_sticky(ppt, members)
             assert problems(ppt, members, ours) == []
-            assert balance_score(ours) <= balance_score(theirs)
+            _assert_not_dominated(ppt, members, ours, theirs)
             prev_ours = ours
 
 

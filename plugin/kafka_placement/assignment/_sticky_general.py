@@ -156,11 +156,15 @@ def _balance_direct(problem: Problem, c: IntArray, o: IntArray, *, broad_first: 
                 changed = True
 
 
-def _balance(problem: Problem, c: IntArray, o: IntArray, *, free_only: bool) -> None:
+def _balance(
+    problem: Problem, c: IntArray, o: IntArray, *, free_only: bool, limit: int | None = None
+) -> None:
     """Shift partition counts along augmenting paths until balanced (in place on ``c``).
 
     With ``free_only`` a hop may only pass on a partition its holder did not own before (``c > o``):
-    balancing that costs no stickiness; the second pass may pass on any partition.
+    balancing that costs no stickiness; the second pass may pass on any partition. With ``limit``
+    the paths together take at most that many owned partitions from their owners (paths that
+    would exceed it are skipped; the search ends when a round applies none).
     """
     sub = problem.subscribed
     loads = c.sum(axis=1)
@@ -176,7 +180,7 @@ def _balance(problem: Problem, c: IntArray, o: IntArray, *, free_only: bool) -> 
         if hi - int(act_loads.min()) <= 1:
             return
         sources = active & (loads == hi)
-        if _direct_moves(c, o, loads, sub, sources, active, hi, free_only=free_only):
+        if limit is None and _direct_moves(c, o, loads, sub, sources, active, hi, free_only=free_only):
             continue
         visited_m = sources.copy()
         visited_t = np.zeros(t_count, dtype=np.bool_)
@@ -209,6 +213,7 @@ def _balance(problem: Problem, c: IntArray, o: IntArray, *, free_only: bool) -> 
             continue
         # One augmenting path per sink of the search tree, lowest loads first; a path is used only
         # while its source is still at the top and every hop still has a partition to pass on.
+        applied = False
         for y0 in sinks[np.lexsort((sinks, loads[sinks]))].tolist():
             hops: list[tuple[int, int, int]] = []
             y = y0
@@ -224,11 +229,20 @@ def _balance(problem: Problem, c: IntArray, o: IntArray, *, free_only: bool) -> 
                 continue
             if any(c[x, t] - (o[x, t] if free_only else 0) <= 0 for x, t, _ in hops):
                 continue
+            if limit is not None:
+                # owned partitions this path takes from their owners, net of ones it gives back
+                cost = sum(int(c[x, t] <= o[x, t]) - int(c[y, t] < o[y, t]) for x, t, y in hops)
+                if cost > limit:
+                    continue
+                limit -= cost
+                applied = True
             for x, t, y in hops:
                 c[x, t] -= 1
                 c[y, t] += 1
             loads[source] -= 1
             loads[y0] += 1
+        if limit is not None and not applied:
+            return
 
 
 def _counts(problem: Problem, o: IntArray, *, fewest_moves: bool = True, budget: int = 0) -> IntArray:
@@ -260,13 +274,26 @@ def _counts(problem: Problem, o: IntArray, *, fewest_moves: bool = True, budget:
     _balance_direct(problem, narrow, o, broad_first=False)
     if (_score(narrow), _moved(narrow, o)) < (_score(direct), _moved(direct, o)):
         direct = narrow
-    _balance(problem, c, o, free_only=False)
+    chained = c.copy()
+    _balance(problem, chained, o, free_only=False)
+    d_moved = _moved(direct, o)
+    if _score(chained) < _score(direct) and d_moved * c.size <= _LIMITED_CHAIN_WORK:
+        # chains of moves within the moves the direct way spends: taken when better balanced (one
+        # search per path, so only while moves x members x topics stays small)
+        _balance(problem, c, o, free_only=False, limit=d_moved)
+        _balance_direct(problem, c, o, broad_first=True)  # the budget may stop it short of KIP-54
+        if _score(c) < _score(direct) and _moved(c, o) <= d_moved:
+            direct = c
+    c = chained
     d_moved, c_moved = _moved(direct, o), _moved(c, o)
     if c_moved <= max(d_moved, budget) and _score(c) < _score(direct):
         return c
     if (d_moved, _score(direct)) <= (c_moved, _score(c)):
         return direct
     return c
+
+
+_LIMITED_CHAIN_WORK = 20_000_000
 
 
 def _moved(c: IntArray, o: IntArray) -> int:
