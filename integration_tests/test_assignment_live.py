@@ -493,6 +493,25 @@ def test_group_gets_exactly_what_assign_predicts(
         assert sorted(by_client["c-b"]) == sorted((t, p) for t, n in ppt.items() for p in range(n))
 
 
+def test_worker_recovery_replaces_the_consumer_and_the_group_settles_again(
+    kafka_cluster: Any, admin: Any, workers: list[Worker]
+) -> None:
+    """The last-resort recovery ``stable_group`` uses for a worker dropped from the group works:
+    the worker's new consumer joins as a new member and the group is judged again."""
+    topic = create_topic(admin, 4)
+    group = f"g-recover-{uuid.uuid4().hex[:8]}"
+    a = _spawn(workers, kafka_cluster, group, "a", [topic], "range")
+    b = _spawn(workers, kafka_cluster, group, "b", [topic], "range")
+    stable_group(admin, group, [a, b], timeout=45)
+    old_member = a.last("assignment")["member_id"]  # type: ignore[index]
+    a.recover()
+    wait_until(lambda: a.last("recreate") is not None, 20, "worker a to replace its consumer")
+    desc = stable_group(admin, group, [a, b], timeout=45)
+    assert a.last("assignment")["member_id"] not in ("", old_member)  # type: ignore[index]
+    actual = {mid: sorted(m["assigned"]) for mid, m in desc["members"].items()}
+    assert actual == predicted_from_description("range", {topic: 4}, desc)
+
+
 def test_failover_close_then_kill(kafka_cluster: Any, admin: Any, workers: list[Worker]) -> None:
     topic = create_topic(admin, 6)
     everything = {(topic, p) for p in range(6)}
