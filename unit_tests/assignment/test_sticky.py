@@ -235,16 +235,18 @@ def _members(subs: dict, owned: dict | None = None) -> dict[str, Member]:
 
 
 def _valid_previous(ppt: dict, members: dict[str, Member]) -> dict[str, set]:
-    """The claims that survive KIP-341 (highest generation, unique) and subscription/existence."""
+    """The claims that survive KIP-341 (highest generation, unique among all claimants, as Java and
+    conformance.checks.previous_owners resolve them) and then subscription/existence."""
     best: dict[TopicPartition, list[tuple[int, str]]] = {}
     for m, member in members.items():
-        for tp in member.owned:
-            if tp.topic in member.topics and 0 <= tp.partition < ppt.get(tp.topic, 0):
+        for tp in set(member.owned):
+            if 0 <= tp.partition < ppt.get(tp.topic, 0):
                 best.setdefault(tp, []).append((member.generation, m))
     out: dict[str, set] = {m: set() for m in members}
     for tp, claims in best.items():
         claims.sort(reverse=True)
-        if len(claims) == 1 or claims[0][0] > claims[1][0]:
+        unique = len(claims) == 1 or claims[0][0] > claims[1][0]
+        if unique and tp.topic in members[claims[0][1]].topics:
             out[claims[0][1]].add(tp)
     return out
 

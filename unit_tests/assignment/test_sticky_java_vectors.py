@@ -119,6 +119,24 @@ def test_same_bucket_member_ids_follow_the_group_member_order() -> None:
         assert run({"t": 4}, members) == expected_by_first[first]
 
 
+def test_same_generation_claim_of_an_unsubscribed_member_still_voids_the_claims() -> None:
+    # A and B claim t-0 in one generation; B no longer subscribes to t. Java resolves the claims
+    # first (a tie: nobody owns t-0) and only then drops unsubscribed ones, so t-0 is free and A
+    # keeps t-1 (Java's StickyAssignor 4.4.0 through the conformance bridge gives exactly this);
+    # B winning outright one generation later gives the same.
+    for b_generation in (3, 4):
+        members = {
+            "A": Member(["t", "u"], owned=[tp("t", 0), tp("t", 1)], generation=3),
+            "B": Member(["u"], owned=[tp("t", 0)], generation=b_generation),
+            "C": Member(["t"]),
+        }
+        assert run({"t": 2, "u": 1}, members) == {
+            "A": parts(tp("t", 1)),
+            "B": parts(tp("u", 0)),
+            "C": parts(tp("t", 0)),
+        }
+
+
 def test_all_consumers_are_under_min_quota() -> None:
     members = {
         "consumer1": Member([T1, T2], owned=[tp(T1, 0)], generation=1),

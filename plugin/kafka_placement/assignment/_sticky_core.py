@@ -241,18 +241,26 @@ def collect_claims(problem: Problem) -> Claims:
 def resolve_claims(problem: Problem, claims: Claims) -> IntArray:
     """The previous owner each partition may keep (KIP-341), as an owner array (-1 = none).
 
-    A claim counts only while the member still subscribes to the partition's topic. Among the claims on
-    one partition the highest generation wins; when two members claim it in the same highest generation
-    neither keeps it (Kafka 3.x logs "Found multiple consumers ... claiming the same TopicPartition ...
-    in the same generation" and invalidates both). A member listing a partition twice claims it once.
+    Among the claims on one partition the highest generation wins; when two members claim it in the
+    same highest generation neither keeps it (Kafka 3.x logs "Found multiple consumers ... claiming
+    the same TopicPartition ... in the same generation" and invalidates both). The winner keeps it
+    only while it still subscribes to the partition's topic (as Java: the claim of a member that
+    unsubscribed still beats older ones, then the partition is free). A member listing a partition
+    twice claims it once.
     """
     owner = np.full(problem.n_partitions, -1, dtype=np.int64)
     if claims.gid.size == 0:
         return owner
-    keep = problem.subscribed[claims.member, claims.topic]
-    gid, mem, gen = claims.gid[keep], claims.member[keep], claims.generation[keep]
-    if gid.size == 0:
-        return owner
+    owner = _claim_winners(problem, claims.gid, claims.member, claims.generation)
+    won = np.flatnonzero(owner >= 0)
+    lapsed = ~problem.subscribed[owner[won], problem.topic_of(won)]
+    owner[won[lapsed]] = -1
+    return owner
+
+
+def _claim_winners(problem: Problem, gid: IntArray, mem: IntArray, gen: IntArray) -> IntArray:
+    """The highest-generation claimant of each partition (-1: none, or a tie in that generation)."""
+    owner = np.full(problem.n_partitions, -1, dtype=np.int64)
     per_partition = np.bincount(gid, minlength=problem.n_partitions)
     single = per_partition[gid] == 1
     owner[gid[single]] = mem[single]  # the common case: one claim, nothing to resolve
