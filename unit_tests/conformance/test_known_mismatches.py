@@ -1,8 +1,8 @@
-"""Minimal cases of mismatches the differential runs found, one per known defect of ours.
+"""Minimal cases of mismatches the differential runs found, one per defect of ours, now fixed.
 
-Each is a real assertion of Java's behaviour on a tiny input, marked ``xfail(strict=True)`` with
-the mismatch named: the run stays green while the defect is known, and turns red (XPASS) the
-moment the owner fixes it, so the marker gets removed and the case stays as a regression test.
+Each asserts Java's behaviour on a tiny input (through the bridge) and ours next to it, so the
+defect cannot come back unnoticed. A newly found defect gets its case here, marked
+``xfail(strict=True)`` until fixed (a fix then turns it red, and the marker goes).
 """
 
 from __future__ import annotations
