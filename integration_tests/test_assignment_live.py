@@ -133,7 +133,10 @@ class Worker:
         self.events: list[Json] = []
         self._lock = threading.Lock()
         env = dict(os.environ, PYTHONUNBUFFERED="1")
-        self.log = tempfile.NamedTemporaryFile(prefix=f"asg-live-{name}-", suffix=".log", delete=False)  # noqa: SIM115
+        # Under pytest's basetemp (pytest keeps the last three runs), not loose in /tmp.
+        self.log = tempfile.NamedTemporaryFile(  # noqa: SIM115
+            prefix=f"asg-live-{name}-", suffix=".log", delete=False, dir=_WORKER_LOG_DIR
+        )
         self.proc = subprocess.Popen(
             [sys.executable, __file__, json.dumps(self.config)],
             stdin=subprocess.PIPE,
@@ -443,6 +446,15 @@ def create_topic(admin: Any, partitions: int, replication_factor: int = 1, prefi
 
     wait_until(ready, 30, f"topic {name} with {partitions} partitions")
     return name
+
+
+_WORKER_LOG_DIR: str | None = None
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _worker_log_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
+    global _WORKER_LOG_DIR
+    _WORKER_LOG_DIR = str(tmp_path_factory.mktemp("asg-live-logs"))
 
 
 @pytest.fixture()
