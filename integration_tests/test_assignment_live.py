@@ -14,23 +14,21 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
-import signal
-import subprocess
 import sys
 import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 import pytest
 
+from member_process import Json, MemberProcess, wait_until  # this directory is on sys.path
+
 SESSION_TIMEOUT_MS = 6000
 HEARTBEAT_MS = 1000
 
-Json = dict[str, Any]
 
 
 # ================================================================================== worker process
@@ -117,8 +115,8 @@ def _worker_main(config: Json) -> int:  # pragma: no cover - runs in a subproces
 
 
 # ================================================================================== test-side helpers
-class Worker:
-    """A consumer subprocess and the events it reported."""
+class Worker(MemberProcess):
+    """A kafka-python consumer subprocess running one of our assignors."""
 
     def __init__(self, bootstrap: str, group: str, name: str, topics: list[str], strategy: str, **extra: Any):
         self.name = name
@@ -130,40 +128,11 @@ class Worker:
             "strategy": strategy,
             **extra,
         }
-        self.events: list[Json] = []
-        self._lock = threading.Lock()
-        env = dict(os.environ, PYTHONUNBUFFERED="1")
         # Under pytest's basetemp (pytest keeps the last three runs), not loose in /tmp.
         self.log = tempfile.NamedTemporaryFile(  # noqa: SIM115
             prefix=f"asg-live-{name}-", suffix=".log", delete=False, dir=_WORKER_LOG_DIR
         )
-        self.proc = subprocess.Popen(
-            [sys.executable, __file__, json.dumps(self.config)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self.log,
-            text=True,
-            env=env,
-        )
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
-
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            try:
-                event = json.loads(line)
-            except ValueError:
-                continue
-            with self._lock:
-                self.events.append(event)
-
-    def snapshot(self) -> list[Json]:
-        with self._lock:
-            return list(self.events)
-
-    def last(self, kind: str) -> Json | None:
-        return next((e for e in reversed(self.snapshot()) if e["ev"] == kind), None)
+        super().__init__([sys.executable, __file__, json.dumps(self.config)], stderr=self.log)
 
     def assignment(self) -> set[tuple[str, int]]:
         event = self.last("assignment")
@@ -172,48 +141,6 @@ class Worker:
     def log_tail(self, lines: int = 15) -> str:
         with open(self.log.name, errors="replace") as f:
             return "".join(f.readlines()[-lines:])
-
-    def alive(self) -> bool:
-        return self.proc.poll() is None
-
-    def recover(self) -> None:
-        """Tell the worker to replace its consumer by a new one (it fell out of the group)."""
-        if self.alive() and self.proc.stdin is not None:
-            with contextlib.suppress(BrokenPipeError, OSError):
-                self.proc.stdin.write("recover\n")
-                self.proc.stdin.flush()
-
-    def recoveries(self) -> int:
-        """Recoveries so far: the worker's own rejoins (``unstick``) and consumers replaced."""
-        return sum(1 for e in self.snapshot() if e["ev"] in ("unstick", "recreate"))
-
-    def close(self, timeout: float = 20.0) -> None:
-        if self.alive() and self.proc.stdin is not None:
-            try:
-                self.proc.stdin.write("close\n")
-                self.proc.stdin.flush()
-            except (BrokenPipeError, OSError):
-                pass
-        try:
-            self.proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.kill()
-
-    def kill(self) -> None:
-        if self.alive():
-            os.kill(self.proc.pid, signal.SIGKILL)
-        self.proc.wait(10)
-
-
-def wait_until(predicate: Callable[[], Any], timeout: float, what: str, step: float = 0.1) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:.1f}s waiting for {what}")
-        time.sleep(step)
 
 
 def _get(obj: Any, name: str, default: Any = None) -> Any:

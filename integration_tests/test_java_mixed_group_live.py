@@ -27,13 +27,14 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-Json = dict[str, Any]
+from member_process import Json, MemberProcess, wait_until  # this directory is on sys.path
+
 JAVA_MAIN = "io.kafkaplacement.conformance.live.GroupMember"
 PARTITIONS = 12
 
@@ -91,84 +92,30 @@ def _worker_main(config: Json) -> int:  # pragma: no cover - runs in a subproces
 
 
 # ================================================================================== test side
-class Member:
+class Member(MemberProcess):
     """A consumer subprocess (Java or Python) and the JSON events it printed."""
 
     def __init__(self, name: str, argv: list[str], side: str) -> None:
         self.name = name
         self.side = side
-        self.events: list[Json] = []
         self.close_requested_at: float | None = None
-        self._lock = threading.Lock()
-        self.proc = subprocess.Popen(
-            argv,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-            env=dict(os.environ, PYTHONUNBUFFERED="1"),
-        )
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            try:
-                event = json.loads(line)
-            except ValueError:
-                continue
-            with self._lock:
-                self.events.append(event)
-
-    def snapshot(self) -> list[Json]:
-        with self._lock:
-            return list(self.events)
+        super().__init__(argv, stderr=subprocess.DEVNULL)
 
     def last_assignment(self) -> Json | None:
-        return next((e for e in reversed(self.snapshot()) if e["ev"] == "assignment"), None)
+        return self.last("assignment")
 
     def led(self) -> list[Json]:
         return [e for e in self.snapshot() if e["ev"] == "led"]
 
-    def alive(self) -> bool:
-        return self.proc.poll() is None
-
     def recover(self) -> None:
-        """Tell a python worker to replace its consumer by a new one (it fell out of the group)."""
-        if self.side == "python" and self.alive() and self.proc.stdin is not None:
-            try:
-                self.proc.stdin.write("recover\n")
-                self.proc.stdin.flush()
-            except OSError:
-                pass
-
-    def recoveries(self) -> int:
-        return sum(1 for e in self.snapshot() if e["ev"] in ("unstick", "recreate"))
+        """Only python workers can be told to replace their consumer."""
+        if self.side == "python":
+            super().recover()
 
     def close(self, timeout: float = 20.0) -> None:
-        if self.proc.poll() is None and self.proc.stdin is not None:
+        if self.alive():
             self.close_requested_at = time.time()
-            try:
-                self.proc.stdin.write("close\n")
-                self.proc.stdin.flush()
-            except OSError:
-                pass
-        try:
-            self.proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(10)
-
-
-def wait_until(predicate: Callable[[], Any], timeout: float, what: str) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}")
-        time.sleep(0.2)
+        super().close(timeout)
 
 
 STABLE = "<stable>"  # kafka.structs.MemberState.STABLE, as the python workers report it

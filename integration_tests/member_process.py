@@ -1,0 +1,96 @@
+"""The test side of a live group member: a subprocess that prints one JSON event per line on
+stdout and takes commands (``close``, ``recover``) on stdin. Shared by the assignment and the
+mixed Java/Python group tests; the member side of kafka-python workers is ``kafka_python_member``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+from typing import IO, Any
+
+Json = dict[str, Any]
+
+
+class MemberProcess:
+    """A member subprocess and the events it reported, read on a background thread."""
+
+    def __init__(self, argv: list[str], *, stderr: int | IO[Any]) -> None:
+        self.events: list[Json] = []
+        self._lock = threading.Lock()
+        self.proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            text=True,
+            env=dict(os.environ, PYTHONUNBUFFERED="1"),
+        )
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            try:
+                event = json.loads(line)
+            except ValueError:
+                continue
+            with self._lock:
+                self.events.append(event)
+
+    def snapshot(self) -> list[Json]:
+        with self._lock:
+            return list(self.events)
+
+    def last(self, kind: str) -> Json | None:
+        return next((e for e in reversed(self.snapshot()) if e["ev"] == kind), None)
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def send(self, command: str) -> None:
+        """Write one command line; a member that already exited is not an error."""
+        if self.alive() and self.proc.stdin is not None:
+            with contextlib.suppress(OSError):
+                self.proc.stdin.write(command + "\n")
+                self.proc.stdin.flush()
+
+    def recover(self) -> None:
+        """Tell the worker to replace its consumer by a new one (it fell out of the group)."""
+        self.send("recover")
+
+    def recoveries(self) -> int:
+        """Recoveries so far: the worker's own rejoins (``unstick``) and consumers replaced."""
+        return sum(1 for e in self.snapshot() if e["ev"] in ("unstick", "recreate"))
+
+    def close(self, timeout: float = 20.0) -> None:
+        """Graceful close (the member sends LeaveGroup); SIGKILL if it does not exit in time."""
+        self.send("close")
+        try:
+            self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+
+    def kill(self) -> None:
+        """SIGKILL: no LeaveGroup, the broker notices only after the session timeout."""
+        if self.alive():
+            os.kill(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(10)
+
+
+def wait_until(predicate: Callable[[], Any], timeout: float, what: str, step: float = 0.1) -> Any:
+    """Poll ``predicate`` until it returns something truthy (returned), or fail naming ``what``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:.1f}s waiting for {what}")
+        time.sleep(step)
