@@ -20,6 +20,15 @@ class TopicPartition(NamedTuple):
     partition: int
 
 
+def group_by_topic(partitions: Iterable[TopicPartition]) -> dict[str, list[int]]:
+    """``topic → partition numbers`` in first-seen order: the shape Kafka's wire formats and admin
+    requests list partitions in."""
+    by_topic: dict[str, list[int]] = {}
+    for tp in partitions:
+        by_topic.setdefault(tp.topic, []).append(tp.partition)
+    return by_topic
+
+
 def _as_topic_partition(value: object) -> TopicPartition:
     if isinstance(value, TopicPartition):
         return value

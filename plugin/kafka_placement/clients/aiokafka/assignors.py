@@ -20,7 +20,7 @@ from aiokafka.coordinator.protocol import ConsumerProtocolMemberAssignment, Cons
 
 from kafka_placement.assignment import assign
 from kafka_placement.assignment.wire import member_from_subscription, subscription_user_data
-from kafka_placement.vocabulary import TopicPartition, check_priority
+from kafka_placement.vocabulary import TopicPartition, check_priority, group_by_topic
 
 log = logging.getLogger(__name__)
 
@@ -77,15 +77,12 @@ class _Assignor(AbstractPartitionAssignor):  # type: ignore[misc]
             for member_id, metadata in members.items()
         }
         result = assign(self.strategy, counts, parsed)
-        assignments: dict[str, Any] = {}
-        for member_id, partitions in result.items():
-            by_topic: dict[str, list[int]] = {}
-            for tp in partitions:
-                by_topic.setdefault(tp.topic, []).append(tp.partition)
-            assignments[member_id] = ConsumerProtocolMemberAssignment(
-                self.version, sorted(by_topic.items()), b""
+        return {
+            member_id: ConsumerProtocolMemberAssignment(
+                self.version, sorted(group_by_topic(partitions).items()), b""
             )
-        return assignments
+            for member_id, partitions in result.items()
+        }
 
 
 class RangeAssignor(_Assignor):

@@ -16,7 +16,7 @@ from typing import Any
 
 from kafka_placement.errors import ClusterError, InvalidArgumentError, UnknownTopicError
 from kafka_placement.replicas.audit import ClusterSnapshot, PartitionState, validate_explicit_assignment
-from kafka_placement.vocabulary import Broker, TopicPartition
+from kafka_placement.vocabulary import Broker, TopicPartition, group_by_topic
 
 Progress = Callable[[int, int, float], None]
 """``progress(done, total, elapsed_seconds)``."""
@@ -187,10 +187,7 @@ def apply_reassignment(
         time.sleep(poll_s)
     result = ApplyResult(total, completed, time.monotonic() - started)
     if completed and elect_preferred_leaders:
-        by_topic: dict[str, list[int]] = {}
-        for tp in target:
-            by_topic.setdefault(tp.topic, []).append(tp.partition)
-        admin.elect_leaders(0, by_topic, raise_errors=False)
+        admin.elect_leaders(0, group_by_topic(target), raise_errors=False)
     mismatches, not_preferred = verify(admin, target, wait_leaders_s=10.0 if elect_preferred_leaders else 0.0)
     result.mismatches = mismatches
     result.not_preferred_leaders = not_preferred

@@ -25,7 +25,7 @@ from kafka_placement.assignment import assign
 from kafka_placement.assignment.userdata import DEFAULT_GENERATION
 from kafka_placement.assignment.wire import member_from_subscription, subscription_user_data
 from kafka_placement.errors import InvalidArgumentError
-from kafka_placement.vocabulary import Member, TopicPartition, check_priority
+from kafka_placement.vocabulary import Member, TopicPartition, check_priority, group_by_topic
 
 log = logging.getLogger(__name__)
 
@@ -170,11 +170,8 @@ class _Assignor(AbstractPartitionAssignor):  # type: ignore[misc]
 
 
 def _to_assignment(partitions: list[TopicPartition]) -> Any:
-    by_topic: dict[str, list[int]] = {}
-    for tp in partitions:
-        by_topic.setdefault(tp.topic, []).append(tp.partition)
     return ConsumerProtocolAssignment(
-        version=0, assigned_partitions=sorted(by_topic.items()), user_data=b""
+        version=0, assigned_partitions=sorted(group_by_topic(partitions).items()), user_data=b""
     )
 
 
@@ -219,10 +216,8 @@ class CooperativeStickyAssignor(_Assignor):
     def _owned_partitions(self) -> list[Any]:
         if not self.member_assignment:
             return []
-        by_topic: dict[str, list[int]] = {}
-        for tp in self.member_assignment:
-            by_topic.setdefault(tp.topic, []).append(tp.partition)
         entry = ConsumerProtocolSubscription.TopicPartition
+        by_topic = group_by_topic(self.member_assignment)
         return [entry(topic=topic, partitions=sorted(parts)) for topic, parts in sorted(by_topic.items())]
 
 
