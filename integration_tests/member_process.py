@@ -1,6 +1,9 @@
-"""The test side of a live group member: a subprocess that prints one JSON event per line on
-stdout and takes commands (``close``, ``recover``) on stdin. Shared by the assignment and the
-mixed Java/Python group tests; the member side of kafka-python workers is ``kafka_python_member``.
+"""Test-side helpers shared by the live group tests (assignment, mixed Java/Python group).
+
+:class:`MemberProcess` is a group member in a subprocess that prints one JSON event per line on
+stdout and takes commands (``close``, ``recover``) on stdin; the member side of kafka-python
+workers is ``kafka_python_member``. :func:`create_ready_topic` creates a topic and waits until
+every partition has a leader (CreateTopics only says the controller accepted it).
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import signal
 import subprocess
 import threading
 import time
+import uuid
 from collections.abc import Callable
 from typing import IO, Any
 
@@ -94,3 +98,23 @@ def wait_until(predicate: Callable[[], Any], timeout: float, what: str, step: fl
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {timeout:.1f}s waiting for {what}")
         time.sleep(step)
+
+
+def create_ready_topic(admin: Any, prefix: str, partitions: int, replication_factor: int) -> str:
+    """Create ``<prefix>-<random>`` through kafka-python's admin client; return its name once
+    describe_topics shows all ``partitions`` with a leader."""
+    from kafka.admin import NewTopic
+
+    name = f"{prefix}-{uuid.uuid4().hex[:10]}"
+    admin.create_topics([NewTopic(name, partitions, replication_factor)])
+
+    def ready() -> bool:
+        try:
+            (topic,) = admin.describe_topics([name])
+        except Exception:
+            return False
+        parts = topic.get("partitions") or []
+        return len(parts) == partitions and all(p.get("leader_id", -1) >= 0 for p in parts)
+
+    wait_until(ready, 30, f"topic {name} with {partitions} partitions")
+    return name

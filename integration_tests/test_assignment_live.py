@@ -24,7 +24,12 @@ from typing import Any
 
 import pytest
 
-from member_process import Json, MemberProcess, wait_until  # this directory is on sys.path
+from member_process import (  # this directory is on sys.path
+    Json,
+    MemberProcess,
+    create_ready_topic,
+    wait_until,
+)
 
 SESSION_TIMEOUT_MS = 6000
 HEARTBEAT_MS = 1000
@@ -357,22 +362,8 @@ def admin(kafka_cluster: Any) -> Any:
     handle.client.close()
 
 
-def create_topic(admin: Any, partitions: int, replication_factor: int = 1, prefix: str = "asg") -> str:
-    from kafka.admin import NewTopic
-
-    name = f"{prefix}-{uuid.uuid4().hex[:10]}"
-    admin.create_topics([NewTopic(name, partitions, replication_factor)])
-
-    def ready() -> bool:
-        try:
-            (topic,) = admin.describe_topics([name])
-        except Exception:
-            return False
-        parts = topic.get("partitions") or []
-        return len(parts) == partitions and all(p.get("leader_id", -1) >= 0 for p in parts)
-
-    wait_until(ready, 30, f"topic {name} with {partitions} partitions")
-    return name
+def create_topic(admin: Any, partitions: int, replication_factor: int = 1) -> str:
+    return create_ready_topic(admin, "asg", partitions, replication_factor)
 
 
 _WORKER_LOG_DIR: str | None = None

@@ -33,7 +33,11 @@ from typing import Any
 
 import pytest
 
-from member_process import Json, MemberProcess, wait_until  # this directory is on sys.path
+from member_process import (  # this directory is on sys.path
+    Json,
+    MemberProcess,
+    create_ready_topic,
+)
 
 JAVA_MAIN = "io.kafkaplacement.conformance.live.GroupMember"
 PARTITIONS = 12
@@ -339,25 +343,12 @@ def spawn(kafka_cluster: Any, java_member_classpath: str) -> Any:
 @pytest.fixture()
 def topic(kafka_cluster: Any) -> str:
     from kafka import KafkaAdminClient
-    from kafka.admin import NewTopic
 
     admin = KafkaAdminClient(bootstrap_servers=kafka_cluster.bootstrap_servers, client_id="mixed-group")
-    name = f"mixed-{uuid.uuid4().hex[:10]}"
     try:
-        admin.create_topics([NewTopic(name, PARTITIONS, 2)])
-
-        def ready() -> bool:
-            try:
-                (described,) = admin.describe_topics([name])
-            except Exception:
-                return False
-            parts = described.get("partitions") or []
-            return len(parts) == PARTITIONS and all(p.get("leader_id", -1) >= 0 for p in parts)
-
-        wait_until(ready, 30, f"topic {name}")
+        return create_ready_topic(admin, "mixed", PARTITIONS, 2)
     finally:
         admin.close()
-    return name
 
 
 @pytest.fixture(scope="module")
