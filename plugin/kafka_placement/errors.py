@@ -54,6 +54,11 @@ class AdminOperationError(KafkaPlacementError, RuntimeError):
     """Kafka: AdminOperationException."""
 
 
+class IndexOutOfBoundsError(InvalidArgumentError, IndexError):
+    """Java's IndexOutOfBoundsException, where Kafka's own code throws it on int-overflowing input
+    (``AdminUtils`` with a start index near ``Integer.MAX_VALUE``); same text as Java's."""
+
+
 class InvalidBrokerError(InvalidArgumentError):
     """Duplicate broker ids, unknown brokers named by a plan, empty broker lists."""
 

@@ -9,8 +9,9 @@ Java's (``consumer1``, ``topic1``...), because Java's tie-breaks walk a ``HashMa
 from __future__ import annotations
 
 from kafka_placement.assignment._sticky_checks import problems
-from kafka_placement.assignment._sticky_javaorder import java_hashmap_capacity, java_string_hash
 from kafka_placement.assignment.sticky import assign_sticky
+from kafka_placement.java import java_hashmap_capacity
+from kafka_placement.java import java_string_hash_unsigned as java_string_hash
 from kafka_placement.vocabulary import Member, TopicPartition
 
 T, T1, T2 = "topic", "topic1", "topic2"

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from kafka_placement.errors import (
     AdminOperationError,
+    IndexOutOfBoundsError,
     InvalidArgumentError,
     InvalidBrokerError,
     InvalidPartitionsError,
@@ -105,10 +106,11 @@ def test_non_int_arguments(arg: str, value: object) -> None:
 
 def test_int_overflow_fails_at_the_same_index_as_java() -> None:
     # Java (kafka-server-common 4.0.2): IndexOutOfBoundsException "Index -4 out of bounds for length 5"
-    with pytest.raises(InvalidArgumentError, match=r"^Index -4 out of bounds for length 5 "):
+    # same kind (IndexOutOfBounds) and the same text; still an InvalidArgumentError for callers
+    with pytest.raises(IndexOutOfBoundsError, match=r"^Index -4 out of bounds for length 5$"):
         assign_replicas_to_brokers(range(5), 3, 2, 2147483647, 5)
     racked = [Broker(0, "a"), Broker(1, "b"), Broker(2, "c"), Broker(3, "a"), Broker(4, "b")]
-    with pytest.raises(InvalidArgumentError, match=r"^Index -1 out of bounds for length 5 "):
+    with pytest.raises(InvalidArgumentError, match=r"^Index -1 out of bounds for length 5$"):
         assign_replicas_to_brokers(racked, 3, 3, 2147483000, 2000)
 
 
@@ -117,7 +119,7 @@ def test_overflowed_shift_gives_javas_eventual_result_without_the_wait() -> None
     # machine) and then throws IndexOutOfBoundsException "Index -3 out of bounds for length 6".
     brokers = [Broker(b, r) for b, r in [(33, "z\ue000"), (21, "é"), (30, "é"), (19, "é"), (31, "é"),
                                          (9, "z\ue000")]]
-    with pytest.raises(InvalidArgumentError, match=r"^Index -3 out of bounds for length 6 "):
+    with pytest.raises(IndexOutOfBoundsError, match=r"^Index -3 out of bounds for length 6$"):
         assign_replicas_to_brokers(brokers, 20, 6, 1297729221, -1)
 
 

@@ -9,9 +9,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kafka_placement.errors import InvalidArgumentError, InvalidBrokerError, InvalidReplicationFactorError
+from kafka_placement.java import java_hashmap_order, java_string_hash
 from kafka_placement.replicas import MockRandom, UsableBroker, place_striped
 from kafka_placement.replicas.javarandom import JavaRandom
-from kafka_placement.replicas.striped import StripedRackList, java_hashmap_order, java_string_hash
+from kafka_placement.replicas.striped import StripedRackList
 
 U = UsableBroker
 

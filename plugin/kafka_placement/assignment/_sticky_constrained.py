@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 
 from kafka_placement.assignment._sticky_core import IntArray, Problem, RackView, round_robin_deal
-from kafka_placement.assignment._sticky_javaorder import java_hashmap_order
 from kafka_placement.assignment._sticky_racks import rack_deal
+from kafka_placement.java import java_hashmap_order
 
 
 def constrained_assign(problem: Problem, kept: IntArray, racks: RackView | None) -> IntArray:

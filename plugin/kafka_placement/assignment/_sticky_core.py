@@ -2,10 +2,10 @@
 
 Everything the sticky and cooperative-sticky assignors compute runs on integer ids:
 
-* members are numbered ``0..M-1`` in member-id order;
+* members are numbered ``0..M-1`` in member-id order (Java ``String`` order, UTF-16 code units);
 * the topics that exist (``partitions_per_topic``), have partitions and are subscribed by some member
-  are numbered ``0..T-1`` in name order; partition ``p`` of topic ``t`` has the global id
-  ``offsets[t] + p``, so global ids ascend in ``(topic, partition)`` order;
+  are numbered ``0..T-1`` in name order (Java ``String`` order); partition ``p`` of topic ``t`` has
+  the global id ``offsets[t] + p``, so global ids ascend in ``(topic, partition)`` order;
 * an assignment is one ``owner`` array (global id -> member number, ``-1`` = nobody).
 
 Only at the very end are ``TopicPartition`` objects handed out, taken from a per-topic cache so
@@ -27,6 +27,7 @@ import numpy.typing as npt
 
 from kafka_placement.assignment.rack import consumer_rack
 from kafka_placement.errors import InvalidArgumentError
+from kafka_placement.java import java_sorted
 from kafka_placement.vocabulary import Member, TopicPartition
 
 IntArray = npt.NDArray[np.int64]
@@ -139,12 +140,12 @@ class Problem:
 
 
 def build_problem(partitions_per_topic: Mapping[str, int], members: Mapping[str, Member]) -> Problem:
-    member_ids = sorted(members)
+    member_ids = java_sorted(members)
     member_list = [members[m] for m in member_ids]
     wanted: set[str] = set()
     for member in member_list:
         wanted.update(member.topics)
-    topics = sorted(t for t in wanted if partitions_per_topic.get(t, 0) > 0)
+    topics = java_sorted(t for t in wanted if partitions_per_topic.get(t, 0) > 0)
     topic_index = {t: i for i, t in enumerate(topics)}
     counts = np.fromiter((partitions_per_topic[t] for t in topics), dtype=np.int64, count=len(topics))
     offsets = np.zeros(len(topics) + 1, dtype=np.int64)

@@ -16,6 +16,7 @@ from collections import deque
 import numpy as np
 
 from kafka_placement.assignment._sticky_core import IntArray, RackView, round_robin_deal
+from kafka_placement.java import java_sorted
 
 
 def _max_flow(capacity: list[list[int]], source: int, sink: int) -> list[list[int]]:
@@ -59,7 +60,7 @@ def rack_deal(
     partitions left. ``owner`` and ``needs`` are updated in place."""
     if free.size == 0:
         return free
-    names = sorted(r for r, members in racks.members_in_rack.items() if int(needs[members].sum()) > 0)
+    names = java_sorted(r for r, members in racks.members_in_rack.items() if int(needs[members].sum()) > 0)
     if not names:
         return free
     code = np.zeros(free.size, dtype=np.int64)

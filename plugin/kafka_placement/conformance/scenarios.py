@@ -74,11 +74,63 @@ class GroupScenario:
         }
 
 
+#: Code points where Java's UTF-16 order and Python's code point order part ways, or that test
+#: encoders: around the surrogate block, private use (BMP and astral), emoji, combining marks,
+#: the BMP's last code points and the first and last astral ones. (Lone surrogates are not valid
+#: Unicode strings and cannot cross to Java as such.)
+_SPECIAL_CODE_POINTS: tuple[int, ...] = (
+    0x41,
+    0x61,
+    0x7F,
+    0xE9,
+    0x0301,
+    0x0308,
+    0x20DD,
+    0x4E2D,
+    0xD7FF,
+    0xE000,
+    0xE001,
+    0xF8FF,
+    0xFB01,
+    0xFE0F,
+    0xFFFD,
+    0xFFFF,
+    0x10000,
+    0x1D11E,
+    0x1F600,
+    0x1F9D1,
+    0xF0000,
+    0x10FFFD,
+    0x10FFFF,
+)
+
+
+def _code_point(rng: random.Random) -> str:
+    """One code point from all of Unicode (surrogates excluded), special ones over-weighted."""
+    r = rng.random()
+    if r < 0.5:
+        return chr(rng.choice(_SPECIAL_CODE_POINTS))
+    if r < 0.7:
+        return chr(rng.randint(0xE000, 0xFFFF))  # private use and the BMP's top: above surrogates
+    if r < 0.9:
+        return chr(rng.randint(0x10000, 0x10FFFF))  # astral: a surrogate pair in Java
+    cp = rng.randint(0x20, 0xD7FF)
+    return chr(cp)
+
+
+def unicode_name(rng: random.Random, max_length: int = 4) -> str:
+    """A short non-empty string from all of Unicode (see :func:`_code_point`)."""
+    return "".join(_code_point(rng) for _ in range(rng.randint(1, max_length)))
+
+
 def _member_ids(rng: random.Random, count: int) -> list[str]:
     ids: set[str] = set()
+    unicode_ids = rng.random() < 0.25
     while len(ids) < count:
         style = rng.random()
-        if style < 0.5:
+        if unicode_ids and style < 0.7:
+            ids.add(unicode_name(rng))
+        elif style < 0.5:
             ids.add(f"consumer-{rng.randint(1, 40)}-{rng.getrandbits(32):08x}")
         elif style < 0.8:
             ids.add(f"C{rng.randint(0, 30)}")
@@ -90,10 +142,19 @@ def _member_ids(rng: random.Random, count: int) -> list[str]:
 
 
 def _topics(rng: random.Random, max_topics: int, max_partitions: int) -> dict[str, int]:
-    names = rng.sample(
-        ["t0", "t1", "t2", "t3", "t4", "t5", "orders", "Orders", "a.b", "x_y", "t10"],
-        rng.randint(1, max_topics),
-    )
+    """Topic names Kafka accepts ([a-zA-Z0-9._-]) — or, in a sixth of the groups, names from all of
+    Unicode: the assignors never validate topic names, and Java orders them as Java strings."""
+    count = rng.randint(1, max_topics)
+    if rng.random() < 1 / 6:
+        names: list[str] = []
+        while len(names) < count:
+            name = unicode_name(rng, 3)
+            if name not in names and name != "no-metadata":
+                names.append(name)
+    else:
+        names = rng.sample(
+            ["t0", "t1", "t2", "t3", "t4", "t5", "orders", "Orders", "a.b", "x_y", "t10"], count
+        )
     return {name: rng.randint(1, max_partitions) for name in names}
 
 
@@ -108,6 +169,8 @@ def _racks(
     rng: random.Random, partitions_per_topic: dict[str, int]
 ) -> tuple[dict[TopicPartition, tuple[int, ...]], dict[int, str | None], list[str]]:
     rack_names = ["rack1", "rack2", "rack3", "rack4"][: rng.randint(1, 4)]
+    if rng.random() < 0.2:  # racks from all of Unicode
+        rack_names = list(dict.fromkeys(unicode_name(rng, 3) for _ in rack_names))
     n_brokers = rng.randint(1, 7)
     broker_racks: dict[int, str | None] = {
         b: (None if rng.random() < 0.05 else rng.choice(rack_names)) for b in range(n_brokers)
@@ -255,6 +318,10 @@ def admin_utils_scenario(rng: random.Random) -> AdminUtilsScenario:
         rf = rng.randint(1, n)
     fixed = rng.randint(0, 2 * n)
     start = -1 if rng.random() < 0.5 else rng.randint(0, 50)
+    if rng.random() < 0.05:  # Java int overflow: start index (or partition id) near Integer.MAX_VALUE
+        fixed = 2**31 - 1 - rng.randint(0, 60)
+        start = rng.choice((-1, rng.randint(0, 50), 2**31 - 1 - rng.randint(0, 60)))
+        n_partitions = rng.randint(1, 40)
     return AdminUtilsScenario(tuple(brokers), n_partitions, rf, fixed, start)
 
 
@@ -266,10 +333,26 @@ class StripedScenario:
     seed: int
 
 
+#: Java ``String.hashCode`` of "Aa" and "BB" is the same (2112), so every string of k such blocks
+#: shares one hashCode with the 2^k - 1 others: racks that all land in one HashMap bucket.
+_COLLIDING_BLOCKS = ("Aa", "BB")
+
+
+def colliding_rack_names(rng: random.Random, count: int) -> list[str]:
+    """``count`` distinct rack names (count <= 32) sharing one Java ``hashCode``."""
+    names: set[str] = set()
+    prefix = rng.choice(("", "rack-", "r\U0001f600"))
+    while len(names) < count:
+        names.add(prefix + "".join(rng.choice(_COLLIDING_BLOCKS) for _ in range(5)))
+    return sorted(names)
+
+
 def striped_scenario(rng: random.Random) -> StripedScenario:
     """1–12 brokers (random ids, random order), racks none/some/all over 1–4 racks, ~20% fenced
     (sometimes all); RF mostly in [1, brokers], sometimes 0, negative or too large; a random
     64-bit MockRandom seed (17 in a tenth of the cases, Kafka's tests' default)."""
+    if rng.random() < 0.15:
+        return _colliding_striped_scenario(rng)
     n = rng.randint(1, 12)
     ids = rng.sample(range(0, 3 * n + 5), n)
     racks = [f"rack{i}" for i in range(rng.randint(1, 4))]
@@ -294,3 +377,26 @@ def striped_scenario(rng: random.Random) -> StripedScenario:
     num_partitions = rng.randint(1, 30)
     seed = 17 if rng.random() < 0.1 else rng.getrandbits(64) - 2**63
     return StripedScenario(tuple(brokers), num_partitions, rf, seed)
+
+
+#: Racks sharing one hashCode that make Java's HashMap treeify their bucket (the 11th key put into
+#: a bucket of a 64-bucket table; 9 and 10 only grow the table).
+TREEIFIED_BUCKET = 11
+
+
+def _colliding_striped_scenario(rng: random.Random) -> StripedScenario:
+    """2-11 racks sharing a Java hashCode (11: a treeified HashMap bucket), 1-3 brokers each (so the
+    racks' random offsets differ and their order in ``racks.values()`` shows), sometimes a few
+    ordinary racks and rackless brokers too."""
+    colliding = colliding_rack_names(rng, rng.choice((2, 5, 9, 10, TREEIFIED_BUCKET, TREEIFIED_BUCKET)))
+    racks: list[str | None] = [*colliding, *(f"rack{i}" for i in range(rng.choice((0, 0, 2))))]
+    if rng.random() < 0.2:
+        racks.append(None)
+    ids = rng.sample(range(0, 200), sum(rng.randint(1, 3) for _ in racks))
+    brokers = [(b, racks[i % len(racks)], rng.random() < 0.1) for i, b in enumerate(ids)]
+    rng.shuffle(brokers)
+    if all(fenced for _, _, fenced in brokers):
+        brokers[0] = (brokers[0][0], brokers[0][1], False)
+    rf = rng.randint(1, min(4, len(brokers)))
+    seed = rng.getrandbits(64) - 2**63
+    return StripedScenario(tuple(brokers), rng.randint(1, 40), rf, seed)

@@ -24,21 +24,15 @@ from collections.abc import Callable, Iterable, Mapping
 
 from kafka_placement.errors import (
     AdminOperationError,
+    IndexOutOfBoundsError,
     InvalidArgumentError,
     InvalidBrokerError,
     InvalidPartitionsError,
     InvalidReplicationFactorError,
 )
-from kafka_placement.replicas.javarandom import JavaRandom, JavaRandomBase, to_int32
+from kafka_placement.java import INT_MAX, INT_MIN, is_int32, java_mod, java_string_key, to_int32
+from kafka_placement.replicas.javarandom import JavaRandom, JavaRandomBase
 from kafka_placement.vocabulary import Broker
-
-_INT_MIN = -(2**31)
-_INT_MAX = 2**31 - 1
-
-
-def java_string_key(value: str) -> bytes:
-    """Sort key giving Java ``String.compareTo`` order (UTF-16 code units, not code points)."""
-    return value.encode("utf-16-be", "surrogatepass")
 
 
 def as_brokers(brokers: Iterable[Broker | int]) -> list[Broker]:
@@ -65,8 +59,8 @@ def as_brokers(brokers: Iterable[Broker | int]) -> list[Broker]:
 def _check_int32(name: str, value: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int):
         raise InvalidArgumentError(f"{name} must be an int, got {value!r}")
-    if not _INT_MIN <= value <= _INT_MAX:
-        raise InvalidArgumentError(f"{name} {value} is out of the Java int range [{_INT_MIN}, {_INT_MAX}]")
+    if not is_int32(value):
+        raise InvalidArgumentError(f"{name} {value} is out of the Java int range [{INT_MIN}, {INT_MAX}]")
 
 
 def rack_alternated_broker_list(broker_racks: Mapping[int, str]) -> list[int]:
@@ -92,23 +86,17 @@ def rack_alternated_broker_list(broker_racks: Mapping[int, str]) -> list[int]:
 
 def _replica_index(first_replica_index: int, second_replica_shift: int, replica_index: int, n: int) -> int:
     # Java: long shift = 1 + (secondReplicaShift + replicaIndex) % (nBrokers - 1)  (int sum, int %)
-    shift = 1 + _java_mod(to_int32(second_replica_shift + replica_index), n - 1)
-    return _checked_index(_java_mod(first_replica_index + shift, n), n)
+    shift = 1 + java_mod(to_int32(second_replica_shift + replica_index), n - 1)
+    return _checked_index(java_mod(first_replica_index + shift, n), n)
 
 
 def _checked_index(index: int, n: int) -> int:
     if not 0 <= index < n:
-        # Java throws IndexOutOfBoundsException with this text after the same int overflow.
-        raise InvalidArgumentError(
-            f"Index {index} out of bounds for length {n} (Java int overflow of the start index "
-            "plus partition id)"
-        )
+        # Java's List.get throws IndexOutOfBoundsException with this text after the int overflow
+        # of the start index plus the partition id.
+        raise IndexOutOfBoundsError(f"Index {index} out of bounds for length {n}")
     return index
 
-
-def _java_mod(a: int, n: int) -> int:
-    """Java ``a % n`` for an int ``a`` (truncated toward zero) and positive ``n``."""
-    return a % n if a >= 0 else -((-a) % n)
 
 
 def assign_replicas_to_brokers(
@@ -185,7 +173,7 @@ def _rack_unaware(
     for _ in range(n_partitions):
         if current > 0 and current % n == 0:
             next_replica_shift = to_int32(next_replica_shift + 1)
-        first = _checked_index(_java_mod(to_int32(current + start_index), n), n)
+        first = _checked_index(java_mod(to_int32(current + start_index), n), n)
         replicas = [broker_array[first]]
         for j in range(rf - 1):
             replicas.append(broker_array[_replica_index(first, next_replica_shift, j, n)])
@@ -207,7 +195,7 @@ def _rack_aware(
     for _ in range(n_partitions):
         if current > 0 and current % n == 0:
             next_replica_shift = to_int32(next_replica_shift + 1)
-        first = _checked_index(_java_mod(to_int32(current + start_index), n), n)
+        first = _checked_index(java_mod(to_int32(current + start_index), n), n)
         leader = arranged[first]
         replicas = [leader]
         racks_with_replicas = {broker_racks[leader]}

@@ -13,7 +13,10 @@ from __future__ import annotations
 from collections.abc import MutableSequence
 from typing import TypeVar
 
+__all__ = ["JavaRandom", "JavaRandomBase", "MockRandom", "to_int32", "to_int64"]
+
 from kafka_placement.errors import InvalidArgumentError
+from kafka_placement.java import to_int32
 
 _MASK48 = (1 << 48) - 1
 _MASK64 = (1 << 64) - 1
@@ -27,12 +30,6 @@ _LONG_MIN = -(2**63)
 _LONG_MAX = 2**63 - 1
 
 T = TypeVar("T")
-
-
-def to_int32(value: int) -> int:
-    """Java ``(int)`` narrowing of an integer: keep the low 32 bits, two's complement."""
-    value &= 0xFFFFFFFF
-    return value - (1 << 32) if value & 0x80000000 else value
 
 
 def to_int64(value: int) -> int:

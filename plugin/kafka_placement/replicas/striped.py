@@ -14,7 +14,11 @@ The controller places a new topic's replicas like this:
 Exactness matters because the result is compared with the Java class driven by the same seeded
 ``Random``: every draw happens in the same order as in Java. That includes the order in which
 Java's ``HashMap<Optional<String>, Rack>`` yields its racks (initialisation and shuffles walk
-``racks.values()``), which :func:`java_hashmap_order` reproduces.
+``racks.values()``), which :func:`kafka_placement.java.java_hashmap_order` reproduces — including
+a bucket of 11 or more racks sharing one ``hashCode`` that Java turns into a red-black tree. There
+Java orders the (not ``Comparable``) ``Optional`` keys by ``System.identityHashCode``, which changes
+from run to run: Java itself gives different placements for the same input. We then order them as
+their names compare (one of Java's possible outcomes); ``colliding_rack_order`` picks another.
 
 Errors (``InvalidReplicationFactorError``) carry Kafka 4.4's messages (which mention KIP-1066 log
 directory cordoning), checked in the placer's order: non-positive replication factor, all brokers
@@ -23,12 +27,12 @@ fenced, too few brokers.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from kafka_placement.errors import InvalidArgumentError, InvalidBrokerError, InvalidReplicationFactorError
-from kafka_placement.replicas.adminutils import java_string_key
-from kafka_placement.replicas.javarandom import JavaRandomBase, to_int32
+from kafka_placement.java import java_hashmap_order, java_string_key
+from kafka_placement.replicas.javarandom import JavaRandomBase
 
 _SHORT_MIN = -(2**15)
 _SHORT_MAX = 2**15 - 1
@@ -49,49 +53,6 @@ class UsableBroker:
             raise InvalidBrokerError(f"broker rack must be a str or None, got {self.rack!r}")
         if not isinstance(self.fenced, bool):
             raise InvalidBrokerError(f"fenced must be a bool, got {self.fenced!r}")
-
-
-def java_string_hash(value: str) -> int:
-    """Java ``String.hashCode()``: ``s[0]*31^(n-1) + … + s[n-1]`` over UTF-16 code units, as an int."""
-    h = 0
-    data = value.encode("utf-16-be", "surrogatepass")
-    for i in range(0, len(data), 2):
-        h = (31 * h + ((data[i] << 8) | data[i + 1])) & 0xFFFFFFFF
-    return to_int32(h)
-
-
-def java_hashmap_order(keys: list[str | None]) -> list[int]:
-    """Indices of ``keys`` (distinct, in insertion order) in the order a ``java.util.HashMap`` with
-    default settings iterates them, keys hashed as ``Optional<String>`` (empty → 0).
-
-    The table starts at 16 buckets and doubles when the size exceeds 3/4 of it, or when a bucket
-    grows past 8 entries while the table is smaller than 64. Resizing keeps each bucket's relative
-    order, so iteration is by bucket index, then insertion order. (A bucket that Java would turn into
-    a red-black tree — 9+ colliding racks in a table of 64+ buckets — is not modelled.)
-    """
-    hashes: list[int] = []
-    for key in keys:
-        h = 0 if key is None else java_string_hash(key) & 0xFFFFFFFF
-        hashes.append(h ^ (h >> 16))
-    capacity = 16
-    buckets: dict[int, int] = {}
-    for size, h in enumerate(hashes, start=1):
-        bucket = h & (capacity - 1)
-        buckets[bucket] = buckets.get(bucket, 0) + 1
-        if buckets[bucket] >= 9 and capacity < 64:
-            capacity *= 2
-            buckets = _rebucket(hashes[:size], capacity)
-        if size > capacity * 3 // 4:
-            capacity *= 2
-            buckets = _rebucket(hashes[:size], capacity)
-    return sorted(range(len(keys)), key=lambda i: (hashes[i] & (capacity - 1), i))
-
-
-def _rebucket(hashes: list[int], capacity: int) -> dict[int, int]:
-    counts: dict[int, int] = {}
-    for h in hashes:
-        counts[h & (capacity - 1)] = counts.get(h & (capacity - 1), 0) + 1
-    return counts
 
 
 class _BrokerList:
@@ -172,7 +133,13 @@ def _check_enough(replication_factor: int, num_total: int) -> None:
 class StripedRackList:
     """``StripedReplicaPlacer.RackList``: the placer's state; :meth:`place` gives one partition."""
 
-    def __init__(self, rng: JavaRandomBase, brokers: Iterable[UsableBroker]) -> None:
+    def __init__(
+        self,
+        rng: JavaRandomBase,
+        brokers: Iterable[UsableBroker],
+        *,
+        colliding_rack_order: Sequence[str | None] | None = None,
+    ) -> None:
         self._rng = rng
         self._racks: dict[str | None, _Rack] = {}
         insertion: list[str | None] = []
@@ -197,7 +164,11 @@ class StripedRackList:
                 rack.unfenced.brokers.append(broker.id)
             self.num_total_brokers += 1
         # Java walks HashMap.values(): reproduce its order, it decides the order of the draws.
-        self._value_order = [self._racks[insertion[i]] for i in java_hashmap_order(insertion)]
+        tie = _tree_tie_order(insertion, colliding_rack_order)
+        self.value_order: list[str | None] = [
+            insertion[i] for i in java_hashmap_order(insertion, tree_order=tie)
+        ]
+        self._value_order = [self._racks[name] for name in self.value_order]
         for rack in self._value_order:
             rack.initialize(rng)
         self.rack_names: list[str | None] = sorted(
@@ -248,17 +219,35 @@ class StripedRackList:
         return brokers
 
 
+def _tree_tie_order(
+    insertion: list[str | None], colliding_rack_order: Sequence[str | None] | None
+) -> Callable[[int], object]:
+    """The order of racks inside a treeified HashMap bucket (Java: identity hash codes)."""
+    if colliding_rack_order is None:
+        return lambda i: (0, b"") if insertion[i] is None else (1, java_string_key(insertion[i] or ""))
+    rank = {name: k for k, name in enumerate(colliding_rack_order)}
+    if len(rank) != len(colliding_rack_order) or any(name not in rank for name in insertion):
+        raise InvalidArgumentError(
+            "colliding_rack_order must list every rack (None for brokers without rack) exactly once"
+        )
+    return lambda i: rank[insertion[i]]
+
+
 def place_striped(
     brokers: Iterable[UsableBroker],
     num_partitions: int,
     replication_factor: int,
     rng: JavaRandomBase,
+    *,
+    colliding_rack_order: Sequence[str | None] | None = None,
 ) -> list[list[int]]:
     """``StripedReplicaPlacer(rng).place(...)`` for a new topic: one replica list per partition.
 
     ``rng`` is a :class:`~kafka_placement.replicas.javarandom.JavaRandom` or ``MockRandom`` (or any
     object with Java's ``next_int(bound)``/``shuffle``); it is consumed exactly as Java consumes
     its ``Random``. ``replication_factor`` is a Java ``short`` in the placement spec.
+    ``colliding_rack_order``: the order Java's identity hash codes happened to give racks that share
+    a treeified ``HashMap`` bucket (11+ racks with one ``hashCode``); default: by name.
     """
     for name, value in (("num_partitions", num_partitions), ("replication_factor", replication_factor)):
         if isinstance(value, bool) or not isinstance(value, int):
@@ -268,7 +257,7 @@ def place_striped(
             f"replication_factor {replication_factor} is out of the Java short range "
             f"[{_SHORT_MIN}, {_SHORT_MAX}]"
         )
-    rack_list = StripedRackList(rng, brokers)
+    rack_list = StripedRackList(rng, brokers, colliding_rack_order=colliding_rack_order)
     _check_rf(replication_factor)
     _check_unfenced(rack_list.num_unfenced_brokers)
     _check_enough(replication_factor, rack_list.num_total_brokers)

@@ -1,0 +1,48 @@
+"""kafka_placement.java against the JDK itself: HashMap iteration order (treeified buckets included),
+String.hashCode and String.compareTo."""
+
+from __future__ import annotations
+
+import random
+from itertools import product
+
+import pytest
+
+from kafka_placement.conformance.bridge import JavaReference
+from kafka_placement.conformance.scenarios import unicode_name
+from kafka_placement.java import java_hashmap_order, java_sorted, java_string_hash
+
+pytestmark = pytest.mark.conformance
+
+
+def test_hashmap_order_matches_java_util_hashmap(java: JavaReference) -> None:
+    import jpype
+
+    hash_map = jpype.JClass("java.util.HashMap")
+    colliding = ["".join(p) for p in product(("Aa", "BB"), repeat=6)]
+    for seed in range(300):
+        rng = random.Random(seed)
+        keys = rng.sample(colliding, rng.randint(0, 40)) + [
+            unicode_name(rng) for _ in range(rng.randint(0, 70))
+        ]
+        keys = list(dict.fromkeys(keys))
+        rng.shuffle(keys)
+        m = hash_map()
+        for k in keys:
+            m.put(k, 1)
+        assert [str(k) for k in m.keySet()] == [keys[i] for i in java_hashmap_order(keys)], seed
+
+
+def test_string_hash_and_order_match_java(java: JavaReference) -> None:
+    import jpype
+
+    jstring = jpype.JClass("java.lang.String")
+    rng = random.Random(7)
+    names = [unicode_name(rng, 6) for _ in range(300)]
+    for name in names:
+        assert int(jstring(name).hashCode()) == java_string_hash(name)
+    collections = jpype.JClass("java.util.Collections")
+    array_list = jpype.JClass("java.util.ArrayList")
+    listed = array_list([jstring(n) for n in names])
+    collections.sort(listed)
+    assert [str(s) for s in listed] == java_sorted(names)
