@@ -1,0 +1,290 @@
+"""Hot paths, ours vs Java 4.4 (and vs the plain confluent-kafka client), measured side by side in one run.
+
+Every row runs both sides on this machine in this run; the ratio column is the other side's time divided
+by ours (>1: we are faster). Java runs Kafka's own classes (the reference jars that
+``scripts/fetch-java-reference.sh`` fetches) in a fresh JVM per case through
+``benchmarks/java/JavaBench.java`` (compiled here with ``javac``): ``cold`` is the first call, ``warm``
+the median of the calls after it (JIT warm). Ours runs each case in a fresh Python process (so its
+peak RSS is the whole process's, input included): ``cold`` the first call, ``warm`` the second.
+
+Rows:
+  hash 16 B ...          ``partition_keys(keys, 12)`` (murmur2) on 1M random 16-byte keys as pyarrow binary,
+                         large_binary, fixed_size_binary(16), a numpy ``S16`` array and a Python list, vs
+                         Java's ``Utils.toPositive(Utils.murmur2(k)) % 12`` loop over the same keys (a
+                         weighted checksum of the partitions is compared: equal means the same answers)
+  sticky fresh           500 topics x 2,000 partitions (1M) x 2,000 members, equal subscriptions
+                         (``StickyAssignor``)
+  coop one leaves+joins  the same group's own fresh assignment as history; one member leaves, one joins
+                         (``CooperativeStickyAssignor``)
+  sticky unequal         the fresh group plus one member subscribed to one topic (``StickyAssignor``)
+  confluent produce      (only with ``--bootstrap-server``) keyed 100-byte records to a 12-partition topic:
+                         our ``Producer`` (murmur2_random) vs plain ``confluent_kafka.Producer`` with
+                         ``partitioner=murmur2_random``; records/s
+
+``--quick`` shrinks the assignor cases to 100 topics x 1,000 partitions x 500 members and the keys to 200k
+(CI-sized); the full sizes are the ones docs/performance.md quotes.
+
+Usage: python benchmarks/bench_vs_java.py [--quick] [--only hash,sticky,coop,unequal] [--reps 7]
+       [--bootstrap-server HOST:PORT --records 1000000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+JAVA_SOURCE = HERE / "java" / "JavaBench.java"
+N_PARTITIONS = 12
+KEY_LEN = 16
+KEY_SEED = 20
+KEY_FORMS = (
+    "pyarrow binary", "pyarrow large_binary", "pyarrow fixed_size_binary", "numpy S16", "python list"
+)
+
+Result = dict[str, Any]
+
+
+# --- Java side --------------------------------------------------------------------------------------------
+def _java_classes() -> tuple[str, Path]:
+    """Class path of the reference jars and the directory with JavaBench compiled against them."""
+    from kafka_placement.conformance.jars import cache_dir, class_path
+
+    jars = class_path()
+    cp = ":".join(map(str, jars))
+    digest = hashlib.sha256(JAVA_SOURCE.read_bytes() + cp.encode()).hexdigest()[:16]
+    out = cache_dir() / "bench" / digest
+    if not (out / "JavaBench.class").exists():
+        javac = shutil.which("javac")
+        if javac is None:
+            raise SystemExit("javac not found: run scripts/fetch-java-reference.sh (it installs a JDK)")
+        out.mkdir(parents=True, exist_ok=True)
+        subprocess.run([javac, "-nowarn", "-d", str(out), "-cp", cp, str(JAVA_SOURCE)], check=True)
+    return cp, out
+
+
+def run_java(args: list[str], heap: str = "3g") -> Result:
+    cp, classes = _java_classes()
+    java = shutil.which("java") or "java"
+    proc = subprocess.run(
+        [java, f"-Xmx{heap}", "-cp", f"{cp}:{classes}", "JavaBench", *args],
+        capture_output=True, text=True, check=False,
+    )
+    if proc.returncode != 0:
+        raise SystemExit(f"JavaBench {args} failed:\n{proc.stderr[-3000:]}")
+    return dict(json.loads(proc.stdout.strip().splitlines()[-1]))
+
+
+# --- our side (each case in a fresh process) ----------------------------------------------------------------
+def _vm_kb(field: str) -> int:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    return -1
+
+
+def _key_bytes(count: int) -> bytes:
+    import numpy as np
+
+    return np.random.default_rng(KEY_SEED).bytes(count * KEY_LEN)
+
+
+def _checksum(partitions: Any) -> int:
+    import numpy as np
+
+    p = np.asarray(partitions, dtype=np.int64)
+    weights = np.arange(p.size, dtype=np.int64) % 7 + 1
+    return int((p * weights).sum())
+
+
+def child_hash(form: str, count: int, reps: int) -> Result:
+    import numpy as np
+    import pyarrow as pa
+
+    from kafka_placement.partitioning import partition_keys
+
+    blob = _key_bytes(count)
+    fixed = np.frombuffer(blob, dtype=f"S{KEY_LEN}")
+    as_list = [blob[i * KEY_LEN : (i + 1) * KEY_LEN] for i in range(count)]
+    keys: Any
+    if form == "pyarrow binary":
+        keys = pa.array(as_list, type=pa.binary())
+    elif form == "pyarrow large_binary":
+        keys = pa.array(as_list, type=pa.large_binary())
+    elif form == "pyarrow fixed_size_binary":
+        keys = pa.array(as_list, type=pa.binary(KEY_LEN))
+    elif form == "numpy S16":
+        # numpy strips trailing NUL bytes of S items; keys ending in 0x00 are a different key there, so the
+        # checksum is compared only for the forms that keep every byte
+        keys = fixed
+    else:
+        keys = as_list
+    del as_list
+    times = []
+    result = None
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        result = partition_keys(keys, N_PARTITIONS)
+        times.append(time.perf_counter() - t0)
+    warm = sorted(times[1:]) or times
+    return {"cold_s": times[0], "warm_s": warm[len(warm) // 2], "best_s": min(times),
+            "check": _checksum(result), "rss_peak_mb": _vm_kb("VmHWM") / 1024}
+
+
+def _group(topics: int, partitions: int, members: int) -> tuple[dict[str, int], dict[str, list[str]]]:
+    ppt = {f"topic-{t:04d}": partitions for t in range(topics)}
+    names = list(ppt)
+    return ppt, {f"consumer-{m:05d}": names for m in range(members)}
+
+
+def child_assign(case: str, topics: int, partitions: int, members: int) -> Result:
+    from kafka_placement.assignment import Member, assign
+
+    ppt, subs = _group(topics, partitions, members)
+    strategy = "sticky"
+    group = {m: Member(t) for m, t in subs.items()}
+    if case == "unequal":
+        group["consumer-99999"] = Member([next(iter(ppt))])
+    elif case == "coop":
+        strategy = "cooperative-sticky"
+        prev = assign(strategy, ppt, group)
+        group = {m: Member(subs[m], owned=prev[m], generation=1) for m in subs if m != "consumer-00000"}
+        group["consumer-new"] = Member(list(ppt))
+    times = []
+    result: dict[str, Any] = {}
+    for _ in range(2):
+        t0 = time.perf_counter()
+        result = assign(strategy, ppt, group)
+        times.append(time.perf_counter() - t0)
+    return {"cold_s": times[0], "warm_s": times[1], "best_s": min(times),
+            "check": max(len(v) for v in result.values()), "rss_peak_mb": _vm_kb("VmHWM") / 1024}
+
+
+def run_ours(*args: str) -> Result:
+    proc = subprocess.run([sys.executable, __file__, "--child", *args], capture_output=True, text=True,
+                          check=False)
+    if proc.returncode != 0:
+        raise SystemExit(f"child {args} failed:\n{proc.stderr[-3000:]}")
+    return dict(json.loads(proc.stdout.strip().splitlines()[-1]))
+
+
+# --- live produce -------------------------------------------------------------------------------------------
+def produce_rates(bootstrap: str, records: int) -> tuple[float, float]:
+    """records/s of plain confluent (murmur2_random) and of our Producer, alternating, best of two each."""
+    import confluent_kafka
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    from kafka_placement.clients.confluent.producer import Producer
+
+    topic = f"bench-produce-{os.getpid()}"
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    admin.create_topics([NewTopic(topic, N_PARTITIONS, 1)])[topic].result(30)
+    time.sleep(2)
+    value = b"v" * 100
+    keys = [f"key-{i:012d}".encode() for i in range(records)]
+    config = {"bootstrap.servers": bootstrap, "linger.ms": 20, "batch.num.messages": 10000,
+              "queue.buffering.max.messages": 1000000}
+
+    def run(producer: Any) -> float:
+        t0 = time.perf_counter()
+        for k in keys:
+            while True:
+                try:
+                    producer.produce(topic, value, k)
+                    break
+                except BufferError:
+                    producer.poll(0.05)
+        producer.flush(60)
+        return records / (time.perf_counter() - t0)
+
+    plain: list[float] = []
+    ours: list[float] = []
+    for _ in range(2):
+        plain.append(run(confluent_kafka.Producer({**config, "partitioner": "murmur2_random"})))
+        ours.append(run(Producer(dict(config), partitioner="murmur2_random")))
+    admin.delete_topics([topic])
+    return max(plain), max(ours)
+
+
+# --- report -------------------------------------------------------------------------------------------------
+def _fmt_s(seconds: float) -> str:
+    return f"{seconds * 1e3:8.1f} ms" if seconds < 10 else f"{seconds:8.2f} s "
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--quick", action="store_true", help="CI-sized inputs")
+    parser.add_argument("--only", default="hash,sticky,coop,unequal")
+    parser.add_argument("--reps", type=int, default=7, help="Java calls per case (the first is cold)")
+    parser.add_argument("--bootstrap-server", help="also measure confluent produce on this cluster")
+    parser.add_argument("--records", type=int, default=1_000_000)
+    parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        kind, *rest = args.child
+        if kind == "hash":
+            out = child_hash(rest[0], int(rest[1]), int(rest[2]))
+        else:
+            out = child_assign(kind, *map(int, rest))
+        print(json.dumps(out))
+        return 0
+
+    only = set(args.only.split(","))
+    keys = 200_000 if args.quick else 1_000_000
+    shape = (100, 1000, 500) if args.quick else (500, 2000, 2000)
+    print(f"# load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; "
+          f"{'quick' if args.quick else 'full'} sizes")
+    print(f"{'path':<42} {'ours warm':>11} {'ours cold':>11} {'Java warm':>11} {'Java cold':>11} "
+          f"{'Java/ours':>9}  notes")
+    ok = True
+    if "hash" in only:
+        with tempfile.NamedTemporaryFile(suffix=".keys") as f:
+            f.write(_key_bytes(keys))
+            f.flush()
+            java = run_java(["murmur", f.name, str(KEY_LEN), str(N_PARTITIONS), str(args.reps)])
+        for form in KEY_FORMS:
+            ours = run_ours("hash", form, str(keys), str(args.reps))
+            same = ours["check"] == java["check"]
+            if form != "numpy S16" and not same:
+                ok = False
+            per_key = ours["warm_s"] / keys * 1e9
+            java_per_key = java["warm_s"] / keys * 1e9
+            verdict = "S16 strips trailing NULs" if form == "numpy S16" else "DIFFERENT"
+            note = f"{per_key:.2f} vs {java_per_key:.2f} ns/key; " + ("same partitions" if same else verdict)
+            print(f"{'hash 16 B ' + form:<42} {_fmt_s(ours['warm_s'])} {_fmt_s(ours['cold_s'])} "
+                  f"{_fmt_s(java['warm_s'])} {_fmt_s(java['cold_s'])} "
+                  f"{java['warm_s'] / ours['warm_s']:8.2f}x  {note}")
+    labels = {"sticky": "sticky fresh", "coop": "coop one leaves+joins", "unequal": "sticky unequal"}
+    java_names = {"sticky": "sticky", "coop": "coop-history", "unequal": "unequal"}
+    for case in ("sticky", "coop", "unequal"):
+        if case not in only:
+            continue
+        java = run_java([java_names[case], *map(str, shape), str(max(2, min(args.reps, 4)))])
+        ours = run_ours(case, *map(str, shape))
+        size = f"{shape[0] * shape[1] // 1000}k x {shape[2]}"
+        print(f"{labels[case] + ' ' + size:<42} {_fmt_s(ours['warm_s'])} {_fmt_s(ours['cold_s'])} "
+              f"{_fmt_s(java['warm_s'])} {_fmt_s(java['cold_s'])} {java['warm_s'] / ours['warm_s']:8.2f}x  "
+              f"ours peak RSS {ours['rss_peak_mb']:.0f} MB (whole process); max/member {ours['check']} "
+              f"(Java {java['check']})")
+    if args.bootstrap_server:
+        plain, ours_rate = produce_rates(args.bootstrap_server, args.records)
+        print(f"{'confluent produce ' + str(args.records) + ' x 100 B':<42} {ours_rate:>8.0f}/s "
+              f"{'':>11} {plain:>8.0f}/s {'':>11} {ours_rate / plain:8.2f}x  ours/plain confluent "
+              "(murmur2_random), records/s")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
