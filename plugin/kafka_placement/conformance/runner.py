@@ -38,6 +38,7 @@ ALGORITHMS: tuple[str, ...] = (
     "roundrobin",
     "sticky",
     "sticky-equal",
+    "sticky-rack-equal",
     "cooperative-sticky",
     "cooperative-sticky-equal",
     "adminutils",
@@ -291,6 +292,16 @@ def check_sticky_equal(ref: JavaReference, rng: random.Random) -> tuple[Any, str
     return s, _exact_assignment(ref, "sticky", s)
 
 
+def check_sticky_rack_equal(ref: JavaReference, rng: random.Random) -> tuple[Any, str | None]:
+    """Equal subscriptions with consumer and replica racks (KIP-881; Java's rack-aware
+    ConstrainedAssignmentBuilder, deterministic): half of the groups fresh, half after a previous
+    rebalance (stale members and zombies included): exact equality with Java."""
+    s = scenarios.sticky_scenario(rng, racks=True, equal=True)
+    if rng.random() < 0.5:
+        s = scenarios.without_history(s)
+    return s, _exact_assignment(ref, "sticky", s)
+
+
 def check_cooperative_sticky_equal(ref: JavaReference, rng: random.Random) -> tuple[Any, str | None]:
     """Equal subscriptions, no racks, no conflicting claims: one cooperative rebalance, exact
     equality with Java (conflicting claims are covered by ``cooperative-sticky``)."""
@@ -482,6 +493,7 @@ CHECKS: dict[str, Check] = {
     "roundrobin": check_roundrobin,
     "sticky": check_sticky,
     "sticky-equal": check_sticky_equal,
+    "sticky-rack-equal": check_sticky_rack_equal,
     "cooperative-sticky": check_cooperative_sticky,
     "cooperative-sticky-equal": check_cooperative_sticky_equal,
     "adminutils": check_adminutils,

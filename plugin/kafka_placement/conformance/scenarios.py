@@ -280,6 +280,14 @@ def sticky_scenario(
     return GroupScenario(partitions, members, base.replicas, base.broker_racks, generation + 1, tuple(notes))
 
 
+def without_history(s: GroupScenario) -> GroupScenario:
+    """The same group assigned for the first time: nobody owns anything."""
+    members = {
+        m: Member(v.topics, rack=v.rack, group_instance_id=v.group_instance_id) for m, v in s.members.items()
+    }
+    return GroupScenario(s.partitions_per_topic, members, s.replicas, s.broker_racks, 1, (*s.notes, "fresh"))
+
+
 # ---- replica -> broker --------------------------------------------------------------------------
 @dataclass(frozen=True)
 class AdminUtilsScenario:
