@@ -72,9 +72,9 @@ def case_input(name: str) -> tuple[dict[str, int], dict[str, list[str]], str]:
 
 # --- implementations (imported in the child only) -----------------------------------------------------
 def _ours(cooperative: bool) -> Callable[..., Any]:
-    from kafka_placement.assignment import _sticky_core
-    from kafka_placement.assignment.cooperative import assign_cooperative_sticky
     from kafka_placement.assignment.sticky import assign_sticky
+    from kafka_placement.assignment.sticky import problem as _sticky_core
+    from kafka_placement.assignment.sticky.cooperative import assign_cooperative_sticky
     from kafka_placement.vocabulary import Member
 
     fn = assign_cooperative_sticky if cooperative else assign_sticky
@@ -200,8 +200,8 @@ def quality(n: int, seed: int = 54) -> None:
     )
     from kafka.structs import TopicPartition as KTP
 
-    from kafka_placement.assignment._sticky_checks import balance_score, kept, problems
     from kafka_placement.assignment.sticky import assign_sticky
+    from kafka_placement.assignment.sticky.checks import balance_score, kept, problems
     from kafka_placement.vocabulary import Member, TopicPartition
 
     def theirs(ppt: dict[str, int], members: dict[str, Member]) -> dict[str, list[TopicPartition]]:

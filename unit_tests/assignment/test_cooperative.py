@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kafka_placement.assignment._sticky_checks import balance_score, problems
-from kafka_placement.assignment._sticky_core import build_problem, materialize
-from kafka_placement.assignment.cooperative import assign_cooperative_sticky, cooperative_owner_array
 from kafka_placement.assignment.sticky import assign_sticky
+from kafka_placement.assignment.sticky.checks import balance_score, problems
+from kafka_placement.assignment.sticky.cooperative import assign_cooperative_sticky, cooperative_owner_array
+from kafka_placement.assignment.sticky.problem import build_problem, materialize
 from kafka_placement.vocabulary import Member, TopicPartition
 
 TP = TopicPartition

@@ -18,8 +18,8 @@ ALL_STRATEGIES = ["range", "roundrobin", "sticky", "cooperative-sticky", "failov
 def test_dispatch() -> None:
     assert strategy_function("range") is assign_range
     assert strategy_function("priority") is assign_failover is strategy_function("failover")
-    from kafka_placement.assignment.cooperative import assign_cooperative_sticky
     from kafka_placement.assignment.sticky import assign_sticky
+    from kafka_placement.assignment.sticky.cooperative import assign_cooperative_sticky
 
     assert strategy_function("sticky") is assign_sticky
     assert strategy_function("cooperative-sticky") is assign_cooperative_sticky

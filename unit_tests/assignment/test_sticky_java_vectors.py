@@ -8,8 +8,8 @@ Java's (``consumer1``, ``topic1``...), because Java's tie-breaks walk a ``HashMa
 
 from __future__ import annotations
 
-from kafka_placement.assignment._sticky_checks import problems
 from kafka_placement.assignment.sticky import assign_sticky
+from kafka_placement.assignment.sticky.checks import problems
 from kafka_placement.java import java_hashmap_capacity
 from kafka_placement.java import java_string_hash_unsigned as java_string_hash
 from kafka_placement.vocabulary import Member, TopicPartition
@@ -262,7 +262,7 @@ def test_all_owned_partition_claims_in_the_same_generation_are_invalidated() -> 
 def test_cooperative_withholds_the_doubly_claimed_partition() -> None:
     # CooperativeStickyAssignorTest, same scenario: topic-0 "has to be considered owned and so it
     # can't be assigned until both have revoked"
-    from kafka_placement.assignment.cooperative import assign_cooperative_sticky
+    from kafka_placement.assignment.sticky.cooperative import assign_cooperative_sticky
 
     members = {
         "consumer1": Member([T], owned=[tp(T, 0), tp(T, 1)], generation=1),

@@ -36,9 +36,9 @@ AssignFunction = Callable[..., dict[str, list[TopicPartition]]]
 STRATEGIES: tuple[str, ...] = ("range", "roundrobin", "sticky", "cooperative-sticky", "failover", "priority")
 
 _LAZY = {
-    # The sticky family lives in its own modules (a separate owner); imported on first use.
+    # The sticky family lives in its own package (assignment/sticky/); imported on first use.
     "sticky": ("kafka_placement.assignment.sticky", "assign_sticky"),
-    "cooperative-sticky": ("kafka_placement.assignment.cooperative", "assign_cooperative_sticky"),
+    "cooperative-sticky": ("kafka_placement.assignment.sticky", "assign_cooperative_sticky"),
 }
 _EAGER: dict[str, AssignFunction] = {
     "range": assign_range,

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kafka_placement.assignment._sticky_core import BoolArray, IntArray, Problem, RackView, round_robin_deal
+from kafka_placement.assignment.sticky.problem import BoolArray, IntArray, Problem, RackView, round_robin_deal
 from kafka_placement.java import java_hashmap_order
 
 

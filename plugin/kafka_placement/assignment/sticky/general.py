@@ -32,8 +32,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from kafka_placement.assignment._sticky_core import BoolArray, IntArray, Problem, RackView, round_robin_deal
-from kafka_placement.assignment._sticky_racks import rack_deal
+from kafka_placement.assignment.sticky.problem import BoolArray, IntArray, Problem, RackView, round_robin_deal
+from kafka_placement.assignment.sticky.rack_awareness import rack_deal
 
 
 def _water_fill(loads: IntArray, units: int) -> IntArray:

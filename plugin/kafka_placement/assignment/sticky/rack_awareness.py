@@ -15,7 +15,7 @@ from collections import deque
 
 import numpy as np
 
-from kafka_placement.assignment._sticky_core import IntArray, RackView, round_robin_deal
+from kafka_placement.assignment.sticky.problem import IntArray, RackView, round_robin_deal
 from kafka_placement.java import java_sorted
 
 

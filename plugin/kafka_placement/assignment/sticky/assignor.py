@@ -16,8 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from kafka_placement.assignment._sticky_constrained import constrained_assign
-from kafka_placement.assignment._sticky_core import (
+from kafka_placement.assignment.sticky.equal_subscriptions import constrained_assign
+from kafka_placement.assignment.sticky.general import general_assign
+from kafka_placement.assignment.sticky.problem import (
     IntArray,
     Problem,
     RackView,
@@ -30,7 +31,6 @@ from kafka_placement.assignment._sticky_core import (
     topic_partitions,
     validate_inputs,
 )
-from kafka_placement.assignment._sticky_general import general_assign
 from kafka_placement.vocabulary import Member, TopicPartition
 
 __all__ = ["assign_sticky", "sticky_owner_array"]

@@ -1,0 +1,102 @@
+"""The cooperative-sticky assignor (KIP-429) on top of the sticky target.
+
+The target is the sticky assignment. A partition that the target gives to member B while another
+member still owns it (lists it in ``Member.owned`` with the highest generation among the partition's
+claimants, whatever its subscription; stale claims of older generations do not count, KIP-341) is
+left out of B's assignment in this round: the owner is not assigned it, so it revokes it, and the follow-up
+rebalance hands it to B once nobody owns it. So no partition ever has two owners, and the second
+round reaches the balance of the sticky target.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+import numpy as np
+
+from kafka_placement.assignment.sticky.equal_subscriptions import constrained_assign
+from kafka_placement.assignment.sticky.general import general_assign
+from kafka_placement.assignment.sticky.problem import (
+    IntArray,
+    Problem,
+    RackView,
+    build_problem,
+    build_racks,
+    collect_claims,
+    gc_paused,
+    materialize,
+    resolve_claims,
+    validate_inputs,
+)
+from kafka_placement.vocabulary import Member, TopicPartition
+
+__all__ = ["assign_cooperative_sticky", "cooperative_owner_array"]
+
+
+def assign_cooperative_sticky(
+    partitions_per_topic: Mapping[str, int],
+    members: Mapping[str, Member],
+    *,
+    partition_racks: Mapping[TopicPartition, Iterable[str]] | None = None,
+) -> dict[str, list[TopicPartition]]:
+    """Cooperative-sticky assignment: the sticky target minus partitions still owned by someone else."""
+    with gc_paused():
+        validate_inputs(partitions_per_topic, members)
+        problem = build_problem(partitions_per_topic, members)
+        owner = cooperative_owner_array(problem, build_racks(problem, partition_racks))
+        claims = collect_claims(problem)
+        if claims.gid.size:
+            owner[_withheld(claims.gid, claims.member, claims.generation, owner)] = -1
+        return materialize(problem, owner)
+
+
+def cooperative_owner_array(problem: Problem, racks: RackView | None) -> IntArray:
+    """The target of a cooperative rebalance (before withholding what others still own).
+
+    Equal subscriptions: the sticky target. Unequal ones: the sticky target (KIP-54 balance with the
+    fewest moves) when the follow-up rebalance — every member owning its target minus what is
+    withheld — moves nothing it kept and is as balanced, so the second round completes it;
+    otherwise the target balanced as far as chains of moves reach, which the follow-up round
+    reproduces.
+    """
+    claims = collect_claims(problem)
+    kept = resolve_claims(problem, claims)
+    if problem.equal_subscriptions:
+        return constrained_assign(problem, kept, racks)
+    target = general_assign(problem, kept, racks)
+    if claims.gid.size == 0:
+        return target
+    withheld = _withheld(claims.gid, claims.member, claims.generation, target)
+    if withheld.size == 0:
+        return target
+    after_revoke = target.copy()
+    after_revoke[withheld] = -1
+    follow_up = general_assign(problem, after_revoke, racks)
+    still = after_revoke >= 0
+    if np.array_equal(follow_up[still], after_revoke[still]) and _sizes_score(
+        follow_up, problem.n_members
+    ) <= _sizes_score(target, problem.n_members):
+        return target  # the follow-up round moves nothing kept: it completes, as balanced
+    return general_assign(problem, kept, racks, fewest_moves=False)
+
+
+def _sizes_score(owner: IntArray, n_members: int) -> int:
+    """KIP-54 balance score of an owner array (sum over member pairs of their size difference)."""
+    sizes = np.sort(np.bincount(owner[owner >= 0], minlength=n_members))
+    return int((sizes * (2 * np.arange(n_members, dtype=np.int64) - n_members + 1)).sum())
+
+
+def _withheld(gid: IntArray, member: IntArray, generation: IntArray, owner: IntArray) -> IntArray:
+    """Partitions the target gives to someone other than their current owner (to revoke first).
+
+    The current owner of a partition is its claimant of the highest generation (KIP-341), whether or
+    not it still subscribes to the topic; claims from older generations are stale and never cause a
+    revocation. When several members claim a partition in the highest generation (a zombie), it is
+    withheld whenever any of them is not its target owner: none of them can be trusted to have let
+    it go.
+    """
+    top = np.full(owner.size, np.iinfo(np.int64).min, dtype=np.int64)
+    np.maximum.at(top, gid, generation)
+    current = generation == top[gid]
+    foreign = current & (owner[gid] != member)
+    return np.unique(gid[foreign])
