@@ -345,3 +345,75 @@ def test_scalar_record_path_native_equals_reference(key: bytes, n: int) -> None:
 
 
 HASHED = [s for s in SCHEMES.values() if not s.always_random]
+
+
+# --- the AVX2 murmur2 kernel vs the scalar C loop --------------------------------------------------------
+
+
+@needs_native
+@given(
+    st.lists(st.one_of(st.none(), st.binary(max_size=70)), max_size=80),
+    st.integers(0, 70),
+    st.integers(0, 40),
+    st.integers(0, 9),
+)
+def test_simd_kernel_equals_scalar_loop(
+    mixed: list[bytes | None], length: int, count: int, skip: int
+) -> None:
+    """Mixed lengths (the lane-masked path), one length back to back (the transposing path, also sliced
+    so the first key starts inside the buffer, int32 and int64 offsets) and the list path: every key
+    hashes as the scalar reference with the kernel on and off."""
+    rng = np.random.default_rng(length * 1000 + count)
+    uniform = [rng.bytes(length) for _ in range(count + skip)]
+    forms: list[object] = [mixed, uniform[skip:]]
+    for typ in (pa.binary(), pa.large_binary()) + ((pa.binary(length),) if length else ()):
+        forms.append(pa.array(uniform, type=typ).slice(skip))
+        forms.append(pa.array(mixed, type=pa.large_binary() if typ == pa.large_binary() else pa.binary()))
+    with c_kernels():
+        for form in forms:
+            keys = form.to_pylist() if isinstance(form, pa.Array) else form
+            expected = _scalar("murmur2", keys)
+            batch = to_key_batch(form)
+            with native.simd_off():
+                scalar_loop = native.hash_batch("murmur2", batch).tolist()
+                scalar_list = native.hash_list("murmur2", list(keys))
+            simd = native.hash_batch("murmur2", batch).tolist()
+            simd_list = native.hash_list("murmur2", list(keys))
+            assert simd == scalar_loop == expected
+            assert simd_list is not None and scalar_list is not None
+            assert simd_list[0].tolist() == scalar_list[0].tolist() == expected
+
+
+@given(st.lists(st.binary(max_size=40), min_size=1, max_size=60), st.sampled_from(KINDS))
+def test_numpy_s_array_from_its_buffer(keys: list[bytes], kind: HashKind) -> None:
+    """A numpy ``S`` array hashed from its buffer (C) equals the numpy path and the scalar hash of each
+    item's value (numpy strips trailing NULs, so that value is what a user's code would send)."""
+    arr = np.array(keys, dtype=f"S{max(1, max(map(len, keys)))}")
+    values = arr.tolist()
+    scheme = {"murmur2": "murmur2", "crc32": "consistent", "fnv1a": "fnv1a"}[kind]  # none randomises b""
+    c, numpy_ = _both(lambda: partition_keys(arr, 7, scheme).tolist())
+    assert c == numpy_
+    fast = None
+    with c_kernels():
+        fast = native.hash_list(kind, arr) if native.native_available() else None
+    if fast is not None:
+        assert fast[0].tolist() == _scalar(kind, values)
+        empties = [len(v) == 0 for v in values]
+        assert (fast[2].tolist() if fast[2] is not None else [False] * len(values)) == empties
+
+
+@pytest.mark.parametrize("width", [16, 17, 40])
+def test_numpy_s_array_full_width_chunks(width: int) -> None:
+    """Chunks whose items all use the full width (no trailing NUL) take the back-to-back kernel; a NUL at
+    the end of one item sends its chunk down the general path. Both equal the scalar hash."""
+    rng = np.random.default_rng(width)
+    raw = np.frombuffer(rng.bytes(width * 1000), dtype=np.uint8).reshape(1000, width).copy()
+    raw[:, -1] |= 1  # no item ends in NUL ...
+    raw[600, -1] = 0  # ... except one, in the third chunk
+    arr = raw.view(f"S{width}").ravel()
+    values = arr.tolist()
+    expected = [(murmur2(v) & 0x7FFFFFFF) % 11 for v in values]
+    c, numpy_ = _both(lambda: partition_keys(arr, 11).tolist())
+    assert c == numpy_ == expected
+    with c_kernels(), native.simd_off():
+        assert partition_keys(arr, 11).tolist() == expected

@@ -13,9 +13,13 @@
  *       keys: a list or tuple of bytes / None, read in place (no join). flags[i] = 0 non-empty bytes,
  *       1 None (hashed as b""), 2 b"". Stops at the first item that is neither bytes nor None and returns
  *       its index (the caller falls back to the general path); bad_index is -1 when all were taken.
+ *   hash_fixed(algo, data, width, out, lengths) -> None
+ *       A numpy "S<width>" array's buffer: key i is its item i without trailing NUL bytes (numpy's
+ *       reading of an S item); lengths (4-byte items) receives every key's length.
  *   remainder(hashes, mask, n, out) -> None
  *       out[i] = (hashes[i] & mask) % n: uint32 hashes in, int64 partition indices out (1 <= n < 2**32).
  *   murmur2(data) -> int   Kafka Utils.murmur2 of one bytes-like object, signed 32-bit.
+ *   simd([enable]) -> bool  whether murmur2 batches run eight keys at a time with AVX2 (off: scalar).
  *
  * algo: MURMUR2 (Kafka Utils.murmur2, written as its signed int32 bits), CRC32 (zlib / librdkafka
  * rd_crc32, unsigned) or FNV1A (librdkafka rd_fnv1a: abs of the signed FNV-1a-32, as uint32).
@@ -83,6 +87,170 @@ static inline uint32_t murmur2_one(const unsigned char *p, Py_ssize_t len)
     h *= MM_M;
     h ^= h >> 15;
     return h;
+}
+
+/* murmur2 of many keys given as (pointer, length). With AVX2 (checked at run time, so the extension
+ * still runs on any x86-64 and elsewhere) eight keys are hashed side by side: one lane per key, a
+ * masked gather loads each lane's next 4-byte block, lanes whose key has no more blocks keep their
+ * state. The few tail bytes (len % 4) are folded in per lane, then the finalisation runs on all eight.
+ * Every lane computes exactly murmur2_one (cross-checked in the tests against the scalar path). */
+static void murmur2_ptrs_scalar(const unsigned char *const *ptrs, const Py_ssize_t *lens, Py_ssize_t n,
+                                uint32_t *out)
+{
+    for (Py_ssize_t i = 0; i < n; i++)
+        out[i] = murmur2_one(ptrs[i], lens[i]);
+}
+
+#if defined(__GNUC__) && defined(__x86_64__)
+#include <immintrin.h>
+#define HAVE_AVX2_KERNEL 1
+
+__attribute__((target("avx2"))) static inline __m256i mm_block(__m256i h, __m256i k, __m256i m)
+{
+    k = _mm256_mullo_epi32(k, m);
+    k = _mm256_xor_si256(k, _mm256_srli_epi32(k, 24));
+    k = _mm256_mullo_epi32(k, m);
+    return _mm256_xor_si256(_mm256_mullo_epi32(h, m), k);
+}
+
+/* Eight keys of one length len >= 16 (anywhere in memory): sixteen bytes of each key are loaded at
+ * once and transposed, so each vector holds the same 4-byte block of all eight keys. Returns the state
+ * before the tail bytes and the finalisation. */
+__attribute__((target("avx2"))) static inline __m256i mm_same_length8(const unsigned char *const *keys,
+                                                                      Py_ssize_t len, __m256i m)
+{
+    __m256i h = _mm256_set1_epi32((int)(MM_SEED ^ (uint32_t)len));
+    const Py_ssize_t blocks = len >> 2;
+    Py_ssize_t b = 0;
+#define ROWS(j) _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(keys[j] + 4 * b))), \
+                                        _mm_loadu_si128((const __m128i *)(keys[(j) + 4] + 4 * b)), 1)
+    for (; b + 4 <= blocks; b += 4) {
+        const __m256i r0 = ROWS(0), r1 = ROWS(1), r2 = ROWS(2), r3 = ROWS(3);
+        const __m256i t0 = _mm256_unpacklo_epi32(r0, r1), t1 = _mm256_unpackhi_epi32(r0, r1);
+        const __m256i t2 = _mm256_unpacklo_epi32(r2, r3), t3 = _mm256_unpackhi_epi32(r2, r3);
+        h = mm_block(h, _mm256_unpacklo_epi64(t0, t2), m);
+        h = mm_block(h, _mm256_unpackhi_epi64(t0, t2), m);
+        h = mm_block(h, _mm256_unpacklo_epi64(t1, t3), m);
+        h = mm_block(h, _mm256_unpackhi_epi64(t1, t3), m);
+    }
+#undef ROWS
+    for (; b < blocks; b++) {
+        const Py_ssize_t at = 4 * b;
+        const __m256i k = _mm256_setr_epi32((int)load_le32(keys[0] + at), (int)load_le32(keys[1] + at),
+                                            (int)load_le32(keys[2] + at), (int)load_le32(keys[3] + at),
+                                            (int)load_le32(keys[4] + at), (int)load_le32(keys[5] + at),
+                                            (int)load_le32(keys[6] + at), (int)load_le32(keys[7] + at));
+        h = mm_block(h, k, m);
+    }
+    return h;
+}
+
+/* Tail bytes (len % 4) of eight keys of one length, then the finalisation; stores the eight hashes. */
+__attribute__((target("avx2"))) static inline void mm_finish8(__m256i h, const unsigned char *const *keys,
+                                                              const int32_t *len32, uint32_t *out, __m256i m)
+{
+    int32_t tails = 0;
+    for (int j = 0; j < 8; j++)
+        tails |= len32[j] & 3;
+    if (tails) {
+        uint32_t hv[8];
+        _mm256_storeu_si256((__m256i *)hv, h);
+        for (int j = 0; j < 8; j++) {
+            const unsigned char *tail = keys[j] + (len32[j] & ~3);
+            switch (len32[j] & 3) {
+            case 3:
+                hv[j] ^= (uint32_t)tail[2] << 16;
+                /* fall through */
+            case 2:
+                hv[j] ^= (uint32_t)tail[1] << 8;
+                /* fall through */
+            case 1:
+                hv[j] ^= (uint32_t)tail[0];
+                hv[j] *= MM_M;
+            }
+        }
+        h = _mm256_loadu_si256((const __m256i *)hv);
+    }
+    h = _mm256_xor_si256(h, _mm256_srli_epi32(h, 13));
+    h = _mm256_mullo_epi32(h, m);
+    h = _mm256_xor_si256(h, _mm256_srli_epi32(h, 15));
+    _mm256_storeu_si256((__m256i *)out, h);
+}
+
+/* murmur2 of n keys of length len stored back to back from base (see offsets_uniform). */
+__attribute__((target("avx2"))) static void murmur2_uniform_avx2(const unsigned char *base, Py_ssize_t len,
+                                                                 Py_ssize_t n, uint32_t *out)
+{
+    const __m256i m = _mm256_set1_epi32((int)MM_M);
+    int32_t len32[8];
+    for (int j = 0; j < 8; j++)
+        len32[j] = (int32_t)len;
+    Py_ssize_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const unsigned char *group = base + i * len;
+        const unsigned char *keys[8];
+        for (int j = 0; j < 8; j++)
+            keys[j] = group + j * len;
+        mm_finish8(mm_same_length8(keys, len, m), keys, len32, out + i, m);
+    }
+    for (; i < n; i++)
+        out[i] = murmur2_one(base + i * len, len);
+}
+
+__attribute__((target("avx2"))) static void murmur2_ptrs_avx2(const unsigned char *const *ptrs,
+                                                              const Py_ssize_t *lens, Py_ssize_t n,
+                                                              uint32_t *out)
+{
+    const __m256i m = _mm256_set1_epi32((int)MM_M);
+    Py_ssize_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        int32_t len32[8], nb32[8];
+        int32_t max_nb = 0;
+        for (int j = 0; j < 8; j++) {
+            len32[j] = (int32_t)lens[i + j];
+            nb32[j] = (int32_t)(lens[i + j] >> 2);
+            max_nb = nb32[j] > max_nb ? nb32[j] : max_nb;
+        }
+        const unsigned char *const *p = ptrs + i;
+        int same_length = len32[0] >= 16;
+        for (int j = 1; j < 8 && same_length; j++)
+            same_length = lens[i + j] == lens[i];
+        __m256i h;
+        if (same_length) {
+            h = mm_same_length8(p, lens[i], m);
+        }
+        else {
+            h = _mm256_xor_si256(_mm256_set1_epi32((int)MM_SEED), _mm256_loadu_si256((const __m256i *)len32));
+            const __m256i nb = _mm256_loadu_si256((const __m256i *)nb32);
+            static const unsigned char zero4[4] = {0, 0, 0, 0};
+            for (int32_t b = 0; b < max_nb; b++) {
+                const __m256i active = _mm256_cmpgt_epi32(nb, _mm256_set1_epi32(b));
+                /* lane loads through a select of the address: a finished lane reads four zero bytes, never
+                 * past its key; filling the vector from registers beats the gather instruction here */
+#define LANE(j) load_le32(b < nb32[j] ? p[j] + 4 * (Py_ssize_t)b : zero4)
+                const __m256i k = _mm256_setr_epi32((int)LANE(0), (int)LANE(1), (int)LANE(2), (int)LANE(3),
+                                                    (int)LANE(4), (int)LANE(5), (int)LANE(6), (int)LANE(7));
+#undef LANE
+                h = _mm256_blendv_epi8(h, mm_block(h, k, m), active);
+            }
+        }
+        mm_finish8(h, p, len32, out + i, m);
+    }
+    murmur2_ptrs_scalar(ptrs + i, lens + i, n - i, out + i);
+}
+#endif
+
+static int use_avx2 = 0; /* set at module init from the CPU's feature bits */
+
+static void murmur2_ptrs(const unsigned char *const *ptrs, const Py_ssize_t *lens, Py_ssize_t n, uint32_t *out)
+{
+#ifdef HAVE_AVX2_KERNEL
+    if (use_avx2) {
+        murmur2_ptrs_avx2(ptrs, lens, n, out);
+        return;
+    }
+#endif
+    murmur2_ptrs_scalar(ptrs, lens, n, out);
 }
 
 static inline uint32_t crc32_one(const unsigned char *p, Py_ssize_t len)
@@ -190,27 +358,75 @@ static inline int64_t offset_at(const char *base, Py_ssize_t i, int wide)
     return v;
 }
 
+/* Offsets that step by one length len >= 16 from a valid start to an end inside the buffer: keys laid
+ * out back to back (fixed_size_binary, or a binary array of equal-length keys). */
+static int offsets_uniform(const char *offs, int wide, Py_ssize_t n, int64_t size, int64_t *len_out)
+{
+    if (n < 8)
+        return 0;
+    const int64_t start = offset_at(offs, 0, wide);
+    const int64_t len = offset_at(offs, 1, wide) - start;
+    if (start < 0 || len < 16 || len > INT32_MAX || offset_at(offs, n, wide) != start + len * (int64_t)n ||
+        start + len * (int64_t)n > size)
+        return 0;
+    if (wide) {
+        const int64_t *o = (const int64_t *)offs; /* numpy/Arrow buffers are aligned */
+        for (Py_ssize_t i = 1; i < n; i++)
+            if (o[i] != start + len * (int64_t)i)
+                return 0;
+    }
+    else {
+        const int32_t *o = (const int32_t *)offs;
+        for (Py_ssize_t i = 1; i < n; i++)
+            if ((int64_t)o[i] != start + len * (int64_t)i)
+                return 0;
+    }
+    *len_out = len;
+    return 1;
+}
+
+#define PTR_CHUNK 256
+
 /* Hash keys [0, n); returns the index of the first key whose offsets are out of range, or -1. */
 static Py_ssize_t hash_offsets_loop(int algo, const unsigned char *data, int64_t size, const char *offs,
                                     int wide, const unsigned char *nulls, Py_ssize_t n, uint32_t *out)
 {
     int64_t start = offset_at(offs, 0, wide);
+#ifdef HAVE_AVX2_KERNEL
+    int64_t same_len;
+    if (algo == ALGO_MURMUR2 && use_avx2 && nulls == NULL && offsets_uniform(offs, wide, n, size, &same_len)) {
+        murmur2_uniform_avx2(data + start, (Py_ssize_t)same_len, n, out);
+        return -1;
+    }
+#endif
+    if (algo == ALGO_MURMUR2) {
+        /* validated (pointer, length) chunks for the eight-lane kernel */
+        const unsigned char *ptrs[PTR_CHUNK];
+        Py_ssize_t lens[PTR_CHUNK];
+        for (Py_ssize_t lo = 0; lo < n; lo += PTR_CHUNK) {
+            Py_ssize_t hi = lo + PTR_CHUNK < n ? lo + PTR_CHUNK : n;
+            for (Py_ssize_t i = lo; i < hi; i++) {
+                int64_t end = offset_at(offs, i + 1, wide);
+                if (start < 0 || end < start || end > size)
+                    return i;
+                ptrs[i - lo] = data + start;
+                lens[i - lo] = (nulls != NULL && nulls[i]) ? 0 : (Py_ssize_t)(end - start);
+                start = end;
+            }
+            murmur2_ptrs(ptrs, lens, hi - lo, out + lo);
+        }
+        return -1;
+    }
     for (Py_ssize_t i = 0; i < n; i++) {
         int64_t end = offset_at(offs, i + 1, wide);
         if (start < 0 || end < start || end > size)
             return i;
         Py_ssize_t len = (nulls != NULL && nulls[i]) ? 0 : (Py_ssize_t)(end - start);
         const unsigned char *p = data + start;
-        switch (algo) { /* the switch outside the per-key call lets each loop inline its hash */
-        case ALGO_MURMUR2:
-            out[i] = murmur2_one(p, len);
-            break;
-        case ALGO_CRC32:
+        if (algo == ALGO_CRC32) /* the branch outside the per-key call lets each loop inline its hash */
             out[i] = crc32_one(p, len);
-            break;
-        default:
+        else
             out[i] = fnv1a_one(p, len);
-        }
         start = end;
     }
     return -1;
@@ -279,10 +495,84 @@ static PyObject *py_hash_offsets(PyObject *self, PyObject *args, PyObject *kwarg
 }
 
 #define LIST_CHUNK 4096
+
+static void hash_chunk(int algo, const unsigned char *const *ptrs, const Py_ssize_t *lens, Py_ssize_t n,
+                       uint32_t *out)
+{
+    if (algo == ALGO_MURMUR2) {
+        murmur2_ptrs(ptrs, lens, n, out);
+        return;
+    }
+    for (Py_ssize_t j = 0; j < n; j++)
+        out[j] = hash_one(algo, ptrs[j], lens[j]);
+}
 /* A chunk with fewer key bytes than this is hashed holding the GIL (tens of microseconds at most, like
  * CPython's bytes.join, which also keeps the GIL below a size threshold); larger chunks take a reference
  * to each key and release the GIL while hashing. */
 #define NOGIL_MIN_BYTES (256 * 1024)
+
+/* Keys of a numpy fixed-width bytes ("S<width>") array: item i is data[i*width:(i+1)*width] with its
+ * trailing NUL bytes stripped, as numpy reads an S item. lengths[i] receives each key's length. */
+static PyObject *py_hash_fixed(PyObject *self, PyObject *args)
+{
+    int algo;
+    Py_ssize_t width;
+    PyObject *data_obj, *out_obj, *lengths_obj;
+    if (!PyArg_ParseTuple(args, "iOnOO:hash_fixed", &algo, &data_obj, &width, &out_obj, &lengths_obj))
+        return NULL;
+    if (check_algo(algo) < 0)
+        return NULL;
+    Py_buffer data, out, lengths;
+    if (get_bytes(data_obj, &data, -1, "data", 0) < 0)
+        return NULL;
+    if (width < 1 || width > INT32_MAX || data.len % width != 0) {
+        PyErr_Format(PyExc_ValueError, "width must be in [1, 2**31) and divide the %zd-byte buffer, got %zd",
+                     data.len, width);
+        PyBuffer_Release(&data);
+        return NULL;
+    }
+    const Py_ssize_t n = data.len / width;
+    if (get_out(out_obj, &out, n, "out") < 0) {
+        PyBuffer_Release(&data);
+        return NULL;
+    }
+    if (get_out(lengths_obj, &lengths, n, "lengths") < 0) {
+        PyBuffer_Release(&out);
+        PyBuffer_Release(&data);
+        return NULL;
+    }
+    const unsigned char *base = (const unsigned char *)data.buf;
+    uint32_t *hashes = (uint32_t *)out.buf, *lens_out = (uint32_t *)lengths.buf;
+    Py_BEGIN_ALLOW_THREADS;
+    const unsigned char *ptrs[PTR_CHUNK];
+    Py_ssize_t lens[PTR_CHUNK];
+    for (Py_ssize_t lo = 0; lo < n; lo += PTR_CHUNK) {
+        const Py_ssize_t hi = lo + PTR_CHUNK < n ? lo + PTR_CHUNK : n;
+        int full = 1; /* no item of the chunk ends in NUL: keys back to back, one length */
+        for (Py_ssize_t i = lo; i < hi; i++) {
+            const unsigned char *p = base + i * width;
+            Py_ssize_t len = width;
+            while (len > 0 && p[len - 1] == 0)
+                len--;
+            full &= len == width;
+            ptrs[i - lo] = p;
+            lens[i - lo] = len;
+            lens_out[i] = (uint32_t)len;
+        }
+#ifdef HAVE_AVX2_KERNEL
+        if (full && algo == ALGO_MURMUR2 && use_avx2 && width >= 16) {
+            murmur2_uniform_avx2(base + lo * width, width, hi - lo, hashes + lo);
+            continue;
+        }
+#endif
+        hash_chunk(algo, ptrs, lens, hi - lo, hashes + lo);
+    }
+    Py_END_ALLOW_THREADS;
+    PyBuffer_Release(&lengths);
+    PyBuffer_Release(&out);
+    PyBuffer_Release(&data);
+    Py_RETURN_NONE;
+}
 
 static PyObject *py_hash_list(PyObject *self, PyObject *args)
 {
@@ -328,6 +618,10 @@ static PyObject *py_hash_list(PyObject *self, PyObject *args)
         size_t chunk_bytes = 0;
         for (Py_ssize_t i = lo; i < hi; i++, taken++) {
             PyObject *item = items[i];
+#if defined(__GNUC__)
+            if (i + 16 < hi)
+                __builtin_prefetch(items[i + 16]); /* the object header: type and size are read next */
+#endif
             if (PyBytes_Check(item)) {
                 Py_ssize_t len = PyBytes_GET_SIZE(item);
                 ptrs[taken] = (const unsigned char *)PyBytes_AS_STRING(item);
@@ -350,15 +644,13 @@ static PyObject *py_hash_list(PyObject *self, PyObject *args)
         }
         if (chunk_bytes < NOGIL_MIN_BYTES) {
             /* short keys: hashing the chunk takes microseconds; keep the GIL, skip the refcounting */
-            for (Py_ssize_t j = 0; j < taken; j++)
-                hashes[lo + j] = hash_one(algo, ptrs[j], lens[j]);
+            hash_chunk(algo, ptrs, lens, taken, hashes + lo);
             continue;
         }
         for (Py_ssize_t j = 0; j < taken; j++)
             Py_INCREF(held[j]); /* keeps every key alive while the list may change without the GIL */
         Py_BEGIN_ALLOW_THREADS;
-        for (Py_ssize_t j = 0; j < taken; j++)
-            hashes[lo + j] = hash_one(algo, ptrs[j], lens[j]);
+        hash_chunk(algo, ptrs, lens, taken, hashes + lo);
         Py_END_ALLOW_THREADS;
         for (Py_ssize_t j = 0; j < taken; j++)
             Py_DECREF(held[j]);
@@ -430,6 +722,20 @@ static PyObject *py_remainder(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+static PyObject *py_simd(PyObject *self, PyObject *args)
+{
+    int enable = -1;
+    if (!PyArg_ParseTuple(args, "|i:simd", &enable))
+        return NULL;
+#ifdef HAVE_AVX2_KERNEL
+    if (enable == 0)
+        use_avx2 = 0;
+    else if (enable > 0)
+        use_avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
+#endif
+    return PyBool_FromLong(use_avx2);
+}
+
 static PyObject *py_murmur2(PyObject *self, PyObject *arg)
 {
     uint32_t h;
@@ -453,6 +759,12 @@ static PyMethodDef native_methods[] = {
      "hash_list(algo, keys, out, flags) -> (bad_index, none_count, empty_count): hash a list of bytes/None."},
     {"remainder", py_remainder, METH_VARARGS,
      "remainder(hashes, mask, n, out): out[i] = (hashes[i] & mask) % n as int64 (unsigned 32-bit hashes)."},
+    {"hash_fixed", py_hash_fixed, METH_VARARGS,
+     "hash_fixed(algo, data, width, out, lengths): hash every item of a numpy S<width> buffer (trailing NULs "
+     "stripped, as numpy reads items); lengths receives each key's length."},
+    {"simd", py_simd, METH_VARARGS,
+     "simd([enable]) -> bool: whether murmur2 batches use the eight-lane AVX2 kernel (0 turns it off, 1 "
+     "back on where the CPU has AVX2)."},
     {"murmur2", py_murmur2, METH_O, "murmur2(data) -> int: Kafka Utils.murmur2 of one key, signed 32-bit."},
     {NULL, NULL, 0, NULL},
 };
@@ -468,6 +780,10 @@ static struct PyModuleDef native_module = {
 PyMODINIT_FUNC PyInit__native(void)
 {
     crc_init();
+#ifdef HAVE_AVX2_KERNEL
+    __builtin_cpu_init();
+    use_avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
+#endif
     PyObject *m = PyModule_Create(&native_module);
     if (m == NULL)
         return NULL;

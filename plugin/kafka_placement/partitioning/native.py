@@ -6,13 +6,17 @@ importable; ``KAFKA_PLACEMENT_NO_NATIVE=1`` in the environment forces the numpy 
 and :func:`numpy_only` does so for a block of code. Both paths return identical hashes for every input
 (property-tested against each other, the scalar functions, kafka-python and librdkafka's helpers).
 
-- :func:`hash_batch` hashes a :class:`KeyBatch` (one buffer + offsets; a pyarrow array in place).
+- :func:`hash_batch` hashes a :class:`KeyBatch` (one buffer + offsets; a pyarrow array in place). On
+  x86-64 CPUs with AVX2 (checked at run time) murmur2 runs eight keys side by side, and keys of one
+  length stored back to back (fixed_size_binary, equal-length binary) are loaded sixteen bytes at a time
+  and transposed; :func:`simd_off` switches that off for a block (tests compare both).
 - :func:`murmur2_u32` hashes one key (the scalar record path of the client adapters).
 - :func:`hash_remainder` turns hashes into partition indices (C: a multiply by a precomputed
   reciprocal instead of a division per key).
 - :func:`hash_list` hashes a Python list/tuple of ``bytes``/``None`` straight from the objects (no join,
-  no per-key ``len()`` in Python); it returns ``None`` when the native module is off or an item is
-  neither ``bytes`` nor ``None`` — the caller then takes the general :func:`to_key_batch` path.
+  no per-key ``len()`` in Python), or a numpy ``S`` array straight from its buffer; it returns ``None``
+  when the native module is off or an item is neither ``bytes`` nor ``None`` — the caller then takes the
+  general :func:`to_key_batch` path.
 """
 
 from __future__ import annotations
@@ -67,6 +71,25 @@ def numpy_only() -> Iterator[None]:
         _enabled = previous
 
 
+def simd_enabled() -> bool:
+    """True if murmur2 batches run on the eight-lane AVX2 kernel (C accelerator on an AVX2 CPU)."""
+    return _native is not None and bool(_native.simd())
+
+
+@contextmanager
+def simd_off() -> Iterator[None]:
+    """Run the block with the scalar C murmur2 loop instead of the AVX2 kernel (for tests, benchmarks)."""
+    if _native is None:
+        yield
+        return
+    previous = bool(_native.simd())
+    _native.simd(0)
+    try:
+        yield
+    finally:
+        _native.simd(1 if previous else 0)
+
+
 def murmur2_u32(key: bytes) -> int:
     """Kafka murmur2 of one key as unsigned 32-bit: C when enabled, else the pure-Python reference."""
     if _enabled:
@@ -110,13 +133,24 @@ def hash_remainder(hashes: U32, mask: int, n: int) -> npt.NDArray[np.int64]:
 def hash_list(
     kind: HashKind, keys: object
 ) -> tuple[U32, npt.NDArray[np.bool_] | None, npt.NDArray[np.bool_] | None] | None:
-    """``(hashes, nulls, empties)`` of a list/tuple of ``bytes``/``None`` via C, or None (not applicable).
+    """``(hashes, nulls, empties)`` of a list/tuple of ``bytes``/``None`` or a numpy ``S`` array via C, or
+    None (not applicable).
 
     ``nulls`` marks ``None`` keys, ``empties`` keys of length 0 (``None`` and ``b""``); each is None when
-    no key qualifies.
+    no key qualifies. A numpy ``S<w>`` array is hashed from its buffer, each item without its trailing NUL
+    bytes (numpy's value of an ``S`` item), with no Python object per key.
     """
     _check_kind(kind)
-    if not _enabled or not isinstance(keys, list | tuple):
+    if not _enabled:
+        return None
+    if isinstance(keys, np.ndarray) and keys.ndim == 1 and keys.dtype.kind == "S" and keys.itemsize > 0:
+        data = np.ascontiguousarray(keys).view(np.uint8)
+        out = np.empty(keys.size, dtype=np.uint32)
+        lengths = np.empty(keys.size, dtype=np.uint32)
+        _native.hash_fixed(_ALGO[kind], data, keys.itemsize, out, lengths)
+        empty = lengths == 0
+        return out, None, empty if empty.any() else None
+    if not isinstance(keys, list | tuple):
         return None
     n = len(keys)
     out = np.empty(n, dtype=np.uint32)
@@ -125,5 +159,5 @@ def hash_list(
     if bad >= 0:
         return None
     nulls = flags == 1 if nones else None
-    empty = flags != 0 if nones or empties else None
-    return out, nulls, empty
+    empty_flags = flags != 0 if nones or empties else None
+    return out, nulls, empty_flags
