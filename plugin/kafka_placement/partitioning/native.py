@@ -71,15 +71,20 @@ def numpy_only() -> Iterator[None]:
         _enabled = previous
 
 
+def _has(name: str) -> bool:
+    """The compiled module has ``name`` (a build older than this source lacks the newer entry points)."""
+    return _native is not None and hasattr(_native, name)
+
+
 def simd_enabled() -> bool:
     """True if murmur2 batches run on the eight-lane AVX2 kernel (C accelerator on an AVX2 CPU)."""
-    return _native is not None and bool(_native.simd())
+    return _has("simd") and bool(_native.simd())
 
 
 @contextmanager
 def simd_off() -> Iterator[None]:
     """Run the block with the scalar C murmur2 loop instead of the AVX2 kernel (for tests, benchmarks)."""
-    if _native is None:
+    if not _has("simd"):
         yield
         return
     previous = bool(_native.simd())
@@ -143,7 +148,10 @@ def hash_list(
     _check_kind(kind)
     if not _enabled:
         return None
-    if isinstance(keys, np.ndarray) and keys.ndim == 1 and keys.dtype.kind == "S" and keys.itemsize > 0:
+    if (
+        isinstance(keys, np.ndarray) and keys.ndim == 1 and keys.dtype.kind == "S" and keys.itemsize > 0
+        and _has("hash_fixed")
+    ):
         data = np.ascontiguousarray(keys).view(np.uint8)
         out = np.empty(keys.size, dtype=np.uint32)
         lengths = np.empty(keys.size, dtype=np.uint32)
