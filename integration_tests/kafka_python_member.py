@@ -15,8 +15,9 @@ consumed. The member stays REBALANCING with heartbeats disabled (they are disabl
 keeps reporting the new generation with the old assignment, the broker drops it after
 session.timeout.ms, and nothing ever notices (no heartbeat is sent that could fail).
 
-:class:`JoinWatchdog` runs after every ``poll()`` of the worker's loop and recovers through the
-coordinator's semi-public ``request_rejoin()`` (the next ``poll()`` then starts a fresh
+:class:`JoinWatchdog` (the library's, ``kafka_placement.clients.kafka_python.join_watchdog``,
+which the confluent Consumer runs too) is called after every ``poll()`` of the worker's loop and
+recovers through the coordinator's semi-public ``request_rejoin()`` (the next ``poll()`` then starts a fresh
 JoinGroup; a member the broker already dropped gets UNKNOWN_MEMBER_ID and rejoins as new):
 
 1. a finished join task that nobody will consume (the bug above);
@@ -32,7 +33,6 @@ from __future__ import annotations
 
 import sys
 import threading
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -40,47 +40,21 @@ Json = dict[str, Any]
 
 
 class JoinWatchdog:
-    """Detects a kafka-python consumer stuck outside its group and asks it to rejoin."""
+    """The library's :class:`~kafka_placement.clients.kafka_python.join_watchdog.JoinWatchdog` on
+    a worker's ``KafkaConsumer``, reporting each rescue as an ``unstick`` event."""
 
     def __init__(self, consumer: Any, emit: Callable[[Json], None], session_timeout_s: float,
                  grace_s: float = 2.0) -> None:
-        self.consumer = consumer
-        self.emit = emit
-        self.session_timeout_s = session_timeout_s
-        self.grace_s = grace_s
-        self._idle_since: float | None = None
-        self._last_fire = 0.0
+        from kafka_placement.clients.kafka_python.join_watchdog import JoinWatchdog as CoordinatorWatchdog
 
-    def _fire(self, reason: str, **details: Any) -> None:
-        self._last_fire = time.monotonic()
-        self._idle_since = None
-        self.emit({"ev": "unstick", "reason": reason, **details})
-        self.consumer._coordinator.request_rejoin()
+        self.consumer = consumer
+        self._watchdog = CoordinatorWatchdog(
+            consumer._coordinator, session_timeout_s, grace_s=grace_s,
+            on_fire=lambda reason, details: emit({"ev": "unstick", "reason": reason, **details}),
+        )
 
     def check(self) -> None:
-        coordinator = self.consumer._coordinator
-        now = time.monotonic()
-        if now - self._last_fire < 1.0:  # give the requested rejoin a poll() to start
-            return
-        task = getattr(coordinator, "_join_task", None)
-        in_flight = task is not None and not task.is_done
-        needs = coordinator.need_rejoin()
-        if task is not None and task.is_done and not needs:
-            self._fire("unconsumed-join", generation=coordinator.group_metadata().generation_id)
-            return
-        heartbeat_on = bool(getattr(coordinator, "_heartbeat_enabled", True))
-        if not in_flight and not needs and not heartbeat_on:
-            if self._idle_since is None:
-                self._idle_since = now
-            elif now - self._idle_since > self.grace_s:
-                self._fire("parked-without-heartbeats", state=str(coordinator.state))
-            return
-        self._idle_since = None
-        heartbeat = coordinator.heartbeat
-        if heartbeat_on and not in_flight and not needs:
-            silent = now - max(heartbeat.last_receive, heartbeat.last_reset)
-            if silent > self.session_timeout_s + 1.0:
-                self._fire("no-heartbeat-success", silent_s=round(silent, 1))
+        self._watchdog.check()
 
 
 def run_member(

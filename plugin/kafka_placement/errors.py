@@ -70,3 +70,18 @@ class ReassignmentFormatError(InvalidArgumentError):
 # --- live side ---------------------------------------------------------------------------------
 class ClusterError(KafkaPlacementError, RuntimeError):
     """The live cluster (engine, image, brokers) could not be started or reached."""
+
+
+# --- consumer groups (clients.confluent.Consumer) ----------------------------------------------
+class ConsumerConfigError(InvalidArgumentError):
+    """A consumer configuration we cannot honour exactly (conflicting or unknown settings)."""
+
+
+class ConsumerGroupError(KafkaPlacementError, RuntimeError):
+    """The consumer could not join or keep its group membership (e.g. fenced static member,
+    inconsistent group protocol, group authorization)."""
+
+
+class CommitFailedError(ConsumerGroupError):
+    """Kafka: CommitFailedException — an offset commit refused because this member is not (or no
+    longer) part of the group's current generation."""

@@ -1,0 +1,112 @@
+"""A worker process around :class:`kafka_placement.clients.confluent.Consumer` for the live
+tests (run as ``python confluent_member.py '<json config>'``; this directory is ``sys.path[0]``).
+
+Prints one JSON event per line: ``ready``, ``assignment`` (partitions owned, on every change),
+``recs`` (``[partition, offset, key]`` of each record delivered), ``committed`` (after every
+successful synchronous commit, with the offsets), ``commit-refused``, ``revoke``/``assign``/``lost``
+(the application callbacks), ``closed``. Reads ``close`` on stdin. Commits synchronously every
+``commit_every_s`` and in ``on_revoke`` (the usual at-least-once pattern).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+import time
+from typing import Any
+
+Json = dict[str, Any]
+
+
+def main(config: Json) -> int:
+    from confluent_kafka import KafkaException
+
+    from kafka_placement.clients.confluent import Consumer, FailoverAssignor
+    from kafka_placement.errors import CommitFailedError
+
+    lock = threading.Lock()
+
+    def emit(event: Json) -> None:
+        event["t"] = time.time()
+        event["name"] = config["name"]
+        with lock:
+            sys.stdout.write(json.dumps(event) + "\n")
+            sys.stdout.flush()
+
+    closing = threading.Event()
+
+    def read_stdin() -> None:
+        for line in sys.stdin:
+            if line.strip() == "close":
+                break
+        closing.set()
+
+    threading.Thread(target=read_stdin, daemon=True).start()
+    strategy = config["strategy"]
+    assignor: Any = FailoverAssignor(priority=config["priority"]) if strategy == "failover" else strategy
+    conf: Json = {
+        "bootstrap.servers": config["bootstrap"],
+        "group.id": config["group"],
+        "client.id": config["name"],
+        "enable.auto.commit": False,
+        "auto.offset.reset": "earliest",
+        "session.timeout.ms": config.get("session_timeout_ms", 6000),
+        "heartbeat.interval.ms": 1000,
+    }
+    consumer = Consumer(conf, assignor=assignor)
+
+    def commit(why: str) -> None:
+        try:
+            done = consumer.commit(asynchronous=False)
+        except CommitFailedError as exc:
+            emit({"ev": "commit-refused", "why": why, "error": str(exc)})
+            return
+        except KafkaException as exc:  # _NO_OFFSET: nothing consumed since the partitions went
+            emit({"ev": "commit-nothing", "why": why, "error": str(exc)})
+            return
+        emit({"ev": "committed", "why": why, "offsets": [[tp.partition, tp.offset] for tp in done]})
+
+    def parts(partitions: list[Any]) -> list[int]:
+        return sorted(tp.partition for tp in partitions)
+
+    def on_assign(c: Any, partitions: list[Any]) -> None:
+        emit({"ev": "assign", "parts": parts(partitions)})
+
+    def on_revoke(c: Any, partitions: list[Any]) -> None:
+        if partitions:
+            commit("revoke")
+        emit({"ev": "revoke", "parts": parts(partitions)})
+
+    def on_lost(c: Any, partitions: list[Any]) -> None:
+        emit({"ev": "lost", "parts": parts(partitions)})
+
+    consumer.subscribe(config["topics"], on_assign=on_assign, on_revoke=on_revoke, on_lost=on_lost)
+    emit({"ev": "ready"})
+    last: list[int] | None = None
+    next_commit = time.monotonic() + config.get("commit_every_s", 0.5)
+    pending = False
+    while not closing.is_set():
+        msgs = consumer.consume(500, 0.1)
+        items = [[m.partition(), m.offset(), (m.key() or b"").decode()] for m in msgs if m.error() is None]
+        if items:
+            emit({"ev": "recs", "items": items})
+            pending = True
+        now = time.monotonic()
+        if pending and now >= next_commit:
+            next_commit = now + config.get("commit_every_s", 0.5)
+            pending = False
+            commit("periodic")
+        owned = parts(consumer.assignment())
+        if owned != last:
+            last = owned
+            emit({"ev": "assignment", "parts": owned, "member_id": consumer.memberid()})
+    if pending:
+        commit("close")
+    consumer.close()
+    emit({"ev": "closed"})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(json.loads(sys.argv[1])))

@@ -1,0 +1,209 @@
+"""Live proofs of :class:`kafka_placement.clients.confluent.Consumer` (librdkafka fetching, the
+group run by kafka-python's coordinator with our assignors).
+
+Workers are ``confluent_member.py`` subprocesses (SIGKILL-able); records are produced by a
+confluent-kafka Producer in this process throughout, and the consumed (partition, offset) set is
+compared with the producer's delivery reports.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from member_process import MemberProcess, create_ready_topic, wait_until
+
+pytestmark = [pytest.mark.integration]
+
+PARTITIONS = 6
+SESSION_TIMEOUT_S = 6.0
+WORKER = str(Path(__file__).with_name("confluent_member.py"))
+
+
+class Worker(MemberProcess):
+    def __init__(self, bootstrap: str, group: str, name: str, topic: str, strategy: str,
+                 log_dir: Path, **extra: Any) -> None:
+        self.name = name
+        config = {"bootstrap": bootstrap, "group": group, "name": name, "topics": [topic],
+                  "strategy": strategy, "session_timeout_ms": int(SESSION_TIMEOUT_S * 1000), **extra}
+        self.log = tempfile.NamedTemporaryFile(  # noqa: SIM115
+            prefix=f"cf-{name}-", suffix=".log", delete=False, dir=log_dir)
+        super().__init__([sys.executable, WORKER, json.dumps(config)], stderr=self.log)
+
+    def owned(self) -> set[int]:
+        event = self.last("assignment")
+        return set(event["parts"]) if event else set()
+
+    def first_time_owning(self, parts: set[int], after: float = 0.0) -> float | None:
+        return next((e["t"] for e in self.snapshot()
+                     if e["ev"] == "assignment" and set(e["parts"]) == parts and e["t"] >= after), None)
+
+    def records(self) -> list[tuple[int, int]]:
+        return [(p, o) for e in self.snapshot() if e["ev"] == "recs" for p, o, _ in e["items"]]
+
+    def record_times(self) -> list[float]:
+        return [e["t"] for e in self.snapshot() if e["ev"] == "recs"]
+
+    def uncommitted_at_loss(self) -> int:
+        """Records delivered after the worker's last successful commit, summed over every moment
+        it gave partitions up (revoke, lost, killed): what another member may see again."""
+        total = since = 0
+        for e in self.snapshot():
+            if e["ev"] == "recs":
+                since += len(e["items"])
+            elif e["ev"] == "committed":
+                since = 0
+            elif e["ev"] in ("revoke", "lost") and e["parts"]:
+                total += since
+                since = 0
+        return total + since
+
+    def log_tail(self, lines: int = 20) -> str:
+        with open(self.log.name, errors="replace") as f:
+            return "".join(f.readlines()[-lines:])
+
+
+class KeyedProducer:
+    """Keyed records at a steady rate on a thread; delivery reports give the produced set."""
+
+    def __init__(self, bootstrap: str, topic: str, rate_per_s: int, limit: int) -> None:
+        from confluent_kafka import Producer
+
+        self.producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 5, "acks": "all"})
+        self.topic, self.rate, self.limit = topic, rate_per_s, limit
+        self.delivered: set[tuple[int, int]] = set()
+        self.failed = 0
+        self.sent = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _report(self, err: Any, msg: Any) -> None:
+        if err is not None:
+            self.failed += 1
+        else:
+            self.delivered.add((msg.partition(), msg.offset()))
+
+    def _run(self) -> None:
+        batch = max(1, self.rate // 20)
+        while not self._stop.is_set() and self.sent < self.limit:
+            for _ in range(min(batch, self.limit - self.sent)):
+                self.producer.produce(self.topic, key=f"k{self.sent}".encode(), value=b"v",
+                                      on_delivery=self._report)
+                self.sent += 1
+            self.producer.poll(0)
+            time.sleep(0.05)
+        self.producer.flush(30)
+
+    def finish(self, timeout: float) -> None:
+        """Wait until all ``limit`` records are sent and delivered."""
+        self._thread.join(timeout)
+        assert not self._thread.is_alive(), f"producer sent only {self.sent} records in time"
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(60)
+
+
+@pytest.fixture()
+def topic(kafka_cluster: Any) -> str:
+    from kafka import KafkaAdminClient
+
+    admin = KafkaAdminClient(bootstrap_servers=kafka_cluster.bootstrap_servers, client_id="cf-live")
+    try:
+        return create_ready_topic(admin, "cf", PARTITIONS, 2)
+    finally:
+        admin.close()
+
+
+@pytest.fixture()
+def spawn(kafka_cluster: Any, tmp_path: Path) -> Any:
+    started: list[Worker] = []
+
+    def start(group: str, name: str, topic: str, strategy: str, **extra: Any) -> Worker:
+        worker = Worker(kafka_cluster.bootstrap_servers, group, name, topic, strategy, tmp_path, **extra)
+        started.append(worker)
+        return worker
+
+    yield start
+    for worker in started:
+        worker.close(timeout=15)
+
+
+def _owner_is(owner: Worker, others: list[Worker], what: str, timeout: float) -> float:
+    everything = set(range(PARTITIONS))
+
+    def settled() -> bool:
+        return owner.owned() == everything and all(not w.alive() or not w.owned() for w in others)
+
+    try:
+        wait_until(settled, timeout, what)
+    except AssertionError:
+        details = {w.name: (sorted(w.owned()), w.alive(), w.log_tail(8)) for w in [owner, *others]}
+        raise AssertionError(f"{what}: {json.dumps(details, indent=1)}") from None
+    t = owner.first_time_owning(everything)
+    assert t is not None
+    return float(t)
+
+
+def test_failover_priorities_kill_close_rejoin_no_loss(
+    kafka_cluster: Any, topic: str, spawn: Any, request: pytest.FixtureRequest
+) -> None:
+    group = f"cf-failover-{uuid.uuid4().hex[:8]}"
+    producer = KeyedProducer(kafka_cluster.bootstrap_servers, topic, rate_per_s=5000, limit=100_000)
+    p10 = spawn(group, "p10", topic, "failover", priority=10)
+    request.addfinalizer(producer.stop)
+    wait_until(lambda: p10.owned() == set(range(PARTITIONS)), 60, "p10 owning everything")
+    p5 = spawn(group, "p5", topic, "failover", priority=5)
+    p1 = spawn(group, "p1", topic, "failover", priority=1)
+    wait_until(lambda: p5.last("assignment") and p1.last("assignment"), 60, "p5 and p1 in the group")
+    _owner_is(p10, [p5, p1], "p10 alone consuming with p5 and p1 in the group", 60)
+    time.sleep(2)  # records flow to p10 only
+    assert p10.records() and not p5.records() and not p1.records()
+
+    # SIGKILL the owner: the broker drops it after session.timeout.ms, p5 takes over
+    killed_at = time.time()
+    p10.kill()
+    took = _owner_is(p5, [p1], "p5 owning everything after p10's SIGKILL", SESSION_TIMEOUT_S + 20) - killed_at
+    assert took <= SESSION_TIMEOUT_S + 3, f"p5 took over {took:.1f}s after SIGKILL"
+    time.sleep(2)
+
+    # clean close: LeaveGroup at once, p1 takes over
+    closed_at = time.time()
+    p5.close()
+    took_close = _owner_is(p1, [], "p1 owning everything after p5 closed", 20) - closed_at
+    assert took_close <= 3.0, f"p1 took over {took_close:.1f}s after p5's close"
+    time.sleep(2)
+
+    # the highest priority comes back and takes everything back
+    p10b = spawn(group, "p10b", topic, "failover", priority=10)
+    back = _owner_is(p10b, [p1], "p10 (restarted) owning everything again", 60)
+    assert max(p1.record_times(), default=0.0) < back, "p1 delivered records after p10 took over"
+    time.sleep(2)
+
+    producer.finish(60)
+    assert producer.failed == 0 and len(producer.delivered) == 100_000
+    produced = producer.delivered
+    workers = [p10, p5, p1, p10b]
+
+    def all_consumed() -> bool:
+        return produced <= {r for w in workers for r in w.records()}
+
+    wait_until(all_consumed, 60, f"{len(produced)} produced records consumed", step=0.5)
+    consumed = [r for w in workers for r in w.records()]
+    assert set(consumed) == produced, "records lost or invented"
+    duplicates = len(consumed) - len(set(consumed))
+    bound = sum(w.uncommitted_at_loss() for w in (p10, p5, p1))
+    print(f"\nfailover: produced {len(produced)}, consumed {len(consumed)}, duplicates {duplicates} "
+          f"(bound {bound}), SIGKILL takeover {took:.2f}s, close takeover {took_close:.2f}s")
+    assert duplicates <= bound
+    refused = [e for w in workers for e in w.snapshot() if e["ev"] == "commit-refused"]
+    assert not refused, refused

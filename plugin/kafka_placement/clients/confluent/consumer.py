@@ -1,0 +1,449 @@
+"""A drop-in ``confluent_kafka.Consumer`` whose group runs our assignors.
+
+librdkafka has no hook for a custom assignor, so the work is split between two mature clients:
+
+- librdkafka (``confluent_kafka.Consumer``) fetches, with manual ``assign()`` /
+  ``incremental_assign()``; it never subscribes, never joins, never commits;
+- kafka-python's classic-group ``ConsumerCoordinator`` (inside a ``KafkaConsumer`` that never
+  fetches) keeps the membership: JoinGroup/SyncGroup with our assignor
+  (:mod:`kafka_placement.clients.kafka_python.assignors`), heartbeats, LeaveGroup, and the
+  offset commits, which carry its generation and member id (fencing is the broker's).
+
+The application thread drives both: every ``poll()``/``consume()`` takes the rebalance events
+kafka-python's IO thread handed over (:mod:`.rebalance`), applies them to librdkafka, calls the
+application's ``on_assign``/``on_revoke``/``on_lost`` like confluent-kafka does, and starts a
+join when the coordinator needs one. The join runs to its end in one coroutine (never split
+across polls — the kafka-python 3.0.12 bug of ``docs/assignment.md``), and a
+:class:`~kafka_placement.clients.kafka_python.join_watchdog.JoinWatchdog` rescues any other
+stuck state.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+import confluent_kafka
+from kafka import KafkaConsumer
+from kafka import errors as kafka_errors
+from kafka.coordinator.assignors.abstract import RebalanceProtocol
+from kafka.structs import OffsetAndMetadata
+from kafka.structs import TopicPartition as KafkaTopicPartition
+
+from kafka_placement.clients.confluent.consumer_config import SplitConfig, split_config
+from kafka_placement.clients.confluent.rebalance import ASSIGN, LOST, REVOKE, RebalanceBridge, RebalanceEvent
+from kafka_placement.clients.kafka_python.join_watchdog import JoinWatchdog
+from kafka_placement.errors import CommitFailedError, ConsumerConfigError, ConsumerGroupError
+
+log = logging.getLogger(__name__)
+
+__all__ = ["Consumer"]
+
+#: Longest time the application's poll() blocks in librdkafka before looking at the group again.
+DRIVE_INTERVAL_S = 0.05
+#: Bound on close()'s LeaveGroup and on a synchronous commit.
+CLOSE_TIMEOUT_MS = 5000
+
+Partition = tuple[str, int]
+_NO_OFFSET = confluent_kafka.KafkaError._NO_OFFSET
+Callback = Callable[..., Any]
+_FATAL_JOIN_ERRORS = (
+    kafka_errors.FencedInstanceIdError,
+    kafka_errors.InconsistentGroupProtocolError,
+    kafka_errors.GroupAuthorizationFailedError,
+    kafka_errors.InvalidSessionTimeoutError,
+    kafka_errors.GroupMaxSizeReachedError,
+)
+_COMMIT_REFUSED = (
+    kafka_errors.CommitFailedError,
+    kafka_errors.IllegalGenerationError,
+    kafka_errors.UnknownMemberIdError,
+    kafka_errors.RebalanceInProgressError,
+    kafka_errors.FencedInstanceIdError,
+)
+
+
+def _tp(topic: str, partition: int, offset: int = confluent_kafka.OFFSET_INVALID) -> Any:
+    return confluent_kafka.TopicPartition(topic, partition, offset)
+
+
+class Consumer:
+    """``confluent_kafka.Consumer`` with a group run by our assignors.
+
+    ``config`` is confluent-kafka's dict. ``assignor`` is one of our kafka-python assignors
+    (``FailoverAssignor(priority=10)``), a strategy name (``"cooperative-sticky"``) or a list of
+    them; alternatively ``partition.assignment.strategy`` in ``config`` names ours (never both).
+    ``enable.auto.commit`` (default true) is implemented by this class exactly as librdkafka does:
+    stored offsets every ``auto.commit.interval.ms``, before a revocation and at close. Methods
+    not listed here are librdkafka's (``seek``, ``pause``, ``position``, ``get_watermark_offsets``,
+    ``committed``, ...).
+    """
+
+    def __init__(self, config: Mapping[str, Any], *, assignor: object | None = None, **kwargs: Any) -> None:
+        if kwargs:  # confluent-kafka also takes settings as keywords (logger=...)
+            config = {**config, **kwargs}
+        self._cfg: SplitConfig = split_config(config, assignor)
+        self._cooperative = RebalanceProtocol.COOPERATIVE in self._cfg.assignors[0].supported_protocols()
+        self._error_cb: Callback | None = config.get("error_cb")
+        self._rk = confluent_kafka.Consumer(self._cfg.librdkafka)
+        try:
+            self._kc = KafkaConsumer(**self._cfg.kafka_python)
+        except Exception:
+            self._rk.close()
+            raise
+        self._coordinator = self._kc._coordinator
+        self._bridge = RebalanceBridge(self._kc._manager.call_soon)
+        self._watchdog = JoinWatchdog(
+            self._coordinator, self._cfg.session_timeout_s,
+            on_fire=lambda reason, details: log.warning("group %s: rejoining (%s %s)",
+                                                        self._cfg.kafka_python["group_id"], reason, details),
+        )
+        self._owned: set[Partition] = set()
+        self._stored: dict[Partition, int] = {}
+        self._on_assign: Callback | None = None
+        self._on_revoke: Callback | None = None
+        self._on_lost: Callback | None = None
+        self._join: Any = None
+        self._lost = False
+        self._in_callback = False
+        self._callback_assigned = False
+        self._subscribed = False
+        self._closed = False
+        self._next_drive = 0.0
+        self._next_auto_commit = time.monotonic() + self._cfg.auto_commit_interval_s
+
+    # --- subscription -------------------------------------------------------------------------
+    def subscribe(
+        self,
+        topics: list[str],
+        on_assign: Callback | None = None,
+        on_revoke: Callback | None = None,
+        on_lost: Callback | None = None,
+    ) -> None:
+        """Join the group for ``topics``; callbacks are called from ``poll()``/``consume()`` as
+        ``cb(consumer, partitions)`` like confluent-kafka's."""
+        self._check_open()
+        if isinstance(topics, str) or not all(isinstance(t, str) and t for t in topics):
+            raise ConsumerConfigError(f"topics must be a list of topic names, got {topics!r}")
+        if any(t.startswith("^") for t in topics):
+            raise ConsumerConfigError(f"regex subscriptions are not supported here, got {topics!r}")
+        for name, cb in (("on_assign", on_assign), ("on_revoke", on_revoke), ("on_lost", on_lost)):
+            if cb is not None and not callable(cb):
+                raise ConsumerConfigError(f"{name} must be callable, got {cb!r}")
+        self._on_assign, self._on_revoke, self._on_lost = on_assign, on_revoke, on_lost
+        self._kc.subscribe(list(topics), listener=self._bridge)
+        self._subscribed = True
+        self._next_drive = 0.0
+
+    def unsubscribe(self) -> None:
+        """Leave the group's subscription (revoking everything first)."""
+        self._check_open()
+        self._revoke_all()
+        self._kc.unsubscribe()
+        self._subscribed = False
+
+    # --- consuming ----------------------------------------------------------------------------
+    def poll(self, timeout: float | None = None) -> Any:
+        """One message (or event/error message) or None, like ``confluent_kafka.Consumer.poll``."""
+        self._check_open()
+        deadline = None if timeout is None or timeout < 0 else time.monotonic() + timeout
+        rk_poll = self._rk.poll
+        while True:
+            now = time.monotonic()
+            if now >= self._next_drive:
+                self._drive(now)
+            wait = DRIVE_INTERVAL_S if deadline is None else max(0.0, min(DRIVE_INTERVAL_S, deadline - now))
+            msg = rk_poll(wait)
+            if msg is not None:
+                return msg
+            if deadline is not None and time.monotonic() >= deadline:
+                return None
+
+    def consume(self, num_messages: int = 1, timeout: float = -1) -> list[Any]:
+        """Up to ``num_messages`` messages, like ``confluent_kafka.Consumer.consume``."""
+        self._check_open()
+        deadline = None if timeout is None or timeout < 0 else time.monotonic() + timeout
+        rk_consume = self._rk.consume
+        while True:
+            now = time.monotonic()
+            if now >= self._next_drive:
+                self._drive(now)
+            wait = DRIVE_INTERVAL_S if deadline is None else max(0.0, min(DRIVE_INTERVAL_S, deadline - now))
+            msgs: list[Any] = rk_consume(num_messages, wait)
+            if msgs or (deadline is not None and time.monotonic() >= deadline):
+                return msgs
+
+    # --- group driving (application thread) --------------------------------------------------
+    def _drive(self, now: float) -> None:
+        self._next_drive = now + DRIVE_INTERVAL_S
+        if not self._subscribed:
+            return
+        coordinator = self._coordinator
+        coordinator._invoke_completed_offset_commit_callbacks()
+        while (event := self._bridge.take()) is not None:
+            self._handle(event)
+        join = self._join
+        if join is not None and join.is_done:
+            self._join = None
+            if join.failed():
+                self._join_failed(join.exception)
+        if self._join is None and coordinator.need_rejoin():
+            self._join = self._kc._manager.call_soon(coordinator.ensure_active_group_async, None)
+        try:
+            coordinator.poll_heartbeat()  # liveness for max.poll.interval.ms; re-raises a dead heartbeat loop
+        except kafka_errors.KafkaError as exc:
+            log.warning("group %s: heartbeat loop stopped (%r); restarted by the next join", self._group, exc)
+        if self._owned and coordinator._generation.is_lost() and not self._lost:
+            self._lose(sorted(self._owned), "the broker removed this member from the group")
+        self._watchdog.check(join_in_flight=self._join is not None)
+        if self._cfg.auto_commit and now >= self._next_auto_commit:
+            self._next_auto_commit = now + self._cfg.auto_commit_interval_s
+            if self._owned and not self._lost and not coordinator.rebalance_in_progress():
+                self._commit_offsets(self._stored_offsets(self._owned), asynchronous=True)
+
+    @property
+    def _group(self) -> str:
+        return str(self._cfg.kafka_python["group_id"])
+
+    def _join_failed(self, exc: BaseException | None) -> None:
+        if isinstance(exc, _FATAL_JOIN_ERRORS):
+            raise ConsumerGroupError(f"group {self._group}: cannot join: {exc!r}") from exc
+        log.warning("group %s: join attempt failed (%r); retrying", self._group, exc)
+
+    def _handle(self, event: RebalanceEvent) -> None:
+        """One rebalance step on the application thread; the join waits until it is finished."""
+        error: BaseException | None = None
+        try:
+            if event.kind == ASSIGN:
+                self._lost = False
+                self._assign(event.partitions)
+            elif event.kind == REVOKE:
+                self._revoke([p for p in event.partitions if p in self._owned])
+            elif event.kind == LOST:
+                lost = [p for p in event.partitions if p in self._owned]
+                if lost:  # else already handled when the drive saw the generation reset
+                    self._lose(lost, "membership lost")
+        except BaseException as exc:  # the join continues; the application sees its error
+            error = exc
+        finally:
+            self._bridge.finish(event, error)
+        if error is not None:
+            raise error
+
+    def _call(self, callback: Callback | None, partitions: list[Partition]) -> bool:
+        """Run an application callback; True when it called assign/unassign itself."""
+        if callback is None:
+            return False
+        self._in_callback, self._callback_assigned = True, False
+        try:
+            callback(self, [_tp(t, p) for t, p in partitions])
+        finally:
+            self._in_callback = False
+        return self._callback_assigned
+
+    def _assign(self, partitions: list[Partition]) -> None:
+        new = [p for p in partitions if p not in self._owned] if self._cooperative else partitions
+        handled = self._call(self._on_assign, new)
+        if not handled:
+            tps = [_tp(t, p) for t, p in new]
+            if self._cooperative:
+                if tps:
+                    self._rk.incremental_assign(tps)
+            else:
+                self._rk.assign(tps)
+        self._owned = self._owned | set(new) if self._cooperative else set(partitions)
+
+    def _revoke(self, partitions: list[Partition]) -> None:
+        if not partitions:  # nothing owned: no callback (librdkafka calls none either)
+            return
+        if self._cfg.auto_commit and not self._lost and partitions:
+            try:
+                self._commit_offsets(self._stored_offsets(partitions), asynchronous=False)
+            except CommitFailedError as exc:
+                log.warning("group %s: commit before revocation refused: %s", self._group, exc)
+        handled = self._call(self._on_revoke, partitions)
+        self._drop(partitions, handled)
+
+    def _lose(self, partitions: list[Partition], why: str) -> None:
+        """Membership lost: the partitions may already be someone else's; no commit is tried."""
+        self._lost = True
+        log.warning("group %s: %s; partitions lost: %s", self._group, why, partitions)
+        if self._error_cb is not None:
+            self._error_cb(confluent_kafka.KafkaError(confluent_kafka.KafkaError._ASSIGNMENT_LOST,
+                                                      f"group {self._group}: {why}"))
+        if not partitions:
+            return
+        handled = self._call(self._on_lost if self._on_lost is not None else self._on_revoke, partitions)
+        self._drop(partitions, handled)
+
+    def _drop(self, partitions: list[Partition], handled: bool) -> None:
+        if not handled:
+            if self._cooperative:
+                if partitions:
+                    self._rk.incremental_unassign([_tp(t, p) for t, p in partitions])
+            else:
+                self._rk.unassign()
+        gone = set(partitions)
+        self._owned = self._owned - gone if self._cooperative else set()
+        for p in gone:
+            self._stored.pop(p, None)
+
+    def _revoke_all(self) -> None:
+        for event in self._bridge.release_all():
+            log.debug("group %s: %s released at close", self._group, event.kind)
+        if self._owned:
+            if self._lost or self._coordinator._generation.is_lost():
+                self._lose(sorted(self._owned), "membership lost before close")
+            else:
+                self._revoke(sorted(self._owned))
+
+    # --- manual assignment calls (inside callbacks, as confluent-kafka allows) -----------------
+    def assign(self, partitions: list[Any]) -> None:
+        self._callback_assigned = self._in_callback
+        self._rk.assign(partitions)
+
+    def unassign(self) -> None:
+        self._callback_assigned = self._in_callback
+        self._rk.unassign()
+
+    def incremental_assign(self, partitions: list[Any]) -> None:
+        self._callback_assigned = self._in_callback
+        self._rk.incremental_assign(partitions)
+
+    def incremental_unassign(self, partitions: list[Any]) -> None:
+        self._callback_assigned = self._in_callback
+        self._rk.incremental_unassign(partitions)
+
+    def assignment(self) -> list[Any]:
+        """The partitions this member owns in the group (librdkafka fetches exactly these)."""
+        return [_tp(t, p) for t, p in sorted(self._owned)]
+
+    def rebalance_protocol(self) -> str:
+        return "COOPERATIVE" if self._cooperative else "EAGER"
+
+    def memberid(self) -> str | None:
+        member_id = self._coordinator.group_metadata().member_id
+        return str(member_id) if member_id else None
+
+    def group_metadata(self) -> Any:
+        """kafka-python's ConsumerGroupMetadata (group, generation, member id, instance id, state)."""
+        return self._coordinator.group_metadata()
+
+    def consumer_group_metadata(self) -> Any:
+        raise ConsumerConfigError(
+            "consumer_group_metadata() (transactional offset commits) is not supported: librdkafka "
+            "does not know this group's generation"
+        )
+
+    # --- offsets ------------------------------------------------------------------------------
+    def store_offsets(self, message: Any = None, offsets: list[Any] | None = None) -> None:
+        """Store offsets for the next commit (``enable.auto.offset.store=false``), like librdkafka."""
+        if self._cfg.auto_offset_store:
+            raise ConsumerConfigError("store_offsets() requires enable.auto.offset.store=false")
+        for p, offset in self._offsets_of(message, offsets).items():
+            self._stored[p] = offset
+
+    def commit(self, message: Any = None, offsets: list[Any] | None = None, asynchronous: bool = True) -> Any:
+        """Commit through the group coordinator with this member's generation and member id.
+
+        Without ``message``/``offsets``: the stored offsets of the assignment (the position after
+        the last message delivered, or ``store_offsets()``). Refused with
+        :class:`~kafka_placement.errors.CommitFailedError` when the member is not in the current
+        generation. Asynchronous results go to the ``on_commit`` callback.
+        """
+        self._check_open()
+        if message is not None or offsets is not None:
+            to_commit = self._offsets_of(message, offsets)
+        else:
+            to_commit = self._stored_offsets(self._owned)
+            if not to_commit:  # librdkafka's answer, to the letter
+                error = confluent_kafka.KafkaError(_NO_OFFSET, "Local: No offset stored")
+                raise confluent_kafka.KafkaException(error)
+        return self._commit_offsets(to_commit, asynchronous=asynchronous)
+
+    @staticmethod
+    def _offsets_of(message: Any, offsets: list[Any] | None) -> dict[Partition, int]:
+        if message is not None and offsets is not None:
+            raise ConsumerConfigError("give message or offsets, not both")
+        if message is not None:
+            if message.error() is not None:
+                raise ConsumerConfigError(f"cannot commit an error message: {message.error()}")
+            return {(message.topic(), message.partition()): message.offset() + 1}
+        return {(tp.topic, tp.partition): tp.offset for tp in offsets or ()}
+
+    def _stored_offsets(self, partitions: Iterable[Partition]) -> dict[Partition, int]:
+        parts = sorted(partitions)
+        if not parts:
+            return {}
+        if not self._cfg.auto_offset_store:
+            return {p: self._stored[p] for p in parts if p in self._stored}
+        positions = self._rk.position([_tp(t, p) for t, p in parts])
+        return {(tp.topic, tp.partition): tp.offset for tp in positions if tp.offset >= 0}
+
+    def _commit_offsets(self, offsets: dict[Partition, int], asynchronous: bool) -> Any:
+        if self._lost:
+            raise CommitFailedError(
+                f"group {self._group}: commit refused, this member lost its group membership; its "
+                "partitions may be consumed by another member now"
+            )
+        if not offsets:
+            return None if asynchronous else []
+        kafka_offsets = {
+            KafkaTopicPartition(t, p): OffsetAndMetadata(o, "", -1) for (t, p), o in offsets.items()
+        }
+        if asynchronous:
+            self._coordinator.commit_offsets_async(kafka_offsets, callback=self._commit_done)
+            return None
+        try:
+            self._coordinator.commit_offsets_sync(kafka_offsets, timeout_ms=CLOSE_TIMEOUT_MS)
+        except _COMMIT_REFUSED as exc:
+            raise CommitFailedError(
+                f"group {self._group}: commit refused for generation "
+                f"{self._coordinator.group_metadata().generation_id}: {exc}"
+            ) from exc
+        except kafka_errors.KafkaError as exc:
+            raise CommitFailedError(f"group {self._group}: commit failed: {exc!r}") from exc
+        return [_tp(t, p, o) for (t, p), o in sorted(offsets.items())]
+
+    def _commit_done(self, offsets: Mapping[Any, Any], result: Any) -> None:
+        error = None
+        if isinstance(result, BaseException):
+            log.warning("group %s: asynchronous commit failed: %r", self._group, result)
+            error = confluent_kafka.KafkaError(confluent_kafka.KafkaError._FAIL, f"commit failed: {result!r}")
+        if self._cfg.on_commit is not None:
+            parts = [_tp(tp.topic, tp.partition, om.offset) for tp, om in sorted(offsets.items())]
+            self._cfg.on_commit(error, parts)
+
+    # --- closing ------------------------------------------------------------------------------
+    def close(self) -> None:
+        """Revoke (committing first when auto-commit is on), leave the group at once, close both
+        clients."""
+        if self._closed:
+            return
+        try:
+            if self._subscribed:
+                self._revoke_all()
+        finally:
+            self._closed = True
+            try:
+                self._kc.close(autocommit=False, timeout_ms=CLOSE_TIMEOUT_MS)
+            finally:
+                self._rk.close()
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise RuntimeError("Consumer closed")
+
+    def __getattr__(self, name: str) -> Any:
+        # everything else is librdkafka's (seek, pause, resume, position, committed, ...)
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self._rk, name)
+
+    def __enter__(self) -> Consumer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
