@@ -20,7 +20,7 @@ Json = dict[str, Any]
 
 
 def main(config: Json) -> int:
-    from confluent_kafka import KafkaException
+    from confluent_kafka import KafkaException, TopicPartition
 
     from kafka_placement.clients.confluent import Consumer, FailoverAssignor
     from kafka_placement.errors import CommitFailedError
@@ -78,8 +78,14 @@ def main(config: Json) -> int:
             commit("revoke")
         emit({"ev": "revoke", "parts": parts(partitions)})
 
+    last_offsets: dict[int, int] = {}
+    retry_after_lost: list[Any] = []
+
     def on_lost(c: Any, partitions: list[Any]) -> None:
         emit({"ev": "lost", "parts": parts(partitions)})
+        # what a careless application does next: commit what it consumed; must be refused
+        retry_after_lost[:] = [TopicPartition(tp.topic, tp.partition, last_offsets[tp.partition] + 1)
+                               for tp in partitions if tp.partition in last_offsets]
 
     consumer.subscribe(config["topics"], on_assign=on_assign, on_revoke=on_revoke, on_lost=on_lost)
     emit({"ev": "ready"})
@@ -92,6 +98,16 @@ def main(config: Json) -> int:
         if items:
             emit({"ev": "recs", "items": items})
             pending = True
+            for p, o, _ in items:
+                last_offsets[p] = max(o, last_offsets.get(p, -1))
+        if retry_after_lost:
+            offsets, retry_after_lost[:] = list(retry_after_lost), []
+            try:
+                consumer.commit(offsets=offsets, asynchronous=False)
+                emit({"ev": "committed", "why": "after-lost",
+                      "offsets": [[tp.partition, tp.offset] for tp in offsets]})
+            except CommitFailedError as exc:
+                emit({"ev": "commit-refused", "why": "after-lost", "error": str(exc)})
         now = time.monotonic()
         if pending and now >= next_commit:
             next_commit = now + config.get("commit_every_s", 0.5)

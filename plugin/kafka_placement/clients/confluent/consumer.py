@@ -195,13 +195,27 @@ class Consumer:
             coordinator.poll_heartbeat()  # liveness for max.poll.interval.ms; re-raises a dead heartbeat loop
         except kafka_errors.KafkaError as exc:
             log.warning("group %s: heartbeat loop stopped (%r); restarted by the next join", self._group, exc)
-        if self._owned and coordinator._generation.is_lost() and not self._lost:
-            self._lose(sorted(self._owned), "the broker removed this member from the group")
+        if self._owned and not self._lost:
+            if coordinator._generation.is_lost():
+                self._lose(sorted(self._owned), "the broker removed this member from the group")
+            elif self._session_expired(now):
+                # librdkafka's rule: no successful heartbeat for session.timeout.ms means the
+                # broker has (or will have) given the partitions away. kafka-python is told too,
+                # so it refuses commits and rejoins as a new member.
+                coordinator.reset_generation()
+                self._lose(sorted(self._owned), "no successful heartbeat within session.timeout.ms")
         self._watchdog.check(join_in_flight=self._join is not None)
         if self._cfg.auto_commit and now >= self._next_auto_commit:
             self._next_auto_commit = now + self._cfg.auto_commit_interval_s
             if self._owned and not self._lost and not coordinator.rebalance_in_progress():
                 self._commit_offsets(self._stored_offsets(self._owned), asynchronous=True)
+
+    def _session_expired(self, now: float) -> bool:
+        coordinator = self._coordinator
+        if self._join is not None or not getattr(coordinator, "_heartbeat_enabled", False):
+            return False  # during a join the rebalance timeout applies, not the session
+        heartbeat = coordinator.heartbeat
+        return bool(now - max(heartbeat.last_receive, heartbeat.last_reset) > self._cfg.session_timeout_s)
 
     @property
     def _group(self) -> str:
