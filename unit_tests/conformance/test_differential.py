@@ -28,17 +28,7 @@ SEED = int(os.environ.get("KAFKA_PLACEMENT_CONFORMANCE_SEED", "20261121"))
 #: Mismatches found by this suite and not fixed yet (see test_known_mismatches.py for the minimal
 #: cases). Listed so the default run stays honest (XFAIL with the reason in the summary) instead
 #: of silently shrinking the sample; remove an entry as soon as the owner fixes it.
-KNOWN_MISMATCHES = {
-    "cooperative-sticky": (
-        "KNOWN MISMATCH (~0.24% of 10,000, unequal subscriptions): ours and Java stop at different KIP-54 "
-        "balanced points — ours either moves a partition more (mostly for a better balance score) or ends "
-        "less balanced with fewer moves; the KIP-341 stale-claim revocation is fixed"
-    ),
-    "sticky": (
-        "KNOWN MISMATCH (~0.13% of 10,000, unequal subscriptions): ours and Java stop at different KIP-54 "
-        "balanced points — ours either moves one partition more or ends less balanced with fewer moves"
-    ),
-}
+KNOWN_MISMATCHES: dict[str, str] = {}
 
 
 def _assert_clean(result: AlgorithmResult) -> None:

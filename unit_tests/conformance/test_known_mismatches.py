@@ -129,3 +129,32 @@ def test_cooperative_equal_subscriptions_revokes_what_java_revokes(java: JavaRef
     expected = java.assign("cooperative-sticky", {"Orders": 6}, members)
     assert not isinstance(expected, JavaError)
     assert _ours("cooperative-sticky", {"Orders": 6}, members) == {m: sorted(v) for m, v in expected.items()}
+
+
+def test_rack_aware_fresh_sticky_equals_java(java: JavaReference) -> None:
+    """Issue 15: 9 partitions, 6 with their replica on r1 and 3 on r0, a consumer in each rack:
+    Java gives the larger share to the r1 consumer (its rack-aware round robin); ours did the
+    opposite before it followed Java's rack-aware constrained builder."""
+    from kafka_placement.assignment import assign
+
+    partitions = {"t": 9}
+    replicas = {T("t", p): (1 if p < 6 else 0,) for p in range(9)}
+    broker_racks: dict[int, str | None] = {0: "r0", 1: "r1"}
+    members = {"a": Member(["t"], rack="r0"), "b": Member(["t"], rack="r1")}
+    expected = java.assign("sticky", partitions, members, replicas=replicas, broker_racks=broker_racks)
+    assert not isinstance(expected, JavaError)
+    racks = {tp: {broker_racks[b] or ""} for tp, (b,) in replicas.items()}
+    ours = assign("sticky", partitions, members, partition_racks=racks)
+    assert ours == {m: sorted(v) for m, v in expected.items()}
+    assert len(ours["b"]) == 5
+
+
+def test_astral_member_id_sorts_below_private_use_like_java(java: JavaReference) -> None:
+    """Issue 15: Java orders member ids by UTF-16 code units: the emoji (a surrogate pair) before
+    U+E000, so with one partition the emoji member gets it."""
+    from kafka_placement.assignment import assign
+
+    members = {"\U0001f600": Member(["t"]), "\ue000": Member(["t"])}
+    expected = java.assign("sticky", {"t": 1}, members)
+    assert expected == {"\U0001f600": [T("t", 0)], "\ue000": []}
+    assert assign("sticky", {"t": 1}, members) == expected

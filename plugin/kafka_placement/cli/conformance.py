@@ -56,7 +56,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     from kafka_placement.conformance.jars import JavaReferenceUnavailable
-    from kafka_placement.conformance.runner import ALGORITHMS, run_algorithm
+    from kafka_placement.conformance.runner import ALGORITHMS, RULES, run_algorithm
     from kafka_placement.errors import InvalidArgumentError
 
     selected: list[str] = []
@@ -93,6 +93,14 @@ def run(args: argparse.Namespace) -> int:
                 f"{kind}: {n}" for kind, n in sorted(result.kinds.items(), key=lambda kv: -kv[1])
             )
             print(f"  kinds: {kinds}", flush=True)
+        rule = RULES.get(algorithm)
+        if rule is not None:
+            print(f"  rule: {rule}", flush=True)
+        if result.agreements:
+            outcomes = ", ".join(
+                f"{label}: {n}" for label, n in sorted(result.agreements.items(), key=lambda kv: -kv[1])
+            )
+            print(f"  outcomes: {outcomes}", flush=True)
         for example in result.examples[: args.examples]:
             print(f"  mismatch (seed {args.seed}) {example}", flush=True)
         if result.reference_anomalies:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from kafka_placement.conformance.scenarios import GroupScenario
 from kafka_placement.vocabulary import Member, TopicPartition
 
 Assignment = Mapping[str, Sequence[TopicPartition]]
@@ -135,3 +136,36 @@ def moves_between(before: Mapping[TopicPartition, str], assignment: Assignment) 
 def normalized(assignment: Assignment) -> dict[str, list[TopicPartition]]:
     """Members with their partitions sorted by (topic, partition), for exact comparison."""
     return {m: sorted(tps) for m, tps in sorted(assignment.items())}
+
+
+def off_rack(s: GroupScenario, assignment: Assignment) -> int:
+    """Partitions held by a consumer with a rack where none of the partition's replicas lives."""
+    racks = s.partition_racks() or {}
+    return sum(
+        1
+        for m, tps in assignment.items()
+        if s.members[m].rack
+        for tp in tps
+        if s.members[m].rack not in racks.get(tp, frozenset())
+    )
+
+
+def rack_aware(s: GroupScenario) -> bool:
+    """KIP-881's condition (``useRackAwareAssignment``): some consumer has a rack, some replica of
+    the subscribed partitions lives in one of those racks, and not every subscribed partition has
+    the same set of replica racks."""
+    racks = s.partition_racks()
+    consumer_racks = {m.rack for m in s.members.values() if m.rack}
+    if racks is None or not consumer_racks:
+        return False
+    subscribed = {t for m in s.members.values() for t in m.topics}
+    per_partition = [
+        racks.get(TopicPartition(t, p), frozenset())
+        for t, n in s.partitions_per_topic.items()
+        if t in subscribed
+        for p in range(n)
+    ]
+    union = frozenset().union(*per_partition) if per_partition else frozenset()
+    if consumer_racks.isdisjoint(union):
+        return False
+    return not all(r == union for r in per_partition)

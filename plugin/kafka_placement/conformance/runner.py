@@ -39,6 +39,7 @@ ALGORITHMS: tuple[str, ...] = (
     "sticky",
     "sticky-equal",
     "sticky-rack-equal",
+    "sticky-rack-fresh",
     "cooperative-sticky",
     "cooperative-sticky-equal",
     "adminutils",
@@ -56,6 +57,46 @@ MAX_KEPT_MISMATCHES = 5
 class ReferenceAnomaly(str):
     """A check outcome where Java's own result broke an invariant but ours did not: not counted as
     a mismatch of ours, counted and reported separately."""
+
+
+class Agreement(str):
+    """A passing outcome of a quality check, with how ours compares (``equal to Java`` or
+    ``better than Java: ...``): counted per label in the result, not a mismatch."""
+
+
+#: The criterion of each quality-checked algorithm (printed by the CLI with the outcome counts).
+RULES: dict[str, str] = {
+    "sticky": (
+        "ours valid; where Java's result is valid: balance score, partitions moved and (KIP-881) "
+        "partitions off their consumer's rack each <= Java's"
+    ),
+    "sticky-rack-fresh": ("equal to Java where KIP-881 rack-aware logic applies; elsewhere the sticky rule"),
+    "cooperative-sticky": (
+        "rounds to the fixed point: never two owners; ours valid; where Java's rounds stay valid: "
+        "final balance score, moves and unassigned partitions each <= Java's"
+    ),
+}
+
+
+def _agreement(
+    java: Mapping[str, Sequence[TopicPartition]],
+    ours: Mapping[str, Sequence[TopicPartition]],
+    s: scenarios.GroupScenario,
+    java_moves: int,
+    our_moves: int,
+) -> Agreement:
+    if checks.normalized(java) == checks.normalized(ours):
+        return Agreement("equal to Java")
+    better = []
+    if checks.balance_score(ours) < checks.balance_score(java):
+        better.append("balance")
+    if our_moves < java_moves:
+        better.append("moves")
+    if checks.rack_aware(s) and checks.off_rack(s, ours) < checks.off_rack(s, java):
+        better.append("racks")
+    if better:
+        return Agreement("better than Java (" + ", ".join(better) + ")")
+    return Agreement("as good as Java, another assignment")
 
 
 class OursUnavailable(Exception):
@@ -85,6 +126,8 @@ class AlgorithmResult:
     anomaly_examples: list[Mismatch] = field(default_factory=list)
     #: mismatch count per kind (see :func:`mismatch_kind`)
     kinds: dict[str, int] = field(default_factory=dict)
+    #: passing outcomes of quality checks per label (see :class:`Agreement`)
+    agreements: dict[str, int] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -264,25 +307,38 @@ def _quality(
 
 def check_sticky(ref: JavaReference, rng: random.Random) -> tuple[Any, str | None]:
     s = scenarios.sticky_scenario(rng, racks=rng.random() < 0.3)
+    return s, _sticky_quality(ref, s)
+
+
+def _sticky_quality(ref: JavaReference, s: scenarios.GroupScenario) -> str | None:
+    """Ours valid; where Java's result is valid: balance score, moves and (where KIP-881 applies)
+    partitions off their consumer's rack each no worse than Java's."""
     java = _java_assign(ref, "sticky", s)
     try:
         ours = _our_assign("sticky", s)
     except OursUnavailable:
         raise
     except Exception as exc:
-        return s, f"ours crashed with {type(exc).__name__}: {exc}"
+        return f"ours crashed with {type(exc).__name__}: {exc}"
     out = [f"ours invalid: {p}" for p in checks.problems(s.partitions_per_topic, s.members, ours)]
     if isinstance(java, JavaError):
         if out:
-            return s, "; ".join([*out, f"(Java threw {java.class_name}: {java.message})"])
-        return s, ReferenceAnomaly(f"Java threw {java.class_name}: {java.message}; ours valid")
+            return "; ".join([*out, f"(Java threw {java.class_name}: {java.message})"])
+        return ReferenceAnomaly(f"Java threw {java.class_name}: {java.message}; ours valid")
     java_problems = checks.problems(s.partitions_per_topic, s.members, java)
     if java_problems:
         if out:
-            return s, "; ".join(out + [f"(Java invalid too: {p})" for p in java_problems])
-        return s, ReferenceAnomaly("Java invalid, ours valid: " + "; ".join(java_problems))
-    out += _quality(s, java, ours, checks.moves(s.members, java), checks.moves(s.members, ours))
-    return s, "; ".join(out) or None
+            return "; ".join(out + [f"(Java invalid too: {p})" for p in java_problems])
+        return ReferenceAnomaly("Java invalid, ours valid: " + "; ".join(java_problems))
+    java_moves, our_moves = checks.moves(s.members, java), checks.moves(s.members, ours)
+    out += _quality(s, java, ours, java_moves, our_moves)
+    # racks only count where KIP-881's rack-aware logic applies (elsewhere Java ignores them too)
+    java_off = our_off = 0
+    if checks.rack_aware(s):
+        java_off, our_off = checks.off_rack(s, java), checks.off_rack(s, ours)
+    if our_off > java_off:
+        out.append(f"more partitions off their consumer's rack: Java {java_off}, ours {our_off}")
+    return "; ".join(out) or _agreement(java, ours, s, java_moves, our_moves)
 
 
 def check_sticky_equal(ref: JavaReference, rng: random.Random) -> tuple[Any, str | None]:
@@ -300,6 +356,16 @@ def check_sticky_rack_equal(ref: JavaReference, rng: random.Random) -> tuple[Any
     if rng.random() < 0.5:
         s = scenarios.without_history(s)
     return s, _exact_assignment(ref, "sticky", s)
+
+
+def check_sticky_rack_fresh(ref: JavaReference, rng: random.Random) -> tuple[Any, str | None]:
+    """A group's first assignment with consumer and replica racks, any subscriptions: exact equality
+    with Java where KIP-881's rack-aware logic applies (Java's result is deterministic then); the
+    sticky quality criteria where it does not."""
+    s = scenarios.without_history(scenarios.sticky_scenario(rng, racks=True))
+    if checks.rack_aware(s):
+        return s, _exact_assignment(ref, "sticky", s)
+    return s, _sticky_quality(ref, s)
 
 
 def check_cooperative_sticky_equal(ref: JavaReference, rng: random.Random) -> tuple[Any, str | None]:
@@ -391,6 +457,8 @@ def check_cooperative_sticky(ref: JavaReference, rng: random.Random) -> tuple[An
                 )
         else:
             out += _quality(s, java_final, our_final, java_moves, our_moves)
+            if not out:
+                return s, _agreement(java_final, our_final, s, java_moves, our_moves)
     return s, "; ".join(out) or None
 
 
@@ -494,6 +562,7 @@ CHECKS: dict[str, Check] = {
     "sticky": check_sticky,
     "sticky-equal": check_sticky_equal,
     "sticky-rack-equal": check_sticky_rack_equal,
+    "sticky-rack-fresh": check_sticky_rack_fresh,
     "cooperative-sticky": check_cooperative_sticky,
     "cooperative-sticky-equal": check_cooperative_sticky_equal,
     "adminutils": check_adminutils,
@@ -545,7 +614,9 @@ def run_algorithm(
             result.unavailable = str(exc)
             break
         result.scenarios += 1
-        if isinstance(detail, ReferenceAnomaly):
+        if isinstance(detail, Agreement):
+            result.agreements[detail] = result.agreements.get(detail, 0) + 1
+        elif isinstance(detail, ReferenceAnomaly):
             result.reference_anomalies += 1
             if len(result.anomaly_examples) < MAX_KEPT_MISMATCHES:
                 result.anomaly_examples.append(Mismatch(algorithm, index, scenario, detail))

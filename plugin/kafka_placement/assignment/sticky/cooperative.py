@@ -14,9 +14,12 @@ from collections.abc import Iterable, Mapping
 
 import numpy as np
 
+from kafka_placement.assignment.sticky.assignor import valid_owner_array
 from kafka_placement.assignment.sticky.equal_subscriptions import constrained_assign
 from kafka_placement.assignment.sticky.general import general_assign
+from kafka_placement.assignment.sticky.java_general import java_general_owner_array
 from kafka_placement.assignment.sticky.problem import (
+    Claims,
     IntArray,
     Problem,
     RackView,
@@ -53,8 +56,9 @@ def assign_cooperative_sticky(
 def cooperative_owner_array(problem: Problem, racks: RackView | None) -> IntArray:
     """The target of a cooperative rebalance (before withholding what others still own).
 
-    Equal subscriptions: the sticky target. Unequal ones: the sticky target (KIP-54 balance with the
-    fewest moves) when the follow-up rebalance — every member owning its target minus what is
+    Equal subscriptions: the sticky target. Unequal ones: Java's general builder replayed (small
+    groups, :mod:`.java_general`) when its result is valid; otherwise the sticky target (KIP-54
+    balance with the fewest moves) when the follow-up rebalance — every member owning its target minus what is
     withheld — moves nothing it kept and is as balanced, so the second round completes it;
     otherwise the target balanced as far as chains of moves reach, which the follow-up round
     reproduces.
@@ -63,6 +67,17 @@ def cooperative_owner_array(problem: Problem, racks: RackView | None) -> IntArra
     kept = resolve_claims(problem, claims)
     if problem.equal_subscriptions:
         return constrained_assign(problem, kept, racks)
+    java = java_general_owner_array(problem, racks)
+    if java is not None and valid_owner_array(problem, java):
+        # Java's own target (replayed): every round then follows Java's, so the group reaches Java's
+        # fixed point. A target better than Java's in one round can end worse after the follow-up
+        # rounds (a partition moved in round one may have gone back to its first owner in Java's).
+        return java
+    return _cooperative_target(problem, claims, kept, racks)
+
+
+def _cooperative_target(problem: Problem, claims: Claims, kept: IntArray, racks: RackView | None) -> IntArray:
+    """Our own cooperative target for unequal subscriptions (see :func:`cooperative_owner_array`)."""
     target = general_assign(problem, kept, racks)
     if claims.gid.size == 0:
         return target

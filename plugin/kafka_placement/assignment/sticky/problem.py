@@ -165,6 +165,14 @@ def build_problem(partitions_per_topic: Mapping[str, int], members: Mapping[str,
             first = idx
         elif equal and not np.array_equal(idx, first):
             equal = False
+    if equal and member_list:
+        # Java compares the subscriptions themselves, topics without metadata included
+        # (allSubscriptionsEqual): {t, gone} and {t} take the general path there too
+        first_topics = set(member_list[0].topics)
+        equal = all(
+            len(member.topics) == len(first_topics) and first_topics.issuperset(member.topics)
+            for member in member_list
+        )
     position = {m: i for i, m in enumerate(members)}
     arrival = [position[m] for m in member_ids]
     return Problem(member_ids, member_list, topics, topic_index, counts, offsets, subscribed, equal, arrival)
@@ -257,6 +265,12 @@ def resolve_claims(problem: Problem, claims: Claims) -> IntArray:
     lapsed = ~problem.subscribed[owner[won], problem.topic_of(won)]
     owner[won[lapsed]] = -1
     return owner
+
+
+def claim_winners(problem: Problem, claims: Claims) -> IntArray:
+    """Each partition's previous owner: its claimant of the highest generation, whether or not it
+    still subscribes (-1: none, or a tie in that generation)."""
+    return _claim_winners(problem, claims.gid, claims.member, claims.generation)
 
 
 def _claim_winners(problem: Problem, gid: IntArray, mem: IntArray, gen: IntArray) -> IntArray:
