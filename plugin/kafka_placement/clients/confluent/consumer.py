@@ -47,6 +47,7 @@ DRIVE_INTERVAL_S = 0.05
 CLOSE_TIMEOUT_MS = 5000
 
 Partition = tuple[str, int]
+_monotonic = time.monotonic
 _NO_OFFSET = confluent_kafka.KafkaError._NO_OFFSET
 Callback = Callable[..., Any]
 _FATAL_JOIN_ERRORS = (
@@ -147,32 +148,40 @@ class Consumer:
     # --- consuming ----------------------------------------------------------------------------
     def poll(self, timeout: float | None = None) -> Any:
         """One message (or event/error message) or None, like ``confluent_kafka.Consumer.poll``."""
-        self._check_open()
-        deadline = None if timeout is None or timeout < 0 else time.monotonic() + timeout
-        rk_poll = self._rk.poll
+        if self._closed:
+            raise RuntimeError("Consumer closed")
+        now = _monotonic()
+        if now >= self._next_drive:
+            self._drive(now)
+        if timeout is not None and 0 <= timeout <= DRIVE_INTERVAL_S:
+            return self._rk.poll(timeout)
+        msg = self._rk.poll(DRIVE_INTERVAL_S)  # returns at once when a message is there
+        if msg is not None:
+            return msg
+        deadline = None if timeout is None or timeout < 0 else now + timeout
         while True:
-            now = time.monotonic()
+            now = _monotonic()
+            if deadline is not None and now >= deadline:
+                return None
             if now >= self._next_drive:
                 self._drive(now)
-            wait = DRIVE_INTERVAL_S if deadline is None else max(0.0, min(DRIVE_INTERVAL_S, deadline - now))
-            msg = rk_poll(wait)
+            wait = DRIVE_INTERVAL_S if deadline is None else min(DRIVE_INTERVAL_S, deadline - now)
+            msg = self._rk.poll(wait)
             if msg is not None:
                 return msg
-            if deadline is not None and time.monotonic() >= deadline:
-                return None
 
     def consume(self, num_messages: int = 1, timeout: float = -1) -> list[Any]:
         """Up to ``num_messages`` messages, like ``confluent_kafka.Consumer.consume``."""
-        self._check_open()
-        deadline = None if timeout is None or timeout < 0 else time.monotonic() + timeout
-        rk_consume = self._rk.consume
+        if self._closed:
+            raise RuntimeError("Consumer closed")
+        deadline = None if timeout is None or timeout < 0 else _monotonic() + timeout
         while True:
-            now = time.monotonic()
+            now = _monotonic()
             if now >= self._next_drive:
                 self._drive(now)
             wait = DRIVE_INTERVAL_S if deadline is None else max(0.0, min(DRIVE_INTERVAL_S, deadline - now))
-            msgs: list[Any] = rk_consume(num_messages, wait)
-            if msgs or (deadline is not None and time.monotonic() >= deadline):
+            msgs: list[Any] = self._rk.consume(num_messages, wait)
+            if msgs or (deadline is not None and _monotonic() >= deadline):
                 return msgs
 
     # --- group driving (application thread) --------------------------------------------------
