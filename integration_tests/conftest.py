@@ -9,7 +9,11 @@ broker at the same moment, so the check is skipped there.)
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -27,3 +31,30 @@ def _brokers_restarted(request: pytest.FixtureRequest) -> Iterator[None]:
         cluster.start_broker(broker_id)
     if down:
         pytest.fail(f"{request.node.nodeid} left broker(s) {down} down; they were restarted", pytrace=False)
+
+
+@pytest.fixture(scope="module")
+def java_member_classpath(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The Java group member (``conformance/java_live``: Kafka's CooperativeStickyAssignor or our
+    Java FailoverAssignor), compiled with javac against the pinned kafka-clients jar."""
+    from kafka_placement.conformance.jars import JavaReferenceUnavailable, class_path
+
+    javac = shutil.which("javac")
+    try:
+        jars = class_path()
+        if javac is None:
+            raise JavaReferenceUnavailable("javac not found")
+    except JavaReferenceUnavailable as exc:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"Java consumer cannot be built in CI: {exc}")
+        pytest.skip(f"Java consumer cannot be built ({exc}); run scripts/fetch-java-reference.sh")
+    source = Path(__file__).resolve().parents[1] / "plugin/kafka_placement/conformance/java_live"
+    out = tmp_path_factory.mktemp("java-member")
+    cp = ":".join(map(str, jars))
+    subprocess.run(
+        [javac, "-nowarn", "-d", str(out), "-cp", cp, *map(str, sorted(source.rglob("*.java")))],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return f"{cp}:{out}"

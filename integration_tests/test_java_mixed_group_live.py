@@ -20,7 +20,6 @@ pinned kafka-clients jar. Against the shared dev cluster:
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -28,7 +27,6 @@ import threading
 import time
 import uuid
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -281,31 +279,6 @@ def check_group(
 
 
 # ================================================================================== fixtures
-@pytest.fixture(scope="module")
-def java_member_classpath(tmp_path_factory: pytest.TempPathFactory) -> str:
-    from kafka_placement.conformance.jars import JavaReferenceUnavailable, class_path
-
-    javac = shutil.which("javac")
-    try:
-        jars = class_path()
-        if javac is None:
-            raise JavaReferenceUnavailable("javac not found")
-    except JavaReferenceUnavailable as exc:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"Java consumer cannot be built in CI: {exc}")
-        pytest.skip(f"Java consumer cannot be built ({exc}); run scripts/fetch-java-reference.sh")
-    source = Path(__file__).resolve().parents[1] / "plugin/kafka_placement/conformance/java_live"
-    out = tmp_path_factory.mktemp("java-member")
-    cp = ":".join(map(str, jars))
-    subprocess.run(
-        [javac, "-nowarn", "-d", str(out), "-cp", cp, *map(str, sorted(source.rglob("*.java")))],
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    return f"{cp}:{out}"
-
-
 @pytest.fixture()
 def spawn(kafka_cluster: Any, java_member_classpath: str) -> Any:
     started: list[Member] = []

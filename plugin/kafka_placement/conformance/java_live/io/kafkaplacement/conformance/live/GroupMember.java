@@ -3,7 +3,8 @@
  * with Kafka's own CooperativeStickyAssignor, for the mixed Java/Python live group test.
  * Compiled at test time with javac against the pinned kafka-clients jar.
  *
- * Usage: GroupMember <bootstrap> <group> <name> <topic>[,<topic>...]
+ * Usage: GroupMember <bootstrap> <group> <name> <topic>[,<topic>...] [failover:<priority>]
+ * (the optional last argument switches to our Java FailoverAssignor with that priority).
  * Prints one JSON object per line on stdout:
  *   {"ev":"ready"}, {"ev":"revoked"|"added"|"lost","parts":[[topic,p],...],"t":<epoch seconds>},
  *   {"ev":"assignment","gen":N,"member_id":"...","parts":[...],"t":...}, {"ev":"closed"}.
@@ -79,6 +80,10 @@ public final class GroupMember {
         props.put(ConsumerConfig.CLIENT_ID_CONFIG, name);
         props.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
         props.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, CooperativeStickyAssignor.class.getName());
+        if (args.length > 4 && args[4].startsWith("failover:")) {
+            props.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, FailoverAssignor.class.getName());
+            props.put(FailoverAssignor.PRIORITY_CONFIG, args[4].substring("failover:".length()));
+        }
         props.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, "6000");
         props.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, "1000");
         props.put(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, "20000");
