@@ -46,3 +46,34 @@ def test_string_hash_and_order_match_java(java: JavaReference) -> None:
     listed = array_list([jstring(n) for n in names])
     collections.sort(listed)
     assert [str(s) for s in listed] == java_sorted(names)
+
+
+def test_topic_partition_hash_set_first_element_matches_java(java: JavaReference) -> None:
+    """The replay of Java's general sticky builder takes ``HashSet<TopicPartition>.iterator().next()``
+    (PartitionMovements): our model of it under random adds and removes against the real one."""
+    import jpype
+
+    from kafka_placement.assignment.sticky.java_general import _JavaHashSet
+    from kafka_placement.java import hashmap_spread, java_string_hash_unsigned, to_int32
+
+    hash_set = jpype.JClass("java.util.HashSet")
+    topic_partition = jpype.JClass("org.apache.kafka.common.TopicPartition")
+    rng = random.Random(3)
+    topics = ["t0", "orders", "x_y", "\U0001f600"]
+    for _ in range(200):
+        real, ours = hash_set(), _JavaHashSet()
+        keys: dict[int, tuple[str, int]] = {}
+        for _ in range(rng.randint(1, 40)):
+            topic, partition = rng.choice(topics), rng.randint(0, 30)
+            gid = topics.index(topic) * 100 + partition
+            keys[gid] = (topic, partition)
+            if rng.random() < 0.7:
+                real.add(topic_partition(topic, partition))
+                spread = hashmap_spread(to_int32(31 * (31 + partition) + java_string_hash_unsigned(topic)))
+                ours.add(gid, spread)
+            else:
+                real.remove(topic_partition(topic, partition))
+                ours.remove(gid)
+            if not real.isEmpty():
+                first = real.iterator().next()
+                assert keys[ours.first()] == (str(first.topic()), int(first.partition()))

@@ -9,6 +9,7 @@ Modules, in the order a call goes through them:
   ``ConstrainedAssignmentBuilder`` step by step, rack-aware variant included (exact);
 * :mod:`.general` — unequal subscriptions: the balancer (members × topics counts, augmenting paths,
   direct moves) and the choice of partitions;
+* :mod:`.java_general` — Java's general builder replayed on small groups (the better of the two is kept);
 * :mod:`.rack_awareness` — rack-local dealing of free partitions for the general case (KIP-881);
 * :mod:`.cooperative` — the cooperative layer (KIP-429): the sticky target minus what others still own;
 * :mod:`.checks` — KIP-54 validity and balance checks, independent of the algorithm;
@@ -54,7 +55,8 @@ How it works (from docs/sticky.md):
   replicas' racks, go one by one to the next member below `minQuota` in a rack holding a replica (a
   cursor cycling over those members in member-id order), else to the first such member at exactly
   `minQuota` while members may still take one more; the rest go round robin as without racks.
-* **Unequal subscriptions** (Java's `GeneralAssignmentBuilder`, algorithm of our own): balance only
+* **Unequal subscriptions** (Java's `GeneralAssignmentBuilder`): on small groups Java's builder is
+  replayed too and the better of the two kept (details under "Limits"). Our own algorithm: balance only
   depends on how many partitions of each topic a member holds, so balancing runs on a members × topics
   count matrix: valid claims first; unowned partitions water-filled per topic (topics with the fewest
   subscribers first, as Java sorts partitions by potential consumers); then augmenting paths from the
