@@ -25,6 +25,7 @@ from kafka_placement.assignment.sticky.problem import (
     RackView,
     build_problem,
     build_racks,
+    claim_winners,
     collect_claims,
     gc_paused,
     materialize,
@@ -46,10 +47,19 @@ def assign_cooperative_sticky(
     with gc_paused():
         validate_inputs(partitions_per_topic, members)
         problem = build_problem(partitions_per_topic, members)
-        owner = cooperative_owner_array(problem, build_racks(problem, partition_racks))
+        owner, javas = _target(problem, build_racks(problem, partition_racks))
         claims = collect_claims(problem)
         if claims.gid.size:
-            owner[_withheld(claims.gid, claims.member, claims.generation, owner)] = -1
+            if javas:
+                # Java's rule, plus: never while the partition's single highest-generation claimant
+                # is someone else (Java's rule lets a zombie's claim through; its result is then
+                # invalid). Tied claimants are no owner, as for Java.
+                winners = claim_winners(problem, claims)
+                second_owner = np.flatnonzero((winners >= 0) & (owner >= 0) & (winners != owner))
+                withheld = np.union1d(second_owner, _transferring(claims.gid, claims.member, owner))
+            else:
+                withheld = _withheld(claims.gid, claims.member, claims.generation, owner)
+            owner[withheld] = -1
         return materialize(problem, owner)
 
 
@@ -58,22 +68,37 @@ def cooperative_owner_array(problem: Problem, racks: RackView | None) -> IntArra
 
     Equal subscriptions: the sticky target. Unequal ones: Java's general builder replayed (small
     groups, :mod:`.java_general`) when its result is valid; otherwise the sticky target (KIP-54
-    balance with the fewest moves) when the follow-up rebalance — every member owning its target minus what is
-    withheld — moves nothing it kept and is as balanced, so the second round completes it;
+    balance with the fewest moves) when the follow-up rebalance — every member owning its target
+    minus what is withheld — moves nothing it kept and is as balanced, so the second round completes it;
     otherwise the target balanced as far as chains of moves reach, which the follow-up round
-    reproduces.
+    reproduces. Withholding then follows Java's rule for whichever target it is.
     """
+    return _target(problem, racks)[0]
+
+
+def _target(problem: Problem, racks: RackView | None) -> tuple[IntArray, bool]:
+    """(the target, whether it is Java's general builder replayed)."""
     claims = collect_claims(problem)
     kept = resolve_claims(problem, claims)
     if problem.equal_subscriptions:
-        return constrained_assign(problem, kept, racks)
+        return constrained_assign(problem, kept, racks), False
     java = java_general_owner_array(problem, racks)
     if java is not None and valid_owner_array(problem, java):
         # Java's own target (replayed): every round then follows Java's, so the group reaches Java's
         # fixed point. A target better than Java's in one round can end worse after the follow-up
         # rounds (a partition moved in round one may have gone back to its first owner in Java's).
-        return java
-    return _cooperative_target(problem, claims, kept, racks)
+        return java, True
+    return _cooperative_target(problem, claims, kept, racks), False
+
+
+def _transferring(gid: IntArray, member: IntArray, owner: IntArray) -> IntArray:
+    """Java's ``computePartitionsTransferringOwnership`` (the general case): a partition its target
+    owner does not list as owned while another member lists it, in any generation, is withheld."""
+    own_claim = np.zeros(owner.size, dtype=np.bool_)
+    own_claim[gid[owner[gid] == member]] = True
+    foreign = np.zeros(owner.size, dtype=np.bool_)
+    foreign[gid[owner[gid] != member]] = True
+    return np.flatnonzero(foreign & ~own_claim & (owner >= 0))
 
 
 def _cooperative_target(problem: Problem, claims: Claims, kept: IntArray, racks: RackView | None) -> IntArray:
