@@ -54,6 +54,8 @@ def main(config: Json) -> int:
         "session.timeout.ms": config.get("session_timeout_ms", 6000),
         "heartbeat.interval.ms": 1000,
     }
+    conf.update(config.get("conf", {}))  # e.g. enable.auto.commit, group.instance.id, client.rack
+    manual_commits = not conf["enable.auto.commit"]
     consumer = Consumer(conf, assignor=assignor)
 
     def commit(why: str) -> None:
@@ -74,7 +76,7 @@ def main(config: Json) -> int:
         emit({"ev": "assign", "parts": parts(partitions)})
 
     def on_revoke(c: Any, partitions: list[Any]) -> None:
-        if partitions:
+        if partitions and manual_commits:
             commit("revoke")
         emit({"ev": "revoke", "parts": parts(partitions)})
 
@@ -109,7 +111,7 @@ def main(config: Json) -> int:
             except CommitFailedError as exc:
                 emit({"ev": "commit-refused", "why": "after-lost", "error": str(exc)})
         now = time.monotonic()
-        if pending and now >= next_commit:
+        if pending and manual_commits and now >= next_commit:
             next_commit = now + config.get("commit_every_s", 0.5)
             pending = False
             commit("periodic")
@@ -117,7 +119,7 @@ def main(config: Json) -> int:
         if owned != last:
             last = owned
             emit({"ev": "assignment", "parts": owned, "member_id": consumer.memberid()})
-    if pending:
+    if pending and manual_commits:
         commit("close")
     consumer.close()
     emit({"ev": "closed"})

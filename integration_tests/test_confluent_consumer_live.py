@@ -209,6 +209,33 @@ def test_failover_priorities_kill_close_rejoin_no_loss(
     assert duplicates <= bound
     refused = [e for w in workers for e in w.snapshot() if e["ev"] == "commit-refused"]
     assert not refused, refused
+    _described_like_kafka_consumer_groups(kafka_cluster.bootstrap_servers, group, topic,
+                                          {"p10b": set(range(PARTITIONS)), "p1": set()})
+
+
+def _described_like_kafka_consumer_groups(bootstrap: str, group: str, topic: str,
+                                          expected: dict[str, set[int]], protocol: str = "failover") -> None:
+    """What ``kafka-consumer-groups.sh --describe`` shows, through the same admin RPCs
+    (DescribeGroups, OffsetFetch, ListOffsets): a Stable group with protocol ``failover``, each
+    member (client id) with its partitions, and lag 0 once the owner committed everything."""
+    from confluent_kafka import ConsumerGroupTopicPartitions, TopicPartition
+    from confluent_kafka.admin import AdminClient, OffsetSpec
+
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    described = admin.describe_consumer_groups([group])[group].result()
+    assert described.state.name == "STABLE" and described.partition_assignor == protocol
+    members = {m.client_id: {tp.partition for tp in m.assignment.topic_partitions} for m in described.members}
+    assert members == expected
+    partitions = [TopicPartition(topic, p) for p in range(PARTITIONS)]
+    ends = admin.list_offsets({tp: OffsetSpec.latest() for tp in partitions})
+    end = {tp.partition: future.result().offset for tp, future in ends.items()}
+
+    def lag() -> dict[int, int]:
+        request = [ConsumerGroupTopicPartitions(group, partitions)]
+        committed = admin.list_consumer_group_offsets(request)[group].result().topic_partitions
+        return {tp.partition: end[tp.partition] - tp.offset for tp in committed}
+
+    wait_until(lambda: not any(lag().values()), 20, f"lag 0 for group {group}")
 
 
 def test_a_member_that_lost_its_membership_stops_delivering_and_its_commits_are_refused(
@@ -400,3 +427,33 @@ def test_mixed_group_wrapper_kafka_python_and_java_follow_priority(topic: str, m
     _only_owner(java, [ours, java, kp], "java p10 still over wrapper p5 and kafka-python p1")
     java.close()
     _only_owner(ours, [ours, java, kp], "wrapper p5 after java p10 left")
+
+
+def test_auto_commit_static_member_and_rack_reach_the_group(
+    kafka_cluster: Any, topic: str, spawn: Any, request: pytest.FixtureRequest
+) -> None:
+    """enable.auto.commit=true (implemented by the wrapper): lag 0 without a manual commit;
+    group.instance.id and client.rack are in the member's JoinGroup (DescribeGroups shows them)."""
+    from kafka import KafkaAdminClient
+
+    group = f"cf-auto-{uuid.uuid4().hex[:8]}"
+    producer = KeyedProducer(kafka_cluster.bootstrap_servers, topic, rate_per_s=2000, limit=3000)
+    request.addfinalizer(producer.stop)
+    conf = {"enable.auto.commit": True, "auto.commit.interval.ms": 200,
+            "group.instance.id": "static-a", "client.rack": "rack1"}
+    member = spawn(group, "auto", topic, "range", conf=conf)
+    producer.finish(60)
+    wait_until(lambda: producer.delivered <= set(member.records()), 60, "every record consumed")
+    _described_like_kafka_consumer_groups(kafka_cluster.bootstrap_servers, group, topic,
+                                          {"auto": set(range(PARTITIONS))}, protocol="range")
+    admin = KafkaAdminClient(bootstrap_servers=kafka_cluster.bootstrap_servers, client_id="cf-live")
+    try:
+        (described,) = admin.describe_groups([group]).values()
+    finally:
+        admin.close()
+    (m,) = described["members"]
+    assert m["group_instance_id"] == "static-a"
+    meta = m["member_metadata"]
+    rack = meta.get("rack_id") if isinstance(meta, dict) else getattr(meta, "rack_id", None)
+    assert rack == "rack1"
+    assert not [e for e in member.snapshot() if e["ev"] in ("committed", "commit-refused")]
