@@ -22,17 +22,22 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import confluent_kafka
 from kafka import KafkaConsumer
 from kafka import errors as kafka_errors
 from kafka.coordinator.assignors.abstract import RebalanceProtocol
-from kafka.structs import OffsetAndMetadata
-from kafka.structs import TopicPartition as KafkaTopicPartition
 
 from kafka_placement.clients.confluent.consumer_config import SplitConfig, split_config
+from kafka_placement.clients.confluent.offsets import (
+    COMMIT_TIMEOUT_MS,
+    GroupCommitter,
+    Partition,
+    confluent_tp,
+    offsets_of,
+)
 from kafka_placement.clients.confluent.rebalance import ASSIGN, LOST, REVOKE, RebalanceBridge, RebalanceEvent
 from kafka_placement.clients.kafka_python.join_watchdog import JoinWatchdog
 from kafka_placement.errors import CommitFailedError, ConsumerConfigError, ConsumerGroupError
@@ -43,10 +48,7 @@ __all__ = ["Consumer"]
 
 #: Longest time the application's poll() blocks in librdkafka before looking at the group again.
 DRIVE_INTERVAL_S = 0.05
-#: Bound on close()'s LeaveGroup and on a synchronous commit.
-CLOSE_TIMEOUT_MS = 5000
 
-Partition = tuple[str, int]
 _monotonic = time.monotonic
 _NO_OFFSET = confluent_kafka.KafkaError._NO_OFFSET
 Callback = Callable[..., Any]
@@ -57,17 +59,6 @@ _FATAL_JOIN_ERRORS = (
     kafka_errors.InvalidSessionTimeoutError,
     kafka_errors.GroupMaxSizeReachedError,
 )
-_COMMIT_REFUSED = (
-    kafka_errors.CommitFailedError,
-    kafka_errors.IllegalGenerationError,
-    kafka_errors.UnknownMemberIdError,
-    kafka_errors.RebalanceInProgressError,
-    kafka_errors.FencedInstanceIdError,
-)
-
-
-def _tp(topic: str, partition: int, offset: int = confluent_kafka.OFFSET_INVALID) -> Any:
-    return confluent_kafka.TopicPartition(topic, partition, offset)
 
 
 class Consumer:
@@ -101,13 +92,15 @@ class Consumer:
             on_fire=lambda reason, details: log.warning("group %s: rejoining (%s %s)",
                                                         self._cfg.kafka_python["group_id"], reason, details),
         )
+        self._commits = GroupCommitter(
+            self._rk, self._coordinator, self._group,
+            auto_offset_store=self._cfg.auto_offset_store, on_commit=self._cfg.on_commit,
+        )
         self._owned: set[Partition] = set()
-        self._stored: dict[Partition, int] = {}
         self._on_assign: Callback | None = None
         self._on_revoke: Callback | None = None
         self._on_lost: Callback | None = None
         self._join: Any = None
-        self._lost = False
         self._in_callback = False
         self._callback_assigned = False
         self._subscribed = False
@@ -217,7 +210,7 @@ class Consumer:
         if self._cfg.auto_commit and now >= self._next_auto_commit:
             self._next_auto_commit = now + self._cfg.auto_commit_interval_s
             if self._owned and not self._lost and not coordinator.rebalance_in_progress():
-                self._commit_offsets(self._stored_offsets(self._owned), asynchronous=True)
+                self._commits.commit(self._commits.stored_offsets(self._owned), asynchronous=True)
 
     def _session_expired(self, now: float) -> bool:
         coordinator = self._coordinator
@@ -229,6 +222,15 @@ class Consumer:
     @property
     def _group(self) -> str:
         return str(self._cfg.kafka_python["group_id"])
+
+    @property
+    def _lost(self) -> bool:
+        """This member knows it lost its membership (until its next assignment)."""
+        return bool(self._commits.fenced)
+
+    @_lost.setter
+    def _lost(self, value: bool) -> None:
+        self._commits.fenced = value
 
     def _join_failed(self, exc: BaseException | None) -> None:
         if isinstance(exc, _FATAL_JOIN_ERRORS):
@@ -261,7 +263,7 @@ class Consumer:
             return False
         self._in_callback, self._callback_assigned = True, False
         try:
-            callback(self, [_tp(t, p) for t, p in partitions])
+            callback(self, [confluent_tp(t, p) for t, p in partitions])
         finally:
             self._in_callback = False
         return self._callback_assigned
@@ -270,7 +272,7 @@ class Consumer:
         new = [p for p in partitions if p not in self._owned] if self._cooperative else partitions
         handled = self._call(self._on_assign, new)
         if not handled:
-            tps = [_tp(t, p) for t, p in new]
+            tps = [confluent_tp(t, p) for t, p in new]
             if self._cooperative:
                 if tps:
                     self._rk.incremental_assign(tps)
@@ -283,7 +285,7 @@ class Consumer:
             return
         if self._cfg.auto_commit and not self._lost and partitions:
             try:
-                self._commit_offsets(self._stored_offsets(partitions), asynchronous=False)
+                self._commits.commit(self._commits.stored_offsets(partitions), asynchronous=False)
             except CommitFailedError as exc:
                 log.warning("group %s: commit before revocation refused: %s", self._group, exc)
         handled = self._call(self._on_revoke, partitions)
@@ -305,13 +307,12 @@ class Consumer:
         if not handled:
             if self._cooperative:
                 if partitions:
-                    self._rk.incremental_unassign([_tp(t, p) for t, p in partitions])
+                    self._rk.incremental_unassign([confluent_tp(t, p) for t, p in partitions])
             else:
                 self._rk.unassign()
         gone = set(partitions)
         self._owned = self._owned - gone if self._cooperative else set()
-        for p in gone:
-            self._stored.pop(p, None)
+        self._commits.forget(gone)
 
     def _revoke_all(self) -> None:
         for event in self._bridge.release_all():
@@ -341,7 +342,7 @@ class Consumer:
 
     def assignment(self) -> list[Any]:
         """The partitions this member owns in the group (librdkafka fetches exactly these)."""
-        return [_tp(t, p) for t, p in sorted(self._owned)]
+        return [confluent_tp(t, p) for t, p in sorted(self._owned)]
 
     def rebalance_protocol(self) -> str:
         return "COOPERATIVE" if self._cooperative else "EAGER"
@@ -363,10 +364,7 @@ class Consumer:
     # --- offsets ------------------------------------------------------------------------------
     def store_offsets(self, message: Any = None, offsets: list[Any] | None = None) -> None:
         """Store offsets for the next commit (``enable.auto.offset.store=false``), like librdkafka."""
-        if self._cfg.auto_offset_store:
-            raise ConsumerConfigError("store_offsets() requires enable.auto.offset.store=false")
-        for p, offset in self._offsets_of(message, offsets).items():
-            self._stored[p] = offset
+        self._commits.store(message, offsets)
 
     def commit(self, message: Any = None, offsets: list[Any] | None = None, asynchronous: bool = True) -> Any:
         """Commit through the group coordinator with this member's generation and member id.
@@ -378,66 +376,13 @@ class Consumer:
         """
         self._check_open()
         if message is not None or offsets is not None:
-            to_commit = self._offsets_of(message, offsets)
+            to_commit = offsets_of(message, offsets)
         else:
-            to_commit = self._stored_offsets(self._owned)
+            to_commit = self._commits.stored_offsets(self._owned)
             if not to_commit:  # librdkafka's answer, to the letter
                 error = confluent_kafka.KafkaError(_NO_OFFSET, "Local: No offset stored")
                 raise confluent_kafka.KafkaException(error)
-        return self._commit_offsets(to_commit, asynchronous=asynchronous)
-
-    @staticmethod
-    def _offsets_of(message: Any, offsets: list[Any] | None) -> dict[Partition, int]:
-        if message is not None and offsets is not None:
-            raise ConsumerConfigError("give message or offsets, not both")
-        if message is not None:
-            if message.error() is not None:
-                raise ConsumerConfigError(f"cannot commit an error message: {message.error()}")
-            return {(message.topic(), message.partition()): message.offset() + 1}
-        return {(tp.topic, tp.partition): tp.offset for tp in offsets or ()}
-
-    def _stored_offsets(self, partitions: Iterable[Partition]) -> dict[Partition, int]:
-        parts = sorted(partitions)
-        if not parts:
-            return {}
-        if not self._cfg.auto_offset_store:
-            return {p: self._stored[p] for p in parts if p in self._stored}
-        positions = self._rk.position([_tp(t, p) for t, p in parts])
-        return {(tp.topic, tp.partition): tp.offset for tp in positions if tp.offset >= 0}
-
-    def _commit_offsets(self, offsets: dict[Partition, int], asynchronous: bool) -> Any:
-        if self._lost:
-            raise CommitFailedError(
-                f"group {self._group}: commit refused, this member lost its group membership; its "
-                "partitions may be consumed by another member now"
-            )
-        if not offsets:
-            return None if asynchronous else []
-        kafka_offsets = {
-            KafkaTopicPartition(t, p): OffsetAndMetadata(o, "", -1) for (t, p), o in offsets.items()
-        }
-        if asynchronous:
-            self._coordinator.commit_offsets_async(kafka_offsets, callback=self._commit_done)
-            return None
-        try:
-            self._coordinator.commit_offsets_sync(kafka_offsets, timeout_ms=CLOSE_TIMEOUT_MS)
-        except _COMMIT_REFUSED as exc:
-            raise CommitFailedError(
-                f"group {self._group}: commit refused for generation "
-                f"{self._coordinator.group_metadata().generation_id}: {exc}"
-            ) from exc
-        except kafka_errors.KafkaError as exc:
-            raise CommitFailedError(f"group {self._group}: commit failed: {exc!r}") from exc
-        return [_tp(t, p, o) for (t, p), o in sorted(offsets.items())]
-
-    def _commit_done(self, offsets: Mapping[Any, Any], result: Any) -> None:
-        error = None
-        if isinstance(result, BaseException):
-            log.warning("group %s: asynchronous commit failed: %r", self._group, result)
-            error = confluent_kafka.KafkaError(confluent_kafka.KafkaError._FAIL, f"commit failed: {result!r}")
-        if self._cfg.on_commit is not None:
-            parts = [_tp(tp.topic, tp.partition, om.offset) for tp, om in sorted(offsets.items())]
-            self._cfg.on_commit(error, parts)
+        return self._commits.commit(to_commit, asynchronous=asynchronous)
 
     # --- closing ------------------------------------------------------------------------------
     def close(self) -> None:
@@ -451,7 +396,7 @@ class Consumer:
         finally:
             self._closed = True
             try:
-                self._kc.close(autocommit=False, timeout_ms=CLOSE_TIMEOUT_MS)
+                self._kc.close(autocommit=False, timeout_ms=COMMIT_TIMEOUT_MS)
             finally:
                 self._rk.close()
 
