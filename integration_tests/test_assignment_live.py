@@ -579,8 +579,37 @@ def test_rack_aware_consumers_get_rack_local_partitions(
     best = _best_local_fraction(members, racks, 4)
     print(f"{strategy}: rack-local {local:.3f} (rack-unaware {blind_local:.3f}, best possible {best:.3f})")
     assert local is not None and blind_local is not None
+    if strategy == "sticky":
+        # sticky follows Java's rack-aware constrained builder exactly (greedy, per partition): the
+        # live group's assignment is what Kafka's own StickyAssignor gives for these replicas
+        java = _java_sticky(members, {topic: 12}, described["partitions"], broker_racks)
+        assert actual == {m: sorted((tp.topic, tp.partition) for tp in v) for m, v in java.items()}
+        return
     assert local >= blind_local
     assert local > blind_local or local == best, "rack-awareness gained nothing although it could"
+
+
+def _java_sticky(
+    members: dict[str, Any], partitions: dict[str, int], described: list[Any], broker_racks: dict[int, Any]
+) -> dict[str, Any]:
+    """Kafka's StickyAssignor (the 4.4.0 jars, through the conformance bridge) on the same input."""
+    import os
+
+    from kafka_placement.conformance.bridge import JavaError, reference
+    from kafka_placement.conformance.jars import JavaReferenceUnavailable
+    from kafka_placement.vocabulary import TopicPartition
+
+    try:
+        ref = reference()
+    except JavaReferenceUnavailable as exc:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"Java reference unavailable in CI: {exc}")
+        pytest.skip(f"Java reference unavailable ({exc}); run scripts/fetch-java-reference.sh")
+    topic = next(iter(partitions))
+    replicas = {TopicPartition(topic, p["partition_index"]): tuple(p["replica_nodes"]) for p in described}
+    result = ref.assign("sticky", partitions, members, replicas=replicas, broker_racks=broker_racks)
+    assert not isinstance(result, JavaError), result
+    return dict(result)
 
 
 def _best_local_fraction(members: dict[str, Any], racks: dict[Any, frozenset[str]], quota: int) -> float:
