@@ -183,7 +183,10 @@ class Consumer:
         if not self._subscribed:
             return
         coordinator = self._coordinator
-        coordinator._invoke_completed_offset_commit_callbacks()
+        try:
+            coordinator._invoke_completed_offset_commit_callbacks()
+        except kafka_errors.FencedInstanceIdError as exc:  # another instance took our group.instance.id
+            raise ConsumerGroupError(f"group {self._group}: fenced static member: {exc}") from exc
         while (event := self._bridge.take()) is not None:
             self._handle(event)
         join = self._join
