@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from kafka_placement.clients.confluent.consumer_config import split_config, strategy_names
 from kafka_placement.clients.kafka_python.assignors import (
@@ -111,3 +113,36 @@ def test_tls_and_sasl_settings_reach_kafka_python() -> None:
     assert kp["sasl_plain_username"] == "u" and kp["sasl_plain_password"] == "p"
     assert kp["ssl_cafile"] == "/ca.pem" and kp["ssl_check_hostname"] is False
     assert split.librdkafka["sasl.password"] == "p"
+
+
+_OWN_KEYS = {"group.instance.id", "session.timeout.ms", "heartbeat.interval.ms", "max.poll.interval.ms",
+             "enable.auto.commit", "auto.commit.interval.ms", "enable.auto.offset.store", "on_commit",
+             "partition.assignment.strategy", "group.protocol", "group.remote.assignor",
+             "group.protocol.type"}
+
+
+def _not_ours(key: str) -> bool:
+    return key not in _OWN_KEYS
+
+
+@given(
+    extra=st.dictionaries(
+        st.from_regex(r"[a-z]{1,8}(\.[a-z]{1,8}){1,3}", fullmatch=True).filter(_not_ours),
+        st.one_of(st.integers(), st.text(max_size=10), st.booleans()),
+        max_size=6,
+    ),
+    auto_commit=st.booleans(),
+)
+def test_librdkafka_gets_its_settings_unchanged_and_never_joins_or_commits(
+    extra: dict[str, object], auto_commit: bool
+) -> None:
+    conf = {**extra, **BASE, "enable.auto.commit": auto_commit, "session.timeout.ms": 10000}
+    split = split_config(conf, "roundrobin")
+    for key, value in extra.items():
+        if key not in BASE and key != "client.rack":
+            assert split.librdkafka[key] == value
+    assert split.librdkafka["enable.auto.commit"] is False
+    assert split.librdkafka["enable.auto.offset.store"] is False
+    assert not (_OWN_KEYS - {"enable.auto.commit", "enable.auto.offset.store"}) & set(split.librdkafka)
+    assert split.auto_commit is auto_commit and split.kafka_python["enable_auto_commit"] is False
+    assert split.kafka_python["session_timeout_ms"] == 10000
