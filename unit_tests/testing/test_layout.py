@@ -187,3 +187,53 @@ def test_entrypoint_defaults_cluster_id_like_the_official_image(tmp_path: Path) 
     rc, _props, out = _run_entrypoint(tmp_path, env)
     assert rc == 0, out
     assert "--cluster-id 5L6g3nShT-eMCtK--X86sw" in out
+
+
+# ---------------------------------------------------------------- secured listeners
+def test_sasl_ssl_broker_env_with_acls() -> None:
+    lay = layout(security="sasl_ssl", acls=True)
+    env = lay.broker_env(2)
+    listener = "SASL_SSL://127.0.0.1:30002"
+    assert env["KAFKA_LISTENERS"] == env["KAFKA_ADVERTISED_LISTENERS"] == listener
+    assert env["KAFKA_INTER_BROKER_LISTENER_NAME"] == "SASL_SSL"
+    assert env["KAFKA_LISTENER_SECURITY_PROTOCOL_MAP"] == "CONTROLLER:PLAINTEXT,SASL_SSL:SASL_SSL"
+    assert env["KAFKA_SASL_ENABLED_MECHANISMS"] == "SCRAM-SHA-512"
+    assert env["KAFKA_SASL_MECHANISM_INTER_BROKER_PROTOCOL"] == "SCRAM-SHA-512"
+    assert env["KAFKA_OPTS"] == "-Djava.security.auth.login.config=/etc/kafka/secrets/kafka_server_jaas.conf"
+    # the official image's SSL contract
+    assert env["KAFKA_SSL_KEYSTORE_FILENAME"] == "broker.keystore.p12"
+    assert env["KAFKA_SSL_KEYSTORE_CREDENTIALS"] == "keystore.credentials"
+    assert env["KAFKA_SSL_KEY_CREDENTIALS"] == "key.credentials"
+    assert env["KAFKA_SSL_TRUSTSTORE_TYPE"] == "PEM"
+    assert env["KAFKA_AUTHORIZER_CLASS_NAME"] == "org.apache.kafka.metadata.authorizer.StandardAuthorizer"
+    assert env["KAFKA_SUPER_USERS"] == "User:admin"
+    assert env["KAFKA_ALLOW_EVERYONE_IF_NO_ACL_FOUND"] == "false"
+    assert not any("PASSWORD" in k for k in env)  # passwords only in mounted files
+    c = lay.controller_env()
+    assert c["KAFKA_SUPER_USERS"] == "User:admin;User:ANONYMOUS"
+    assert c["KAFKA_LISTENERS"] == "CONTROLLER://127.0.0.1:29999"
+    assert lay.controller_properties()["super.users"] == "User:admin;User:ANONYMOUS"
+
+
+def test_ssl_without_sasl_has_no_jaas_or_authorizer() -> None:
+    env = layout(security="ssl").broker_env(0)
+    assert env["KAFKA_LISTENERS"] == "SSL://127.0.0.1:30000"
+    assert "KAFKA_OPTS" not in env and "KAFKA_AUTHORIZER_CLASS_NAME" not in env
+    with pytest.raises(ValueError, match="acls need a SASL listener"):
+        layout(security="ssl", acls=True)
+
+
+def test_replication_capped_by_broker_count() -> None:
+    lay = layout(broker_ports={0: 30000}, racks={0: "r1"})
+    env = lay.broker_env(0)
+    assert env["KAFKA_OFFSETS_TOPIC_REPLICATION_FACTOR"] == "1"
+    assert env["KAFKA_TRANSACTION_STATE_LOG_MIN_ISR"] == "1"
+
+
+def test_entrypoint_renders_secured_env(tmp_path: Path) -> None:
+    lay = layout(security="sasl_ssl", acls=True)
+    rc, props, out = _run_entrypoint(tmp_path, lay.broker_env(1))
+    assert rc == 0, out
+    assert props["listeners"] == "SASL_SSL://127.0.0.1:30001"
+    assert props["ssl.keystore.location"] == "/etc/kafka/secrets/broker.keystore.p12"
+    assert "kafka_opts" not in " ".join(props)

@@ -11,26 +11,34 @@ from __future__ import annotations
 import contextlib
 import importlib
 import os
+import re
 import signal
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 os.environ.setdefault("TESTCONTAINERS_RYUK_DISABLED", "true")
 
+from kafka_placement import errors
 from kafka_placement.testing.image import resolve_image
 from kafka_placement.testing.layout import (
     BROKER_RACKS,
     CONTROLLER_ID,
     DEFAULT_HEAP_OPTS,
     DEFAULT_JVM_PERFORMANCE_OPTS,
+    ENTRY_SCRIPT,
+    SECRETS_MOUNT,
     ClusterLayout,
     new_cluster_id,
 )
 from kafka_placement.testing.ports import free_ports
+from kafka_placement.testing.secrets_dir import prepare_secrets_dir, read_scram_users, remove_secrets_dir
+from kafka_placement.testing.security import CA_PEM, ClusterSecurity, write_client_properties
 from kafka_placement.testing.state import ClusterState
 
 LABEL = "kafka-placement.cluster"
@@ -40,7 +48,7 @@ NODE_LABEL = "kafka-placement.node-id"
 OWNER_LABEL = "kafka-placement.owner-pid"
 
 
-class ClusterError(RuntimeError):
+class ClusterError(errors.ClusterError):
     """The cluster could not start, or a node did not come back."""
 
 
@@ -67,15 +75,21 @@ def docker_client() -> Any:
     return client
 
 
-def describe_brokers(bootstrap_servers: str, timeout_s: float = 10.0) -> dict[int, str | None]:
-    """Broker id → rack as the admin API (kafka-python describe_cluster) reports them right now."""
+def describe_brokers(bootstrap_servers: str, timeout_s: float = 10.0,
+                     client_kwargs: Mapping[str, object] | None = None) -> dict[int, str | None]:
+    """Broker id → rack as the admin API (kafka-python describe_cluster) reports them right now.
+
+    ``client_kwargs``: kafka-python security settings (``KafkaCluster.kafka_python_settings()``).
+    """
     from kafka import KafkaAdminClient
 
+    kwargs: dict[str, Any] = dict(client_kwargs or {})
+    kwargs["bootstrap_servers"] = bootstrap_servers
     admin = KafkaAdminClient(
-        bootstrap_servers=bootstrap_servers,
         client_id="kafka-placement-harness",
         request_timeout_ms=int(timeout_s * 1000),
         bootstrap_timeout_ms=int(timeout_s * 1000),
+        **kwargs,
     )
     try:
         info = admin.describe_cluster()
@@ -90,6 +104,14 @@ def _transient_errors() -> tuple[type[BaseException], ...]:
     from kafka.errors import KafkaError
 
     return (KafkaError, OSError, TimeoutError)
+
+
+_SECRET_LINE = re.compile(r"(?im)^(.*(?:password|jaas\.config)[^=\n]*=).*$")
+
+
+def redact(text: str) -> str:
+    """Container output with every ``...password...=value`` / ``sasl.jaas.config=...`` value hidden."""
+    return _SECRET_LINE.sub(r"\1[hidden]", text)
 
 
 def _log(msg: str) -> None:
@@ -115,10 +137,19 @@ class KafkaCluster:
         startup_timeout_s: float = 240.0,
         persistent: bool = False,
         log: Callable[[str], None] = _log,
+        security: str | ClusterSecurity = "plaintext",
+        acls: bool = False,
+        secrets_dir: Path | None = None,
     ) -> None:
         self._image = image
         self._persistent = persistent
         self._racks = dict(racks)
+        if not self._racks:
+            raise errors.InvalidArgumentError("a cluster needs at least one broker")
+        self._security = (security if isinstance(security, ClusterSecurity)
+                          else ClusterSecurity.create(security, acls=acls))
+        self._secrets_dir = secrets_dir
+        self._own_secrets_dir = False
         self.name = name or f"kp-{os.getpid()}-{int(time.time() * 1000) % 10**8}"
         self._heap_opts = heap_opts
         self._jvm_opts = jvm_performance_opts
@@ -165,6 +196,57 @@ class KafkaCluster:
         """``127.0.0.1:port`` of one broker."""
         return self.layout.broker_address(broker_id)
 
+    # ------------------------------------------------------------------ security / client settings
+    @property
+    def security(self) -> ClusterSecurity:
+        """Protocol, SCRAM users and ACL switch (its repr hides the passwords)."""
+        return self._security
+
+    @property
+    def secrets_dir(self) -> Path | None:
+        """Directory holding the CA, keystore and JAAS file (None for a plaintext cluster)."""
+        return self._secrets_dir
+
+    @property
+    def ca_pem(self) -> Path | None:
+        """The throwaway CA certificate (PEM) clients trust; None without TLS."""
+        if not self._security.tls or self._secrets_dir is None:
+            return None
+        return self._secrets_dir / CA_PEM
+
+    def client_settings(self, user: str | None = None) -> dict[str, str]:
+        """Java client properties for ``user`` (default ``admin``): bootstrap.servers,
+        security.protocol, sasl.mechanism, sasl.jaas.config, ssl.truststore.type/location."""
+        return self._security.java_client_settings(self.bootstrap_servers, self.ca_pem, user)
+
+    def kafka_python_settings(self, user: str | None = None) -> dict[str, object]:
+        """The same settings as kafka-python keyword arguments."""
+        return self._security.kafka_python_settings(self.bootstrap_servers, self.ca_pem, user)
+
+    def librdkafka_settings(self, user: str | None = None) -> dict[str, str]:
+        """The same settings as a confluent-kafka configuration dict."""
+        return self._security.librdkafka_settings(self.bootstrap_servers, self.ca_pem, user)
+
+    def write_client_config(self, path: Path, user: str | None = None) -> Path:
+        """Write the Java client ``.properties`` file for ``user`` (``--command-config``); with TLS the
+        CA is copied next to it as ``<name>-ca.pem`` and the file points at that copy."""
+        path = Path(path).expanduser().resolve()
+        settings = self.client_settings(user)
+        ca = self.ca_pem
+        if ca is not None:
+            ca_copy = path.with_name(f"{path.stem}-ca.pem")
+            ca_copy.parent.mkdir(parents=True, exist_ok=True)
+            ca_copy.write_bytes(ca.read_bytes())
+            settings["ssl.truststore.location"] = str(ca_copy)
+        header = (f"kafka-placement test cluster {self.name} ({self._security.kafka_protocol}), "
+                  f"user {user or ('admin' if self._security.sasl else 'none')}")
+        return write_client_properties(path, settings, header)
+
+    def describe(self, timeout_s: float = 5.0) -> dict[int, str | None]:
+        """Broker id → rack, asked on the client listener with this cluster's security (as ``admin``)."""
+        extra = {k: v for k, v in self.kafka_python_settings().items() if k != "bootstrap_servers"}
+        return describe_brokers(self.bootstrap_servers, timeout_s=timeout_s, client_kwargs=extra)
+
     def state(self) -> ClusterState:
         return ClusterState(
             name=self.name,
@@ -173,6 +255,9 @@ class KafkaCluster:
             controller_container=self._container_name(CONTROLLER_ID),
             broker_containers={b: self._container_name(b) for b in self.broker_ids},
             started_at=self.started_at or time.time(),
+            security=self._security.protocol,
+            acls=self._security.acls,
+            secrets_dir=str(self._secrets_dir) if self._secrets_dir is not None else None,
         )
 
     # ------------------------------------------------------------------ lifecycle
@@ -213,9 +298,17 @@ class KafkaCluster:
             heap_opts=self._heap_opts,
             jvm_performance_opts=self._jvm_opts,
             broker_properties=self._broker_properties,
+            security=self._security.protocol,
+            acls=self._security.acls,
         )
+        if self._security.secured:
+            if self._secrets_dir is None:
+                self._secrets_dir = Path(tempfile.mkdtemp(prefix=f"{self.name}-secrets-"))
+                self._own_secrets_dir = True
+            prepare_secrets_dir(self._secrets_dir, self._layout, self._security, self.name)
         self._log(f"starting cluster {self.name} from {self._image}: controller {CONTROLLER_ID} + brokers "
-                  f"{self.broker_ids} on {self._layout.bootstrap_servers}")
+                  f"{self.broker_ids} on {self._layout.bootstrap_servers} ({self._security.kafka_protocol}"
+                  f"{', ACLs' if self._security.acls else ''})")
         try:
             nodes = [CONTROLLER_ID, *self.broker_ids]
             with ThreadPoolExecutor(max_workers=len(nodes)) as pool:
@@ -241,11 +334,24 @@ class KafkaCluster:
         if self._client is not None:
             with contextlib.suppress(Exception):
                 remove_leftovers(self._client, self.name)
+        if self._own_secrets_dir and self._secrets_dir is not None:
+            remove_secrets_dir(self._secrets_dir)
 
     @classmethod
     def attach(cls, state: ClusterState, *, log: Callable[[str], None] = _log) -> KafkaCluster:
         """Bind to a running cluster described by ``state`` (not owned: :meth:`stop` leaves it)."""
-        cluster = cls(state.image, racks=state.layout.racks, name=state.name, log=log)
+        secrets_dir = Path(state.secrets_dir) if state.secrets_dir else None
+        users: dict[str, str] = {}
+        if state.security.startswith("sasl"):
+            if secrets_dir is None:
+                raise ClusterError(f"cluster {state.name} is {state.security} but its state names no secrets")
+            try:
+                users = read_scram_users(secrets_dir)
+            except OSError as exc:
+                raise ClusterError(f"cannot read the SCRAM users of cluster {state.name}: {exc}") from exc
+        security = ClusterSecurity(protocol=state.security, users=users, acls=state.acls)
+        cluster = cls(state.image, racks=state.layout.racks, name=state.name, log=log,
+                      security=security, secrets_dir=secrets_dir)
         cluster._owner = False
         cluster._layout = state.layout
         cluster._client = docker_client()
@@ -269,7 +375,7 @@ class KafkaCluster:
         while True:
             self._check_running()
             try:
-                seen = describe_brokers(self.bootstrap_servers, timeout_s=5.0)
+                seen = self.describe(5.0)
                 if seen == expect:
                     return
                 last = f"describe_cluster lists {dict(sorted(seen.items()))}"
@@ -303,7 +409,7 @@ class KafkaCluster:
         out = []
         for node in nodes if nodes is not None else sorted(self._containers):
             with contextlib.suppress(Exception):
-                text = self._containers[node].logs(tail=lines).decode(errors="replace")
+                text = redact(self._containers[node].logs(tail=lines).decode(errors="replace"))
                 out.append(f"\n--- last {lines} log lines of node {node} ---\n{text}")
         return "".join(out)
 
@@ -318,7 +424,7 @@ class KafkaCluster:
         deadline = time.monotonic() + 30.0
         while time.monotonic() < deadline:
             try:
-                if broker_id not in describe_brokers(self.bootstrap_servers, timeout_s=5.0):
+                if broker_id not in self.describe(5.0):
                     break
             except _transient_errors():
                 pass
@@ -396,7 +502,7 @@ class KafkaCluster:
         while True:
             self._check_running([broker_id])
             try:
-                seen = describe_brokers(self.bootstrap_servers, timeout_s=5.0)
+                seen = self.describe(5.0)
                 if seen.get(broker_id) == self._racks[broker_id]:
                     return
                 last = f"describe_cluster lists {dict(sorted(seen.items()))}"
@@ -427,6 +533,9 @@ class KafkaCluster:
         env = layout.controller_env() if node == CONTROLLER_ID else layout.broker_env(node)
         role = "controller" if node == CONTROLLER_ID else "broker"
         tc = DockerContainer(self.image, env=env, name=self._container_name(node))
+        if self._security.secured and self._secrets_dir is not None:
+            tc.with_volume_mapping(str(self._secrets_dir), SECRETS_MOUNT, mode="ro")
+            tc.with_command(["bash", f"{SECRETS_MOUNT}/{ENTRY_SCRIPT}"])
         tc.with_kwargs(
             network_mode="host",
             labels={

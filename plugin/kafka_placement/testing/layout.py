@@ -12,6 +12,14 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from kafka_placement.testing.security import (
+    ADMIN_USER,
+    CA_PEM,
+    KEYSTORE_P12,
+    SASL_MECHANISM,
+    SECURITY_PROTOCOLS,
+)
+
 #: Broker id → rack, exactly as seed 000's example.
 BROKER_RACKS: Mapping[int, str] = {0: "rack1", 1: "rack3", 2: "rack3", 3: "rack2", 4: "rack2", 5: "rack1"}
 #: Node id of the single KRaft controller (outside the broker id range 0–5).
@@ -55,6 +63,18 @@ FAST_CONTROLLER_PROPERTIES: Mapping[str, str] = {
     "broker.heartbeat.interval.ms": "1000",
     "broker.session.timeout.ms": "6000",
 }
+
+#: Where the secured cluster's secrets directory (CA, keystore, JAAS, entry script) is mounted; the
+#: official image's contract expects keystores and their credential files here.
+SECRETS_MOUNT = "/etc/kafka/secrets"
+#: The script a secured cluster's containers run before the image's own entry point (``run``).
+ENTRY_SCRIPT = "kp-start.sh"
+KEYSTORE_CREDENTIALS = "keystore.credentials"
+KEY_CREDENTIALS = "key.credentials"
+JAAS_FILE = "kafka_server_jaas.conf"
+SCRAM_USERS_FILE = "scram-users"
+CONTROLLER_PROPERTIES_FILE = "controller.properties"
+STANDARD_AUTHORIZER = "org.apache.kafka.metadata.authorizer.StandardAuthorizer"
 
 #: Env names that are JVM/launcher options, not broker properties (official image contract).
 NON_PROPERTY_ENV = frozenset(
@@ -106,8 +126,18 @@ class ClusterLayout:
     heap_opts: str = DEFAULT_HEAP_OPTS
     jvm_performance_opts: str = DEFAULT_JVM_PERFORMANCE_OPTS
     broker_properties: Mapping[str, str] = field(default_factory=dict)
+    #: The client (and inter-broker) listener's protocol: plaintext | ssl | sasl_plaintext | sasl_ssl.
+    security: str = "plaintext"
+    #: StandardAuthorizer on every node; ``admin`` is a super user, everyone else needs ACLs.
+    acls: bool = False
 
     def __post_init__(self) -> None:
+        if self.security not in SECURITY_PROTOCOLS:
+            raise ValueError(f"security {self.security!r} is not one of {', '.join(SECURITY_PROTOCOLS)}")
+        if self.acls and not self.security.startswith("sasl"):
+            raise ValueError(f"acls need a SASL listener (security {self.security!r})")
+        if not self.racks:
+            raise ValueError("a cluster needs at least one broker")
         if set(self.broker_ports) != set(self.racks):
             raise ValueError(
                 f"broker ids with ports {sorted(self.broker_ports)} differ from broker ids with racks "
@@ -139,20 +169,83 @@ class ClusterLayout:
     def bootstrap_servers(self) -> str:
         return ",".join(self.broker_address(b) for b in self.broker_ids)
 
+    @property
+    def listener_name(self) -> str:
+        """The brokers' one listener (clients and inter-broker traffic): ``SASL_SSL`` etc."""
+        return self.security.upper()
+
+    @property
+    def secured(self) -> bool:
+        return self.security != "plaintext"
+
+    def _replication_properties(self) -> dict[str, str]:
+        """Internal topics' replication capped by the broker count (1- and 2-broker clusters)."""
+        rf = min(3, len(self.racks))
+        isr = min(2, rf)
+        return {
+            "offsets.topic.replication.factor": str(rf),
+            "transaction.state.log.replication.factor": str(rf),
+            "transaction.state.log.min.isr": str(isr),
+            "share.coordinator.state.topic.replication.factor": str(rf),
+            "share.coordinator.state.topic.min.isr": str(isr),
+        }
+
+    def _authorizer_properties(self, super_users: list[str]) -> dict[str, str]:
+        if not self.acls:
+            return {}
+        return {
+            "authorizer.class.name": STANDARD_AUTHORIZER,
+            "super.users": ";".join(f"User:{u}" for u in super_users),
+            "allow.everyone.if.no.acl.found": "false",
+        }
+
     def _common_env(self) -> dict[str, str]:
         return {
             "CLUSTER_ID": self.cluster_id,
             "KAFKA_CONTROLLER_QUORUM_VOTERS": self.quorum_voters,
             "KAFKA_CONTROLLER_LISTENER_NAMES": "CONTROLLER",
-            "KAFKA_LISTENER_SECURITY_PROTOCOL_MAP": "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
+            "KAFKA_LISTENER_SECURITY_PROTOCOL_MAP":
+                f"CONTROLLER:PLAINTEXT,{self.listener_name}:{self.listener_name}",
             "KAFKA_LOG_DIRS": "/tmp/kraft-logs",
             "KAFKA_HEAP_OPTS": self.heap_opts,
             "KAFKA_JVM_PERFORMANCE_OPTS": self.jvm_performance_opts,
         }
 
+    def controller_properties(self) -> dict[str, str]:
+        """The controller's configuration as properties (what the image renders from its env)."""
+        return {env_to_property(k): v for k, v in self.controller_env().items()
+                if k.startswith("KAFKA_") and k not in NON_PROPERTY_ENV}
+
+    def _security_broker_properties(self) -> dict[str, str]:
+        props: dict[str, str] = {}
+        if self.security in ("ssl", "sasl_ssl"):
+            props.update({
+                # Official image contract: keystore file and its credential files under SECRETS_MOUNT
+                # (its configure step sets ssl.keystore.location and the passwords from them).
+                "ssl.keystore.filename": KEYSTORE_P12,
+                "ssl.keystore.credentials": KEYSTORE_CREDENTIALS,
+                "ssl.key.credentials": KEY_CREDENTIALS,
+                "ssl.keystore.type": "PKCS12",
+                "ssl.keystore.location": f"{SECRETS_MOUNT}/{KEYSTORE_P12}",
+                # Brokers are TLS clients of each other: they trust the throwaway CA (PEM, no password).
+                "ssl.truststore.type": "PEM",
+                "ssl.truststore.location": f"{SECRETS_MOUNT}/{CA_PEM}",
+                "ssl.client.auth": "none",
+            })
+        if self.security.startswith("sasl"):
+            props.update({
+                "sasl.enabled.mechanisms": SASL_MECHANISM,
+                "sasl.mechanism.inter.broker.protocol": SASL_MECHANISM,
+            })
+        props.update(self._authorizer_properties([ADMIN_USER]))
+        return props
+
     def controller_env(self) -> dict[str, str]:
         env = self._common_env()
         env.update({property_to_env(k): v for k, v in FAST_CONTROLLER_PROPERTIES.items()})
+        # Brokers reach the controller on its PLAINTEXT listener, where they are User:ANONYMOUS.
+        env.update({property_to_env(k): v
+                    for k, v in self._authorizer_properties([ADMIN_USER, "ANONYMOUS"]).items()})
         env.update(
             {
                 "KAFKA_NODE_ID": str(CONTROLLER_ID),
@@ -166,15 +259,22 @@ class ClusterLayout:
         address = self.broker_address(broker_id)
         env = self._common_env()
         env.update({property_to_env(k): v for k, v in FAST_BROKER_PROPERTIES.items()})
+        env.update({property_to_env(k): v for k, v in self._replication_properties().items()})
+        env.update({property_to_env(k): v for k, v in self._security_broker_properties().items()})
         env.update({property_to_env(k): v for k, v in self.broker_properties.items()})
+        if self.security.startswith("sasl"):
+            # Official image contract: SASL needs KAFKA_OPTS with the JAAS file (the broker's own
+            # SCRAM login for inter-broker traffic; the password stays in the mounted file).
+            env["KAFKA_OPTS"] = f"-Djava.security.auth.login.config={SECRETS_MOUNT}/{JAAS_FILE}"
+        listener = f"{self.listener_name}://{address}"
         env.update(
             {
                 "KAFKA_NODE_ID": str(broker_id),
                 "KAFKA_PROCESS_ROLES": "broker",
                 "KAFKA_BROKER_RACK": self.racks[broker_id],
-                "KAFKA_LISTENERS": f"PLAINTEXT://{address}",
-                "KAFKA_ADVERTISED_LISTENERS": f"PLAINTEXT://{address}",
-                "KAFKA_INTER_BROKER_LISTENER_NAME": "PLAINTEXT",
+                "KAFKA_LISTENERS": listener,
+                "KAFKA_ADVERTISED_LISTENERS": listener,
+                "KAFKA_INTER_BROKER_LISTENER_NAME": self.listener_name,
             }
         )
         return env

@@ -39,6 +39,10 @@ class ClusterState:
     controller_container: str
     broker_containers: dict[int, str]
     started_at: float
+    #: Client listener protocol, ACL switch and secrets directory (absent in older state files).
+    security: str = "plaintext"
+    acls: bool = False
+    secrets_dir: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         lay = self.layout
@@ -57,6 +61,9 @@ class ClusterState:
             "controller_container": self.controller_container,
             "broker_containers": {str(b): c for b, c in sorted(self.broker_containers.items())},
             "started_at": self.started_at,
+            "security": self.security,
+            "acls": self.acls,
+            "secrets_dir": self.secrets_dir,
         }
 
     @classmethod
@@ -72,6 +79,8 @@ class ClusterState:
                 heap_opts=str(data["heap_opts"]),
                 jvm_performance_opts=str(data["jvm_performance_opts"]),
                 broker_properties={str(k): str(v) for k, v in data["broker_properties"].items()},
+                security=str(data.get("security", "plaintext")),
+                acls=bool(data.get("acls", False)),
             )
             return cls(
                 name=str(data["name"]),
@@ -80,6 +89,9 @@ class ClusterState:
                 controller_container=str(data["controller_container"]),
                 broker_containers={int(b): str(c) for b, c in data["broker_containers"].items()},
                 started_at=float(data["started_at"]),
+                security=str(data.get("security", "plaintext")),
+                acls=bool(data.get("acls", False)),
+                secrets_dir=None if data.get("secrets_dir") is None else str(data["secrets_dir"]),
             )
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise StateError(f"malformed cluster state: {exc}") from exc
