@@ -1,5 +1,5 @@
 """Live checks of the secured embedded cluster (``kafka_secure_cluster``: SASL_SSL + SCRAM-SHA-512 with
-ACLs; an SSL-only cluster from ``kafka_cluster_factory``).
+ACLs; an SSL-only one-broker cluster started through ``kafka-placement cluster up``).
 
 - kafka-python and confluent-kafka clients configured only from the cluster's client settings (and
   from the written ``.properties`` file read back independently) create a topic, produce and consume
@@ -14,7 +14,6 @@ from __future__ import annotations
 import ssl
 import time
 import uuid
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -94,11 +93,6 @@ def create_topic(cluster: Any, name: str, partitions: int, rf: int) -> None:
 @pytest.fixture(scope="module")
 def sasl_cluster(kafka_secure_cluster: Any) -> Any:
     return kafka_secure_cluster
-
-
-@pytest.fixture(scope="module")
-def ssl_cluster(kafka_cluster_factory: Callable[..., Any]) -> Iterator[Any]:
-    yield kafka_cluster_factory("ssl", racks={0: "rack1"})
 
 
 def test_sasl_ssl_settings_and_racks(sasl_cluster: Any, tmp_path: Path) -> None:
@@ -187,18 +181,54 @@ def test_sasl_ssl_refuses_wrong_clients(sasl_cluster: Any) -> None:
         assert time.monotonic() - t0 < 30, name
 
 
-def test_ssl_cluster_clients(ssl_cluster: Any, tmp_path: Path) -> None:
+def test_cluster_cli_ssl_up_status_down(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """``kafka-placement cluster up --security ssl --brokers 1 --client-config F``: one stdout line (the
+    bootstrap address); clients configured only from F reach the TLS listener; status; down."""
     from confluent_kafka import KafkaException
-    from confluent_kafka.admin import AdminClient
+    from confluent_kafka.admin import AdminClient, NewTopic
 
-    assert ssl_cluster.describe() == {0: "rack1"}
-    topic = f"tls-{uuid.uuid4().hex[:8]}"
-    create_topic(ssl_cluster, topic, partitions=1, rf=1)
-    props = read_java_properties(ssl_cluster.write_client_config(tmp_path / "client.properties"))
-    assert props["security.protocol"] == "SSL" and "sasl.jaas.config" not in props
-    produce_and_consume(ssl_cluster, topic, None, props)
-    # librdkafka speaking plaintext to the TLS listener gets no metadata.
-    plain = AdminClient({"bootstrap.servers": ssl_cluster.bootstrap_servers,
-                         "security.protocol": "PLAINTEXT"})
-    with pytest.raises(KafkaException):
-        plain.list_topics(timeout=5)
+    from kafka_placement.cli import main
+
+    monkeypatch.setenv("KAFKA_PLACEMENT_STATE", str(tmp_path / "state.json"))  # never the shared one
+    config = tmp_path / "client.properties"
+    t0 = time.monotonic()
+    try:
+        rc = main(["cluster", "up", "--security", "ssl", "--brokers", "1", "--racks", "rackA",
+                   "--client-config", str(config), "--name", f"kp-cli-{uuid.uuid4().hex[:6]}"])
+        startup = time.monotonic() - t0
+        out = capsys.readouterr().out
+        assert rc == 0
+        [bootstrap] = out.splitlines()
+        props = read_java_properties(config)
+        assert props["bootstrap.servers"] == bootstrap and props["security.protocol"] == "SSL"
+        assert props["ssl.truststore.location"] == str(tmp_path / "client-ca.pem")
+        assert "sasl.jaas.config" not in props
+
+        assert main(["cluster", "status"]) == 0
+        status = capsys.readouterr().out
+        assert "(healthy)" in status and "security: SSL" in status and "{0: 'rackA'}" in status
+
+        conf = librdkafka_from_java(props)
+        admin = AdminClient(conf)
+        described = admin.describe_cluster().result(timeout=30)
+        assert {n.id: n.rack for n in described.nodes} == {0: "rackA"}
+        topic = f"tls-{uuid.uuid4().hex[:8]}"
+        admin.create_topics([NewTopic(topic, 1, 1)])[topic].result(timeout=30)
+
+        class FromFile:  # kafka-python kwargs derived from the file, not from the harness
+            @staticmethod
+            def kafka_python_settings(user: str | None) -> dict[str, object]:
+                return {"bootstrap_servers": props["bootstrap.servers"], "security_protocol": "SSL",
+                        "ssl_cafile": props["ssl.truststore.location"]}
+
+        produce_and_consume(FromFile, topic, None, props)
+        # librdkafka speaking plaintext to the TLS listener gets no metadata.
+        plain = AdminClient({"bootstrap.servers": bootstrap, "security.protocol": "PLAINTEXT"})
+        with pytest.raises(KafkaException):
+            plain.list_topics(timeout=5)
+        print(f"cluster up (1 broker, SSL) took {startup:.1f}s")
+    finally:
+        assert main(["cluster", "down"]) == 0
+    assert "removed cluster" in capsys.readouterr().out
+    assert not (tmp_path / "state.json").exists()

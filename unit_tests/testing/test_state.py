@@ -56,7 +56,7 @@ def test_env_overrides_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
 
 
 def test_missing_file_says_how_to_start(tmp_path: Path) -> None:
-    with pytest.raises(StateError, match=r"python -m kafka_placement.testing up"):
+    with pytest.raises(StateError, match=r"kafka-placement cluster up"):
         read_state(tmp_path / "nope.json")
 
 

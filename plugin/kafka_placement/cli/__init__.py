@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from kafka_placement import __version__
 from kafka_placement.errors import KafkaPlacementError
 
-SUBCOMMAND_MODULES = ("plan", "audit", "reassign", "demo", "conformance")
+SUBCOMMAND_MODULES = ("plan", "audit", "reassign", "demo", "conformance", "cluster")
 
 
 def build_parser() -> argparse.ArgumentParser:

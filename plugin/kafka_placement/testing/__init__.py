@@ -2,8 +2,9 @@
 
 ``KafkaCluster`` (start/stop, ``bootstrap_servers``, ``broker_racks``, ``broker_address(id)``,
 ``stop_broker`` / ``kill_broker`` / ``start_broker``); pytest fixture ``kafka_cluster`` (session
-scope, from ``kafka_placement.testing.pytest_plugin``); ``python -m kafka_placement.testing
-up|down|status`` for the long-lived shared dev cluster. See docs/cluster.md.
+scope, from ``kafka_placement.testing.pytest_plugin``; also ``kafka_secure_cluster`` and
+``kafka_cluster_factory``); ``kafka-placement cluster up|down|status`` (alias ``python -m
+kafka_placement.testing``) for the long-lived dev cluster. See docs/cluster.md.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Testcontainers' generic ``DockerContainer`` runs each node with host networking; every listener
 binds 127.0.0.1 on ports chosen free at start, so several clusters can run side by side. Ryuk is
 disabled (no registry to pull it from); containers carry ``kafka-placement.*`` labels so leftovers
-can be removed with :func:`remove_leftovers` / ``python -m kafka_placement.testing down --all``.
+can be removed with :func:`remove_leftovers` / ``kafka-placement cluster down --all``.
 """
 
 from __future__ import annotations
@@ -576,7 +576,7 @@ def _pid_alive(pid: int) -> bool:
 def remove_orphans(client: Any) -> list[str]:
     """Remove clusters whose owning process (on this machine) died without cleaning up.
 
-    Containers of persistent clusters (``python -m kafka_placement.testing up``) carry no owner pid
+    Containers of persistent clusters (``kafka-placement cluster up``) carry no owner pid
     and are never touched.
     """
     orphans: set[str] = set()

@@ -13,13 +13,14 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from kafka_placement.errors import ClusterError
 from kafka_placement.versions import KAFKA_VERSION
 
 OFFICIAL_REPOSITORY = "apache/kafka"
 OFFLINE_REPOSITORY = "kafka-placement/kafka"
 
 
-class ImageUnavailable(RuntimeError):
+class ImageUnavailable(ClusterError):
     """No usable Kafka image and none could be built."""
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import base64
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from kafka_placement.testing.security import (
@@ -278,3 +278,37 @@ class ClusterLayout:
             }
         )
         return env
+
+
+#: Bounds of ``--brokers`` (each broker is a JVM; more than this does not fit a dev machine).
+MAX_BROKERS = 32
+
+
+def cluster_racks(brokers: int | None = None, racks: Sequence[str] | None = None) -> dict[int, str]:
+    """Broker id → rack for ``brokers`` brokers: broker ``i`` gets ``racks[i % len(racks)]``.
+
+    Defaults: the seed's six brokers and racks; ``racks`` alone means one broker per rack entry;
+    ``brokers`` alone cycles the seed's rack pattern.
+    """
+    from kafka_placement.errors import InvalidArgumentError
+
+    pattern = list(BROKER_RACKS.values()) if racks is None else list(racks)
+    if not pattern:
+        raise InvalidArgumentError("racks must name at least one rack")
+    for rack in pattern:
+        if not rack or rack != rack.strip() or "," in rack or not rack.isprintable() or len(rack) > 255:
+            raise InvalidArgumentError(
+                f"rack {rack!r} must be 1-255 printable characters without commas or surrounding blanks"
+            )
+    count = brokers
+    if count is None:
+        count = len(pattern) if racks is not None else len(BROKER_RACKS)
+    if not 1 <= count <= MAX_BROKERS:
+        raise InvalidArgumentError(f"brokers {count} out of range [1, {MAX_BROKERS}]")
+    if racks is None:
+        pattern = pattern[:count]  # the seed's pattern, cut or cycled to the broker count
+    if len(pattern) > count:
+        raise InvalidArgumentError(
+            f"{len(pattern)} racks for {count} brokers: give at most one rack per broker"
+        )
+    return {i: pattern[i % len(pattern)] for i in range(count)}

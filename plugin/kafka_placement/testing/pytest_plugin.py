@@ -4,7 +4,7 @@
 
 - Starts a fresh :class:`KafkaCluster` for the session and removes it at the end, or, with env
   ``KAFKA_PLACEMENT_REUSE=1``, attaches to the shared dev cluster started by
-  ``python -m kafka_placement.testing up`` (never stops it).
+  ``kafka-placement cluster up`` (never stops it).
 - In CI (env ``CI=true``) any failure to get a cluster FAILS the tests with the reason. Outside CI a
   missing Docker engine (or, with reuse, a missing shared cluster) SKIPS them with a clear message;
   other start-up failures fail.

@@ -1,4 +1,4 @@
-"""The shared dev cluster's state file (JSON), written by ``python -m kafka_placement.testing up``.
+"""The shared dev cluster's state file (JSON), written by ``kafka-placement cluster up``.
 
 Location: env ``KAFKA_PLACEMENT_STATE``, else ``~/.cache/kafka-placement/dev-cluster.json``.
 """
@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kafka_placement.errors import KafkaPlacementError
 from kafka_placement.testing.layout import ClusterLayout
 
 STATE_VERSION = 1
@@ -25,7 +26,7 @@ def default_state_path() -> Path:
     return Path(cache) / "kafka-placement" / "dev-cluster.json"
 
 
-class StateError(ValueError):
+class StateError(KafkaPlacementError, ValueError):
     """The state file is missing, unreadable or not ours."""
 
 
@@ -115,7 +116,7 @@ def read_state(path: Path | None = None) -> ClusterState:
         text = path.read_text()
     except FileNotFoundError as exc:
         raise StateError(
-            f"no shared cluster state at {path}; start one with `python -m kafka_placement.testing up`"
+            f"no shared cluster state at {path}; start one with `kafka-placement cluster up`"
         ) from exc
     try:
         data = json.loads(text)
