@@ -11,7 +11,10 @@ ACLs; an SSL-only one-broker cluster started through ``kafka-placement cluster u
 
 from __future__ import annotations
 
+import os
+import shutil
 import ssl
+import subprocess
 import time
 import uuid
 from pathlib import Path
@@ -95,6 +98,28 @@ def sasl_cluster(kafka_secure_cluster: Any) -> Any:
     return kafka_secure_cluster
 
 
+JAVA_CHECK = Path(__file__).with_name("java") / "CommandConfigCheck.java"
+
+
+def java_command_config(props_file: Path) -> list[str]:
+    """Kafka's Java Admin client reading ``props_file`` exactly as the tools read --command-config."""
+    from kafka_placement.conformance.jars import JavaReferenceUnavailable, class_path
+
+    java = shutil.which("java")
+    try:
+        jars = class_path()
+        if java is None:
+            raise JavaReferenceUnavailable("java not found")
+    except JavaReferenceUnavailable as exc:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"Java client check cannot run in CI: {exc}")
+        pytest.skip(f"Java client check cannot run ({exc}); run scripts/fetch-java-reference.sh")
+    proc = subprocess.run([java, "-cp", ":".join(map(str, jars)), str(JAVA_CHECK), str(props_file)],
+                          capture_output=True, text=True, timeout=90, check=False)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return proc.stdout.splitlines()
+
+
 def test_sasl_ssl_settings_and_racks(sasl_cluster: Any, tmp_path: Path) -> None:
     settings = sasl_cluster.client_settings("alice")
     assert settings["security.protocol"] == "SASL_SSL"
@@ -159,6 +184,10 @@ def test_sasl_ssl_produce_consume_with_acls(sasl_cluster: Any, tmp_path: Path) -
             if "uthoriz" not in repr(exc) or time.monotonic() > deadline:
                 raise
             time.sleep(1)
+    # Kafka's own Java client reads the same file (Utils.loadProps, as --command-config): it sees the
+    # racks, and alice may describe exactly the one topic she was granted.
+    assert java_command_config(props_file) == [
+        *(f"node {b} {r}" for b, r in sorted(SECURE_RACKS.items())), "topics 1"]
 
 
 def test_sasl_ssl_refuses_wrong_clients(sasl_cluster: Any) -> None:
@@ -173,7 +202,7 @@ def test_sasl_ssl_refuses_wrong_clients(sasl_cluster: Any) -> None:
                          ("CA not trusted", untrusted)):
         t0 = time.monotonic()
         with pytest.raises(KafkaError):  # NoBrokersAvailable / SaslAuthenticationFailedError
-            client = KafkaAdminClient(**kwargs, request_timeout_ms=5000, bootstrap_timeout_ms=5000)
+            client = KafkaAdminClient(**kwargs, request_timeout_ms=3000, bootstrap_timeout_ms=3000)
             try:
                 client.list_topics()
             finally:
