@@ -587,4 +587,7 @@ def remove_orphans(client: Any) -> list[str]:
             orphans.add(labels[LABEL])
     for name in sorted(orphans):
         remove_leftovers(client, name)
+        # ... and the secrets directory its process made under the temp dir (see _start_nodes).
+        for leftover in Path(tempfile.gettempdir()).glob(f"{name}-secrets-*"):
+            remove_secrets_dir(leftover)
     return sorted(orphans)
