@@ -85,3 +85,16 @@ class ConsumerGroupError(KafkaPlacementError, RuntimeError):
 class CommitFailedError(ConsumerGroupError):
     """Kafka: CommitFailedException — an offset commit refused because this member is not (or no
     longer) part of the group's current generation."""
+
+
+# --- connecting to a cluster ------------------------------------------------------------------
+class ConnectionSettingsError(InvalidArgumentError):
+    """A connection setting that is malformed or that the chosen client cannot honour (never dropped)."""
+
+
+class ConnectionFailedError(KafkaPlacementError, ConnectionError):
+    """The cluster could not be reached or refused us (address, TLS, SASL); the message says which."""
+
+
+class NotAuthorizedError(KafkaPlacementError, PermissionError):
+    """The cluster refused an operation for lack of an ACL; the message names the operation."""

@@ -26,7 +26,8 @@ def _snapshot() -> ClusterSnapshot:
 
 
 def _run(monkeypatch: pytest.MonkeyPatch, argv: list[str]) -> int:
-    monkeypatch.setattr(audit_cli, "take_snapshot", lambda servers, topics, client: _snapshot())
+    monkeypatch.setattr(audit_cli, "take_snapshot", lambda settings, topics, client: _snapshot())
+    monkeypatch.setattr(audit_cli, "check_connection", lambda settings: {})
     parser = argparse.ArgumentParser()
     sub = parser.add_subparsers(dest="command", required=True)
     audit_cli.register(sub)

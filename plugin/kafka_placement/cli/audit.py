@@ -14,6 +14,9 @@ import json
 import sys
 from typing import Any
 
+from kafka_placement.cli.connection_options import add_connection_arguments, settings_from_args
+from kafka_placement.clients.connection import ConnectionSettings, check_connection, translate_error
+from kafka_placement.errors import KafkaPlacementError, NotAuthorizedError
 from kafka_placement.replicas.audit import AuditReport, ClusterSnapshot, audit
 
 
@@ -30,7 +33,7 @@ def register(subparsers: Any) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--bootstrap-servers", required=True, help="host:port[,host:port...]")
+    add_connection_arguments(parser, required=False)
     parser.add_argument(
         "--topic", action="append", metavar="TOPIC", help="topic(s) to audit (repeatable, comma lists)"
     )
@@ -40,23 +43,36 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(handler=run)
 
 
-def take_snapshot(bootstrap_servers: str, topics: list[str] | None, client: str) -> ClusterSnapshot:
+def take_snapshot(settings: ConnectionSettings, topics: list[str] | None, client: str) -> ClusterSnapshot:
     """Read the cluster with the chosen client library (imports happen here, not at CLI start)."""
-    if client == "confluent":
-        from confluent_kafka.admin import AdminClient
-
-        from kafka_placement.clients.confluent import admin as confluent_admin
-
-        return confluent_admin.snapshot(AdminClient({"bootstrap.servers": bootstrap_servers}), topics)
-    from kafka import KafkaAdminClient
-
-    from kafka_placement.clients.kafka_python import admin as kp_admin
-
-    admin = KafkaAdminClient(bootstrap_servers=bootstrap_servers, client_id="kafka-placement-audit")
     try:
-        return kp_admin.snapshot(admin, topics)
-    finally:
-        admin.close()
+        if client == "confluent":
+            from confluent_kafka.admin import AdminClient
+
+            from kafka_placement.clients.confluent import admin as confluent_admin
+
+            return confluent_admin.snapshot(AdminClient(settings.confluent()), topics)
+        from kafka import KafkaAdminClient
+
+        from kafka_placement.clients.kafka_python import admin as kp_admin
+
+        admin = KafkaAdminClient(client_id="kafka-placement-audit", **settings.kafka_python())
+        try:
+            return kp_admin.snapshot(admin, topics)
+        finally:
+            admin.close()
+    except NotAuthorizedError as exc:
+        who = f" as user {settings.credentials()[0]!r}" if settings.sasl else ""
+        raise NotAuthorizedError(
+            f"{exc}{who} on {settings.bootstrap_servers}; ask for the ACL "
+            "(kafka-acls.sh --add --allow-principal User:<you> --operation Describe --topic <topic>) "
+            "or audit with a principal that has it"
+        ) from None
+    except Exception as exc:
+        if isinstance(exc, KafkaPlacementError):
+            raise
+        operation = "describe the topics" if topics else "describe the cluster"
+        raise translate_error(exc, settings, operation) from None
 
 
 def format_report(report: AuditReport) -> str:
@@ -88,7 +104,9 @@ def format_report(report: AuditReport) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    snapshot = take_snapshot(args.bootstrap_servers, _topics(args.topic), args.client)
+    settings = settings_from_args(args)
+    check_connection(settings)
+    snapshot = take_snapshot(settings, _topics(args.topic), args.client)
     report = audit(snapshot, _topics(args.topic))
     if args.json:
         print(json.dumps(report.summary(), indent=2, sort_keys=True))

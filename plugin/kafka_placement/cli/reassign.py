@@ -1,6 +1,6 @@
 """``kafka-placement reassign plan|apply|verify``: minimal-movement reassignment.
 
-plan    current assignment (live via --bootstrap-servers, or --current FILE in reassignment JSON)
+plan    current assignment (live via --bootstrap-server [--command-config FILE], or --current FILE)
         + target brokers (--brokers ids, or id:rack pairs; default: every broker of the cluster)
         → the plan (kafka-reassign-partitions JSON, changed partitions only) and its cost against
         the lower bound; --rollback FILE saves the current lists of the changed partitions.
@@ -17,6 +17,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from kafka_placement.cli.connection_options import add_connection_arguments, settings_from_args
+from kafka_placement.clients.connection import check_connection, translate_error
 from kafka_placement.errors import InvalidArgumentError, InvalidBrokerError
 from kafka_placement.replicas.planner import Plan, plan_reassignment
 from kafka_placement.replicas.reassignment_json import (
@@ -67,7 +69,7 @@ def register(subparsers: Any) -> None:
     )
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     plan = sub.add_parser("plan", help="compute a plan and its lower bound")
-    plan.add_argument("--bootstrap-servers", help="read the current assignment and racks from this cluster")
+    add_connection_arguments(plan, help_suffix=" (read the current assignment and racks from this cluster)")
     plan.add_argument("--current", metavar="FILE", help="current assignment as reassignment JSON (offline)")
     plan.add_argument("--topic", action="append", metavar="TOPIC", help="topics to plan (default: all)")
     plan.add_argument("--brokers", help="target brokers: ids (racks from the cluster) or id:rack pairs")
@@ -85,21 +87,28 @@ def register(subparsers: Any) -> None:
     )
     plan.set_defaults(handler=run_plan)
     apply = sub.add_parser("apply", help="submit a plan and wait for it with progress")
-    apply.add_argument("--bootstrap-servers", required=True)
+    add_connection_arguments(apply, required=True, timeout=False)
     apply.add_argument("--plan", required=True, metavar="FILE", help="reassignment JSON to execute")
     apply.add_argument("--timeout", type=float, default=600.0, help="seconds to wait for completion")
     apply.add_argument("--no-elect-leaders", action="store_true", help="skip preferred leader election")
     apply.set_defaults(handler=run_apply)
     verify = sub.add_parser("verify", help="check a plan against the cluster")
-    verify.add_argument("--bootstrap-servers", required=True)
+    add_connection_arguments(verify, required=True)
     verify.add_argument("--plan", required=True, metavar="FILE")
     verify.set_defaults(handler=run_verify)
 
 
-def _admin(bootstrap_servers: str) -> Any:
+def _admin(args: argparse.Namespace) -> Any:
+    """The admin client of every reassign action: settings from the command line, a bounded pre-flight
+    check first (clear one-line failures), then kafka-python's KafkaAdminClient."""
     from kafka import KafkaAdminClient
 
-    return KafkaAdminClient(bootstrap_servers=bootstrap_servers, client_id="kafka-placement-reassign")
+    settings = settings_from_args(args)
+    check_connection(settings)
+    try:
+        return KafkaAdminClient(client_id="kafka-placement-reassign", **settings.kafka_python())
+    except Exception as exc:
+        raise translate_error(exc, settings, "connect the admin client") from None
 
 
 def build_plan(args: argparse.Namespace) -> Plan:
@@ -111,10 +120,10 @@ def build_plan(args: argparse.Namespace) -> Plan:
         current = as_assignment(moves)
         if topics is not None:
             current = {tp: r for tp, r in current.items() if tp.topic in topics}
-    elif args.bootstrap_servers:
+    elif args.bootstrap_servers or args.command_config:
         from kafka_placement.clients.kafka_python import admin as kp_admin
 
-        admin = _admin(args.bootstrap_servers)
+        admin = _admin(args)
         try:
             snap = kp_admin.snapshot(admin, topics)
             if getattr(args, "with_sizes", False):
@@ -188,7 +197,7 @@ def run_apply(args: argparse.Namespace) -> int:
     from kafka_placement.clients.kafka_python import admin as kp_admin
 
     target = _load_plan(args.plan)
-    admin = _admin(args.bootstrap_servers)
+    admin = _admin(args)
     try:
         snap = kp_admin.snapshot(admin, sorted({tp.topic for tp in target}))
         check_against_cluster(
@@ -219,7 +228,7 @@ def run_verify(args: argparse.Namespace) -> int:
     from kafka_placement.clients.kafka_python import admin as kp_admin
 
     target = _load_plan(args.plan)
-    admin = _admin(args.bootstrap_servers)
+    admin = _admin(args)
     try:
         ongoing = admin.list_partition_reassignments(
             [KafkaTopicPartition(tp.topic, tp.partition) for tp in target]

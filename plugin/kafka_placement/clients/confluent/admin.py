@@ -17,7 +17,7 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from kafka_placement.errors import ClusterError, UnknownTopicError
+from kafka_placement.errors import ClusterError, NotAuthorizedError, UnknownTopicError
 from kafka_placement.replicas.audit import ClusterSnapshot, PartitionState, validate_explicit_assignment
 from kafka_placement.vocabulary import Broker, TopicPartition
 
@@ -101,6 +101,10 @@ def _describe(admin: Any, names: Sequence[str], timeout_s: float) -> dict[TopicP
             code = _error_name(exc)
             if code in TRANSIENT_ERRORS:
                 raise _Transient(name, code, str(exc)) from exc
+            if code == "TOPIC_AUTHORIZATION_FAILED":
+                raise NotAuthorizedError(
+                    f"not authorised to Describe topic {name!r} (TOPIC_AUTHORIZATION_FAILED)"
+                ) from None
             raise ClusterError(f"describe_topics failed for topic {name!r}: {exc}") from exc
         for info in description.partitions:
             leader = info.leader.id if info.leader is not None and info.leader.id >= 0 else None

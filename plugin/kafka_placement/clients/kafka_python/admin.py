@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kafka_placement.errors import ClusterError, InvalidArgumentError, UnknownTopicError
+from kafka_placement.errors import ClusterError, InvalidArgumentError, NotAuthorizedError, UnknownTopicError
 from kafka_placement.replicas.audit import ClusterSnapshot, PartitionState, validate_explicit_assignment
 from kafka_placement.vocabulary import Broker, TopicPartition, group_by_topic
 
@@ -36,6 +36,7 @@ def brokers(admin: Any) -> list[Broker]:
 
 
 UNKNOWN_TOPIC_OR_PARTITION = 3
+TOPIC_AUTHORIZATION_FAILED = 29
 LEADER_NOT_AVAILABLE = 5
 
 
@@ -63,6 +64,10 @@ def snapshot(
         code = topic.get("error_code", 0)
         if code == UNKNOWN_TOPIC_OR_PARTITION:
             raise UnknownTopicError(f"Topic {name} not found.")
+        if code == TOPIC_AUTHORIZATION_FAILED:
+            raise NotAuthorizedError(
+                f"not authorised to Describe topic {name!r} (TOPIC_AUTHORIZATION_FAILED)"
+            )
         if code:
             raise ClusterError(f"describe_topics failed for topic {name!r}: error code {code}")
         if wanted is None and not include_internal and (

@@ -1,0 +1,210 @@
+"""Fast, clear connection failures: one bounded look at the cluster before any work, and client errors
+turned into one line that says what failed and the likely fix.
+
+The probe asks librdkafka (confluent-kafka's ``AdminClient``) for metadata with the command's timeout and
+collects what its error callback reports (connection refused, TLS handshake and certificate errors, SASL
+authentication errors, a plaintext client on a TLS listener), so a wrong address, protocol, CA or
+password ends in seconds with a :class:`~kafka_placement.errors.ConnectionFailedError` instead of a
+30-second hang and a traceback.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from kafka_placement.clients.connection.settings import ConnectionSettings
+from kafka_placement.errors import ConnectionFailedError, NotAuthorizedError
+
+#: (substring of librdkafka's message, what failed, the likely fix) — first match wins.
+_DIAGNOSES: tuple[tuple[tuple[str, ...], str, str], ...] = (
+    (
+        ("certificate verify failed", "broker certificate could not be verified"),
+        "the broker's TLS certificate is not trusted",
+        "set ssl.truststore.location (or ssl.ca.location) to the CA that signed it",
+    ),
+    (
+        ("hostname mismatch", "Hostname mismatch", "does not match"),
+        "the broker's certificate does not name the address we connected to",
+        "connect to a name in its certificate, or set ssl.endpoint.identification.algorithm= (empty) "
+        "to skip the check",
+    ),
+    (
+        (
+            "wrong version number",
+            "packet length too long",
+            "record layer failure",
+            "unexpected eof while reading",
+            "Connection reset by peer)",
+        ),
+        "the TLS handshake failed: this listener does not seem to speak TLS",
+        "use security.protocol=PLAINTEXT or SASL_PLAINTEXT for this port, or the broker's TLS port",
+    ),
+    (
+        ("SSL handshake failed",),
+        "the TLS handshake failed",
+        "check security.protocol, the trust store and the client certificate",
+    ),
+    (
+        (
+            "Authentication failed",
+            "authentication error",
+            "Invalid username or password",
+            "SASL authentication",
+        ),
+        "SASL authentication failed",
+        "check the username and password in sasl.jaas.config (or sasl.username/sasl.password) "
+        "and sasl.mechanism",
+    ),
+    (
+        ("Unsupported SASL mechanism", "mechanism", "UNSUPPORTED_SASL_MECHANISM"),
+        "the broker does not offer this SASL mechanism",
+        "set sasl.mechanism to one the listener enables (e.g. SCRAM-SHA-512)",
+    ),
+    (
+        ("SSL connection closed by peer (after 0ms in state UP",),
+        "the broker closed the TLS connection at once: the listener expects SASL",
+        "set security.protocol=SASL_SSL with sasl.mechanism and sasl.jaas.config",
+    ),
+    (
+        ("in state APIVERSION_QUERY", "after POLLIN (after"),
+        "the broker closed the connection at our first request",
+        "a plaintext client on a TLS or SASL listener? set security.protocol (SSL, SASL_SSL, SASL_PLAINTEXT) "
+        "as the listener expects",
+    ),
+    (
+        (
+            "incorrect security.protocol",
+            "Disconnected while requesting ApiVersion",
+            "Disconnected: verify that security.protocol",
+        ),
+        "the broker closed the connection at the first request",
+        "the port may be a TLS or SASL listener: set security.protocol (SSL, SASL_SSL, SASL_PLAINTEXT)",
+    ),
+    (
+        ("Connection refused",),
+        "connection refused",
+        "check the host and port of --bootstrap-server and that the broker runs",
+    ),
+    (
+        ("Name or service not known", "resolve", "nodename nor servname"),
+        "the host name does not resolve",
+        "check the host of --bootstrap-server",
+    ),
+)
+
+
+def diagnose(messages: list[str], settings: ConnectionSettings) -> str:
+    """One line from librdkafka's error messages (or a timeout when it said nothing useful)."""
+    for needles, what, fix in _DIAGNOSES:
+        if any(n.lower() in m.lower() for m in messages for n in needles):
+            return f"cannot connect to {settings.describe()}: {what}; {fix}"
+    return (
+        f"cannot connect to {settings.describe()}: no broker answered within {settings.timeout_s:g} s; "
+        "check the address, the port and security.protocol (a longer --timeout if the cluster is slow)"
+    )
+
+
+#: Diagnoses that no retry will change: report them at once instead of waiting for the timeout.
+_FINAL = (
+    "the listener expects SASL",
+    "not trusted",
+    "does not name",
+    "does not seem to speak TLS",
+    "SASL authentication failed",
+    "SASL mechanism",
+    "closed the connection at our first request",
+    "does not resolve",
+)
+#: A refused connection may be a broker still starting: give it this long before reporting it.
+_REFUSED_GRACE_S = 3.0
+
+
+def check_connection(settings: ConnectionSettings) -> dict[int, str | None]:
+    """Broker id → rack of the cluster, or :class:`ConnectionFailedError` within ``settings.timeout_s``
+    (sooner when librdkafka reports a failure that waiting will not fix)."""
+    from confluent_kafka import KafkaException
+    from confluent_kafka.admin import AdminClient
+
+    messages: list[str] = []
+
+    def collect(text: str) -> None:
+        if len(messages) < 200:
+            messages.append(text)
+
+    conf: dict[str, Any] = dict(settings.confluent())
+    conf.update(
+        {
+            "error_cb": lambda err: collect(str(err)),
+            "logger": _Logger(collect),
+            "socket.timeout.ms": max(1000, int(settings.timeout_s * 1000)),
+            "reconnect.backoff.max.ms": 1000,
+        }
+    )
+    try:
+        admin = AdminClient(conf)
+    except KafkaException as exc:
+        raise ConnectionFailedError(
+            f"the confluent client refused the settings: {exc.args[0].str()}"
+        ) from None
+    started = time.monotonic()
+    deadline = started + settings.timeout_s
+    while True:
+        left = deadline - time.monotonic()
+        try:
+            admin.list_topics(timeout=max(0.2, min(1.0, left)))
+            break
+        except KafkaException:
+            admin.poll(0.05)
+        verdict = diagnose(messages, settings)
+        waited = time.monotonic() - started
+        final = any(f in verdict for f in _FINAL) or (
+            "connection refused" in verdict and waited > _REFUSED_GRACE_S
+        )
+        if final or time.monotonic() >= deadline:
+            raise ConnectionFailedError(verdict)
+    future = admin.describe_cluster(request_timeout=max(1.0, deadline - time.monotonic()))
+    try:
+        description = future.result(timeout=max(1.0, deadline - time.monotonic()))
+    except KafkaException as exc:
+        raise translate_error(exc, settings, "describe the cluster") from None
+    return {int(n.id): n.rack for n in description.nodes}
+
+
+class _Logger:
+    """librdkafka's ``logger`` setting wants an object with ``log(level, fmt, *args)``."""
+
+    def __init__(self, sink: Any) -> None:
+        self._sink = sink
+
+    def log(self, level: int, fmt: str, *args: Any) -> None:
+        self._sink(fmt % args if args else fmt)
+
+
+def translate_error(exc: BaseException, settings: ConnectionSettings, operation: str) -> Exception:
+    """A client exception (kafka-python or confluent-kafka) as our typed one-line error."""
+    text = str(exc)
+    name = type(exc).__name__
+    inner = exc.args[0] if exc.args else None
+    code_name = ""
+    if inner is not None and hasattr(inner, "name") and callable(inner.name):
+        code_name = str(inner.name())
+        text = str(inner.str()) if hasattr(inner, "str") else text
+    if "AUTHORIZATION" in code_name.upper() or "Authorization" in name or "not authorized" in text.lower():
+        user = ""
+        if settings.sasl:
+            try:
+                user = f" for user {settings.credentials()[0]!r}"
+            except Exception:
+                user = ""
+        return NotAuthorizedError(
+            f"not authorised to {operation}{user} on {settings.bootstrap_servers} ({code_name or name}); "
+            "ask for the ACL (kafka-acls.sh --add --operation Describe ...) or use a principal that has it"
+        )
+    if "NoBrokersAvailable" in name or "KafkaTimeoutError" in name or "TIMED_OUT" in code_name.upper():
+        return ConnectionFailedError(
+            f"cannot {operation} on {settings.describe()}: "
+            f"no broker answered within {settings.timeout_s:g} s; "
+            "check the address, security.protocol and credentials (a longer --timeout if the cluster is slow)"
+        )
+    return ConnectionFailedError(f"cannot {operation} on {settings.describe()}: {name}: {text[:300]}")
