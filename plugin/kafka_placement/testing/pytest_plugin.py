@@ -108,13 +108,17 @@ class _ClusterFactory:
         if key in self._clusters:
             return self._clusters[key]
         cluster = KafkaCluster(racks=racks, security=security, acls=acls)
-        self._clusters[key] = cluster
+        self._clusters[key] = cluster  # registered first: a SIGTERM during start still removes it
         try:
             cluster.start()
-        except EngineUnavailable as exc:
-            _unavailable(str(exc))
-        except Exception as exc:
-            pytest.fail(f"Kafka cluster ({security}) failed to start: {exc}", pytrace=False)
+        except BaseException as exc:
+            del self._clusters[key]  # the next caller tries again instead of getting a dead cluster
+            cluster.stop()
+            if isinstance(exc, EngineUnavailable):
+                _unavailable(str(exc))
+            if isinstance(exc, Exception):
+                pytest.fail(f"Kafka cluster ({security}) failed to start: {exc}", pytrace=False)
+            raise
         return cluster
 
     def stop(self) -> None:
