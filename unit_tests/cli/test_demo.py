@@ -17,7 +17,7 @@ from kafka_placement.cli.demo import Progress
         (["--partitions", "0"], "--partitions must be in [1, 1000], got 0"),
         (
             ["--bootstrap-servers", "127.0.0.1:1"],
-            "cannot reach any Kafka bootstrap server: 127.0.0.1:1 (Connection refused)",
+            "cannot connect to 127.0.0.1:1 (PLAINTEXT): connection refused",
         ),
     ],
 )

@@ -19,9 +19,11 @@ import contextlib
 import json
 import os
 import queue
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import uuid
@@ -29,6 +31,12 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
+from kafka_placement.cli.connection_options import (
+    add_connection_arguments,
+    has_connection,
+    settings_from_args,
+)
+from kafka_placement.clients.connection import ConnectionSettings, check_connection
 from kafka_placement.errors import ClusterError, InvalidArgumentError
 
 PRIORITIES = (30, 20, 10)
@@ -77,7 +85,7 @@ def register(subparsers: Any) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--bootstrap-servers", help="attach to this cluster instead of starting the embedded one")
+    add_connection_arguments(p, help_suffix=": attach to this cluster instead of starting the embedded one")
     p.add_argument("--records", type=int, default=20_000, help="records to produce (default 20000)")
     p.add_argument("--partitions", type=int, default=12, help="partitions of the demo topics (default 12)")
     p.add_argument("--output", default="kafka-placement-demo", help="plan report directory")
@@ -89,13 +97,11 @@ def register(subparsers: Any) -> None:
 
 # --------------------------------------------------------------------------------------- cluster
 @contextlib.contextmanager
-def cluster(bootstrap: str | None) -> Iterator[tuple[str, dict[int, str | None]]]:
-    """Bootstrap servers and broker racks: attached, or a started embedded cluster (stopped after)."""
-    from kafka_placement.cli.plan import check_reachable
-
-    if bootstrap:
-        check_reachable(bootstrap)
-        yield bootstrap, _describe(bootstrap)
+def cluster(attach: ConnectionSettings | None) -> Iterator[tuple[ConnectionSettings, dict[int, str | None]]]:
+    """Connection settings and broker racks: attached, or a started embedded cluster (stopped after)."""
+    if attach is not None:
+        check_connection(attach)
+        yield attach, _describe(attach)
         return
     try:
         from kafka_placement.testing import KafkaCluster
@@ -112,18 +118,19 @@ def cluster(bootstrap: str | None) -> Iterator[tuple[str, dict[int, str | None]]
             f"could not start the embedded Kafka cluster: {exc} (or attach with --bootstrap-servers)"
         ) from exc
     try:
-        yield embedded.bootstrap_servers, _describe(embedded.bootstrap_servers)
+        settings = ConnectionSettings(embedded.bootstrap_servers)
+        yield settings, _describe(settings)
     finally:
         print("\nstopping the embedded cluster …", flush=True)
         embedded.stop()
 
 
-def _describe(bootstrap: str) -> dict[int, str | None]:
+def _describe(bootstrap: ConnectionSettings) -> dict[int, str | None]:
     from kafka import KafkaAdminClient
 
     from kafka_placement.clients.kafka_python.admin import brokers
 
-    admin = KafkaAdminClient(bootstrap_servers=bootstrap, client_id="kp-demo")
+    admin = KafkaAdminClient(client_id="kp-demo", **bootstrap.kafka_python())
     try:
         return {b.id: b.rack for b in brokers(admin)}
     finally:
@@ -132,7 +139,7 @@ def _describe(bootstrap: str) -> dict[int, str | None]:
 
 # ----------------------------------------------------------------------------------------- steps
 def create_topics(
-    bootstrap: str, racks: dict[int, str | None], partitions: int, suffix: str
+    bootstrap: ConnectionSettings, racks: dict[int, str | None], partitions: int, suffix: str
 ) -> dict[str, str]:
     from kafka import KafkaAdminClient
 
@@ -145,7 +152,7 @@ def create_topics(
     brokers = tuple(Broker(b, r) for b, r in sorted(racks.items()))
     rf = min(3, len(brokers))
     topics = {f"orders-{suffix}": "balanced", f"payments-{suffix}": "adminutils"}
-    admin = KafkaAdminClient(bootstrap_servers=bootstrap, client_id="kp-demo")
+    admin = KafkaAdminClient(client_id="kp-demo", **bootstrap.kafka_python())
     try:
         rows = []
         for topic, placer in topics.items():
@@ -185,7 +192,7 @@ def create_topics(
     return topics
 
 
-def produce(bootstrap: str, topic: str, partitions: int, records: int) -> dict[str, int]:
+def produce(bootstrap: ConnectionSettings, topic: str, partitions: int, records: int) -> dict[str, int]:
     """Half the sample through kafka-python, half through confluent-kafka, both via our partitioners."""
     import numpy as np
     from kafka import KafkaProducer
@@ -199,7 +206,7 @@ def produce(bootstrap: str, topic: str, partitions: int, records: int) -> dict[s
     keys = key_bytes(ranks)
     half = records // 2
     progress = Progress("kafka-python  ", half)
-    kp = KafkaProducer(bootstrap_servers=bootstrap, partitioner=JavaDefaultPartitioner(), linger_ms=5)
+    kp = KafkaProducer(partitioner=JavaDefaultPartitioner(), linger_ms=5, **bootstrap.kafka_python())
     for i in range(half):
         kp.send(topic, key=keys[i], value=b"kp:" + b"x" * int(sizes[i]))
         if i % 500 == 0:
@@ -208,7 +215,7 @@ def produce(bootstrap: str, topic: str, partitions: int, records: int) -> dict[s
     kp.close()
     progress.finish()
     progress = Progress("confluent-kafka", records - half)
-    ck = Producer({"bootstrap.servers": bootstrap, "linger.ms": 5}, partitioner="murmur2_random")
+    ck = Producer({**bootstrap.confluent(), "linger.ms": 5}, partitioner="murmur2_random")
     for i in range(half, records):
         ck.produce(topic, key=keys[i], value=b"ck:" + b"x" * int(sizes[i]))
         if i % 500 == 0:
@@ -221,13 +228,15 @@ def produce(bootstrap: str, topic: str, partitions: int, records: int) -> dict[s
     return {"kafka-python": half, "confluent-kafka": records - half}
 
 
-def verify(bootstrap: str, topic: str, partitions: int, expected: int) -> tuple[int, int, dict[str, int]]:
+def verify(
+    bootstrap: ConnectionSettings, topic: str, partitions: int, expected: int
+) -> tuple[int, int, dict[str, int]]:
     """Consume everything back; count records outside the partition our core predicts."""
     from kafka import KafkaConsumer, TopicPartition
 
     from kafka_placement.partitioning import partition_keys
 
-    consumer = KafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
+    consumer = KafkaConsumer(enable_auto_commit=False, **bootstrap.kafka_python())
     tps = [TopicPartition(topic, p) for p in range(partitions)]
     consumer.assign(tps)
     consumer.seek_to_beginning(*tps)
@@ -250,13 +259,14 @@ def verify(bootstrap: str, topic: str, partitions: int, expected: int) -> tuple[
     return len(got), wrong, by_client
 
 
-def _member_command(bootstrap: str, topic: str, group: str, priority: int, timeout_ms: int) -> list[str]:
+def _member_command(config: str, topic: str, group: str, priority: int, timeout_ms: int) -> list[str]:
+    """``config``: a private Java client .properties file with the connection (secrets never on argv)."""
     return [
         sys.executable,
         "-m",
         "kafka_placement.cli.demo",
         "--member",
-        bootstrap,
+        config,
         topic,
         group,
         str(priority),
@@ -271,7 +281,10 @@ def member_main(argv: list[str]) -> int:
 
     from kafka_placement.clients.kafka_python.assignors import FailoverAssignor
 
-    bootstrap, topic, group, priority, timeout_ms = argv[0], argv[1], argv[2], int(argv[3]), int(argv[4])
+    config, topic, group, priority, timeout_ms = argv[0], argv[1], argv[2], int(argv[3]), int(argv[4])
+    from kafka_placement.clients.connection import connection_settings
+
+    settings = connection_settings(command_config=config)
 
     class Listener(ConsumerRebalanceListener):  # type: ignore[misc]
         def on_partitions_revoked(self, revoked: Any) -> None:
@@ -282,7 +295,7 @@ def member_main(argv: list[str]) -> int:
             print(json.dumps({"priority": priority, "assigned": parts}), flush=True)
 
     consumer = KafkaConsumer(
-        bootstrap_servers=bootstrap,
+        **settings.kafka_python(),
         group_id=group,
         client_id=f"failover-p{priority}",
         partition_assignment_strategy=[FailoverAssignor(priority=priority)],
@@ -299,7 +312,7 @@ def member_main(argv: list[str]) -> int:
         print(json.dumps({"priority": priority, "consumed": consumed}), flush=True)
 
 
-def failover(bootstrap: str, topic: str, partitions: int, timeout_ms: int) -> dict[str, float]:
+def failover(bootstrap: ConnectionSettings, topic: str, partitions: int, timeout_ms: int) -> dict[str, float]:
     """Start 3 members, wait for the highest priority to own everything, SIGKILL it, time the takeover."""
     group = f"kp-demo-failover-{uuid.uuid4().hex[:6]}"
     events: queue.Queue[dict[str, Any]] = queue.Queue()
@@ -312,9 +325,11 @@ def failover(bootstrap: str, topic: str, partitions: int, timeout_ms: int) -> di
                 events.put(json.loads(line))
 
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    private = Path(tempfile.mkdtemp(prefix="kp-demo-"))
+    config = str(bootstrap.write_properties(private / "client.properties"))
     for prio in PRIORITIES:
         procs[prio] = subprocess.Popen(
-            _member_command(bootstrap, topic, group, prio, timeout_ms),
+            _member_command(config, topic, group, prio, timeout_ms),
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             text=True,
@@ -383,16 +398,17 @@ def failover(bootstrap: str, topic: str, partitions: int, timeout_ms: int) -> di
                 proc.wait(10)
             except subprocess.TimeoutExpired:
                 proc.kill()
+        shutil.rmtree(private, ignore_errors=True)
 
 
-def audit_topics(bootstrap: str, topics: list[str]) -> list[str]:
+def audit_topics(bootstrap: ConnectionSettings, topics: list[str]) -> list[str]:
     from kafka import KafkaAdminClient
 
     from kafka_placement.cli.plan import format_table
     from kafka_placement.clients.kafka_python.admin import snapshot
     from kafka_placement.replicas.audit import audit
 
-    admin = KafkaAdminClient(bootstrap_servers=bootstrap, client_id="kp-demo")
+    admin = KafkaAdminClient(client_id="kp-demo", **bootstrap.kafka_python())
     try:
         report = audit(snapshot(admin, topics), topics)
     finally:
@@ -441,10 +457,11 @@ def run(args: argparse.Namespace) -> int:
         1,
         "cluster" + (f" at {args.bootstrap_servers}" if args.bootstrap_servers else " (embedded, 6 brokers)"),
     )
-    with cluster(args.bootstrap_servers) as (bootstrap, racks):
+    attach = settings_from_args(args) if has_connection(args) else None
+    with cluster(attach) as (bootstrap, racks):
         from kafka_placement.cli.plan import format_table
 
-        print(f"  bootstrap servers: {bootstrap}")
+        print(f"  bootstrap servers: {bootstrap.describe()}")
         print(format_table(["broker", "rack"], [[b, r or "(none)"] for b, r in sorted(racks.items())]))
 
         step(2, "create rack-aware topics with our placement (explicit replica assignments)")
@@ -493,7 +510,7 @@ def run(args: argparse.Namespace) -> int:
                 key_column="key",
                 value_column="value",
                 output=Path(args.output),
-                source=f"topic {orders} @ {bootstrap}",
+                source=f"topic {orders} @ {bootstrap.bootstrap_servers}",
                 top_keys=10,
             )
     print(f"\ndemo finished in {time.monotonic() - started:.0f}s")

@@ -9,14 +9,19 @@ Prints terminal tables and writes ``OUTPUT/report.html`` (+ PNG plots), ``plan.j
 from __future__ import annotations
 
 import argparse
-import socket
 import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kafka_placement.errors import ClusterError, InvalidArgumentError, UnknownTopicError
+from kafka_placement.cli.connection_options import (
+    add_connection_arguments,
+    has_connection,
+    settings_from_args,
+)
+from kafka_placement.clients.connection import ConnectionSettings, check_connection
+from kafka_placement.errors import InvalidArgumentError, UnknownTopicError
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -53,13 +58,13 @@ def register(subparsers: Any) -> None:
     src.add_argument("--input", metavar="PATH", help="Parquet/CSV/JSON file or directory")
     src.add_argument("--format", choices=FORMATS, help="input format (default: from the file suffix)")
     src.add_argument("--topic", help="read this topic with Spark's Kafka source")
-    src.add_argument("--bootstrap-servers", help="Kafka bootstrap servers for --topic (host:port,...)")
     src.add_argument("--key-column", default="key", help="key column (default: key)")
     src.add_argument(
         "--value-column",
         help="value column: bytes/string (its length) or a numeric size (default: value_size for --sample, "
         "value for --topic, none for files)",
     )
+    add_connection_arguments(p, timeout=False, help_suffix=" (for --topic)")
     smp = p.add_argument_group("sample")
     smp.add_argument("--distinct-keys", type=int, default=0, help="distinct keys (default records/20, >=100)")
     smp.add_argument("--zipf", type=float, default=1.1, help="Zipf exponent of key popularity (default 1.1)")
@@ -107,37 +112,18 @@ def build_scenarios(args: argparse.Namespace) -> list[Scenario]:
     return scenario_grid(_int_list(args.partitions, "--partitions"), _names(args.schemes), placements, groups)
 
 
-def check_reachable(bootstrap_servers: str, timeout: float = 3.0) -> None:
-    """Fail fast with :class:`ClusterError` when no bootstrap server accepts a TCP connection."""
-    errors = []
-    for server in filter(None, (s.strip() for s in bootstrap_servers.split(","))):
-        host, sep, port = server.rpartition(":")
-        if not sep or not port.isdigit():
-            raise InvalidArgumentError(f"bad bootstrap server {server!r}; expected host:port")
-        try:
-            with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout):
-                return
-        except OSError as exc:
-            errors.append(f"{server} ({exc.strerror or exc})")
-    tried = ", ".join(errors) if errors else repr(bootstrap_servers)
-    raise ClusterError(f"cannot reach any Kafka bootstrap server: {tried}")
+def check_topic(settings: ConnectionSettings, topic: str) -> None:
+    """The cluster answers (bounded, one clear line otherwise) and ``topic`` exists
+    (:class:`UnknownTopicError` naming the known topics)."""
+    from confluent_kafka.admin import AdminClient
 
-
-def check_topic(bootstrap_servers: str, topic: str) -> None:
-    """:class:`UnknownTopicError` naming the known topics when ``topic`` does not exist."""
-    try:
-        from kafka import KafkaConsumer
-    except ImportError:  # kafka-python is optional here; Spark's source will report it instead
-        return
-    consumer = KafkaConsumer(bootstrap_servers=bootstrap_servers, client_id="kafka-placement-plan")
-    try:
-        known = sorted(t for t in consumer.topics() if not t.startswith("__"))
-    finally:
-        consumer.close()
+    check_connection(settings)
+    metadata = AdminClient(settings.confluent()).list_topics(timeout=settings.timeout_s)
+    known = sorted(t for t in metadata.topics if not t.startswith("__"))
     if topic not in known:
         shown = ", ".join(known[:20]) + (" …" if len(known) > 20 else "")
         raise UnknownTopicError(
-            f"topic {topic!r} does not exist at {bootstrap_servers}; known topics: {shown}"
+            f"topic {topic!r} does not exist at {settings.bootstrap_servers}; known topics: {shown}"
         )
 
 
@@ -169,13 +155,13 @@ def load_input(spark: SparkSession, args: argparse.Namespace) -> tuple[DataFrame
         if fmt == "csv":
             reader = reader.option("header", "true")
         return reader.format(fmt).load(str(path)), f"{fmt}: {path}", args.value_column
-    if not args.bootstrap_servers:
+    if not has_connection(args):
         raise InvalidArgumentError("--topic needs --bootstrap-servers host:port")
-    check_reachable(args.bootstrap_servers)
+    settings = settings_from_args(args)
     from kafka_placement.spark.kafka_io import read_topic
 
-    df = read_topic(spark, args.bootstrap_servers, args.topic)
-    return df, f"topic {args.topic} @ {args.bootstrap_servers}", args.value_column or "value"
+    df = read_topic(spark, settings, args.topic)
+    return df, f"topic {args.topic} @ {settings.bootstrap_servers}", args.value_column or "value"
 
 
 def _infer_format(path: Path) -> str:
@@ -340,10 +326,9 @@ def check_input_args(args: argparse.Namespace) -> None:
         if args.format is None:
             _infer_format(path)
     if args.topic is not None:
-        if not args.bootstrap_servers:
+        if not has_connection(args):
             raise InvalidArgumentError("--topic needs --bootstrap-servers host:port")
-        check_reachable(args.bootstrap_servers)
-        check_topic(args.bootstrap_servers, args.topic)
+        check_topic(settings_from_args(args), args.topic)
     if not 0 <= args.top_keys <= 10_000:
         raise InvalidArgumentError(f"--top-keys must be in [0, 10000], got {args.top_keys}")
 

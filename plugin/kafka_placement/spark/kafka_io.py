@@ -4,12 +4,16 @@ The writer computes an explicit ``partition`` column with our partitioners
 (:func:`kafka_placement.partitioning.partition_keys`, vectorized in ``mapInArrow``); Spark's sink
 honours it, so Spark-produced records land exactly where a Java producer (``murmur2``) or
 librdkafka (``consistent_random``, ``fnv1a``…) with the same key would put them.
+
+Both take the cluster as a bootstrap address or as :class:`~kafka_placement.clients.connection.
+ConnectionSettings` (TLS/SASL): Spark's Java client gets every setting as a ``kafka.``-prefixed option.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from kafka_placement.clients.connection import ConnectionSettings
 from kafka_placement.errors import InvalidArgumentError, UnknownTopicError
 from kafka_placement.spark.pipeline import with_partitions
 from kafka_placement.spark.scenarios import Partitioning
@@ -19,9 +23,13 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
 
+def _as_settings(cluster: str | ConnectionSettings) -> ConnectionSettings:
+    return cluster if isinstance(cluster, ConnectionSettings) else ConnectionSettings(cluster)
+
+
 def read_topic(
     spark: SparkSession,
-    bootstrap_servers: str,
+    bootstrap_servers: str | ConnectionSettings,
     topic: str,
     *,
     starting_offsets: str = "earliest",
@@ -32,7 +40,7 @@ def read_topic(
     ensure_kafka_connector(spark)
     reader = (
         spark.read.format("kafka")
-        .option("kafka.bootstrap.servers", bootstrap_servers)
+        .options(**_as_settings(bootstrap_servers).spark_options())
         .option("subscribe", topic)
         .option("startingOffsets", starting_offsets)
         .option("endingOffsets", ending_offsets)
@@ -64,18 +72,20 @@ def with_partition_column(
     return out.withColumnRenamed("p0", "partition")
 
 
-def _check_partition_count(bootstrap_servers: str, topic: str, num_partitions: int) -> None:
+def _check_partition_count(settings: ConnectionSettings, topic: str, num_partitions: int) -> None:
     try:
         from kafka import KafkaConsumer
     except ImportError:  # kafka-python is optional; the sink itself rejects out-of-range partitions
         return
-    consumer = KafkaConsumer(bootstrap_servers=bootstrap_servers, client_id="kafka-placement-writer")
+    consumer = KafkaConsumer(client_id="kafka-placement-writer", **settings.kafka_python())
     try:
         partitions = consumer.partitions_for_topic(topic)
     finally:
         consumer.close()
     if not partitions:
-        raise UnknownTopicError(f"topic {topic!r} does not exist at {bootstrap_servers}; create it first")
+        raise UnknownTopicError(
+            f"topic {topic!r} does not exist at {settings.bootstrap_servers}; create it first"
+        )
     if len(partitions) != num_partitions:
         raise InvalidArgumentError(
             f"topic {topic!r} has {len(partitions)} partitions, not {num_partitions}: records would land "
@@ -86,7 +96,7 @@ def _check_partition_count(bootstrap_servers: str, topic: str, num_partitions: i
 
 def write_to_kafka(
     df: DataFrame,
-    bootstrap_servers: str,
+    bootstrap_servers: str | ConnectionSettings,
     topic: str,
     num_partitions: int,
     *,
@@ -110,14 +120,15 @@ def write_to_kafka(
             f"value column {value_column!r} is not in the DataFrame; "
             f"available columns: {', '.join(sorted(fields))}"
         )
+    settings = _as_settings(bootstrap_servers)
     if check_topic:
-        _check_partition_count(bootstrap_servers, topic, num_partitions)
+        _check_partition_count(settings, topic, num_partitions)
     ensure_kafka_connector(df.sparkSession)
     keyed = with_partition_column(df.select(key_column, value_column), num_partitions, scheme, key_column)
     writer = (
         keyed.selectExpr("key", f"CAST(`{value_column}` AS BINARY) AS value", "partition")
         .write.format("kafka")
-        .option("kafka.bootstrap.servers", bootstrap_servers)
+        .options(**settings.spark_options())
         .option("topic", topic)
     )
     for key, value in (options or {}).items():

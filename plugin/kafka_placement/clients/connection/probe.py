@@ -67,7 +67,7 @@ _DIAGNOSES: tuple[tuple[tuple[str, ...], str, str], ...] = (
         "set security.protocol=SASL_SSL with sasl.mechanism and sasl.jaas.config",
     ),
     (
-        ("in state APIVERSION_QUERY", "after POLLIN (after"),
+        ("connection closed by peer: receive 0 after POLLIN", "Disconnected while requesting ApiVersion"),
         "the broker closed the connection at our first request",
         "a plaintext client on a TLS or SASL listener? set security.protocol (SSL, SASL_SSL, SASL_PLAINTEXT) "
         "as the listener expects",

@@ -391,6 +391,19 @@ class ConnectionSettings:
             )
         return opts
 
+    def write_properties(self, path: str | Path) -> Path:
+        """These settings as a Java client ``.properties`` file (mode 0600: it may hold a password)."""
+        import javaproperties
+
+        target = Path(path)
+        target.touch(mode=0o600)
+        target.chmod(0o600)
+        props = {"bootstrap.servers": self.bootstrap_servers, **self.properties}
+        target.write_text(
+            javaproperties.dumps(props, timestamp=False), encoding="latin-1", errors="backslashreplace"
+        )
+        return target
+
     def describe(self) -> str:
         """One line for messages: where and how, never a secret."""
         how = self.security_protocol

@@ -1,0 +1,335 @@
+"""Connection settings: Java .properties in, each client's configuration out; secrets never shown;
+the pre-flight probe's one-line diagnoses (against sockets that behave like a wrong listener)."""
+
+from __future__ import annotations
+
+import datetime
+import socket
+import ssl
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.serialization import pkcs12
+from cryptography.x509.oid import NameOID
+
+from kafka_placement.clients.connection import (
+    ConnectionSettings,
+    check_connection,
+    connection_settings,
+    masked,
+    parse_jaas,
+    read_properties,
+)
+from kafka_placement.errors import ConnectionFailedError, ConnectionSettingsError
+
+SCRAM = "org.apache.kafka.common.security.scram.ScramLoginModule"
+PLAIN = "org.apache.kafka.common.security.plain.PlainLoginModule"
+
+
+def _ca(tmp_path: Path) -> tuple[Path, x509.Certificate, ec.EllipticCurvePrivateKey]:
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "test-ca")])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now)
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    pem = tmp_path / "ca.pem"
+    pem.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    return pem, cert, key
+
+
+def test_properties_file_java_syntax(tmp_path: Path) -> None:
+    """Escapes, continuation lines, ':' and blank separators, comments — as java.util.Properties reads."""
+    f = tmp_path / "client.properties"
+    f.write_text(
+        "# comment\n! other comment\n"
+        "security.protocol = SASL_SSL\n"
+        "sasl.mechanism:SCRAM-SHA-512\n"
+        f'sasl.jaas.config={SCRAM} required \\\n    username="alice" \\\n    password="p\\\\w=d";\n'
+        "ssl.truststore.location /etc/ca.pem\n"
+        "client.id=caf\\u00e9\n"
+    )
+    assert read_properties(str(f)) == {
+        "security.protocol": "SASL_SSL",
+        "sasl.mechanism": "SCRAM-SHA-512",
+        "sasl.jaas.config": f'{SCRAM} required username="alice" password="p\\w=d";',
+        "ssl.truststore.location": "/etc/ca.pem",
+        "client.id": "café",
+    }
+
+
+def test_jaas_parsing_and_credentials() -> None:
+    module, options = parse_jaas(f'{SCRAM} required username="al\\"ice" password="s3 cr=t";')
+    assert module == SCRAM and options == {"username": 'al"ice', "password": "s3 cr=t"}
+    s = ConnectionSettings(
+        "h:1",
+        {
+            "security.protocol": "SASL_PLAINTEXT",
+            "sasl.mechanism": "PLAIN",
+            "sasl.jaas.config": f'{PLAIN} required username="u" password="p";',
+        },
+    )
+    assert s.credentials() == ("u", "p")
+    wrong = ConnectionSettings(
+        "h:1",
+        {
+            "security.protocol": "SASL_PLAINTEXT",
+            "sasl.mechanism": "PLAIN",
+            "sasl.jaas.config": f'{SCRAM} required username="u" password="p";',
+        },
+    )
+    with pytest.raises(ConnectionSettingsError, match=r"does not serve sasl\.mechanism=PLAIN"):
+        wrong.credentials()
+
+
+def test_every_client_gets_the_same_cluster(tmp_path: Path) -> None:
+    ca, _, _ = _ca(tmp_path)
+    s = connection_settings(
+        "b1:9093,b2:9093",
+        overrides=[
+            "security.protocol=SASL_SSL",
+            "sasl.mechanism=SCRAM-SHA-512",
+            f'sasl.jaas.config={SCRAM} required username="alice" password="pw";',
+            f"ssl.truststore.location={ca}",
+            "ssl.truststore.type=PEM",
+            "client.id=me",
+        ],
+    )
+    kp = s.kafka_python()
+    assert kp["bootstrap_servers"] == ["b1:9093", "b2:9093"]
+    assert (kp["security_protocol"], kp["sasl_mechanism"]) == ("SASL_SSL", "SCRAM-SHA-512")
+    assert (kp["sasl_plain_username"], kp["sasl_plain_password"], kp["ssl_cafile"]) == (
+        "alice",
+        "pw",
+        str(ca),
+    )
+    assert kp["ssl_check_hostname"] is True and kp["client_id"] == "me"
+    assert s.confluent() == {
+        "bootstrap.servers": "b1:9093,b2:9093",
+        "security.protocol": "SASL_SSL",
+        "client.id": "me",
+        "sasl.mechanism": "SCRAM-SHA-512",
+        "sasl.username": "alice",
+        "sasl.password": "pw",
+        "ssl.endpoint.identification.algorithm": "https",
+        "ssl.ca.location": str(ca),
+    }
+    aio = s.aiokafka()
+    assert isinstance(aio["ssl_context"], ssl.SSLContext) and aio["sasl_plain_password"] == "pw"
+    spark = s.spark_options()
+    assert spark["kafka.bootstrap.servers"] == "b1:9093,b2:9093"
+    assert spark["kafka.sasl.jaas.config"].endswith('password="pw";')
+    assert spark["kafka.ssl.truststore.location"] == str(ca)
+
+
+def test_librdkafka_spellings_become_java_for_spark(tmp_path: Path) -> None:
+    ca, _, _ = _ca(tmp_path)
+    s = ConnectionSettings(
+        "h:1",
+        {
+            "security.protocol": "SASL_SSL",
+            "sasl.mechanism": "PLAIN",
+            "sasl.username": 'u"1',
+            "sasl.password": "p\\2",
+            "ssl.ca.location": str(ca),
+            "ssl.endpoint.identification.algorithm": "",
+        },
+    )
+    opts = s.spark_options()
+    assert opts["kafka.sasl.jaas.config"] == f'{PLAIN} required username="u\\"1" password="p\\\\2";'
+    assert (opts["kafka.ssl.truststore.location"], opts["kafka.ssl.truststore.type"]) == (str(ca), "PEM")
+    assert s.confluent()["ssl.endpoint.identification.algorithm"] == "none"
+    assert s.kafka_python()["ssl_check_hostname"] is False
+
+
+def test_pkcs12_truststore_is_converted_with_cryptography(tmp_path: Path) -> None:
+    _, cert, _key = _ca(tmp_path)
+    store = tmp_path / "trust.p12"
+    store.write_bytes(
+        pkcs12.serialize_key_and_certificates(
+            b"ca", None, cert, None, serialization.BestAvailableEncryption(b"changeit")
+        )
+    )
+    s = ConnectionSettings(
+        "h:1",
+        {
+            "security.protocol": "SSL",
+            "ssl.truststore.location": str(store),
+            "ssl.truststore.type": "PKCS12",
+            "ssl.truststore.password": "changeit",
+        },
+    )
+    pem = Path(s.kafka_python()["ssl_cafile"])
+    assert x509.load_pem_x509_certificate(pem.read_bytes()) == cert
+    assert pem.stat().st_mode & 0o077 == 0
+    bad = ConnectionSettings("h:1", {**s.properties, "ssl.truststore.password": "s3cret-x"})
+    with pytest.raises(ConnectionSettingsError, match="cannot be opened as PKCS12") as info:
+        bad.kafka_python()
+    assert "s3cret-x" not in str(info.value)
+
+
+def test_pkcs12_keystore_gives_client_certificate_files(tmp_path: Path) -> None:
+    _, cert, key = _ca(tmp_path)
+    store = tmp_path / "client.p12"
+    store.write_bytes(
+        pkcs12.serialize_key_and_certificates(
+            b"me", key, cert, None, serialization.BestAvailableEncryption(b"kpw")
+        )
+    )
+    s = ConnectionSettings(
+        "h:1",
+        {
+            "security.protocol": "SSL",
+            "ssl.keystore.location": str(store),
+            "ssl.keystore.type": "PKCS12",
+            "ssl.keystore.password": "kpw",
+        },
+    )
+    kp = s.kafka_python()
+    chain = x509.load_pem_x509_certificate(Path(kp["ssl_certfile"]).read_bytes())
+    loaded = serialization.load_pem_private_key(Path(kp["ssl_keyfile"]).read_bytes(), b"kpw")
+    assert chain == cert and kp["ssl_password"] == "kpw"
+    assert loaded.public_key().public_numbers() == key.public_key().public_numbers()  # type: ignore[attr-defined]
+
+
+def test_jks_is_refused_with_the_conversion_command(tmp_path: Path) -> None:
+    store = tmp_path / "truststore.jks"
+    store.write_bytes(b"\xfe\xed\xfe\xed")
+    s = ConnectionSettings("h:1", {"security.protocol": "SSL", "ssl.truststore.location": str(store)})
+    with pytest.raises(ConnectionSettingsError, match=r"keytool -importkeystore .* -deststoretype PKCS12"):
+        s.confluent()
+    assert s.spark_options()["kafka.ssl.truststore.location"] == str(store)  # Java reads JKS itself
+
+
+@pytest.mark.parametrize(
+    ("props", "message"),
+    [
+        (
+            {"security.protocol": "TLS"},
+            "security.protocol must be one of PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL",
+        ),
+        ({"security.protocol": "SASL_SSL", "sasl.mechanism": "MD5"}, "sasl.mechanism must be one of"),
+        ({"ssl.enabled.protocols": "TLSv1.3"}, "kafka-python cannot honour setting(s) ssl.enabled.protocols"),
+        ({"security.protocol": "SASL_SSL", "sasl.mechanism": "OAUTHBEARER"}, "OAUTHBEARER"),
+        ({"security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": "PLAIN"}, "needs sasl.jaas.config"),
+    ],
+)
+def test_settings_a_client_cannot_honour_are_errors(props: dict[str, str], message: str) -> None:
+    with pytest.raises(ConnectionSettingsError) as info:
+        ConnectionSettings("h:1", props).kafka_python()
+    assert message in str(info.value)
+
+
+@pytest.mark.parametrize("servers", ["", "nohost", "h:0", "h:99999", "h:1,", "h:x"])
+def test_bad_bootstrap_servers(servers: str) -> None:
+    with pytest.raises(ConnectionSettingsError):
+        ConnectionSettings(servers)
+
+
+def test_secrets_never_in_repr_or_masked_views() -> None:
+    s = ConnectionSettings(
+        "h:1",
+        {
+            "security.protocol": "SASL_SSL",
+            "sasl.mechanism": "PLAIN",
+            "sasl.jaas.config": f'{PLAIN} required username="u" password="hunter2";',
+            "ssl.key.password": "hunter3",
+            "sasl.password": "hunter4",
+        },
+    )
+    assert "hunter" not in repr(s) and "hunter" not in s.describe()
+    assert all("hunter" not in str(v) for v in masked(s.confluent()).values())
+
+
+def test_write_properties_round_trip(tmp_path: Path) -> None:
+    s = ConnectionSettings(
+        "h:1",
+        {
+            "security.protocol": "SASL_SSL",
+            "sasl.mechanism": "PLAIN",
+            "sasl.jaas.config": f'{PLAIN} required username="ü" password="p=1";',
+        },
+    )
+    path = s.write_properties(tmp_path / "c.properties")
+    assert path.stat().st_mode & 0o777 == 0o600
+    again = connection_settings(command_config=str(path))
+    assert again == s
+
+
+def test_missing_and_oversized_properties_file(tmp_path: Path) -> None:
+    with pytest.raises(ConnectionSettingsError, match="cannot be read"):
+        read_properties(str(tmp_path / "nope.properties"))
+    with pytest.raises(ConnectionSettingsError, match="is not a file"):
+        read_properties(str(tmp_path))
+    big = tmp_path / "big.properties"
+    big.write_bytes(b"a=" + b"x" * (1024 * 1024))
+    with pytest.raises(ConnectionSettingsError, match="at most 1048576 bytes"):
+        read_properties(str(big))
+
+
+# --- the probe against sockets that behave like a wrong listener -----------------------------------------
+
+
+def _server(handler: str) -> tuple[socket.socket, int]:
+    """A loopback listener that closes every connection at once ("close") or never answers ("silent")."""
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(16)
+
+    def loop() -> None:
+        held = []
+        while True:
+            try:
+                conn, _ = srv.accept()
+            except OSError:
+                return
+            if handler == "close":
+                conn.recv(1024)
+                conn.close()
+            else:
+                held.append(conn)
+
+    threading.Thread(target=loop, daemon=True).start()
+    return srv, srv.getsockname()[1]
+
+
+def test_probe_refused_is_one_clear_line_within_seconds() -> None:
+    t0 = time.monotonic()
+    with pytest.raises(ConnectionFailedError, match=r"127.0.0.1:1 \(PLAINTEXT\): connection refused"):
+        check_connection(ConnectionSettings("127.0.0.1:1", timeout_s=10))
+    assert time.monotonic() - t0 < 8
+
+
+def test_probe_listener_closing_at_first_request() -> None:
+    srv, port = _server("close")
+    try:
+        t0 = time.monotonic()
+        with pytest.raises(ConnectionFailedError, match="closed the connection at our first request"):
+            check_connection(ConnectionSettings(f"127.0.0.1:{port}", timeout_s=10))
+        assert time.monotonic() - t0 < 8
+    finally:
+        srv.close()
+
+
+def test_probe_silent_listener_times_out_on_the_timeout() -> None:
+    srv, port = _server("silent")
+    try:
+        t0 = time.monotonic()
+        with pytest.raises(ConnectionFailedError, match="no broker answered within 2 s"):
+            check_connection(ConnectionSettings(f"127.0.0.1:{port}", timeout_s=2))
+        assert time.monotonic() - t0 < 5
+    finally:
+        srv.close()
