@@ -324,6 +324,18 @@ def test_probe_listener_closing_at_first_request() -> None:
         srv.close()
 
 
+def test_probe_tls_client_on_a_plaintext_listener() -> None:
+    srv, port = _server("close")
+    try:
+        t0 = time.monotonic()
+        with pytest.raises(ConnectionFailedError, match="does not seem to speak TLS"):
+            settings = ConnectionSettings(f"127.0.0.1:{port}", {"security.protocol": "SSL"}, timeout_s=10)
+            check_connection(settings)
+        assert time.monotonic() - t0 < 8
+    finally:
+        srv.close()
+
+
 def test_probe_silent_listener_times_out_on_the_timeout() -> None:
     srv, port = _server("silent")
     try:

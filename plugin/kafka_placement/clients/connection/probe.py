@@ -31,6 +31,8 @@ _DIAGNOSES: tuple[tuple[tuple[str, ...], str, str], ...] = (
     ),
     (
         (
+            "connecting to a PLAINTEXT broker listener",
+            "in state SSL_HANDSHAKE)",
             "wrong version number",
             "packet length too long",
             "record layer failure",
