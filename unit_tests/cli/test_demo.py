@@ -13,7 +13,7 @@ from kafka_placement.cli.demo import Progress
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--records", "1"], "--records must be >= 2, got 1"),
+        (["--records", "1"], "--records must be in [2, 10,000,000], got 1"),
         (["--partitions", "0"], "--partitions must be in [1, 1000], got 0"),
         (
             ["--bootstrap-servers", "127.0.0.1:1"],

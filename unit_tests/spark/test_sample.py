@@ -52,7 +52,7 @@ def test_batch_keys_are_user_rank_bytes() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"records": 0}, "sample size must be an int >= 1, got 0"),
+        ({"records": 0}, "sample size must be an int in [1, 1,000,000,000], got 0"),
         ({"records": 10, "exponent": -1.0}, "Zipf exponent must be in [0, 10], got -1.0"),
         ({"records": 10, "mean_value_size": 5, "min_value_size": 10}, "0 <= min (10) <= mean (5)"),
     ],

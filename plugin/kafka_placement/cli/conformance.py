@@ -23,9 +23,13 @@ def _positive(text: str) -> int:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected an int >= 1, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected an int >= 1, got {value}")
+    if not 1 <= value <= MAX_SCENARIOS:
+        raise argparse.ArgumentTypeError(f"expected an int in [1, {MAX_SCENARIOS:,}], got {value}")
     return value
+
+
+#: Scenarios per algorithm at most (10,000 take about a minute each; this bounds a typo's cost).
+MAX_SCENARIOS = 1_000_000
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

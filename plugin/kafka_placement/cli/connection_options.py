@@ -56,7 +56,8 @@ def add_connection_arguments(
 
 def has_connection(args: argparse.Namespace) -> bool:
     """True when the command line names a cluster (an address or a properties file)."""
-    return bool(getattr(args, "bootstrap_servers", None) or getattr(args, "command_config", None))
+    # an empty --bootstrap-server counts: it is refused, never taken to mean "the embedded cluster"
+    return getattr(args, "bootstrap_servers", None) is not None or bool(getattr(args, "command_config", None))
 
 
 def settings_from_args(args: argparse.Namespace) -> ConnectionSettings:

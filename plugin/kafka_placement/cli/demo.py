@@ -447,8 +447,8 @@ def audit_topics(bootstrap: ConnectionSettings, topics: list[str]) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.records < 2:
-        raise InvalidArgumentError(f"--records must be >= 2, got {args.records}")
+    if not 2 <= args.records <= 10_000_000:
+        raise InvalidArgumentError(f"--records must be in [2, 10,000,000], got {args.records}")
     if not 1 <= args.partitions <= 1000:
         raise InvalidArgumentError(f"--partitions must be in [1, 1000], got {args.partitions}")
     started = time.monotonic()

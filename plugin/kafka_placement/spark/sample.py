@@ -42,6 +42,10 @@ def _uniform(seed: int, stream: int, index: npt.NDArray[np.int64]) -> npt.NDArra
     return ((bits >> np.uint64(11)).astype(np.float64) + 0.5) / float(1 << 53)
 
 
+#: The largest generated sample (a bound on the work; plan real data with --input or --topic).
+MAX_SAMPLE_RECORDS = 1_000_000_000
+
+
 @dataclass(frozen=True)
 class SampleSpec:
     """How to draw the sample; validated on construction."""
@@ -54,8 +58,11 @@ class SampleSpec:
     seed: int = 42
 
     def __post_init__(self) -> None:
-        if isinstance(self.records, bool) or not isinstance(self.records, int) or self.records < 1:
-            raise InvalidArgumentError(f"sample size must be an int >= 1, got {self.records!r}")
+        if (isinstance(self.records, bool) or not isinstance(self.records, int)
+                or not 1 <= self.records <= MAX_SAMPLE_RECORDS):
+            raise InvalidArgumentError(
+                f"sample size must be an int in [1, {MAX_SAMPLE_RECORDS:,}], got {self.records!r}"
+            )
         if self.distinct_keys < 0:
             raise InvalidArgumentError(
                 f"distinct keys must be >= 0 (0 = automatic), got {self.distinct_keys}"
