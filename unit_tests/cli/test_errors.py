@@ -103,7 +103,26 @@ def cases() -> list[tuple[str, list[str]]]:
         ("unreachable-audit", ["audit", *UNREACHABLE]),
         ("unreachable-reassign-plan", ["reassign", "plan", *UNREACHABLE]),
         ("unreachable-verify", ["reassign", "verify", *UNREACHABLE, "--plan", "{wrong}"]),
-        ("partial-racks", ["reassign", "plan", "--current", "{wrong}", "--brokers", "0:a,1,2:b"]),
+        ("partial-racks", ["reassign", "plan", "--current", "{text}", "--brokers", "0:a,1,2:b"]),
+        ("plan-output-is-a-file", ["plan", "--sample", "10", "--output", "{text}"]),
+        ("plan-output-unwritable", ["plan", "--sample", "10", "--output", "{text}/out"]),
+        (
+            "reassign-output-directory",
+            ["reassign", "plan", "--current", "{text}", "--brokers", "0:a", "--output", "{directory}"],
+        ),
+        (
+            "reassign-rollback-unwritable",
+            [
+                "reassign",
+                "plan",
+                "--current",
+                "{text}",
+                "--brokers",
+                "0:a",
+                "--rollback",
+                "{text}/rollback.json",
+            ],
+        ),
     ]
     return out
 

@@ -20,6 +20,7 @@ from kafka_placement.cli.connection_options import (
     has_connection,
     settings_from_args,
 )
+from kafka_placement.cli.files import check_writable_dir
 from kafka_placement.clients.connection import ConnectionSettings, check_connection
 from kafka_placement.errors import InvalidArgumentError, UnknownTopicError
 
@@ -331,6 +332,7 @@ def check_input_args(args: argparse.Namespace) -> None:
         check_topic(settings_from_args(args), args.topic)
     if not 0 <= args.top_keys <= 10_000:
         raise InvalidArgumentError(f"--top-keys must be in [0, 10000], got {args.top_keys}")
+    check_writable_dir(args.output, "--output")
 
 
 def run(args: argparse.Namespace) -> int:

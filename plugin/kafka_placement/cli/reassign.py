@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from kafka_placement.cli.connection_options import add_connection_arguments, settings_from_args
+from kafka_placement.cli.files import check_writable_file
 from kafka_placement.clients.connection import check_connection, translate_error
 from kafka_placement.errors import InvalidArgumentError, InvalidBrokerError
 from kafka_placement.replicas.planner import Plan, plan_reassignment
@@ -147,6 +148,13 @@ def build_plan(args: argparse.Namespace) -> Plan:
         brokers = list(cluster_brokers)
     else:
         raise InvalidArgumentError("offline planning (--current) needs --brokers id:rack,...")
+    if any(b.rack is not None for b in brokers) and any(b.rack is None for b in brokers):
+        # AdminUtils' rule (AdminOperationException): racks for all brokers or for none
+        missing = sorted(b.id for b in brokers if b.rack is None)
+        raise InvalidBrokerError(
+            "Not all brokers have rack information for replica rack aware assignment. "
+            f"(no rack for broker(s) {missing}; give id:rack for every broker in --brokers)"
+        )
     if args.remove_brokers:
         drop, _ = parse_brokers(args.remove_brokers)
         missing = sorted(set(drop) - {b.id for b in brokers})
@@ -161,6 +169,9 @@ def _progress(done: int, total: int, elapsed: float) -> None:
 
 
 def run_plan(args: argparse.Namespace) -> int:
+    for option, path in (("--output", args.output), ("--rollback", args.rollback)):
+        if path:
+            check_writable_file(path, option)
     plan = build_plan(args)
     text = format_reassignment(plan.changed)
     if args.output:
