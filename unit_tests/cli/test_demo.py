@@ -1,13 +1,10 @@
-"""``kafka-placement demo`` argument checks (no cluster needed) and its progress helper."""
+"""``kafka-placement demo`` argument checks (no cluster needed)."""
 
 from __future__ import annotations
-
-import io
 
 import pytest
 
 from kafka_placement.cli import main
-from kafka_placement.cli.demo import Progress
 
 
 @pytest.mark.parametrize(
@@ -26,31 +23,3 @@ def test_bad_arguments_exit_2(argv: list[str], message: str, capsys: pytest.Capt
     err = capsys.readouterr().err
     assert err.startswith("kafka-placement demo: error: ")
     assert message in err
-
-
-def test_progress_plain_output_reports_quarters() -> None:
-    stream = io.StringIO()
-    bar = Progress("produce", 100, stream)
-    for i in range(0, 101, 5):
-        bar.update(i)
-    bar.finish()
-    lines = stream.getvalue().splitlines()
-    assert lines[:5] == [f"  produce: {p}% ({p}/100)" for p in (0, 25, 50, 75, 100)]
-    assert lines[5].startswith("  produce: done in ")
-
-
-class _Tty(io.StringIO):
-    def isatty(self) -> bool:
-        return True
-
-
-def test_progress_redraws_one_line_on_a_terminal() -> None:
-    stream = _Tty()
-    bar = Progress("x", 4, stream, width=4)
-    bar.update(1)
-    bar.update(3)
-    bar.finish("ok")
-    text = stream.getvalue()
-    assert text.count("\n") == 1
-    assert "\r  x [#---]  25.0% 1/4" in text and "\r  x [###-]  75.0% 3/4" in text
-    assert text.endswith(" — ok\n")

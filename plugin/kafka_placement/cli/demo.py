@@ -29,49 +29,18 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from kafka_placement.cli.connection_options import (
     add_connection_arguments,
     has_connection,
     settings_from_args,
 )
+from kafka_placement.cli.progress import Progress
 from kafka_placement.clients.connection import ConnectionSettings, check_connection
 from kafka_placement.errors import ClusterError, InvalidArgumentError
 
 PRIORITIES = (30, 20, 10)
-
-
-class Progress:
-    """A tiny progress bar: carriage-return redraws on a terminal, a few plain lines otherwise."""
-
-    def __init__(self, label: str, total: int, stream: TextIO | None = None, width: int = 30) -> None:
-        self.label, self.total, self.width = label, max(1, total), width
-        self.stream = stream or sys.stdout
-        self.tty = self.stream.isatty()
-        self.done = 0
-        self.started = time.monotonic()
-        self._last_quarter = -1
-
-    def update(self, done: int) -> None:
-        self.done = min(done, self.total)
-        fraction = self.done / self.total
-        if self.tty:
-            filled = int(self.width * fraction)
-            bar = "#" * filled + "-" * (self.width - filled)
-            self.stream.write(f"\r  {self.label} [{bar}] {fraction:6.1%} {self.done:,}/{self.total:,}")
-            self.stream.flush()
-        elif int(fraction * 4) > self._last_quarter:
-            self._last_quarter = int(fraction * 4)
-            self.stream.write(f"  {self.label}: {fraction:.0%} ({self.done:,}/{self.total:,})\n")
-            self.stream.flush()
-
-    def finish(self, note: str = "") -> None:
-        self.update(self.total)
-        elapsed = time.monotonic() - self.started
-        end = f" in {elapsed:.1f}s" + (f" — {note}" if note else "")
-        self.stream.write((end + "\n") if self.tty else f"  {self.label}: done{end}\n")
-        self.stream.flush()
 
 
 def step(n: int, title: str) -> None:
@@ -205,7 +174,7 @@ def produce(bootstrap: ConnectionSettings, topic: str, partitions: int, records:
     ranks, sizes = sample_arrays(spec, np.arange(records))
     keys = key_bytes(ranks)
     half = records // 2
-    progress = Progress("kafka-python  ", half)
+    progress = Progress("kafka-python  ", half, sys.stdout)
     kp = KafkaProducer(partitioner=JavaDefaultPartitioner(), linger_ms=5, **bootstrap.kafka_python())
     for i in range(half):
         kp.send(topic, key=keys[i], value=b"kp:" + b"x" * int(sizes[i]))
@@ -214,7 +183,7 @@ def produce(bootstrap: ConnectionSettings, topic: str, partitions: int, records:
     kp.flush()
     kp.close()
     progress.finish()
-    progress = Progress("confluent-kafka", records - half)
+    progress = Progress("confluent-kafka", records - half, sys.stdout)
     ck = Producer({**bootstrap.confluent(), "linger.ms": 5}, partitioner="murmur2_random")
     for i in range(half, records):
         ck.produce(topic, key=keys[i], value=b"ck:" + b"x" * int(sizes[i]))
@@ -243,7 +212,7 @@ def verify(
     keys: list[bytes] = []
     got: list[int] = []
     by_client = {"kafka-python": 0, "confluent-kafka": 0}
-    progress = Progress("consuming     ", expected)
+    progress = Progress("consuming     ", expected, sys.stdout)
     deadline = time.monotonic() + 120
     while len(got) < expected and time.monotonic() < deadline:
         for batch in consumer.poll(timeout_ms=1000, max_records=10_000).values():
