@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import TextIO
+from typing import Any, TextIO
 
 from tqdm import tqdm
 
@@ -36,12 +36,14 @@ class Progress:
         self.started = time.monotonic()
         self._last_quarter = -1
         self._closed = False
-        self._bar: tqdm[None] | None = None
+        self._bar: tqdm[Any] | None = None
         if self.tty:
             self._bar = tqdm(
                 total=self.total, desc=f"  {label}", unit=unit, file=self.stream, leave=False,
                 dynamic_ncols=True, mininterval=min_interval_s, miniters=1,
-                bar_format="{desc} [{bar:24}] {percentage:5.1f}% {n_fmt}/{total_fmt} {elapsed} {rate_fmt}{postfix}",
+                bar_format=(
+                    "{desc} [{bar:24}] {percentage:5.1f}% {n_fmt}/{total_fmt} {elapsed} {rate_fmt}{postfix}"
+                ),
             )
 
     def update(self, done: int, note: str = "") -> None:
@@ -57,7 +59,8 @@ class Progress:
         if self.plain_quarters and quarter > self._last_quarter:
             self._last_quarter = quarter
             extra = f", {note}" if note else ""
-            self.stream.write(f"  {self.label}: {self.done / self.total:.0%} ({self.done:,}/{self.total:,}{extra})\n")
+            share = f"{self.done / self.total:.0%} ({self.done:,}/{self.total:,}{extra})"
+            self.stream.write(f"  {self.label}: {share}\n")
             self.stream.flush()
 
     def close(self) -> None:

@@ -76,7 +76,9 @@ def movement_map(
         elif tp in current:
             sources = frozenset(current[tp])
         else:
-            raise InvalidArgumentError(f"Trying to reassign a topic partition {tp.topic}-{tp.partition} with 0 replicas")
+            raise InvalidArgumentError(
+                f"Trying to reassign a topic partition {tp.topic}-{tp.partition} with 0 replicas"
+            )
         moves[tp] = Movement(sources, frozenset(replicas) - sources)
     return moves
 

@@ -48,7 +48,9 @@ def _error_text(err: Any) -> str:
     return f"{name}: {description}" if description else str(name)
 
 
-def ongoing(admin: Any, partitions: Iterable[TopicPartition] | None = None) -> dict[TopicPartition, OngoingReassignment]:
+def ongoing(
+    admin: Any, partitions: Iterable[TopicPartition] | None = None
+) -> dict[TopicPartition, OngoingReassignment]:
     """Reassignments in flight (of ``partitions``, or of the whole cluster)."""
     wanted = None if partitions is None else [_kafka_tp(tp) for tp in partitions]
     if wanted is not None and not wanted:
@@ -124,7 +126,10 @@ def set_throttles(
             by_broker.setdefault(b, {}).update({LEADER_RATE: str(rate), FOLLOWER_RATE: str(rate)})
         topics = sorted(set(leader_lists) | set(follower_lists))
         for topic in topics:
-            configs = {LEADER_REPLICAS: leader_lists.get(topic, ""), FOLLOWER_REPLICAS: follower_lists.get(topic, "")}
+            configs = {
+                LEADER_REPLICAS: leader_lists.get(topic, ""),
+                FOLLOWER_REPLICAS: follower_lists.get(topic, ""),
+            }
             resources.append(_resource("TOPIC", topic, configs))
     if log_dir_rate is not None:
         for b in log_dir_brokers:
@@ -238,7 +243,8 @@ def alter_log_dirs(admin: Any, moves: Mapping[Replica, str], *, timeout_s: float
                     f"to log dir {pending.get(replica)!r}: {_error_text(err)}"
                 )
         if pending and time.monotonic() >= deadline:
-            names = ",".join(f"{b}-{tp.topic}-{tp.partition}" for tp, b in sorted(pending, key=lambda r: (r[1], r[0])))
+            by_broker = sorted(pending, key=lambda r: (r[1], r[0]))
+            names = ",".join(f"{b}-{tp.topic}-{tp.partition}" for tp, b in by_broker)
             raise ClusterError(f"Timed out before log directory moves could be started for: {names}")
         if pending:
             time.sleep(0.2)
