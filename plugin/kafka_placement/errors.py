@@ -72,6 +72,10 @@ class ClusterError(KafkaPlacementError, RuntimeError):
     """The live cluster (engine, image, brokers) could not be started or reached."""
 
 
+class ReassignmentInProgressError(ClusterError):
+    """A reassignment is already in flight and the request did not say ``--additional``."""
+
+
 # --- consumer groups (clients.confluent.Consumer) ----------------------------------------------
 class ConsumerConfigError(InvalidArgumentError):
     """A consumer configuration we cannot honour exactly (conflicting or unknown settings)."""

@@ -25,6 +25,7 @@ def _files(tmp: Path) -> dict[str, str]:
     (tmp / "deep.json").write_text("[" * 50_000 + "]" * 50_000)
     (tmp / "wrong.json").write_text('{"version": 1, "partitions": "all"}')
     (tmp / "text.json").write_text("héllo")
+    (tmp / "plan.json").write_text('{"version":1,"partitions":[{"topic":"t","partition":0,"replicas":[1,2]}]}')
     (tmp / "props.properties").write_bytes(b"security.protocol=\xff\xfeNOPE\n")
     return {
         "missing": str(tmp / "missing.json"),
@@ -34,6 +35,7 @@ def _files(tmp: Path) -> dict[str, str]:
         "deep": str(tmp / "deep.json"),
         "wrong": str(tmp / "wrong.json"),
         "text": str(tmp / "text.json"),
+        "plan": str(tmp / "plan.json"),
     }
 
 
@@ -52,6 +54,10 @@ def cases() -> list[tuple[str, list[str]]]:
             ),
             (f"reassign-apply-plan-{kind}", ["reassign", "apply", *UNREACHABLE, "--plan", f"{{{kind}}}"]),
             (f"reassign-verify-plan-{kind}", ["reassign", "verify", *UNREACHABLE, "--plan", f"{{{kind}}}"]),
+            (
+                f"reassign-cancel-plan-{kind}",
+                ["reassign", "cancel", *UNREACHABLE, "--plan", f"{{{kind}}}"],
+            ),
             (f"audit-command-config-{kind}", ["audit", "--command-config", f"{{{kind}}}"]),
             (f"plan-input-{kind}", ["plan", "--input", f"{{{kind}}}-nope", "--output", "{directory}/o"]),
         ]
@@ -69,6 +75,19 @@ def cases() -> list[tuple[str, list[str]]]:
             (f"conformance-scenarios-{value}", ["conformance", "--scenarios", value]),
             (f"audit-timeout-{value}", ["audit", "--bootstrap-server", "127.0.0.1:1", "--timeout", value]),
             (f"cluster-brokers-{value}", ["cluster", "up", "--brokers", value]),
+            (
+                f"reassign-throttle-{value}",
+                ["reassign", "apply", *UNREACHABLE, "--plan", "{plan}", "--throttle", value],
+            ),
+            (
+                f"reassign-log-dir-throttle-{value}",
+                ["reassign", "apply", *UNREACHABLE, "--plan", "{plan}",
+                 "--replica-alter-log-dirs-throttle", value],
+            ),
+            (
+                f"reassign-cancel-timeout-{value}",
+                ["reassign", "cancel", "--all", *UNREACHABLE[:2], "--timeout", value],
+            ),
         ]
     for server in ["", "nohost", "127.0.0.1:0", "127.0.0.1:99999", "h:x", ",", "[::1", "ü:1"]:
         out += [
@@ -96,6 +115,8 @@ def cases() -> list[tuple[str, list[str]]]:
         ["cluster", "up", "--racks", ""],
         ["audit"],
         ["reassign", "apply"],
+        ["reassign", "cancel"],
+        ["reassign", "cancel", "--all", "--plan", "x.json"],
         ["demo", "--bootstrap-server", ""],
     ):
         out.append(("argv-" + "-".join(argv), list(argv)))

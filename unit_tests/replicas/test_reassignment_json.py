@@ -13,6 +13,7 @@ from kafka_placement.replicas.reassignment_json import (
     as_assignment,
     check_against_cluster,
     format_reassignment,
+    log_dir_moves,
     parse_reassignment,
 )
 from kafka_placement.vocabulary import TopicPartition
@@ -54,7 +55,11 @@ def test_format_like_the_tool_and_round_trip() -> None:
         ('{"version":1,"partitions":[]}', "Partition reassignment list cannot be empty"),
         ('{"version":1,"partitions":[{"partition":0,"replicas":[1]}]}', r"partitions\[0\]: missing field 'topic'"),
         ('{"version":1,"partitions":[{"topic":"a","partition":"0","replicas":[1]}]}',
-         r'partitions\[0\].partition must be an int >= 0, got "0"'),
+         r'partitions\[0\].partition must be an int in \[0, 2147483647\], got "0"'),
+        ('{"version":1,"partitions":[{"topic":"a","partition":2147483648,"replicas":[1]}]}',
+         r"partitions\[0\].partition must be an int in \[0, 2147483647\], got 2147483648"),
+        ('{"version":1,"partitions":[{"topic":"a","partition":0,"replicas":[99999999999999999999]}]}',
+         r"partitions\[0\].replicas must be a list of broker ids \(ints in \[0, 2147483647\]\)"),
         ('{"version":1,"partitions":[{"topic":"a","partition":0,"replicas":[1,-2]}]}',
          r"partitions\[0\].replicas must be a list of broker ids"),
         ('{"version":1,"partitions":[{"topic":"a","partition":0,"replicas":[]}]}',
@@ -85,3 +90,18 @@ def test_check_against_cluster() -> None:
         check_against_cluster(moves, {"t": 1}, [0, 1])
     with pytest.raises(InvalidBrokerError, match=r"Unknown broker id 1 \(in t-1; cluster brokers: \[0, 2\]\)"):
         check_against_cluster(moves, {"t": 2}, [0, 2])
+
+
+def test_an_empty_plan_is_refused_like_kafka_unless_allowed() -> None:
+    empty = '{"version":1,"partitions":[]}'
+    with pytest.raises(ReassignmentFormatError, match="Partition reassignment list cannot be empty"):
+        parse_reassignment(empty)
+    assert parse_reassignment(empty, allow_empty=True) == []
+
+
+def test_log_dir_moves_are_the_replicas_with_a_named_dir() -> None:
+    moves = parse_reassignment(
+        '{"version":1,"partitions":[{"topic":"a","partition":0,"replicas":[1,2],"log_dirs":["any","/d/b"]},'
+        '{"topic":"a","partition":1,"replicas":[3]}]}'
+    )
+    assert log_dir_moves(moves) == {(TopicPartition("a", 0), 2): "/d/b"}

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kafka_placement.errors import InvalidBrokerError, ReassignmentFormatError, UnknownTopicError
+from kafka_placement.java import INT_MAX
 from kafka_placement.vocabulary import TopicPartition
 
 ANY_LOG_DIR = "any"
@@ -46,8 +47,11 @@ def _field(obj: Mapping[str, Any], name: str, where: str) -> Any:
     return obj[name]
 
 
-def parse_reassignment(text: str) -> list[PartitionMove]:
-    """Parse and validate a reassignment file. Errors: :class:`ReassignmentFormatError`."""
+def parse_reassignment(text: str, *, allow_empty: bool = False) -> list[PartitionMove]:
+    """Parse and validate a reassignment file. Errors: :class:`ReassignmentFormatError`.
+
+    ``allow_empty``: ``{"partitions": []}`` is a valid plan that moves nothing (what ``reassign plan``
+    writes for a balanced cluster); Kafka's tool refuses it, which stays the default."""
     if not isinstance(text, str):
         raise ReassignmentFormatError(f"reassignment JSON must be text, got {type(text).__name__}")
     try:
@@ -64,7 +68,7 @@ def parse_reassignment(text: str) -> list[PartitionMove]:
     partitions = _field(data, "partitions", "top level")
     if not isinstance(partitions, list):
         raise ReassignmentFormatError(f"field 'partitions' must be a list, got {type(partitions).__name__}")
-    if not partitions:
+    if not partitions and not allow_empty:
         raise ReassignmentFormatError("Partition reassignment list cannot be empty")
     moves: list[PartitionMove] = []
     seen: set[TopicPartition] = set()
@@ -79,15 +83,15 @@ def parse_reassignment(text: str) -> list[PartitionMove]:
                 f"{where}.topic must be a non-empty string, got {json.dumps(topic)}"
             )
         partition = _field(entry, "partition", where)
-        if not _is_int(partition) or partition < 0:
+        if not _is_int(partition) or not 0 <= partition <= INT_MAX:
             raise ReassignmentFormatError(
-                f"{where}.partition must be an int >= 0, got {json.dumps(partition)}"
+                f"{where}.partition must be an int in [0, {INT_MAX}], got {json.dumps(partition)}"
             )
         replicas = _field(entry, "replicas", where)
-        if not isinstance(replicas, list) or not all(_is_int(b) and b >= 0 for b in replicas):
+        if not isinstance(replicas, list) or not all(_is_int(b) and 0 <= b <= INT_MAX for b in replicas):
             raise ReassignmentFormatError(
-                f"{where}.replicas must be a list of broker ids (ints >= 0), "
-                f"got {json.dumps(replicas)}"
+                f"{where}.replicas must be a list of broker ids (ints in [0, {INT_MAX}]), "
+                f"got {json.dumps(replicas)[:200]}"
             )
         tp = TopicPartition(topic, partition)
         if not replicas:
@@ -166,6 +170,15 @@ def check_against_cluster(
                     f"Unknown broker id {b} (in {move.topic}-{move.partition}; "
                     f"cluster brokers: {sorted(brokers)})"
                 )
+
+
+def log_dir_moves(moves: Iterable[PartitionMove]) -> dict[tuple[TopicPartition, int], str]:
+    """``{(topic-partition, broker): log dir}`` for every replica given a dir other than ``"any"``."""
+    return {
+        (m.topic_partition, broker): log_dir
+        for m in moves if m.log_dirs
+        for broker, log_dir in zip(m.replicas, m.log_dirs, strict=True) if log_dir != ANY_LOG_DIR
+    }
 
 
 def as_assignment(moves: Iterable[PartitionMove]) -> dict[TopicPartition, list[int]]:

@@ -1,0 +1,246 @@
+"""``reassign apply``: execute a plan the way ``kafka-reassign-partitions --execute`` does, then wait.
+
+1. Refuse while any partition of the cluster is being reassigned, naming them, unless ``--additional``
+   (Kafka's text). 2. Save the current lists of the plan's partitions (the rollback file). 3. With
+   ``--throttle``: the replication rate on every broker taking part and the moving replicas listed on
+   their topics; ``--replica-alter-log-dirs-throttle``: the log-dir rate on brokers with dir moves.
+4. Submit; start the log-dir moves the plan names. 5. Wait with progress (partitions done / total,
+   bytes still to copy, elapsed, rate) until done or ``--timeout`` (exit 1, naming what is in flight;
+   the throttles stay, ``verify`` clears them). 6. Elect preferred leaders, check the replica lists,
+   clear the throttles (unless ``--preserve-throttles`` or other moves are still in flight).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from kafka_placement.cli.files import check_writable_file
+from kafka_placement.cli.progress import Progress
+from kafka_placement.cli.reassign.common import (
+    admin_client,
+    check_timeout,
+    load_plan,
+    partition_name,
+    partition_names,
+)
+from kafka_placement.errors import ReassignmentInProgressError
+from kafka_placement.replicas.reassignment_json import (
+    PartitionMove,
+    as_assignment,
+    check_against_cluster,
+    format_reassignment,
+    log_dir_moves,
+)
+from kafka_placement.replicas.throttles import (
+    Movement,
+    follower_throttles,
+    human_bytes,
+    human_rate,
+    leader_throttles,
+    movement_map,
+    parse_rate,
+    reassigning_brokers,
+)
+from kafka_placement.vocabulary import TopicPartition
+
+#: Kafka's ReassignPartitionsCommand text, then the partitions in flight.
+CANNOT_EXECUTE = (
+    "Cannot execute because there is an existing partition assignment.  Use --additional to override "
+    "this and create a new partition assignment in addition to the existing one. The --additional flag "
+    "can also be used to change the throttle by resubmitting the current reassignment."
+)
+
+
+def default_rollback_path(plan: str) -> str:
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    return str(Path(plan).with_suffix("")) + f".rollback-{stamp}.json"
+
+
+class _ProgressLine:
+    """Status → progress display (partitions done, bytes left, copy rate from the bytes-left trend)."""
+
+    def __init__(self, total: int, stream: Any) -> None:
+        self.progress = Progress("reassigning", total, stream, unit="partition", plain_quarters=False)
+        self._first: tuple[float, int] | None = None
+
+    def __call__(self, status: Any) -> None:
+        note = ""
+        if status.bytes_left is not None:
+            note = f"{human_bytes(status.bytes_left)} left"
+            if self._first is None:
+                self._first = (status.elapsed, status.bytes_left)
+            elif status.elapsed > self._first[0]:
+                rate = (self._first[1] - status.bytes_left) / (status.elapsed - self._first[0])
+                if rate > 0:
+                    note += f" at {human_rate(rate)}"
+        self.progress.update(status.done, note)
+
+
+def _submit_and_move_dirs(
+    admin: Any, args: argparse.Namespace, target: Mapping[TopicPartition, Sequence[int]],
+    dir_moves: Mapping[tuple[TopicPartition, int], str], timeout_s: float,
+) -> None:
+    from kafka_placement.clients.kafka_python import reassignment as kp
+
+    moving = {tp: r for tp, r in target.items()}
+    kp.submit(admin, moving)
+    plural = "" if len(moving) == 1 else "s"
+    print(f"Successfully started partition reassignment{plural} for "
+          f"{','.join(partition_name(tp) for tp in sorted(moving))}")
+    if dir_moves:
+        here = kp.replica_dirs(admin, {tp.topic for tp, _ in dir_moves})
+        pending = {r: d for r, d in dir_moves.items() if r not in here or here[r].current != d}
+        kp.alter_log_dirs(admin, pending, timeout_s=timeout_s)
+        for (tp, broker), log_dir in sorted(pending.items(), key=lambda x: (x[0][1], x[0][0])):
+            print(f"Successfully started moving log directory to {log_dir} for replica "
+                  f"{tp.topic}-{tp.partition} with broker {broker}")
+
+
+def _set_throttles(
+    admin: Any, rate: int | None, log_dir_rate: int | None, moves: Mapping[TopicPartition, Movement],
+    dir_moves: Mapping[tuple[TopicPartition, int], str],
+) -> None:
+    from kafka_placement.clients.kafka_python import reassignment as kp
+
+    if rate is None and log_dir_rate is None:
+        return
+    print("Warning: You must run `kafka-placement reassign verify` periodically, until the reassignment "
+          "completes, to ensure the throttle is removed.")
+    brokers = reassigning_brokers(moves)
+    log_dir_brokers = sorted({b for _, b in dir_moves})
+    kp.set_throttles(
+        admin, rate=rate, brokers=brokers, leader_lists=leader_throttles(moves),
+        follower_lists=follower_throttles(moves), log_dir_rate=log_dir_rate, log_dir_brokers=log_dir_brokers,
+    )
+    if rate is not None:
+        print(f"The inter-broker throttle limit was set to {rate} B/s ({human_rate(rate)}) on brokers "
+              f"{','.join(map(str, brokers))}")
+    if log_dir_rate is not None and log_dir_brokers:
+        print(f"The replica-alter-dir throttle limit was set to {log_dir_rate} B/s "
+              f"({human_rate(log_dir_rate)}) on brokers {','.join(map(str, log_dir_brokers))}")
+
+
+def run_apply(args: argparse.Namespace) -> int:
+    from kafka_placement.clients.kafka_python import admin as kp_admin
+    from kafka_placement.clients.kafka_python import reassignment as kp
+
+    # everything the user typed is checked before we connect
+    plan_moves: list[PartitionMove] = load_plan(args.plan)
+    rate = parse_rate(args.throttle, "--throttle") if args.throttle is not None else None
+    log_dir_rate = (parse_rate(args.replica_alter_log_dirs_throttle, "--replica-alter-log-dirs-throttle")
+                    if args.replica_alter_log_dirs_throttle is not None else None)
+    timeout_s = check_timeout(args.timeout)
+    if not plan_moves:
+        print("the plan moves nothing: nothing to apply")
+        return 0
+    rollback = args.rollback or default_rollback_path(args.plan)
+    check_writable_file(rollback, "--rollback")
+    target = as_assignment(plan_moves)
+    dir_moves = log_dir_moves(plan_moves)
+
+    admin = admin_client(args)
+    try:
+        in_flight = kp.ongoing(admin)
+        if in_flight and not args.additional:
+            raise ReassignmentInProgressError(
+                f"{CANNOT_EXECUTE} In flight: {partition_names(in_flight)}"
+            )
+        snap = kp_admin.snapshot(admin, sorted({tp.topic for tp in target}))
+        check_against_cluster(plan_moves, snap.partitions_per_topic(), [b.id for b in snap.brokers])
+        current = {tp: list(snap.partitions[tp].replicas) for tp in target}
+        here = kp.replica_dirs(admin, {tp.topic for tp in target})
+        Path(rollback).write_text(format_reassignment([
+            PartitionMove(tp.topic, tp.partition, tuple(r),
+                          tuple((here[(tp, b)].current or "any") if (tp, b) in here else "any" for b in r))
+            for tp, r in current.items()
+        ]) + "\n")
+        print(f"Current partition replica assignment saved to {rollback} "
+              "(use it as --plan to roll back)")
+        moves = movement_map(target, current, {tp: o for tp, o in in_flight.items()})
+        _set_throttles(admin, rate, log_dir_rate, moves, dir_moves)
+        _submit_and_move_dirs(admin, args, target, dir_moves, timeout_s)
+        if args.no_wait:
+            return 0
+        throttled = rate is not None or log_dir_rate is not None
+        return _wait_and_finish(admin, args, target, moves, dir_moves, timeout_s, throttled=throttled)
+    finally:
+        admin.close()
+
+
+def _wait_and_finish(
+    admin: Any, args: argparse.Namespace, target: Mapping[TopicPartition, Sequence[int]],
+    moves: Mapping[TopicPartition, Movement], dir_moves: Mapping[tuple[TopicPartition, int], str],
+    timeout_s: float, *, throttled: bool,
+) -> int:
+    from kafka_placement.clients.kafka_python import admin as kp_admin
+    from kafka_placement.clients.kafka_python import reassignment as kp
+
+    started = time.monotonic()
+    line = _ProgressLine(len(target), sys.stderr)
+    last = kp.wait(admin, sorted(target), moves, timeout_s=timeout_s, on_status=line)
+    budget = timeout_s - (time.monotonic() - started)
+    dirs_left = _wait_dirs(admin, dir_moves, budget) if not last.in_flight else set()
+    if last.in_flight or dirs_left:
+        line.progress.close()
+        what = (f"{len(last.in_flight)} partition(s) still being reassigned: "
+                f"{partition_names(last.in_flight)}"
+                if last.in_flight else
+                f"{len(dirs_left)} log dir move(s) still running: "
+                + ", ".join(f"{tp.topic}-{tp.partition} on broker {b}" for tp, b in sorted(dirs_left)[:20]))
+        print(f"Timed out after {timeout_s:g}s: {what}. The move goes on in the cluster"
+              + ("; throttles stay until `reassign verify` sees it complete" if throttled else "")
+              + "; `reassign cancel --plan` stops it.", file=sys.stderr)
+        return 1
+    line.progress.finish()
+    if not args.no_elect_leaders:
+        from kafka_placement.vocabulary import group_by_topic
+
+        admin.elect_leaders(0, group_by_topic(target), raise_errors=False)
+    mismatches, not_preferred = kp_admin.verify(
+        admin, target, wait_leaders_s=0.0 if args.no_elect_leaders else 10.0
+    )
+    for tp, (expected, actual) in sorted(mismatches.items()):
+        print(f"There is no active reassignment of partition {partition_name(tp)}, but replica set is "
+              f"{','.join(map(str, actual))} rather than {','.join(map(str, expected))}.")
+    cleared = _clear_if_idle(admin, args, target)
+    print(f"apply: {len(target)} partitions, completed=True, mismatches={len(mismatches)}, "
+          f"not led by preferred replica={len(not_preferred)}, {time.monotonic() - started:.1f}s"
+          + ("" if cleared is None else f", throttles {cleared}"))
+    return 0 if not mismatches else 1
+
+
+def _wait_dirs(admin: Any, dir_moves: Mapping[tuple[TopicPartition, int], str], budget_s: float) -> set[Any]:
+    """Wait (up to ``budget_s``) until every named log dir holds its replica; what is still moving."""
+    from kafka_placement.clients.kafka_python import reassignment as kp
+
+    deadline = time.monotonic() + max(0.0, budget_s)
+    while True:
+        here = kp.replica_dirs(admin, {tp.topic for tp, _ in dir_moves}) if dir_moves else {}
+        left = {r for r, d in dir_moves.items() if r not in here or here[r].current != d or here[r].future}
+        if not left or time.monotonic() >= deadline:
+            return left
+        time.sleep(0.5)
+
+
+def _clear_if_idle(admin: Any, args: argparse.Namespace, target: Mapping[TopicPartition, Any]) -> str | None:
+    """Clear every throttle (Kafka's clearAllThrottles: all brokers, the plan's topics) once no
+    reassignment at all is in flight; a description of what happened, None when nothing was set."""
+    from kafka_placement.clients.kafka_python import admin as kp_admin
+    from kafka_placement.clients.kafka_python import reassignment as kp
+
+    brokers = {b.id for b in kp_admin.brokers(admin)} | {b for r in target.values() for b in r}
+    topics = {tp.topic for tp in target}
+    if not kp.throttles(admin, brokers, topics):
+        return None
+    if args.preserve_throttles:
+        return "preserved (--preserve-throttles)"
+    others = kp.ongoing(admin)
+    if others:
+        return f"kept: other reassignments in flight ({partition_names(others, 5)})"
+    kp.clear_throttles(admin, brokers, topics)
+    return "cleared"

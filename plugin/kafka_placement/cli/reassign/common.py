@@ -1,0 +1,55 @@
+"""What every ``reassign`` action shares: the admin client, reading a plan, naming partitions."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from kafka_placement.cli.connection_options import settings_from_args
+from kafka_placement.clients.connection import check_connection, translate_error
+from kafka_placement.replicas.reassignment_json import PartitionMove, parse_reassignment
+from kafka_placement.vocabulary import TopicPartition
+
+#: How many partition names a one-line message lists before "(+N more)".
+MAX_NAMED = 20
+
+
+def admin_client(args: argparse.Namespace) -> Any:
+    """kafka-python's KafkaAdminClient from the command line's settings, after a bounded pre-flight
+    check (an unreachable or misconfigured cluster is one clear line within ``--connect-timeout``)."""
+    from kafka import KafkaAdminClient
+
+    settings = settings_from_args(args)
+    check_connection(settings)
+    try:
+        return KafkaAdminClient(client_id="kafka-placement-reassign", **settings.kafka_python())
+    except Exception as exc:
+        raise translate_error(exc, settings, "connect the admin client") from None
+
+
+def load_plan(path: str) -> list[PartitionMove]:
+    """A plan file (kafka-reassign-partitions JSON); an empty plan is valid and moves nothing."""
+    return parse_reassignment(Path(path).read_text(encoding="utf-8"), allow_empty=True)
+
+
+def partition_name(tp: TopicPartition) -> str:
+    """Java's ``TopicPartition.toString()``: ``topic-partition``."""
+    return f"{tp.topic}-{tp.partition}"
+
+
+def partition_names(partitions: Iterable[TopicPartition], limit: int = MAX_NAMED) -> str:
+    """``a-0, a-1, b-3 (+12 more)``, sorted as Kafka's tool sorts (topic, then partition)."""
+    ordered = sorted(partitions)
+    shown = ", ".join(partition_name(tp) for tp in ordered[:limit])
+    return shown + (f" (+{len(ordered) - limit} more)" if len(ordered) > limit else "")
+
+
+def check_timeout(seconds: float, option: str = "--timeout") -> float:
+    """A wait bound in (0, 1 week]."""
+    from kafka_placement.errors import InvalidArgumentError
+
+    if not 0 < seconds <= 7 * 24 * 3600:  # also refuses nan
+        raise InvalidArgumentError(f"{option} must be in (0, 604800] seconds, got {seconds!r}")
+    return seconds
