@@ -25,7 +25,7 @@ def _files(tmp: Path) -> dict[str, str]:
     (tmp / "deep.json").write_text("[" * 50_000 + "]" * 50_000)
     (tmp / "wrong.json").write_text('{"version": 1, "partitions": "all"}')
     (tmp / "text.json").write_text("héllo")
-    (tmp / "plan.json").write_text('{"version":1,"partitions":[{"topic":"t","partition":0,"replicas":[1,2]}]}')
+    (tmp / "plan.json").write_text('{"partitions":[{"topic":"t","partition":0,"replicas":[1,2]}]}')
     (tmp / "props.properties").write_bytes(b"security.protocol=\xff\xfeNOPE\n")
     return {
         "missing": str(tmp / "missing.json"),
