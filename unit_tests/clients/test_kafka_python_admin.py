@@ -111,9 +111,12 @@ def test_apply_rejects_empty_and_failed() -> None:
 
     class Rejecting(FakeAdmin):
         def alter_partition_reassignments(self, request: dict[Any, list[int]]) -> dict[Any, Any]:
-            return dict.fromkeys(request, "InvalidReplicaAssignmentError")
+            from kafka.errors import InvalidReplicationAssignmentError
 
-    with pytest.raises(ClusterError, match="rejected 1 partition"):
+            return dict.fromkeys(request, InvalidReplicationAssignmentError)
+
+    # Kafka's tool: "Error reassigning partition(s):" then "t-0: <the broker's error>"
+    with pytest.raises(ClusterError, match=r"Error reassigning partition\(s\): t-0: InvalidReplicationAssignmentError"):
         kp_admin.apply_reassignment(Rejecting({("t", 0): [0]}), {TopicPartition("t", 0): [1]})
 
 

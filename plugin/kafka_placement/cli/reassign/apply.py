@@ -57,8 +57,15 @@ CANNOT_EXECUTE = (
 
 
 def default_rollback_path(plan: str) -> str:
+    """``PLAN.rollback-<UTC time>.json``, never overwriting an earlier one (a second ``--additional``
+    run must not replace the lists saved before the first)."""
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-    return str(Path(plan).with_suffix("")) + f".rollback-{stamp}.json"
+    base = str(Path(plan).with_suffix("")) + f".rollback-{stamp}"
+    path, n = f"{base}.json", 1
+    while Path(path).exists():
+        n += 1
+        path = f"{base}-{n}.json"
+    return path
 
 
 class _ProgressLine:

@@ -158,7 +158,12 @@ def _with_dirs(
 def default_rollback_path(output: str | None) -> str:
     if output:
         return str(Path(output).with_suffix("")) + ".rollback.json"
-    return f"reassign-rollback-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}.json"
+    base = f"reassign-rollback-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}"
+    path, n = f"{base}.json", 1
+    while Path(path).exists():  # two plans in one second keep both rollbacks
+        n += 1
+        path = f"{base}-{n}.json"
+    return path
 
 
 def run_plan(args: argparse.Namespace) -> int:

@@ -3,8 +3,8 @@
 * :func:`snapshot` — racks from ``describe_cluster``, replicas/leaders/ISR from ``describe_topics``;
 * :func:`create_topic` — CreateTopics with an explicit replica assignment, validated first (the
   broker does not rack-check explicit assignments);
-* :func:`apply_reassignment` — ``alter_partition_reassignments``, progress from
-  ``list_partition_reassignments``, then preferred-leader election and verification.
+* :func:`apply_reassignment` — submit and wait (:mod:`.reassignment`), then preferred-leader
+  election and verification (the CLI's ``reassign apply`` adds throttles, rollback and log dirs).
 """
 
 from __future__ import annotations
@@ -150,12 +150,6 @@ class ApplyResult:
         return self.completed and not self.mismatches
 
 
-def _kafka_tp(tp: TopicPartition) -> Any:
-    from kafka import TopicPartition as KafkaTopicPartition
-
-    return KafkaTopicPartition(tp.topic, tp.partition)
-
-
 def apply_reassignment(
     admin: Any,
     target: Mapping[TopicPartition, Sequence[int]],
@@ -169,27 +163,18 @@ def apply_reassignment(
     preferred leaders, and verify the replica lists read back from describe_topics."""
     if not target:
         raise InvalidArgumentError("the reassignment is empty: nothing to apply")
+    from kafka_placement.clients.kafka_python import reassignment
+
     started = time.monotonic()
-    request = {_kafka_tp(tp): list(replicas) for tp, replicas in target.items()}
-    errors = admin.alter_partition_reassignments(request)
-    failed = {tp: err for tp, err in errors.items() if err is not None}
-    if failed:
-        raise ClusterError(f"alter_partition_reassignments rejected {len(failed)} partition(s): {failed}")
+    reassignment.submit(admin, target)
     total = len(target)
-    keys = list(request)
-    completed = False
-    while True:
-        ongoing = admin.list_partition_reassignments(keys)
-        done = total - len(ongoing)
-        elapsed = time.monotonic() - started
+
+    def report(status: reassignment.Status) -> None:
         if progress is not None:
-            progress(done, total, elapsed)
-        if not ongoing:
-            completed = True
-            break
-        if elapsed > timeout_s:
-            break
-        time.sleep(poll_s)
+            progress(status.done, status.total, status.elapsed)
+
+    last = reassignment.wait(admin, sorted(target), {}, timeout_s=timeout_s, on_status=report, poll_s=poll_s)
+    completed = not last.in_flight
     result = ApplyResult(total, completed, time.monotonic() - started)
     if completed and elect_preferred_leaders:
         admin.elect_leaders(0, group_by_topic(target), raise_errors=False)

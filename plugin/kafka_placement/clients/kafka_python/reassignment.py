@@ -43,6 +43,8 @@ def _kafka_tp(tp: TopicPartition) -> Any:
 
 
 def _error_text(err: Any) -> str:
+    if isinstance(err, str):
+        return err
     name = getattr(err, "__name__", None) or type(err).__name__
     description = getattr(err, "description", "") or ""
     return f"{name}: {description}" if description else str(name)
