@@ -1,0 +1,83 @@
+# ruff: noqa: E501  (fake broker answers read better on one line)
+"""clients/kafka_python/reassignment.py against a fake admin (the live behaviour is proven in
+integration_tests/test_reassignment_safety_live.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from kafka import TopicPartition as KTP
+from kafka import errors as kerrors
+
+from kafka_placement.clients.kafka_python import reassignment as kp
+from kafka_placement.errors import ClusterError
+from kafka_placement.replicas.throttles import movement_map
+from kafka_placement.vocabulary import TopicPartition as TP
+
+
+class FakeAdmin:
+    def __init__(self) -> None:
+        self.in_flight: dict[Any, dict[str, list[int]]] = {}
+        self.log_dirs: list[dict[str, Any]] = []
+        self.log_dir_answers: list[Any] = []
+        self.log_dir_requests: list[dict[Any, str]] = []
+
+    def list_partition_reassignments(self, wanted: Any = None) -> dict[Any, dict[str, list[int]]]:
+        return {k: v for k, v in self.in_flight.items() if wanted is None or k in wanted}
+
+    def describe_log_dirs(self, topics: Any = None) -> list[dict[str, Any]]:
+        return self.log_dirs
+
+    def alter_replica_log_dirs(self, request: dict[Any, str]) -> dict[Any, Any]:
+        self.log_dir_requests.append(dict(request))
+        answer = self.log_dir_answers.pop(0)
+        return dict.fromkeys(request, answer)
+
+
+def _dirs(broker: int, path: str, parts: list[tuple[int, int, bool]]) -> dict[str, Any]:
+    return {"broker": broker, "log_dirs": [{"error_code": 0, "log_dir": path, "topics": [{"name": "t", "partitions": [
+        {"partition_index": p, "partition_size": size, "is_future_key": future} for p, size, future in parts
+    ]}]}]}
+
+
+def test_ongoing_reads_the_original_lists() -> None:
+    admin = FakeAdmin()
+    admin.in_flight = {KTP("t", 0): {"replicas": [2, 1, 0], "adding_replicas": [2], "removing_replicas": [0]}}
+    (state,) = kp.ongoing(admin).values()
+    assert state.original == (1, 0) and state.adding == (2,)
+    assert kp.ongoing(admin, []) == {}
+
+
+def test_status_counts_done_partitions_and_bytes_left_per_new_replica() -> None:
+    admin = FakeAdmin()
+    admin.in_flight = {KTP("t", 0): {"replicas": [2, 1, 0], "adding_replicas": [2], "removing_replicas": [0]}}
+    admin.log_dirs = [_dirs(0, "/a", [(0, 1000, False)]), _dirs(1, "/a", [(0, 1000, False)]),
+                      _dirs(2, "/b", [(0, 300, False)])]
+    moves = movement_map({TP("t", 0): [2, 1], TP("t", 1): [1, 2]}, {TP("t", 0): [0, 1], TP("t", 1): [1, 0]})
+    status = kp.status(admin, [TP("t", 0), TP("t", 1)], moves, started=0.0)
+    assert (status.done, status.total, status.in_flight) == (1, 2, (TP("t", 0),))
+    assert status.bytes_left == 700  # partition 0 is 1000 B; broker 2 holds 300 of it
+
+
+def test_replica_dirs_tell_current_from_future() -> None:
+    admin = FakeAdmin()
+    admin.log_dirs = [_dirs(0, "/a", [(0, 10, False)]), _dirs(0, "/b", [(0, 4, True)])]
+    assert kp.replica_dirs(admin, ["t"]) == {(TP("t", 0), 0): kp.ReplicaDir("/a", "/b", 10)}
+
+
+def test_alter_log_dirs_retries_while_the_replica_is_not_there_yet() -> None:
+    admin = FakeAdmin()
+    admin.log_dir_answers = [kerrors.ReplicaNotAvailableError, kerrors.NoError]
+    kp.alter_log_dirs(admin, {(TP("t", 0), 2): "/b"}, timeout_s=5)
+    assert len(admin.log_dir_requests) == 2
+
+
+def test_alter_log_dirs_reports_a_real_error_and_a_timeout() -> None:
+    admin = FakeAdmin()
+    admin.log_dir_answers = [kerrors.LogDirNotFoundError]
+    with pytest.raises(ClusterError, match="could not move t-0 on broker 2 to log dir '/nope': LogDirNotFound"):
+        kp.alter_log_dirs(admin, {(TP("t", 0), 2): "/nope"}, timeout_s=5)
+    admin.log_dir_answers = [kerrors.ReplicaNotAvailableError] * 100
+    with pytest.raises(ClusterError, match="Timed out before log directory moves could be started for: 2-t-0"):
+        kp.alter_log_dirs(admin, {(TP("t", 0), 2): "/b"}, timeout_s=0.3)
