@@ -1,8 +1,9 @@
 """Replica reassignment after adding brokers: our planner vs ``kafka-reassign-partitions --generate``.
 
-Main case: one topic, 10,000 partitions, RF 3, on 30 brokers in 3 racks (placed by AdminUtils,
+Main cases: one topic, 10,000 partitions, RF 3, on 30 brokers in 3 racks (placed by AdminUtils,
 as a ZooKeeper-era cluster would have it, or by KRaft's StripedReplicaPlacer), then 3 brokers are
-added (one per rack). For each current placement it prints, side by side in one run:
+added (30 → 33, one per rack) or removed (30 → 27, the last broker of each rack). For each change and
+current placement it prints, side by side in one run:
 
 * our plan: wall time (target < 1 s), replicas moved, the lower bound, leader changes, and the
   resulting spreads (replicas/leaders per broker, co-replica pairs);
@@ -149,51 +150,20 @@ def main(argv: list[str] | None = None) -> int:
         return f"rack{i % args.racks}" if args.racks else None
 
     old = [Broker(i, rack(i)) for i in range(args.brokers)]
-    new = old + [Broker(args.brokers + k, rack(args.brokers + k)) for k in range(args.add)]
+    added = old + [Broker(args.brokers + k, rack(args.brokers + k)) for k in range(args.add)]
+    removed = old[: args.brokers - args.add]
     p, rf = args.partitions, args.rf
     total = p * rf
-    print(f"{p} partitions x RF {rf} on {args.brokers} brokers / {args.racks} racks, "
-          f"+{args.add} brokers -> {len(new)}; {total} replicas")
     currents = {
         "AdminUtils (ZK-era create)": _topic(assign_replicas_to_brokers(old, p, rf, seed=42)),
         "StripedReplicaPlacer (KRaft create)": _topic(
             place_striped([UsableBroker(b.id, b.rack) for b in old], p, rf, JavaRandom(42))),
     }
-    for label, current in currents.items():
-        print(f"\ncurrent placement: {label}")
-        plan, seconds = _timed(lambda current=current: plan_reassignment(current, new))
-        lb = plan.lower_bound
-        print(f"  ours (planner)      {seconds * 1000:8.0f} ms  moved {plan.moves.replicas_added:>6} "
-              f"({plan.moves.replicas_added / total:6.1%})  lower bound {lb.replica_moves:>6}  "
-              f"ratio {plan.moves.replicas_added / max(1, lb.replica_moves):.3f}  leader changes "
-              f"{plan.moves.leader_changes} (bound {lb.leader_changes})  target < 1 s: "
-              f"{'yes' if seconds < 1 else 'NO'}")
-        print(f"                      {_spreads(plan.target, new)}")
-        moved: list[int] = []
-        last: Assignment = {}
-        gen_seconds = []
-        for seed in range(args.seeds):
-            generated, t = _timed(lambda seed=seed: _topic(assign_replicas_to_brokers(new, p, rf, seed=seed)))
-            gen_seconds.append(t)
-            moved.append(count_moves(current, generated).replicas_added)
-            last = generated
-        mean = statistics.mean(moved)
-        print(f"  --generate <=4.0 (AdminUtils, {args.seeds} seeds) moved {mean:>8.0f} "
-              f"({mean / total:6.1%})  = {mean / max(1, plan.moves.replicas_added):.2f}x ours  "
-              f"[{min(moved)}..{max(moved)}]")
-        print(f"                      {_spreads(last, new)}")
-        moved = []
-        for seed in range(args.seeds):
-            usable = [UsableBroker(b.id, b.rack) for b in new]
-            striped = _topic(place_striped(usable, p, rf, JavaRandom(seed)))
-            moved.append(count_moves(current, striped).replicas_added)
-        mean = statistics.mean(moved)
-        print(f"  --generate >=4.1 (StripedReplicaPlacer, {args.seeds} seeds) moved {mean:>8.0f} "
-              f"({mean / total:6.1%})  = {mean / max(1, plan.moves.replicas_added):.2f}x ours")
-        print(f"                      {_spreads(striped, new)}")
-        fresh, t = _timed(lambda: _topic(place_balanced(new, p, rf)))
-        fresh_moves = count_moves(current, fresh).replicas_added
-        print(f"  balanced from scratch {t * 1000:6.0f} ms  moved {fresh_moves:>6}  {_spreads(fresh, new)}")
+    for change, new in ((f"+{args.add}", added), (f"-{args.add}", removed)):
+        print(f"\n{p} partitions x RF {rf} on {args.brokers} brokers / {args.racks} racks, "
+              f"{change} brokers -> {len(new)}; {total} replicas")
+        for label, current in currents.items():
+            _compare(label, current, new, p, rf, args.seeds)
 
     _uneven_racks()
     _other_changes(old, p, rf)
@@ -212,6 +182,45 @@ def main(argv: list[str] | None = None) -> int:
               f"(bound {plan.lower_bound.replica_moves / (parts * 3):6.1%}), "
               f"--generate {gen / (parts * 3):6.1%}")
     return 0
+
+
+def _compare(label: str, current: Assignment, new: list[Broker], p: int, rf: int, seeds: int) -> None:
+    """Our plan vs --generate (both tools' placers) vs balanced from scratch, for one change."""
+    total = p * rf
+    print(f"\ncurrent placement: {label}")
+    plan, seconds = _timed(lambda: plan_reassignment(current, new))
+    lb = plan.lower_bound
+    print(f"  ours (planner)      {seconds * 1000:8.0f} ms  moved {plan.moves.replicas_added:>6} "
+          f"({plan.moves.replicas_added / total:6.1%})  lower bound {lb.replica_moves:>6}  "
+          f"ratio {plan.moves.replicas_added / max(1, lb.replica_moves):.3f}  leader changes "
+          f"{plan.moves.leader_changes} (bound {lb.leader_changes})  target < 1 s: "
+          f"{'yes' if seconds < 1 else 'NO'}")
+    print(f"                      {_spreads(plan.target, new)}")
+    moved: list[int] = []
+    last: Assignment = {}
+    gen_seconds = []
+    for seed in range(seeds):
+        generated, t = _timed(lambda seed=seed: _topic(assign_replicas_to_brokers(new, p, rf, seed=seed)))
+        gen_seconds.append(t)
+        moved.append(count_moves(current, generated).replicas_added)
+        last = generated
+    mean = statistics.mean(moved)
+    print(f"  --generate <=4.0 (AdminUtils, {seeds} seeds) moved {mean:>8.0f} "
+          f"({mean / total:6.1%})  = {mean / max(1, plan.moves.replicas_added):.2f}x ours  "
+          f"[{min(moved)}..{max(moved)}]")
+    print(f"                      {_spreads(last, new)}")
+    moved = []
+    for seed in range(seeds):
+        usable = [UsableBroker(b.id, b.rack) for b in new]
+        striped = _topic(place_striped(usable, p, rf, JavaRandom(seed)))
+        moved.append(count_moves(current, striped).replicas_added)
+    mean = statistics.mean(moved)
+    print(f"  --generate >=4.1 (StripedReplicaPlacer, {seeds} seeds) moved {mean:>8.0f} "
+          f"({mean / total:6.1%})  = {mean / max(1, plan.moves.replicas_added):.2f}x ours")
+    print(f"                      {_spreads(striped, new)}")
+    fresh, t = _timed(lambda: _topic(place_balanced(new, p, rf)))
+    fresh_moves = count_moves(current, fresh).replicas_added
+    print(f"  balanced from scratch {t * 1000:6.0f} ms  moved {fresh_moves:>6}  {_spreads(fresh, new)}")
 
 
 if __name__ == "__main__":
