@@ -113,7 +113,8 @@ class Broker:
     rack: str | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
-        if isinstance(self.id, bool) or not isinstance(self.id, int) or self.id < 0:
-            raise InvalidArgumentError(f"broker id must be an int >= 0, got {self.id!r}")
+        if isinstance(self.id, bool) or not isinstance(self.id, int) or not 0 <= self.id <= 2**31 - 1:
+            # Kafka's broker.id / node.id is a Java int
+            raise InvalidArgumentError(f"broker id must be an int in [0, 2147483647], got {self.id!r:.40}")
         if self.rack is not None and not isinstance(self.rack, str):
             raise InvalidArgumentError(f"broker rack must be a str or None, got {self.rack!r}")

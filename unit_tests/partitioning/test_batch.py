@@ -54,7 +54,8 @@ def test_num_partitions_validated(bad: object) -> None:
 
 
 def test_key_type_errors_name_the_value() -> None:
-    with pytest.raises(KeyTypeError, match=r"got str: 'user-1'.*encode"):
-        partition_key("user-1", 3)  # type: ignore[arg-type]
+    assert partition_key("user-1", 3) == partition_key(b"user-1", 3)  # type: ignore[arg-type]
+    with pytest.raises(KeyTypeError, match=r"got int: 17; serialize it first"):
+        partition_key(17, 3)  # type: ignore[arg-type]
     with pytest.raises(KeyTypeError, match="key at index 2"):
         partition_keys([b"a", None, 42], 3)

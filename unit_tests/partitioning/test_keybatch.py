@@ -46,13 +46,21 @@ def test_arrow_chunked_and_fixed_size() -> None:
     assert _as_list(fixed.slice(1)) == [None, b"efgh"]
 
 
-def test_refuses_str_keys_and_says_so() -> None:
-    with pytest.raises(KeyTypeError, match=r"key at index 1 must be bytes or None, got str"):
-        to_key_batch([b"a", "b"])
+def test_str_keys_are_their_utf8_bytes_and_other_types_are_refused() -> None:
+    assert _as_list(to_key_batch([b"a", "b\u00e9", None])) == [b"a", "b\u00e9".encode(), None]
+    with pytest.raises(KeyTypeError, match=r"index 1 must be bytes-like, str \(UTF-8\) or None, got float"):
+        to_key_batch([b"a", 1.5])
     with pytest.raises(KeyTypeError, match="got int"):
         to_key_batch([1])
+    assert _as_list(to_key_batch(pa.array(["a", None]))) == [b"a", None]  # string arrays: UTF-8 bytes
     with pytest.raises(KeyTypeError, match="binary"):
-        to_key_batch(pa.array(["a"]))
+        to_key_batch(pa.array([1]))
+    with pytest.raises(KeyTypeError, match=r"one column, got a pyarrow Table with columns \['k'\]"):
+        to_key_batch(pa.table({"k": [b"a"]}))
+    with pytest.raises(KeyTypeError, match="one column, got a pyarrow RecordBatch"):
+        to_key_batch(pa.record_batch({"k": [b"a"]}))
+    with pytest.raises(KeyTypeError, match="not a single pyarrow BinaryScalar"):
+        to_key_batch(pa.scalar(b"a"))
     with pytest.raises(KeyTypeError, match="single bytes"):
         to_key_batch(b"abc")
     with pytest.raises(KeyTypeError, match="dtype"):

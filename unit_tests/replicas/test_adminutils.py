@@ -124,7 +124,7 @@ def test_overflowed_shift_gives_javas_eventual_result_without_the_wait() -> None
 
 
 def test_negative_broker_id_rejected() -> None:
-    with pytest.raises(InvalidArgumentError, match="broker id must be an int >= 0, got -1"):
+    with pytest.raises(InvalidArgumentError, match=r"broker id must be an int in \[0, 2147483647\], got -1"):
         assign_replicas_to_brokers([0, -1], 1, 1, 0)
 
 

@@ -105,3 +105,13 @@ def test_log_dir_moves_are_the_replicas_with_a_named_dir() -> None:
         '{"topic":"a","partition":1,"replicas":[3]}]}'
     )
     assert log_dir_moves(moves) == {(TopicPartition("a", 0), 2): "/d/b"}
+
+
+def test_deep_nesting_and_oversized_text_are_typed_errors(monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(ReassignmentFormatError, match="nested too deeply"):
+        parse_reassignment("[" * 100_000 + "]" * 100_000)
+    import kafka_placement.replicas.reassignment_json as rj
+
+    monkeypatch.setattr(rj, "MAX_JSON_CHARS", 10)
+    with pytest.raises(ReassignmentFormatError, match="the limit is 10"):
+        parse_reassignment('{"version": 1, "partitions": []}')

@@ -10,12 +10,18 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from kafka_placement.errors import InvalidArgumentError
+from kafka_placement.partitioning.validation import check_num_partitions
+
 _LCG = 2862933555777941757
 _MASK64 = (1 << 64) - 1
 
 
 def jump_hash(key: int, num_buckets: int) -> int:
     """The bucket in [0, num_buckets) of a 64-bit unsigned ``key`` (the paper's reference loop)."""
+    num_buckets = check_num_partitions(num_buckets, "num_buckets")
+    if isinstance(key, bool) or not isinstance(key, int):
+        raise InvalidArgumentError(f"jump_hash key must be an int (64-bit), got {type(key).__name__}")
     key &= _MASK64
     b, j = -1, 0
     while j < num_buckets:
@@ -27,6 +33,7 @@ def jump_hash(key: int, num_buckets: int) -> int:
 
 def jump_hash_array(keys: npt.NDArray[np.uint64], num_buckets: int) -> npt.NDArray[np.int64]:
     """Vectorized :func:`jump_hash`; identical result per key (same float64 arithmetic)."""
+    num_buckets = check_num_partitions(num_buckets, "num_buckets")
     key = keys.astype(np.uint64, copy=True)
     b = np.full(key.shape, -1, dtype=np.int64)
     j = np.zeros(key.shape, dtype=np.int64)

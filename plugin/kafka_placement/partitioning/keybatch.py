@@ -1,8 +1,10 @@
 """A batch of keys as one contiguous byte buffer plus offsets (Arrow's binary layout).
 
-Accepted inputs: a sequence of ``bytes``/``bytearray``/``memoryview``/``None``, a numpy object array of
-those, a numpy ``S`` array (element values, i.e. numpy's trailing-NUL stripping applies), or a pyarrow
-``binary``/``large_binary``/``fixed_size_binary`` array or chunked array (nulls = NULL keys).
+Accepted inputs: a sequence of ``bytes``/``bytearray``/``memoryview``/``str`` (UTF-8)/``None`` (each key
+as :func:`~kafka_placement.partitioning.validation.check_key` reads it, like every adapter), a numpy
+object array of those, a numpy ``S`` array (element values, i.e. numpy's trailing-NUL stripping
+applies), or a pyarrow ``binary``/``large_binary``/``fixed_size_binary``/``string``/``large_string``
+array or chunked array (nulls = NULL keys). A pyarrow Table, RecordBatch or Scalar is refused by name.
 A pyarrow array is used in place (its offsets and data buffers), nothing is copied per key.
 """
 
@@ -17,6 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from kafka_placement.errors import KeyTypeError
+from kafka_placement.partitioning.validation import check_key
 
 
 @dataclass(frozen=True)
@@ -45,16 +48,29 @@ class KeyBatch:
 
 def _bad_key(index: int, key: object) -> KeyTypeError:
     return KeyTypeError(
-        f"key at index {index} must be bytes or None, got {type(key).__name__}: {key!r:.80}; "
-        "serialize keys first (e.g. key.encode('utf-8'))"
+        f"key at index {index} must be bytes-like, str (UTF-8) or None, got {type(key).__name__}: "
+        f"{key!r:.80}; serialize keys first"
     )
 
 
 def _from_arrow(arr: Any) -> KeyBatch:
     import pyarrow as pa
 
+    if isinstance(arr, pa.Table | pa.RecordBatch):
+        raise KeyTypeError(
+            f"keys must be one column, got a pyarrow {type(arr).__name__} with columns "
+            f"{arr.column_names[:10]}; pass e.g. table.column('key')"
+        )
+    if isinstance(arr, pa.Scalar):
+        raise KeyTypeError(f"keys must be a collection of keys, not a single pyarrow {type(arr).__name__}; "
+                           "wrap it in a list")
+    if not isinstance(arr, pa.Array | pa.ChunkedArray):
+        raise KeyTypeError(f"pyarrow keys must be an Array or ChunkedArray, got {type(arr).__name__}")
     if isinstance(arr, pa.ChunkedArray):
         arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
+    if pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type):
+        # same layout as binary; the UTF-8 bytes are the keys, as for a Python str key
+        arr = arr.cast(pa.binary() if pa.types.is_string(arr.type) else pa.large_binary())
     typ = arr.type
     n = len(arr)
     if pa.types.is_fixed_size_binary(typ):
@@ -72,8 +88,8 @@ def _from_arrow(arr: Any) -> KeyBatch:
         data = np.frombuffer(dbuf, dtype=np.uint8)[base:end] if dbuf is not None else np.zeros(0, np.uint8)
     else:
         raise KeyTypeError(
-            f"pyarrow key array must be binary, large_binary or fixed_size_binary, got {typ}; "
-            "cast string keys with .cast(pyarrow.binary()) if their UTF-8 bytes are the keys"
+            f"pyarrow key array must be binary, large_binary, fixed_size_binary, string or large_string, "
+            f"got {typ}"
         )
     nulls = None
     if arr.null_count:
@@ -104,8 +120,9 @@ def _from_sequence(keys: Sequence[Any]) -> KeyBatch:
         for i, k in enumerate(keys):
             if k is None:
                 nulls[i] = True
-            elif isinstance(k, bytes | bytearray | memoryview):
-                b = bytes(k)
+            elif isinstance(k, bytes | bytearray | memoryview | str):
+                b = check_key(k)
+                assert b is not None
                 parts.append(b)
                 lens[i] = len(b)
             else:
@@ -118,7 +135,7 @@ def _from_sequence(keys: Sequence[Any]) -> KeyBatch:
     np.cumsum(lengths, out=offsets[1:])
     data = np.frombuffer(joined, dtype=np.uint8)
     if data.size != int(offsets[-1]):  # a memoryview with itemsize > 1 has len() != byte count
-        return _from_sequence([None if k is None else bytes(k) for k in keys])
+        return _from_sequence([check_key(k) for k in keys])
     return KeyBatch(data, offsets, nulls)
 
 

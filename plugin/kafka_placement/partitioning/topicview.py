@@ -8,6 +8,15 @@ from dataclasses import dataclass, field
 from kafka_placement.errors import InvalidArgumentError
 
 
+def _partition_ids(values: Iterable[int], what: str) -> list[int]:
+    """Partition ids of a topic: ints in [0, 2**31-1] (Java int)."""
+    ids = list(values)
+    for p in ids:
+        if isinstance(p, bool) or not isinstance(p, int) or not 0 <= p <= 2**31 - 1:
+            raise InvalidArgumentError(f"{what} must be partition ids in [0, 2147483647], got {p!r:.40}")
+    return ids
+
+
 @dataclass(frozen=True)
 class TopicView:
     """``partitions``: every partition id (sorted); ``available``: those with a known leader (sorted, a
@@ -26,8 +35,8 @@ class TopicView:
         available: Iterable[int] | None = None,
         leader_racks: Mapping[int, str | None] | None = None,
     ) -> TopicView:
-        parts = tuple(sorted(set(partitions)))
-        avail = parts if available is None else tuple(sorted(set(available)))
+        parts = tuple(sorted(set(_partition_ids(partitions, "partitions"))))
+        avail = parts if available is None else tuple(sorted(set(_partition_ids(available, "available"))))
         if not parts:
             raise InvalidArgumentError(f"topic {topic!r} has no partitions (num_partitions must be >= 1)")
         extra = set(avail) - set(parts)

@@ -12,14 +12,14 @@ from kafka_placement.errors import InvalidArgumentError, InvalidPartitionError, 
 MAX_PARTITIONS = 2**31 - 1
 
 
-def check_num_partitions(num_partitions: object) -> int:
+def check_num_partitions(num_partitions: object, name: str = "num_partitions") -> int:
     """Return ``num_partitions`` if it is an int in [1, 2**31-1], else raise InvalidArgumentError."""
     if isinstance(num_partitions, bool) or not isinstance(num_partitions, int):
         raise InvalidArgumentError(
-            f"num_partitions must be an int in [1, {MAX_PARTITIONS}], got {num_partitions!r}"
+            f"{name} must be an int in [1, {MAX_PARTITIONS}], got {num_partitions!r:.40}"
         )
     if not 1 <= num_partitions <= MAX_PARTITIONS:
-        raise InvalidArgumentError(f"num_partitions must be in [1, {MAX_PARTITIONS}], got {num_partitions}")
+        raise InvalidArgumentError(f"{name} must be in [1, {MAX_PARTITIONS}], got {num_partitions}")
     return num_partitions
 
 
@@ -38,12 +38,18 @@ def check_explicit_partition(partition: object, num_partitions: int) -> int:
 
 
 def check_key(key: object) -> bytes | None:
-    """A record key must be bytes-like or None; anything else is refused (never ``str()``-ed)."""
+    """The key's bytes, the same for every adapter and for ``partition_keys``: bytes as they are;
+    bytearray and memoryview (any format or shape) by their raw bytes in C order; ``str`` as UTF-8 (what
+    confluent-kafka sends for a str key); None stays None. Anything else is refused, never ``str()``-ed."""
     if key is None or type(key) is bytes:
         return key  # type: ignore[return-value]
-    if isinstance(key, bytes | bytearray | memoryview):
+    if isinstance(key, bytes | bytearray):
         return bytes(key)
+    if isinstance(key, memoryview):
+        return key.tobytes()  # len(memoryview) counts items, not bytes, when itemsize > 1
+    if isinstance(key, str):
+        return key.encode("utf-8", "surrogatepass")
     raise KeyTypeError(
-        f"key must be bytes (the serialized key) or None, got {type(key).__name__}: {key!r:.80}; "
-        "serialize it first (e.g. key.encode('utf-8'))"
+        f"key must be bytes-like, str (sent as UTF-8) or None, got {type(key).__name__}: {key!r:.80}; "
+        "serialize it first"
     )

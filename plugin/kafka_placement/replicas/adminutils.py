@@ -32,6 +32,7 @@ from kafka_placement.errors import (
 )
 from kafka_placement.java import INT_MAX, INT_MIN, is_int32, java_mod, java_string_key, to_int32
 from kafka_placement.replicas.javarandom import JavaRandom, JavaRandomBase
+from kafka_placement.replicas.limits import check_placement_work
 from kafka_placement.vocabulary import Broker
 
 
@@ -130,6 +131,7 @@ def assign_replicas_to_brokers(
         raise InvalidPartitionsError("Number of partitions must be larger than 0.")
     if replication_factor <= 0:
         raise InvalidReplicationFactorError("Replication factor must be larger than 0.")
+    check_placement_work(n_partitions, replication_factor)
     if replication_factor > len(broker_list):
         raise InvalidReplicationFactorError(
             f"Replication factor: {replication_factor} larger than available brokers: {len(broker_list)}."

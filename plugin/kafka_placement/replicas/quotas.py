@@ -31,6 +31,7 @@ from kafka_placement.errors import (
     InvalidPartitionsError,
     InvalidReplicationFactorError,
 )
+from kafka_placement.replicas.limits import check_placement_work
 from kafka_placement.vocabulary import Broker
 
 
@@ -91,6 +92,7 @@ def check_sizes(layout: RackLayout, num_partitions: int, replication_factor: int
         raise InvalidReplicationFactorError(
             f"Replication factor: {replication_factor} larger than available brokers: {len(layout.brokers)}."
         )
+    check_placement_work(num_partitions, replication_factor)
 
 
 def rack_bounds(layout: RackLayout, num_partitions: int, rf: int) -> dict[str | None, tuple[int, int]]:

@@ -21,6 +21,9 @@ from kafka_placement.java import INT_MAX
 from kafka_placement.vocabulary import TopicPartition
 
 ANY_LOG_DIR = "any"
+#: Largest reassignment text read (characters): ~2 million partition entries; a larger file is refused
+#: before parsing rather than allocated whole.
+MAX_JSON_CHARS = 256 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -54,12 +57,18 @@ def parse_reassignment(text: str, *, allow_empty: bool = False) -> list[Partitio
     writes for a balanced cluster); Kafka's tool refuses it, which stays the default."""
     if not isinstance(text, str):
         raise ReassignmentFormatError(f"reassignment JSON must be text, got {type(text).__name__}")
+    if len(text) > MAX_JSON_CHARS:
+        raise ReassignmentFormatError(
+            f"reassignment JSON is {len(text):,} characters; the limit is {MAX_JSON_CHARS:,}"
+        )
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ReassignmentFormatError(
             f"malformed reassignment JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
         ) from None
+    except RecursionError:
+        raise ReassignmentFormatError("reassignment JSON is nested too deeply to read") from None
     if not isinstance(data, dict):
         raise ReassignmentFormatError(f"top level must be a JSON object, got {type(data).__name__}")
     version = data.get("version", 1)  # the tool reads a missing version as 1

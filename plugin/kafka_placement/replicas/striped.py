@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from kafka_placement.errors import InvalidArgumentError, InvalidBrokerError, InvalidReplicationFactorError
 from kafka_placement.java import java_hashmap_order, java_string_key
 from kafka_placement.replicas.javarandom import JavaRandomBase
+from kafka_placement.replicas.limits import check_placement_work
 
 _SHORT_MIN = -(2**15)
 _SHORT_MAX = 2**15 - 1
@@ -263,4 +264,5 @@ def place_striped(
     _check_enough(replication_factor, rack_list.num_total_brokers)
     if num_partitions < 0:  # Java: new ArrayList<>(numPartitions) rejects a negative capacity
         raise InvalidArgumentError(f"Illegal Capacity: {num_partitions}")
+    check_placement_work(num_partitions, replication_factor)
     return [rack_list.place(replication_factor) for _ in range(num_partitions)]

@@ -14,6 +14,7 @@ from kafka_placement.partitioning.record import RecordPartitioner, default_parti
 from kafka_placement.partitioning.schemes import Scheme, get_scheme
 from kafka_placement.partitioning.sticky import UniformSticky
 from kafka_placement.partitioning.topicview import TopicView
+from kafka_placement.partitioning.validation import check_key
 
 __all__ = ["PlacementPartitioner"]
 
@@ -35,4 +36,4 @@ class PlacementPartitioner:
         self, key_bytes: bytes | None, all_partitions: Sequence[int], available_partitions: Sequence[int]
     ) -> int:
         view = TopicView.build(_SHARED_TOPIC, all_partitions, available_partitions)
-        return self.core.partition(view, key_bytes)
+        return self.core.partition(view, check_key(key_bytes))

@@ -26,12 +26,12 @@ from typing import Any
 
 import confluent_kafka
 
-from kafka_placement.errors import KeyTypeError, UnknownTopicError
+from kafka_placement.errors import UnknownTopicError
 from kafka_placement.partitioning.record import RecordPartitioner, default_partitioner
 from kafka_placement.partitioning.schemes import Scheme, get_scheme
 from kafka_placement.partitioning.sticky import UniformSticky
 from kafka_placement.partitioning.topicview import TopicView
-from kafka_placement.partitioning.validation import check_explicit_partition
+from kafka_placement.partitioning.validation import check_explicit_partition, check_key
 
 __all__ = ["Producer", "topic_view_from_metadata"]
 
@@ -184,17 +184,7 @@ class Producer:
         headers: Any = None,
     ) -> None:
         """Same signature and semantics as ``confluent_kafka.Producer.produce``; ``partition`` is ours."""
-        if isinstance(key, str):
-            key_bytes: bytes | None = key.encode("utf-8")
-        elif key is None or isinstance(key, bytes):
-            key_bytes = key
-        elif isinstance(key, bytearray | memoryview):
-            key_bytes = bytes(key)
-        else:
-            raise KeyTypeError(
-                f"key must be bytes, str (sent as UTF-8, as confluent-kafka does) or None, "
-                f"got {type(key).__name__}: {key!r:.80}"
-            )
+        key_bytes = check_key(key)  # the bytes every adapter hashes; str as UTF-8, like confluent-kafka
         view = self.topic_view(topic)
         if partition is not None and partition != -1:
             if (
@@ -215,7 +205,9 @@ class Producer:
             kwargs["timestamp"] = timestamp
         if headers is not None:
             kwargs["headers"] = headers
-        self._producer.produce(topic, value, key, **kwargs)
+        # confluent-kafka takes bytes or str keys only: a bytearray/memoryview goes as the bytes we hashed
+        sent = key if key is None or isinstance(key, bytes | str) else key_bytes
+        self._producer.produce(topic, value, sent, **kwargs)
 
     # --- everything else is confluent's ---------------------------------------------------------
     def __getattr__(self, name: str) -> Any:

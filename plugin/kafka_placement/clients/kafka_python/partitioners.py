@@ -22,6 +22,7 @@ from kafka_placement.partitioning.roundrobin import RoundRobin
 from kafka_placement.partitioning.schemes import Scheme, get_scheme
 from kafka_placement.partitioning.sticky import DEFAULT_BATCH_SIZE, RackAwareSticky, UniformSticky
 from kafka_placement.partitioning.topicview import TopicView
+from kafka_placement.partitioning.validation import check_key
 
 __all__ = [
     "JavaDefaultPartitioner",
@@ -67,6 +68,7 @@ class PlacementPartitioner(Partitioner):  # type: ignore[misc]
         serialized_value: bytes | None,
         cluster: Any,
     ) -> int:
+        serialized_key = check_key(serialized_key)  # any bytes-like form hashes its raw bytes
         scheme = self.core.scheme
         if self._hashes_key and not scheme.is_keyless(serialized_key):
             partitions = cluster.partitions_for_topic(topic)

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kafka_placement.errors import InvalidArgumentError, InvalidReplicationFactorError
+from kafka_placement.java import INT_MAX
 from kafka_placement.replicas.metrics import Moves, PlacementMetrics, count_moves, placement_metrics
 from kafka_placement.replicas.planner.bounds import LowerBound
 from kafka_placement.replicas.planner.topic import plan_topic
@@ -50,22 +51,28 @@ Assignment = Mapping[TopicPartition, Sequence[int]] | Mapping[tuple[str, int], S
 
 
 def _as_assignment(current: Assignment) -> dict[TopicPartition, list[int]]:
+    if not isinstance(current, Mapping):
+        raise InvalidArgumentError(
+            f"current must be a mapping {{(topic, partition): [replicas]}}, got {type(current).__name__}"
+        )
     result: dict[TopicPartition, list[int]] = {}
     for key, replicas in current.items():
         if not (isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], str)
-                and isinstance(key[1], int) and not isinstance(key[1], bool) and key[1] >= 0):
+                and isinstance(key[1], int) and not isinstance(key[1], bool) and 0 <= key[1] <= INT_MAX):
             raise InvalidArgumentError(
-                f"partition key must be (topic: str, partition: int >= 0), got {key!r}"
+                f"partition key must be (topic: str, partition: int in [0, {INT_MAX}]), got {key!r:.80}"
             )
+        if isinstance(replicas, str | bytes) or not isinstance(replicas, Iterable):
+            raise InvalidArgumentError(f"partition {key[0]}-{key[1]}: replicas must be a list of broker ids")
         reps = list(replicas)
         if not reps:
             raise InvalidArgumentError(f"partition {key[0]}-{key[1]} has an empty replica list")
         if len(set(reps)) != len(reps):
             raise InvalidArgumentError(f"partition {key[0]}-{key[1]} lists a broker twice: {reps}")
         for b in reps:
-            if isinstance(b, bool) or not isinstance(b, int) or b < 0:
+            if isinstance(b, bool) or not isinstance(b, int) or not 0 <= b <= INT_MAX:
                 raise InvalidArgumentError(
-                    f"partition {key[0]}-{key[1]}: broker id must be an int >= 0, got {b!r}"
+                    f"partition {key[0]}-{key[1]}: broker id must be an int in [0, {INT_MAX}], got {b!r:.40}"
                 )
         result[TopicPartition(key[0], key[1])] = reps
     return result
@@ -89,6 +96,17 @@ def plan_reassignment(
         raise InvalidArgumentError(f"scope must be 'topic' or 'cluster', got {scope!r}")
     assignment = _as_assignment(current)
     broker_list = list(brokers)
+    for b in broker_list:
+        if not isinstance(b, Broker):
+            raise InvalidArgumentError(f"brokers must be Broker(id, rack) values, got {b!r:.60}")
+    if sizes is not None:
+        if not isinstance(sizes, Mapping):
+            raise InvalidArgumentError(
+                f"sizes must be a mapping {{TopicPartition: bytes}}, got {type(sizes).__name__}"
+            )
+        for tp, size in sizes.items():
+            if isinstance(size, bool) or not isinstance(size, int) or size < 0:
+                raise InvalidArgumentError(f"size of {tp} must be an int >= 0 (bytes), got {size!r:.40}")
     layout = rack_layout(broker_list)
     groups: dict[str, list[TopicPartition]] = {}
     for tp in sorted(assignment):
