@@ -81,3 +81,39 @@ def test_alter_log_dirs_reports_a_real_error_and_a_timeout() -> None:
     admin.log_dir_answers = [kerrors.ReplicaNotAvailableError] * 100
     with pytest.raises(ClusterError, match="Timed out before log directory moves could be started for: 2-t-0"):
         kp.alter_log_dirs(admin, {(TP("t", 0), 2): "/b"}, timeout_s=0.3)
+
+
+class ConfigAdmin:
+    """alter/describe_configs where broker 1 is down (connection refused)."""
+
+    def __init__(self) -> None:
+        self.altered: list[str] = []
+
+    def alter_configs(self, resources: list[Any], **kwargs: Any) -> dict[str, dict[str, str]]:
+        if any(r.resource_type.name == "BROKER" and r.name == "1" for r in resources):
+            raise kerrors.KafkaConnectionError("111 ECONNREFUSED")
+        self.altered += [f"{r.resource_type.name}:{r.name}" for r in resources]
+        return {r.resource_type.name.lower(): {r.name: "OK"} for r in resources}
+
+    def describe_configs(self, resources: list[Any], **kwargs: Any) -> dict[str, dict[str, Any]]:
+        if any(r.resource_type.name == "BROKER" and r.name == "1" for r in resources):
+            raise kerrors.KafkaConnectionError("111 ECONNREFUSED")
+        out: dict[str, dict[str, Any]] = {}
+        for r in resources:
+            key = "leader.replication.throttled.rate" if r.resource_type.name == "BROKER" else (
+                "leader.replication.throttled.replicas")
+            out.setdefault(r.resource_type.name.lower(), {})[r.name] = {key: {"value": "5"}}
+        return out
+
+
+def test_a_broker_that_is_down_is_reported_not_fatal_when_clearing_and_reading() -> None:
+    admin = ConfigAdmin()
+    assert kp.clear_throttles(admin, [0, 1, 2], ["t"]) == [1]
+    assert admin.altered == ["TOPIC:t", "BROKER:0", "BROKER:2"]
+    found = kp.throttles(admin, [0, 1, 2], ["t"])
+    assert found.unreachable == (1,) and set(found.brokers) == {0, 2} and set(found.topics) == {"t"}
+
+
+def test_setting_throttles_with_a_broker_down_refuses_the_whole_move() -> None:
+    with pytest.raises(ClusterError, match=r"broker\(s\) \[1\] unreachable; nothing was submitted"):
+        kp.set_throttles(ConfigAdmin(), rate=10, brokers=[0, 1], leader_lists={"t": "0:0"}, follower_lists={})

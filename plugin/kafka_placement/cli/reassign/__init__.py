@@ -24,6 +24,7 @@ from typing import Any
 from kafka_placement.cli.connection_options import add_connection_arguments
 from kafka_placement.cli.reassign.apply import run_apply
 from kafka_placement.cli.reassign.cancel import run_cancel
+from kafka_placement.cli.reassign.common import client_errors
 from kafka_placement.cli.reassign.plan import build_plan, parse_brokers, run_plan
 from kafka_placement.cli.reassign.verify import run_verify
 
@@ -67,7 +68,7 @@ def register(subparsers: Any) -> None:
         "--with-sizes", action="store_true",
         help="read partition sizes (describe_log_dirs) and report the bytes the plan copies",
     )
-    plan.set_defaults(handler=run_plan)
+    plan.set_defaults(handler=client_errors("read the current assignment")(run_plan))
 
     apply = sub.add_parser("apply", help="execute a plan (throttled), wait for it with progress")
     add_connection_arguments(apply, timeout=False)
@@ -88,13 +89,13 @@ def register(subparsers: Any) -> None:
     apply.add_argument("--no-wait", action="store_true", help="submit and return; `verify` later")
     apply.add_argument("--no-elect-leaders", action="store_true", help="skip preferred leader election")
     _add_throttle_options(apply)
-    apply.set_defaults(handler=run_apply)
+    apply.set_defaults(handler=client_errors("apply the reassignment")(run_apply))
 
     verify = sub.add_parser("verify", help="check a plan against the cluster; clear throttles when done")
     add_connection_arguments(verify)
     verify.add_argument("--plan", required=True, metavar="FILE")
     _add_throttle_options(verify)
-    verify.set_defaults(handler=run_verify)
+    verify.set_defaults(handler=client_errors("verify the reassignment")(run_verify))
 
     cancel = sub.add_parser("cancel", help="cancel reassignments in flight, restoring the original replicas")
     add_connection_arguments(cancel, timeout=False)
@@ -104,4 +105,4 @@ def register(subparsers: Any) -> None:
     cancel.add_argument("--timeout", type=float, default=300.0, metavar="SECONDS",
                         help="wait this long for the original replica lists to be back (default 300)")
     _add_throttle_options(cancel)
-    cancel.set_defaults(handler=run_cancel)
+    cancel.set_defaults(handler=client_errors("cancel reassignments")(run_cancel))

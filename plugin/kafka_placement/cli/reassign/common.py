@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterable
+import functools
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,28 @@ def admin_client(args: argparse.Namespace) -> Any:
         return KafkaAdminClient(client_id="kafka-placement-reassign", **settings.kafka_python())
     except Exception as exc:
         raise translate_error(exc, settings, "connect the admin client") from None
+
+
+def client_errors(operation: str) -> Callable[[Callable[[argparse.Namespace], int]], Callable[..., int]]:
+    """Decorate an action: an exception from the Kafka client (a broker that went away, a timeout)
+    becomes our typed one-line error naming the cluster and the operation, not a "bug"."""
+    from kafka_placement.errors import KafkaPlacementError
+
+    def wrap(action: Callable[[argparse.Namespace], int]) -> Callable[..., int]:
+        @functools.wraps(action)
+        def run(args: argparse.Namespace) -> int:
+            try:
+                return action(args)
+            except KafkaPlacementError:
+                raise
+            except Exception as exc:
+                if not type(exc).__module__.startswith("kafka."):
+                    raise
+                raise translate_error(exc, settings_from_args(args), operation) from None
+
+        return run
+
+    return wrap
 
 
 def load_plan(path: str) -> list[PartitionMove]:

@@ -120,6 +120,14 @@ _FINAL = (
 )
 #: A refused connection may be a broker still starting: give it this long before reporting it.
 _REFUSED_GRACE_S = 3.0
+#: One DescribeCluster attempt (a dead broker still in the metadata must not eat the whole timeout).
+_DESCRIBE_ATTEMPT_S = 3.0
+
+
+def _is_timeout(exc: BaseException) -> bool:
+    inner = exc.args[0] if exc.args else None
+    name = str(inner.name()) if inner is not None and hasattr(inner, "name") and callable(inner.name) else ""
+    return "TIMED_OUT" in name.upper() or isinstance(exc, TimeoutError) or "timed out" in str(exc).lower()
 
 
 def check_connection(settings: ConnectionSettings) -> dict[int, str | None]:
@@ -165,12 +173,18 @@ def check_connection(settings: ConnectionSettings) -> dict[int, str | None]:
         )
         if final or time.monotonic() >= deadline:
             raise ConnectionFailedError(verdict)
-    future = admin.describe_cluster(request_timeout=max(1.0, deadline - time.monotonic()))
-    try:
-        description = future.result(timeout=max(1.0, deadline - time.monotonic()))
-    except KafkaException as exc:
-        raise translate_error(exc, settings, "describe the cluster") from None
-    return {int(n.id): n.rack for n in description.nodes}
+    # librdkafka sends DescribeCluster to one broker it knows; if that one just died (still in the
+    # metadata) the request hangs, so ask in short attempts and let a later one pick a live broker.
+    while True:
+        left = deadline - time.monotonic()
+        attempt = max(1.0, min(_DESCRIBE_ATTEMPT_S, left))
+        future = admin.describe_cluster(request_timeout=attempt)
+        try:
+            description = future.result(timeout=attempt + 1.0)
+            return {int(n.id): n.rack for n in description.nodes}
+        except Exception as exc:
+            if time.monotonic() + 0.5 >= deadline or not _is_timeout(exc):
+                raise translate_error(exc, settings, "describe the cluster") from None
 
 
 class _Logger:

@@ -102,11 +102,31 @@ def _check_altered(result: Mapping[str, Mapping[str, str]], what: str) -> None:
         raise ClusterError(f"could not {what}: {'; '.join(failed)}")
 
 
-def _incremental_alter(admin: Any, resources: list[Any], what: str) -> None:
-    if resources:
-        # raise_on_unknown would describe every resource first and reject the throttle keys, which
-        # brokers accept but do not list as dynamic configs of an unthrottled broker.
-        _check_altered(admin.alter_configs(resources, raise_on_unknown=False, incremental=True), what)
+#: Client errors meaning "this broker cannot be reached now" (down, restarting): a broker-level config
+#: then stays as it is and the caller reports the broker, instead of failing every other broker too.
+_UNREACHABLE = ("KafkaConnectionError", "NodeNotReadyError", "KafkaTimeoutError", "RequestTimedOutError")
+
+
+def _unreachable(exc: BaseException) -> bool:
+    return type(exc).__name__ in _UNREACHABLE
+
+
+def _incremental_alter(admin: Any, resources: list[Any], what: str) -> list[int]:
+    """Alter topic resources together and each broker on its own; the brokers that could not be
+    reached (their configs unchanged)."""
+    skipped: list[int] = []
+    topics = [r for r in resources if r.resource_type.name == "TOPIC"]
+    brokers = [r for r in resources if r.resource_type.name != "TOPIC"]
+    # raise_on_unknown would describe every resource first and reject the throttle keys, which
+    # brokers accept but do not list as dynamic configs of an unthrottled broker.
+    for group in ([topics] if topics else []) + [[b] for b in brokers]:
+        try:
+            _check_altered(admin.alter_configs(group, raise_on_unknown=False, incremental=True), what)
+        except Exception as exc:
+            if group is topics or not _unreachable(exc):
+                raise
+            skipped.append(int(group[0].name))
+    return skipped
 
 
 def set_throttles(
@@ -137,15 +157,22 @@ def set_throttles(
         for b in log_dir_brokers:
             by_broker.setdefault(b, {})[LOG_DIR_RATE] = str(log_dir_rate)
     resources.extend(_resource("BROKER", b, configs) for b, configs in sorted(by_broker.items()))
-    _incremental_alter(admin, resources, "set the reassignment throttles")
+    skipped = _incremental_alter(admin, resources, "set the reassignment throttles")
+    if skipped:
+        raise ClusterError(
+            f"could not set the reassignment throttles: broker(s) {skipped} unreachable; nothing was "
+            "submitted (an unthrottled move is what --throttle is meant to prevent)"
+        )
 
 
 @dataclass(frozen=True)
 class Throttles:
-    """Throttle configs set on the cluster: broker id → {key: value}, topic → {key: value}."""
+    """Throttle configs set on the cluster: broker id → {key: value}, topic → {key: value};
+    ``unreachable``: brokers that could not be asked (down or restarting)."""
 
     brokers: dict[int, dict[str, str]]
     topics: dict[str, dict[str, str]]
+    unreachable: tuple[int, ...] = ()
 
     def __bool__(self) -> bool:
         return bool(self.brokers or self.topics)
@@ -153,34 +180,45 @@ class Throttles:
 
 def throttles(admin: Any, brokers: Iterable[int], topics: Iterable[str]) -> Throttles:
     """The throttle configs currently set (dynamically) on ``brokers`` and ``topics``."""
-    resources = [_resource("BROKER", b, list(BROKER_THROTTLES)) for b in sorted(set(brokers))]
-    resources += [_resource("TOPIC", t, list(TOPIC_THROTTLES)) for t in sorted(set(topics))]
     found_brokers: dict[int, dict[str, str]] = {}
     found_topics: dict[str, dict[str, str]] = {}
-    if not resources:
-        return Throttles({}, {})
-    described = admin.describe_configs(resources, config_filter="modified")
-    for name, configs in described.get("broker", {}).items():
+    unreachable: list[int] = []
+    described: dict[str, dict[str, Any]] = {"broker": {}, "topic": {}}
+    for b in sorted(set(brokers)):  # one request per broker: a broker that is down only hides itself
+        try:
+            answer = admin.describe_configs([_resource("BROKER", b, list(BROKER_THROTTLES))],
+                                            config_filter="modified")
+        except Exception as exc:
+            if not _unreachable(exc):
+                raise
+            unreachable.append(b)
+            continue
+        described["broker"].update(answer.get("broker", {}))
+    wanted_topics = [_resource("TOPIC", t, list(TOPIC_THROTTLES)) for t in sorted(set(topics))]
+    if wanted_topics:
+        described["topic"] = admin.describe_configs(wanted_topics, config_filter="modified").get("topic", {})
+    for name, configs in described["broker"].items():
         values = {k: str(v.get("value")) for k, v in configs.items()
                   if k in BROKER_THROTTLES and v.get("value") not in (None, "")}
         if values:
             found_brokers[int(name)] = values
-    for name, configs in described.get("topic", {}).items():
+    for name, configs in described["topic"].items():
         values = {k: str(v.get("value")) for k, v in configs.items()
                   if k in TOPIC_THROTTLES and v.get("value") not in (None, "")}
         if values:
             found_topics[name] = values
-    return Throttles(found_brokers, found_topics)
+    return Throttles(found_brokers, found_topics, tuple(unreachable))
 
 
-def clear_throttles(admin: Any, brokers: Iterable[int], topics: Iterable[str]) -> None:
-    """Delete every throttle config from ``brokers`` and ``topics`` (Kafka's ``clearAllThrottles``)."""
+def clear_throttles(admin: Any, brokers: Iterable[int], topics: Iterable[str]) -> list[int]:
+    """Delete every throttle config from ``brokers`` and ``topics`` (Kafka's ``clearAllThrottles``);
+    the brokers that could not be reached (their throttles stay until a later clear)."""
     from kafka.admin import AlterConfigOp
 
     delete = (AlterConfigOp.DELETE, None)
     resources = [_resource("BROKER", b, {k: delete for k in BROKER_THROTTLES}) for b in sorted(set(brokers))]
     resources += [_resource("TOPIC", t, {k: delete for k in TOPIC_THROTTLES}) for t in sorted(set(topics))]
-    _incremental_alter(admin, resources, "clear the reassignment throttles")
+    return _incremental_alter(admin, resources, "clear the reassignment throttles")
 
 
 # ---- log dirs -------------------------------------------------------------------------------------
