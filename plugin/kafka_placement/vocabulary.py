@@ -86,10 +86,14 @@ class Member:
             raise InvalidArgumentError(
                 f"topics must be an iterable of topic names, not the single string {topics!r}"
             )
-        topic_list = tuple(sorted(set(topics)))
-        for topic in topic_list:
+        for name, value in (("topics", topics), ("owned", owned)):
+            if isinstance(value, str | bytes) or not isinstance(value, Iterable):
+                raise InvalidArgumentError(f"{name} must be an iterable, got {value!r:.60}")
+        topic_names = list(topics)
+        for topic in topic_names:
             if not isinstance(topic, str):
-                raise InvalidArgumentError(f"topic names must be str, got {topic!r}")
+                raise InvalidArgumentError(f"topic names must be str, got {topic!r:.60}")
+        topic_list = tuple(sorted(set(topic_names)))
         if isinstance(generation, bool) or not isinstance(generation, int):
             raise InvalidArgumentError(f"generation must be an int, got {generation!r}")
         check_priority(priority)

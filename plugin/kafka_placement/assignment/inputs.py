@@ -13,6 +13,11 @@ MAX_PARTITIONS_PER_TOPIC = 2**31 - 1
 PartitionRacks = Mapping[TopicPartition, Iterable[str]]
 
 
+#: Partitions one assignment may cover (all topics together): 10x the largest case we benchmark;
+#: above it an assignment is refused up front instead of allocating a list entry per partition.
+MAX_GROUP_PARTITIONS = 10_000_000
+
+
 def check_partitions_per_topic(partitions_per_topic: Mapping[str, int]) -> dict[str, int]:
     """A plain ``{topic: count}`` copy; counts must be ints in [0, 2147483647]."""
     if not isinstance(partitions_per_topic, Mapping):
@@ -35,6 +40,12 @@ def check_partitions_per_topic(partitions_per_topic: Mapping[str, int]) -> dict[
                 f"[0, {MAX_PARTITIONS_PER_TOPIC}]"
             )
         checked[topic] = count
+    total = sum(checked.values())
+    if total > MAX_GROUP_PARTITIONS:
+        raise InvalidArgumentError(
+            f"partitions_per_topic lists {total:,} partitions; the limit is {MAX_GROUP_PARTITIONS:,} "
+            "(an assignment is a list per partition)"
+        )
     return checked
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import struct
 
+from kafka_placement.errors import KeyTypeError
+
 SEED = 0x9747B28C
 M = 0x5BD1E995
 R = 24
@@ -18,8 +20,22 @@ MASK32 = 0xFFFFFFFF
 _BLOCKS = [struct.Struct(f"<{n}I") for n in range(64)]
 
 
+def _key_bytes(data: object) -> bytes:
+    """Bytes-like and str (UTF-8) as every adapter reads them; None and others: KeyTypeError (Java's
+    ``Utils.murmur2(null)`` throws too)."""
+    from kafka_placement.partitioning.validation import check_key
+
+    if data is None:
+        raise KeyTypeError("murmur2 needs the key's bytes, got None (a keyless record is not hashed)")
+    key = check_key(data)
+    assert key is not None
+    return key
+
+
 def murmur2_unsigned(data: bytes) -> int:
     """Murmur2 of ``data`` as an unsigned 32-bit value (0..2**32-1)."""
+    if type(data) is not bytes:
+        data = _key_bytes(data)
     length = len(data)
     h = (SEED ^ length) & MASK32
     nblocks = length >> 2

@@ -7,6 +7,9 @@ from dataclasses import dataclass, field
 
 from kafka_placement.errors import InvalidArgumentError
 
+#: Partitions one :class:`TopicView` may list (far above any real topic; bounds the memory of a view).
+MAX_VIEW_PARTITIONS = 1_000_000
+
 
 def _partition_ids(values: Iterable[int], what: str) -> list[int]:
     """Partition ids of a topic: ints in [0, 2**31-1] (Java int)."""
@@ -49,9 +52,14 @@ class TopicView:
 
     @classmethod
     def of_count(cls, topic: str, num_partitions: int) -> TopicView:
-        """All ``num_partitions`` partitions, all available."""
-        if isinstance(num_partitions, bool) or not isinstance(num_partitions, int) or num_partitions < 1:
-            raise InvalidArgumentError(f"num_partitions must be an int >= 1, got {num_partitions!r}")
+        """All ``num_partitions`` partitions, all available (at most :data:`MAX_VIEW_PARTITIONS`: a view
+        lists its partitions; hash a key against any count with ``partition_key`` instead)."""
+        if (isinstance(num_partitions, bool) or not isinstance(num_partitions, int)
+                or not 1 <= num_partitions <= MAX_VIEW_PARTITIONS):
+            raise InvalidArgumentError(
+                f"num_partitions of a topic view must be an int in [1, {MAX_VIEW_PARTITIONS:,}], "
+                f"got {num_partitions!r:.40}"
+            )
         parts = tuple(range(num_partitions))
         return cls(topic, parts, parts, {})
 

@@ -41,8 +41,8 @@ def as_brokers(brokers: Iterable[Broker | int]) -> list[Broker]:
 
     Order is kept: the rack-unaware assignment depends on the caller's broker order, as in Java.
     """
-    if isinstance(brokers, (str, bytes)):
-        raise InvalidBrokerError(f"brokers must be a collection of Broker or int ids, got {brokers!r}")
+    if isinstance(brokers, (str, bytes)) or not isinstance(brokers, Iterable):
+        raise InvalidBrokerError(f"brokers must be a collection of Broker or int ids, got {brokers!r:.60}")
     result: list[Broker] = []
     seen: dict[int, int] = {}
     for position, item in enumerate(brokers):

@@ -30,7 +30,9 @@ from kafka_placement.vocabulary import Broker
 
 
 def _normalise(brokers: Iterable[Broker | int]) -> list[Broker]:
-    return [b if isinstance(b, Broker) else Broker(b) for b in brokers]
+    from kafka_placement.replicas.adminutils import as_brokers  # one broker-list check for every placer
+
+    return as_brokers(brokers)
 
 
 def place_balanced(

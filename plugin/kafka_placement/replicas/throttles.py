@@ -59,6 +59,19 @@ class Movement:
     destinations: frozenset[int]
 
 
+def _brokers(value: object, tp: TopicPartition) -> frozenset[int]:
+    if isinstance(value, str | bytes) or not isinstance(value, Iterable):
+        raise InvalidArgumentError(
+            f"replicas of {tp.topic}-{tp.partition} must be broker ids, got {value!r:.60}"
+        )
+    ids = list(value)
+    if not all(isinstance(b, int) and not isinstance(b, bool) for b in ids):
+        raise InvalidArgumentError(
+            f"replicas of {tp.topic}-{tp.partition} must be int broker ids, got {ids!r:.60}"
+        )
+    return frozenset(ids)
+
+
 def movement_map(
     proposed: Mapping[TopicPartition, Sequence[int]],
     current: Mapping[TopicPartition, Sequence[int]],
@@ -74,12 +87,12 @@ def movement_map(
         if tp in moves:
             sources = moves[tp].sources
         elif tp in current:
-            sources = frozenset(current[tp])
+            sources = _brokers(current[tp], tp)
         else:
             raise InvalidArgumentError(
                 f"Trying to reassign a topic partition {tp.topic}-{tp.partition} with 0 replicas"
             )
-        moves[tp] = Movement(sources, frozenset(replicas) - sources)
+        moves[tp] = Movement(sources, _brokers(replicas, tp) - sources)
     return moves
 
 

@@ -95,6 +95,8 @@ def plan_reassignment(
     if scope not in ("topic", "cluster"):
         raise InvalidArgumentError(f"scope must be 'topic' or 'cluster', got {scope!r}")
     assignment = _as_assignment(current)
+    if isinstance(brokers, str | bytes) or not isinstance(brokers, Iterable):
+        raise InvalidArgumentError(f"brokers must be a collection of Broker(id, rack), got {brokers!r:.60}")
     broker_list = list(brokers)
     for b in broker_list:
         if not isinstance(b, Broker):
