@@ -37,6 +37,7 @@ from kafka_placement.cli.connection_options import (
     settings_from_args,
 )
 from kafka_placement.cli.progress import Progress
+from kafka_placement.cli.spark_options import add_spark_arguments, spark_conf_from_args
 from kafka_placement.clients.connection import ConnectionSettings, check_connection
 from kafka_placement.errors import ClusterError, InvalidArgumentError
 
@@ -58,7 +59,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--records", type=int, default=20_000, help="records to produce (default 20000)")
     p.add_argument("--partitions", type=int, default=12, help="partitions of the demo topics (default 12)")
     p.add_argument("--output", default="kafka-placement-demo", help="plan report directory")
-    p.add_argument("--master", default="local[*]", help="Spark master for the plan step (default local[*])")
+    add_spark_arguments(p, what=" — for the plan step")
     p.add_argument("--skip-plan", action="store_true", help="stop after the audit (no Spark)")
     p.add_argument("--session-timeout-ms", type=int, default=6000, help="failover group session timeout")
     p.set_defaults(handler=run)
@@ -420,6 +421,7 @@ def run(args: argparse.Namespace) -> int:
         raise InvalidArgumentError(f"--records must be in [2, 10,000,000], got {args.records}")
     if not 1 <= args.partitions <= 1000:
         raise InvalidArgumentError(f"--partitions must be in [1, 1000], got {args.partitions}")
+    spark_conf = spark_conf_from_args(args)  # checked before the cluster starts
     started = time.monotonic()
     suffix = uuid.uuid4().hex[:6]
     step(
@@ -462,7 +464,7 @@ def run(args: argparse.Namespace) -> int:
             from kafka_placement.spark.session import ensure_kafka_connector, spark_session
             from kafka_placement.vocabulary import Broker
 
-            spark = spark_session(args.master)
+            spark = spark_session(args.master, conf=spark_conf)
             print(f"  Spark Kafka connector: {ensure_kafka_connector(spark)}")
             brokers = tuple(Broker(b, r) for b, r in sorted(racks.items()))
             rf = min(3, len(brokers))

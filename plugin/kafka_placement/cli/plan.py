@@ -21,6 +21,7 @@ from kafka_placement.cli.connection_options import (
     settings_from_args,
 )
 from kafka_placement.cli.files import check_writable_dir
+from kafka_placement.cli.spark_options import add_spark_arguments, spark_conf_from_args
 from kafka_placement.clients.connection import ConnectionSettings, check_connection
 from kafka_placement.errors import InvalidArgumentError, UnknownTopicError
 
@@ -95,7 +96,7 @@ def register(subparsers: Any) -> None:
         "--output", default="kafka-placement-plan", help="output directory (default ./kafka-placement-plan)"
     )
     out.add_argument("--top-keys", type=int, default=20, help="hot keys to report (default 20)")
-    out.add_argument("--master", default="local[*]", help="Spark master (default local[*])")
+    add_spark_arguments(p)
     p.set_defaults(handler=run)
 
 
@@ -338,10 +339,12 @@ def check_input_args(args: argparse.Namespace) -> None:
 def run(args: argparse.Namespace) -> int:
     scenarios = build_scenarios(args)
     check_input_args(args)
+    spark_conf = spark_conf_from_args(args)
     from kafka_placement.spark.session import spark_session
 
-    print(f"starting Spark ({args.master}) …", file=sys.stderr)
-    spark = spark_session(args.master)
+    print(f"starting Spark ({args.master or spark_conf.get('spark.master') or 'deployment default'}) …",
+          file=sys.stderr)
+    spark = spark_session(args.master, conf=spark_conf)
     df, source, value_column = load_input(spark, args)
     run_plan(
         spark,

@@ -1,8 +1,12 @@
-"""A light local Spark session and Spark's Kafka connector, resolved through Ivy from Maven Central.
+"""A Spark session for any deployment, and Spark's Kafka connector, resolved through Ivy from Maven Central.
 
-Start-up is kept small for laptops and 2-core CI machines: the UI is off, shuffles use a handful of
-partitions, the driver gets modest memory and binds to loopback only. ``master`` is passed through,
-so the same job runs on a cluster (``--master spark://…``, ``yarn``, ``k8s://…``).
+Our defaults keep start-up small for laptops and 2-core CI machines (UI off, a handful of shuffle
+partitions, modest driver memory; on a local master the driver binds to loopback only). **The user's
+settings always win**: whatever the deployment already says (``spark-defaults.conf``, ``spark-submit
+--conf``, read from the JVM once it is up) and what the caller passes in ``conf`` override every default,
+``spark.driver.host`` and ``spark.driver.bindAddress`` included. On a cluster master (``spark://…``,
+``yarn``, ``k8s://…``) our package is shipped to the executors and checked there first
+(:mod:`kafka_placement.spark.executors`).
 
 The Kafka connector (``org.apache.spark:spark-sql-kafka-0-10_2.13``) is added to the running session
 with ``ADD JAR ivy://…`` — Spark's own Ivy resolver, from Maven Central, cached in ``~/.ivy2*`` so a
@@ -24,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kafka_placement.errors import ClusterError
+from kafka_placement.spark.executors import check_executors, is_local_master, ship_package
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -34,13 +39,19 @@ TOKEN_PROVIDER = f"org.apache.spark:spark-token-provider-kafka-0-10_{SCALA_BINAR
 #: Environment override: comma-separated connector versions to try, in order.
 VERSION_ENV = "KAFKA_PLACEMENT_SPARK_KAFKA_VERSIONS"
 
+#: Only for a local master: on a cluster the executors must reach the driver by its real address.
+LOCAL_ONLY_CONF: dict[str, str] = {
+    "spark.driver.host": "127.0.0.1",
+    "spark.driver.bindAddress": "127.0.0.1",
+}
+#: Set to "false" to skip shipping our package to a cluster's executors (it is installed there).
+SHIP_CONF = "spark.kafkaPlacement.shipPackage"
+
 DEFAULT_CONF: dict[str, str] = {
     "spark.ui.enabled": "false",
     "spark.ui.showConsoleProgress": "false",
     "spark.sql.shuffle.partitions": "4",
     "spark.driver.memory": "1g",
-    "spark.driver.host": "127.0.0.1",
-    "spark.driver.bindAddress": "127.0.0.1",
     "spark.sql.execution.arrow.pyspark.enabled": "true",
     "spark.sql.execution.arrow.maxRecordsPerBatch": "262144",
     "spark.sql.session.timeZone": "UTC",
@@ -51,13 +62,19 @@ _connector_loaded: dict[int, str] = {}
 
 
 def spark_session(
-    master: str = "local[*]", app_name: str = "kafka-placement", conf: dict[str, str] | None = None
+    master: str | None = "local[*]", app_name: str = "kafka-placement", conf: dict[str, str] | None = None
 ) -> SparkSession:
-    """Get or create a SparkSession with light defaults (``conf`` overrides them)."""
-    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    # Python workers must be this interpreter (with kafka_placement importable), not whatever
-    # "python3" is first on PATH.
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    """Get or create a SparkSession: our light defaults, overridden by the deployment's settings and
+    then by ``conf``. ``master`` None: the deployment's ``spark.master``, else ``local[*]``. On a
+    cluster master the package is shipped to the executors and checked there."""
+    user = dict(conf or {})
+    chosen = master or user.get("spark.master") or _preset_master() or "local[*]"
+    local = is_local_master(chosen)
+    if local:
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+        # Python workers must be this interpreter (with kafka_placement importable), not whatever
+        # "python3" is first on PATH. On a cluster the workers' interpreter is the deployment's choice.
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     # PySpark 4.x warns on every pandas conversion that it does not "fully support" pandas 3; the
     # Arrow paths used here (mapInArrow, toPandas of small aggregates) are covered by our tests.
@@ -66,12 +83,31 @@ def spark_session(
     )
     from pyspark.sql import SparkSession
 
-    builder: Any = SparkSession.builder.master(master).appName(app_name)
-    for key, value in {**DEFAULT_CONF, **(conf or {})}.items():
+    defaults = {**DEFAULT_CONF, **(LOCAL_ONLY_CONF if local else {})}
+    preset = _deployment_conf()
+    settings = {**defaults, **preset, **user}  # the user's settings always win
+    builder: Any = SparkSession.builder.master(chosen).appName(app_name)
+    for key, value in settings.items():
         builder = builder.config(key, value)
     spark: SparkSession = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
+    if not local and settings.get(SHIP_CONF, "true").lower() != "false":
+        ship_package(spark)
+        check_executors(spark)
     return spark
+
+
+def _deployment_conf() -> dict[str, str]:
+    """``spark.*`` settings the deployment already gives (spark-defaults.conf, spark-submit --conf):
+    the JVM gateway reads them at start, so start it and ask."""
+    from pyspark import SparkConf, SparkContext
+
+    SparkContext._ensure_initialized()  # type: ignore[attr-defined]  # starts the JVM gateway only
+    return {k: v for k, v in SparkConf().getAll() if k != "spark.app.name"}
+
+
+def _preset_master() -> str | None:
+    return _deployment_conf().get("spark.master")
 
 
 def _candidate_versions(installed: str) -> list[str]:
