@@ -69,7 +69,9 @@ def _probe(_: Any) -> dict[str, Any]:
     found: dict[str, Any] = {"python": list(_sys.version_info[:2]), "executable": _sys.executable}
     for module in ("numpy", "pyarrow", "pandas", "kafka_placement"):
         try:
-            found[module] = getattr(importlib.import_module(module), "__version__", "?")
+            imported = importlib.import_module(module)
+            found[module] = getattr(imported, "__version__", "?")
+            found[f"{module}_file"] = str(getattr(imported, "__file__", ""))
         except Exception as exc:  # reported, not raised: the driver explains it
             found[module] = None
             found[f"{module}_error"] = f"{type(exc).__name__}: {exc}"[:200]

@@ -39,7 +39,8 @@ TOKEN_PROVIDER = f"org.apache.spark:spark-token-provider-kafka-0-10_{SCALA_BINAR
 #: Environment override: comma-separated connector versions to try, in order.
 VERSION_ENV = "KAFKA_PLACEMENT_SPARK_KAFKA_VERSIONS"
 
-#: Only for a local master: on a cluster the executors must reach the driver by its real address.
+#: Only for a local master or one on this machine's loopback: on a cluster the executors must reach the
+#: driver by its real address, which Spark finds itself (or the user sets).
 LOCAL_ONLY_CONF: dict[str, str] = {
     "spark.driver.host": "127.0.0.1",
     "spark.driver.bindAddress": "127.0.0.1",
@@ -70,8 +71,14 @@ def spark_session(
     user = dict(conf or {})
     chosen = master or user.get("spark.master") or _preset_master() or "local[*]"
     local = is_local_master(chosen)
-    if local:
+    loopback = local or is_loopback_master(chosen)
+    if loopback:
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    if "spark.pyspark.python" in user:
+        # PySpark started from Python (not spark-submit) reads only the environment for the workers'
+        # interpreter; make the setting mean what it says.
+        os.environ["PYSPARK_PYTHON"] = user["spark.pyspark.python"]
+    elif local:
         # Python workers must be this interpreter (with kafka_placement importable), not whatever
         # "python3" is first on PATH. On a cluster the workers' interpreter is the deployment's choice.
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -83,7 +90,7 @@ def spark_session(
     )
     from pyspark.sql import SparkSession
 
-    defaults = {**DEFAULT_CONF, **(LOCAL_ONLY_CONF if local else {})}
+    defaults = {**DEFAULT_CONF, **(LOCAL_ONLY_CONF if loopback else {})}
     preset = _deployment_conf()
     settings = {**defaults, **preset, **user}  # the user's settings always win
     builder: Any = SparkSession.builder.master(chosen).appName(app_name)
@@ -104,6 +111,16 @@ def _deployment_conf() -> dict[str, str]:
 
     SparkContext._ensure_initialized()  # type: ignore[attr-defined]  # starts the JVM gateway only
     return {k: v for k, v in SparkConf().getAll() if k != "spark.app.name"}
+
+
+def is_loopback_master(master: str) -> bool:
+    """``spark://127.0.0.1:7077`` or ``spark://localhost:7077``: a cluster on this machine's loopback."""
+    from urllib.parse import urlsplit
+
+    if not master.startswith("spark://"):
+        return False
+    hosts = [urlsplit(f"spark://{part}").hostname or "" for part in master[len("spark://"):].split(",")]
+    return all(h == "localhost" or h.startswith("127.") for h in hosts)
 
 
 def _preset_master() -> str | None:
