@@ -121,6 +121,12 @@ def cases() -> list[tuple[str, list[str]]]:
     ):
         out.append(("argv-" + "-".join(argv), list(argv)))
     out += [
+        ("plan-conf-no-value", ["plan", "--sample", "10", "--conf", "spark.x", "--output", "{directory}/o"]),
+        ("plan-conf-not-spark", ["plan", "--sample", "10", "--conf", "x=1", "--output", "{directory}/o"]),
+        ("plan-spark-config-missing", ["plan", "--sample", "10", "--spark-config", "{missing}"]),
+        ("plan-spark-config-directory", ["plan", "--sample", "10", "--spark-config", "{directory}"]),
+        ("plan-spark-config-binary", ["plan", "--sample", "10", "--spark-config", "{binary}"]),
+        ("demo-conf-not-spark", ["demo", "--conf", "x=1"]),
         ("unreachable-audit", ["audit", *UNREACHABLE]),
         ("unreachable-reassign-plan", ["reassign", "plan", *UNREACHABLE]),
         ("unreachable-verify", ["reassign", "verify", *UNREACHABLE, "--plan", "{wrong}"]),
