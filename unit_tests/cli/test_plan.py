@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (CLI argument lists read better on one line)
 """``kafka-placement plan`` in-process: clear errors (exit 2) before Spark starts, files on success."""
 
 from __future__ import annotations
@@ -128,3 +129,34 @@ def test_format_table_aligns_numbers_right() -> None:
         "a     1,234   1.500",
         "bbb       5  10.250",
     ]
+
+
+def test_value_sizes_are_exact_on_csv_json_and_parquet(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    users = [f"u{i % 23}" for i in range(400)]
+    sizes = [(i * 37) % 1000 for i in range(400)]
+    frame = pd.DataFrame({"user": users, "size": sizes})
+    frame.to_csv(tmp_path / "in.csv", index=False)
+    frame.to_json(tmp_path / "in.json", orient="records", lines=True)
+    frame.to_parquet(tmp_path / "in.parquet", index=False)
+    # independent: per partition, sum of len(key) + size
+    placed = partition_keys([u.encode() for u in users], 6, "murmur2").tolist()
+    expected = [sum(len(u) + s for u, s, p in zip(users, sizes, placed, strict=True) if p == q) for q in range(6)]
+    for name, value_args in (("in.csv", ["--value-size-column", "size"]), ("in.json", ["--value-column", "size"]),
+                             ("in.parquet", ["--value-column", "size"])):
+        out_dir = tmp_path / f"out-{name}"
+        code, _, err = run(["plan", "--input", str(tmp_path / name), "--key-column", "user", *value_args,
+                            "--partitions", "6", "--schemes", "murmur2", "--output", str(out_dir)], capsys)
+        assert code == 0, err
+        parts = pd.read_parquet(out_dir / "partitions.parquet")
+        assert parts["bytes"].tolist() == expected, name
+
+
+def test_a_csv_size_column_given_as_the_value_is_flagged(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pd.DataFrame({"user": ["a", "b"], "size": [512, 1024]}).to_csv(tmp_path / "in.csv", index=False)
+    code, _, err = run(["plan", "--input", str(tmp_path / "in.csv"), "--key-column", "user", "--value-column",
+                        "size", "--partitions", "3", "--output", str(tmp_path / "o")], capsys)
+    assert code == 0 and "use --value-size-column size" in err
+    pd.DataFrame({"user": ["a"], "size": ["big"]}).to_csv(tmp_path / "bad.csv", index=False)
+    code, _, err = run(["plan", "--input", str(tmp_path / "bad.csv"), "--key-column", "user",
+                        "--value-size-column", "size", "--partitions", "3", "--output", str(tmp_path / "o2")], capsys)
+    assert code == 2 and "must hold whole numbers of bytes, got 'big'" in err

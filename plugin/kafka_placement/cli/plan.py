@@ -66,6 +66,11 @@ def register(subparsers: Any) -> None:
         help="value column: bytes/string (its length) or a numeric size (default: value_size for --sample, "
         "value for --topic, none for files)",
     )
+    src.add_argument(
+        "--value-size-column",
+        help="column holding each record's value size in bytes (a number, also when a CSV gives it as text); "
+        "instead of --value-column",
+    )
     add_connection_arguments(p, timeout=False, help_suffix=" (for --topic)")
     smp = p.add_argument_group("sample")
     smp.add_argument("--distinct-keys", type=int, default=0, help="distinct keys (default records/20, >=100)")
@@ -156,7 +161,12 @@ def load_input(spark: SparkSession, args: argparse.Namespace) -> tuple[DataFrame
         reader = spark.read
         if fmt == "csv":
             reader = reader.option("header", "true")
-        return reader.format(fmt).load(str(path)), f"{fmt}: {path}", args.value_column
+        df = reader.format(fmt).load(str(path))
+        if args.value_size_column:
+            return with_size_column(df, args.value_size_column), f"{fmt}: {path}", args.value_size_column
+        if fmt == "csv" and args.value_column:
+            _warn_if_sizes(df, args.value_column)
+        return df, f"{fmt}: {path}", args.value_column
     if not has_connection(args):
         raise InvalidArgumentError("--topic needs --bootstrap-servers host:port")
     settings = settings_from_args(args)
@@ -164,6 +174,33 @@ def load_input(spark: SparkSession, args: argparse.Namespace) -> tuple[DataFrame
 
     df = read_topic(spark, settings, args.topic)
     return df, f"topic {args.topic} @ {settings.bootstrap_servers}", args.value_column or "value"
+
+
+def with_size_column(df: DataFrame, column: str) -> DataFrame:
+    """``column`` as a bigint size in bytes; a value that is not a whole number is refused by name."""
+    from pyspark.sql import functions as F
+
+    if column not in df.columns:
+        raise InvalidArgumentError(
+            f"--value-size-column {column!r} is not in the input; available columns: {', '.join(df.columns)}"
+        )
+    size = F.col(column).try_cast("bigint")  # null instead of an ANSI-mode cast error
+    bad = df.filter(F.col(column).isNotNull() & size.isNull()).select(column).limit(1).collect()
+    if bad:
+        raise InvalidArgumentError(
+            f"--value-size-column {column!r} must hold whole numbers of bytes, got {bad[0][0]!r:.60}"
+        )
+    return df.withColumn(column, size)
+
+
+def _warn_if_sizes(df: DataFrame, column: str) -> None:
+    """CSV gives every column as text: a value column of digits is probably a size, not the value."""
+    if column not in df.columns:
+        return  # the pipeline names the missing column
+    head = [row[0] for row in df.select(column).limit(1000).collect() if row[0] is not None]
+    if head and all(isinstance(v, str) and v.isdigit() for v in head):
+        print(f"warning: CSV column {column!r} holds only digits; it is counted as text of that length. "
+              f"If it is a size in bytes, use --value-size-column {column}", file=sys.stderr)
 
 
 def _infer_format(path: Path) -> str:
@@ -315,6 +352,11 @@ def check_input_args(args: argparse.Namespace) -> None:
             "give exactly one input: --sample N, --input PATH or --topic T "
             f"(got {', '.join('--' + c for c in chosen) or 'none'})"
         )
+    if args.value_size_column is not None:
+        if args.value_column is not None:
+            raise InvalidArgumentError("give --value-column (the value) or --value-size-column, not both")
+        if args.input is None:
+            raise InvalidArgumentError("--value-size-column reads a column of --input files")
     if args.sample is not None:
         from kafka_placement.spark.sample import SampleSpec
 
