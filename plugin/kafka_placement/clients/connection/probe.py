@@ -162,7 +162,7 @@ def check_connection(settings: ConnectionSettings) -> dict[int, str | None]:
     while True:
         left = deadline - time.monotonic()
         try:
-            admin.list_topics(timeout=max(0.2, min(1.0, left)))
+            metadata = admin.list_topics(timeout=max(0.2, min(1.0, left)))
             break
         except KafkaException:
             admin.poll(0.05)
@@ -173,18 +173,18 @@ def check_connection(settings: ConnectionSettings) -> dict[int, str | None]:
         )
         if final or time.monotonic() >= deadline:
             raise ConnectionFailedError(verdict)
-    # librdkafka sends DescribeCluster to one broker it knows; if that one just died (still in the
-    # metadata) the request hangs, so ask in short attempts and let a later one pick a live broker.
-    while True:
-        left = deadline - time.monotonic()
-        attempt = max(1.0, min(_DESCRIBE_ATTEMPT_S, left))
-        future = admin.describe_cluster(request_timeout=attempt)
-        try:
-            description = future.result(timeout=attempt + 1.0)
-            return {int(n.id): n.rack for n in description.nodes}
-        except Exception as exc:
-            if time.monotonic() + 0.5 >= deadline or not _is_timeout(exc):
-                raise translate_error(exc, settings, "describe the cluster") from None
+    # Metadata came back: the address, the security settings and the credentials work. DescribeCluster
+    # adds the racks; librdkafka sends it to one broker it knows, and if that one just died (still in
+    # the metadata) the request only times out — then the metadata's broker list is the answer.
+    attempt = max(1.0, min(_DESCRIBE_ATTEMPT_S, deadline - time.monotonic()))
+    future = admin.describe_cluster(request_timeout=attempt)
+    try:
+        description = future.result(timeout=attempt + 1.0)
+    except Exception as exc:
+        if not _is_timeout(exc):
+            raise translate_error(exc, settings, "describe the cluster") from None
+        return {int(b): None for b in metadata.brokers}
+    return {int(n.id): n.rack for n in description.nodes}
 
 
 class _Logger:
