@@ -226,8 +226,9 @@ def test_cluster_cli_ssl_up_status_down(tmp_path: Path, monkeypatch: pytest.Monk
         rc = main(["cluster", "up", "--security", "ssl", "--brokers", "1", "--racks", "rackA",
                    "--client-config", str(config), "--name", f"kp-cli-{uuid.uuid4().hex[:6]}"])
         startup = time.monotonic() - t0
-        out = capsys.readouterr().out
-        assert rc == 0
+        captured = capsys.readouterr()
+        out = captured.out
+        assert rc == 0, captured.err
         [bootstrap] = out.splitlines()
         props = read_java_properties(config)
         assert props["bootstrap.servers"] == bootstrap and props["security.protocol"] == "SSL"
