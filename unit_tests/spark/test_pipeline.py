@@ -60,6 +60,7 @@ def test_totals(result: PlanResult, records: pd.DataFrame) -> None:
         "records": SPEC.records,
         "keyless_records": 0,
         "bytes": int(records["bytes"].sum()),
+        "keyless_bytes": 0,
         "keys": records["key"].nunique(),
     }
 
@@ -171,6 +172,9 @@ def test_moved_equals_direct_comparison(result: PlanResult, records: pd.DataFram
         assert row["keys"] == int(differs.sum())
         assert row["records"] == int(by_key["records"][differs].sum())
         assert row["bytes"] == int(by_key["bytes"][differs].sum())
+        # one denominator for both: the keyed records and their bytes
+        assert row["records_fraction"] == pytest.approx(row["records"] / by_key["records"].sum())
+        assert row["bytes_fraction"] == pytest.approx(row["bytes"] / by_key["bytes"].sum())
     # REFERENCE.md: modulo hashing 12 → 16 moves 75% of keys, jump moves the minimum 25%.
     m = result.moved.set_index(["from", "to"])
     assert m.loc[("murmur2/12", "murmur2/16"), "keys_fraction"] == pytest.approx(0.75, abs=0.05)
@@ -204,7 +208,8 @@ def test_string_int_and_null_keys_from_files(spark: Any, tmp_path: Any) -> None:
     sc = scenario_grid([7], ["murmur2"], [Placement(seed=1)], [Group(2, "range")])
     by_user = plan(spark, df, sc, key_column="user", value_column="payload", top_keys=3)
     utf8_bytes = sum(len(str(v).encode()) for v in [*frame["user"], *frame["payload"]] if pd.notna(v))
-    assert by_user.totals == {"records": 6, "keyless_records": 1, "bytes": utf8_bytes, "keys": 4}
+    assert by_user.totals == {"records": 6, "keyless_records": 1, "bytes": utf8_bytes, "keyless_bytes": 3,
+                              "keys": 4}
     expected = Counter(int(partition_keys([k.encode()], 7)[0]) for k in frame["user"] if pd.notna(k))
     assert by_user.partitions["records"].tolist() == [expected.get(p, 0) for p in range(7)]
     by_id = plan(spark, df, sc, key_column="id")  # Kafka LongSerializer: 8 big-endian bytes
@@ -259,7 +264,7 @@ def test_empty_input_gives_zero_loads_not_errors(spark: Any, tmp_path: Any) -> N
 
     df = spark.createDataFrame([], "key binary, value binary")
     res = plan(spark, df, scenario_grid([4, 5], ["murmur2"], [Placement()], [Group(2)]), value_column="value")
-    assert res.totals == {"records": 0, "keyless_records": 0, "bytes": 0, "keys": 0}
+    assert res.totals == {"records": 0, "keyless_records": 0, "bytes": 0, "keyless_bytes": 0, "keys": 0}
     assert res.partitions["records"].tolist() == [0] * 9
     assert (res.brokers["replica_bytes"] == 0).all() and (res.consumers["bytes"] == 0).all()
     assert res.moved["keys"].tolist() == [0] and res.hot_keys.empty

@@ -239,6 +239,7 @@ def plan(
                     "keyless_records"
                 ),
                 F.coalesce(F.sum(BYTES), F.lit(0)).alias(BYTES),
+                F.coalesce(F.sum(F.when(F.col(KEY).isNull(), F.col(BYTES))), F.lit(0)).alias("keyless_bytes"),
                 F.count(F.col(KEY)).alias("keys"),
             )
             .collect()[0]
@@ -483,7 +484,9 @@ def _moved(keyed: DataFrame, parts: Sequence[Partitioning], totals: dict[str, An
             F.sum(F.when(differs, F.col(BYTES)).otherwise(0)).alias(f"b_{i}_{j}"),
         ]
     row = keyed.agg(*aggs).collect()[0].asDict()
+    # One denominator for records and bytes: the keyed ones (keyless records have no partition to keep).
     keyed_records = totals["records"] - totals["keyless_records"]
+    keyed_bytes = totals[BYTES] - totals.get("keyless_bytes", 0)
     out = []
     for i, j in pairs:
         k, r, b = (int(row[f"{x}_{i}_{j}"] or 0) for x in "krb")
@@ -496,7 +499,7 @@ def _moved(keyed: DataFrame, parts: Sequence[Partitioning], totals: dict[str, An
                 "records": r,
                 "records_fraction": r / keyed_records if keyed_records else 0.0,
                 BYTES: b,
-                "bytes_fraction": b / totals[BYTES] if totals[BYTES] else 0.0,
+                "bytes_fraction": b / keyed_bytes if keyed_bytes else 0.0,
             }
         )
     return pd.DataFrame(out, columns=columns)
