@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (CLI argument lists and broker answers read better on one line)
 """``reassign apply|verify|cancel`` on a real cluster with real data moving.
 
 Its own cluster (brokers 0–2 on racks r1–r3, two log dirs per broker), 200 MB topics of incompressible
@@ -195,14 +196,17 @@ def test_throttled_move_survives_a_tool_crash_refuses_a_second_apply_and_verify_
     code, out, _ = _cli(capsys, "reassign", "verify", *servers, "--plan", plan)
     assert code == 1 and f"Reassignment of partition {topic}-0 is still in progress." in out
     assert "Clearing" not in out and kp.throttles(admin, [0, 1, 2], [topic])
-    # raise the throttle on the running move (Kafka's --additional), wait for it to finish
+    # raise the throttle on the running move (Kafka's --additional), wait for it to finish, and leave
+    # the throttles for verify to clear (as after a crash)
     code, out, err = _cli(capsys, "reassign", "apply", *servers, "--plan", plan, "--additional",
-                          "--throttle", "200MB/s", "--timeout", "180")
+                          "--throttle", "200MB/s", "--timeout", "180", "--preserve-throttles")
     assert code == 0, out + err
     assert "The inter-broker throttle limit was set to 200000000 B/s" in out
-    assert "completed=True, mismatches=0" in out
+    assert "completed=True, mismatches=0" in out and "throttles preserved" in out
+    assert kp.throttles(admin, [0, 1, 2], [topic]).brokers[2]["follower.replication.throttled.rate"] == "200000000"
     code, out, _ = _cli(capsys, "reassign", "verify", *servers, "--plan", plan)
     assert code == 0 and f"Reassignment of partition {topic}-1 is completed." in out
+    assert "Clearing broker-level throttles on brokers 0,1,2" in out
     _wait_for(lambda: _no_throttles(admin, topic), 15, "the throttles to be removed")
     snap = kp_admin.snapshot(admin, [topic])
     assert [list(snap.partitions[TopicPartition(topic, p)].replicas) for p in (0, 1)] == [[2, 1], [1, 2]]
@@ -215,9 +219,10 @@ def test_cancel_mid_move_restores_the_original_replicas_and_loses_nothing(
     topic = _topic_with_data(admin, cluster, "cancelled")
     servers = ["--bootstrap-server", cluster.bootstrap_servers]
     plan = _plan(tmp_path, topic, {0: [2, 1], 1: [1, 2]})
-    code, out, _ = _cli(capsys, "reassign", "apply", *servers, "--plan", plan, "--throttle", "1MB/s",
-                        "--no-wait")
-    assert code == 0 and f"Successfully started partition reassignments for {topic}-0,{topic}-1" in out
+    code, out, err = _cli(capsys, "reassign", "apply", *servers, "--plan", plan, "--throttle", "1MB/s",
+                          "--timeout", "3")
+    assert code == 1 and f"Successfully started partition reassignments for {topic}-0,{topic}-1" in out
+    assert f"Timed out after 3s: 2 partition(s) still being reassigned: {topic}-0, {topic}-1." in err
     _wait_for(lambda: _bytes_on(admin, topic, 2) > 1_000_000, 30, "data to reach broker 2")
     code, out, _ = _cli(capsys, "reassign", "cancel", *servers, "--plan", plan)
     assert code == 0

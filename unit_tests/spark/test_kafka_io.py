@@ -1,0 +1,28 @@
+# ruff: noqa: E501
+"""The Spark → Kafka writer's partition column: the same partition as every other adapter for the same
+key, whether the column holds binary keys or strings (sent as their UTF-8 bytes)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from kafka_placement.partitioning import partition_key
+from kafka_placement.spark.kafka_io import with_partition_column
+
+pytestmark = pytest.mark.spark
+
+KEYS = ["alice", "bob", "émile", "", "北京", "x" * 300, "\U0001f600"]
+
+
+@pytest.mark.parametrize("scheme", ["murmur2", "murmur2_random", "consistent", "fnv1a"])
+def test_partition_column_equals_partition_key_for_binary_and_string_keys(spark: Any, scheme: str) -> None:
+    from pyspark.sql import types as T
+
+    as_binary = spark.createDataFrame([(k.encode(),) for k in KEYS], T.StructType([T.StructField("key", T.BinaryType())]))
+    as_string = spark.createDataFrame([(k,) for k in KEYS], "key string")
+    expected = {k.encode(): partition_key(k.encode(), 13, scheme) for k in KEYS}
+    for frame in (as_binary, as_string):
+        rows = with_partition_column(frame, 13, scheme).collect()
+        assert {bytes(r["key"]): r["partition"] for r in rows} == expected
