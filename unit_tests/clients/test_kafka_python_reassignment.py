@@ -26,8 +26,11 @@ class FakeAdmin:
     def list_partition_reassignments(self, wanted: Any = None) -> dict[Any, dict[str, list[int]]]:
         return {k: v for k, v in self.in_flight.items() if wanted is None or k in wanted}
 
-    def describe_log_dirs(self, topics: Any = None) -> list[dict[str, Any]]:
-        return self.log_dirs
+    def describe_cluster(self) -> dict[str, Any]:
+        return {"brokers": [{"broker_id": b["broker"], "rack": None} for b in self.log_dirs]}
+
+    def describe_log_dirs(self, topics: Any = None, brokers: Any = None) -> list[dict[str, Any]]:
+        return [b for b in self.log_dirs if brokers is None or b["broker"] in brokers]
 
     def alter_replica_log_dirs(self, request: dict[Any, str]) -> dict[Any, Any]:
         self.log_dir_requests.append(dict(request))
@@ -117,3 +120,32 @@ def test_a_broker_that_is_down_is_reported_not_fatal_when_clearing_and_reading()
 def test_setting_throttles_with_a_broker_down_refuses_the_whole_move() -> None:
     with pytest.raises(ClusterError, match=r"broker\(s\) \[1\] unreachable; nothing was submitted"):
         kp.set_throttles(ConfigAdmin(), rate=10, brokers=[0, 1], leader_lists={"t": "0:0"}, follower_lists={})
+
+
+def test_retrying_forgets_a_dead_controller_and_gives_up_after_the_bound() -> None:
+    class Flaky:
+        _controller_id = 1
+        calls = 0
+
+    admin = Flaky()
+
+    def call() -> str:
+        admin.calls += 1
+        if admin.calls < 3:
+            raise kerrors.KafkaConnectionError("111 ECONNREFUSED")
+        return "ok"
+
+    assert kp.retrying(admin, call, timeout_s=10) == "ok" and admin.calls == 3
+    assert admin._controller_id is None  # re-discovered on the next call
+
+    def always_down() -> str:
+        raise kerrors.KafkaConnectionError("111 ECONNREFUSED")
+
+    with pytest.raises(kerrors.KafkaConnectionError):
+        kp.retrying(admin, always_down, timeout_s=0.2)
+
+    def wrong() -> str:
+        raise kerrors.TopicAuthorizationFailedError("no")
+
+    with pytest.raises(kerrors.TopicAuthorizationFailedError):  # not retried: waiting changes nothing
+        kp.retrying(admin, wrong, timeout_s=10)

@@ -157,7 +157,8 @@ def run_apply(args: argparse.Namespace) -> int:
             raise ReassignmentInProgressError(
                 f"{CANNOT_EXECUTE} In flight: {partition_names(in_flight)}"
             )
-        snap = kp_admin.snapshot(admin, sorted({tp.topic for tp in target}))
+        topics = sorted({tp.topic for tp in target})
+        snap = kp.retrying(admin, lambda: kp_admin.snapshot(admin, topics))
         check_against_cluster(plan_moves, snap.partitions_per_topic(), [b.id for b in snap.brokers])
         current = {tp: list(snap.partitions[tp].replicas) for tp in target}
         here = kp.replica_dirs(admin, {tp.topic for tp in target})
@@ -208,9 +209,9 @@ def _wait_and_finish(
         from kafka_placement.vocabulary import group_by_topic
 
         admin.elect_leaders(0, group_by_topic(target), raise_errors=False)
-    mismatches, not_preferred = kp_admin.verify(
+    mismatches, not_preferred = kp.retrying(admin, lambda: kp_admin.verify(
         admin, target, wait_leaders_s=0.0 if args.no_elect_leaders else 10.0
-    )
+    ))
     for tp, (expected, actual) in sorted(mismatches.items()):
         print(f"There is no active reassignment of partition {partition_name(tp)}, but replica set is "
               f"{','.join(map(str, actual))} rather than {','.join(map(str, expected))}.")
@@ -240,7 +241,8 @@ def _clear_if_idle(admin: Any, args: argparse.Namespace, target: Mapping[TopicPa
     from kafka_placement.clients.kafka_python import admin as kp_admin
     from kafka_placement.clients.kafka_python import reassignment as kp
 
-    brokers = {b.id for b in kp_admin.brokers(admin)} | {b for r in target.values() for b in r}
+    brokers = {b.id for b in kp.retrying(admin, lambda: kp_admin.brokers(admin))}
+    brokers |= {b for r in target.values() for b in r}
     topics = {tp.topic for tp in target}
     if not kp.throttles(admin, brokers, topics):
         return None

@@ -66,7 +66,8 @@ def run_cancel(args: argparse.Namespace) -> int:
             brokers |= {b for o in chosen.values() for b in o.replicas}
             clear_all_throttles(admin, brokers, topics)
         if chosen:
-            snap = kp_admin.snapshot(admin, sorted({tp.topic for tp in chosen}))
+            chosen_topics = sorted({tp.topic for tp in chosen})
+            snap = kp.retrying(admin, lambda: kp_admin.snapshot(admin, chosen_topics))
             for tp in sorted(chosen):
                 print(f"{partition_name(tp)}: replicas {','.join(map(str, snap.partitions[tp].replicas))} "
                       f"(restored)")
@@ -83,9 +84,10 @@ def _wait_restored(admin: object, chosen: dict, timeout_s: float) -> None:  # ty
     if not chosen:
         return
     deadline = time.monotonic() + timeout_s
+    topics = sorted({tp.topic for tp in chosen})
     while True:
         still = set(kp.ongoing(admin, chosen))
-        snap = kp_admin.snapshot(admin, sorted({tp.topic for tp in chosen}))
+        snap = kp.retrying(admin, lambda: kp_admin.snapshot(admin, topics))
         wrong = {tp for tp, o in chosen.items()
                  if set(snap.partitions[tp].replicas) != set(o.original)}
         if not still and not wrong:

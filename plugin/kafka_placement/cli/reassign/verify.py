@@ -62,7 +62,7 @@ def clear_all_throttles(admin: Any, target_brokers: set[int], topics: set[str]) 
     from kafka_placement.clients.kafka_python import admin as kp_admin
     from kafka_placement.clients.kafka_python import reassignment as kp
 
-    brokers = {b.id for b in kp_admin.brokers(admin)} | target_brokers
+    brokers = {b.id for b in kp.retrying(admin, lambda: kp_admin.brokers(admin))} | target_brokers
     print(f"Clearing broker-level throttles on broker{'' if len(brokers) == 1 else 's'} "
           f"{','.join(map(str, sorted(brokers)))}")
     plural = "" if len(topics) == 1 else "s"
@@ -87,7 +87,8 @@ def run_verify(args: argparse.Namespace) -> int:
     admin = admin_client(args)
     try:
         in_flight = kp.ongoing(admin)
-        snap = kp_admin.snapshot(admin, sorted({tp.topic for tp in target}))
+        topics = sorted({tp.topic for tp in target})
+        snap = kp.retrying(admin, lambda: kp_admin.snapshot(admin, topics))
         print("Status of partition reassignment:")
         differs = False
         for tp in sorted(target):

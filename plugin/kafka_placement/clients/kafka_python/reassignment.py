@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from kafka_placement.errors import ClusterError
 from kafka_placement.replicas.throttles import (
@@ -34,6 +34,34 @@ from kafka_placement.vocabulary import TopicPartition
 
 #: (topic-partition, broker id): the replica of a partition on one broker.
 Replica = tuple[TopicPartition, int]
+
+T = TypeVar("T")
+
+#: Client errors of a broker that is down or restarting; a reassignment is exactly when that happens.
+_UNREACHABLE = ("KafkaConnectionError", "NodeNotReadyError", "KafkaTimeoutError", "RequestTimedOutError")
+_RETRIED = (*_UNREACHABLE, "NotControllerError", "LeaderNotAvailableError")
+#: How long a call keeps trying other brokers before the error is reported.
+RETRY_S = 20.0
+
+
+def _unreachable(exc: BaseException) -> bool:
+    return type(exc).__name__ in _UNREACHABLE
+
+
+def retrying(admin: Any, call: Callable[[], T], *, timeout_s: float = RETRY_S) -> T:
+    """``call()``, retried while the broker it went to is unreachable (killed, restarting). kafka-python
+    keeps the controller id it learnt first; a dead "controller" (in KRaft: the broker the metadata
+    named) would fail every later call, so it is forgotten before each retry."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            return call()
+        except Exception as exc:
+            if type(exc).__name__ not in _RETRIED or time.monotonic() >= deadline:
+                raise
+            if hasattr(admin, "_controller_id"):
+                admin._controller_id = None  # kafka-python private state: re-discover on the next call
+            time.sleep(0.5)
 
 
 def _kafka_tp(tp: TopicPartition) -> Any:
@@ -57,7 +85,7 @@ def ongoing(
     wanted = None if partitions is None else [_kafka_tp(tp) for tp in partitions]
     if wanted is not None and not wanted:
         return {}
-    listed = admin.list_partition_reassignments(wanted)
+    listed = retrying(admin, lambda: admin.list_partition_reassignments(wanted))
     return {
         TopicPartition(k.topic, k.partition): OngoingReassignment(
             tuple(v["replicas"]), tuple(v["adding_replicas"]), tuple(v["removing_replicas"])
@@ -67,7 +95,8 @@ def ongoing(
 
 
 def _alter(admin: Any, request: Mapping[TopicPartition, Sequence[int] | None], what: str) -> None:
-    answers = admin.alter_partition_reassignments({_kafka_tp(tp): r for tp, r in request.items()})
+    body = {_kafka_tp(tp): r for tp, r in request.items()}
+    answers = retrying(admin, lambda: admin.alter_partition_reassignments(body))
     failed = {TopicPartition(k.topic, k.partition): e for k, e in answers.items() if e is not None}
     if failed:
         lines = "; ".join(f"{tp.topic}-{tp.partition}: {_error_text(failed[tp])}" for tp in sorted(failed))
@@ -102,15 +131,6 @@ def _check_altered(result: Mapping[str, Mapping[str, str]], what: str) -> None:
         raise ClusterError(f"could not {what}: {'; '.join(failed)}")
 
 
-#: Client errors meaning "this broker cannot be reached now" (down, restarting): a broker-level config
-#: then stays as it is and the caller reports the broker, instead of failing every other broker too.
-_UNREACHABLE = ("KafkaConnectionError", "NodeNotReadyError", "KafkaTimeoutError", "RequestTimedOutError")
-
-
-def _unreachable(exc: BaseException) -> bool:
-    return type(exc).__name__ in _UNREACHABLE
-
-
 def _incremental_alter(admin: Any, resources: list[Any], what: str) -> list[int]:
     """Alter topic resources together and each broker on its own; the brokers that could not be
     reached (their configs unchanged)."""
@@ -121,7 +141,13 @@ def _incremental_alter(admin: Any, resources: list[Any], what: str) -> list[int]
     # brokers accept but do not list as dynamic configs of an unthrottled broker.
     for group in ([topics] if topics else []) + [[b] for b in brokers]:
         try:
-            _check_altered(admin.alter_configs(group, raise_on_unknown=False, incremental=True), what)
+            if group is topics:
+                answer = retrying(
+                    admin, lambda: admin.alter_configs(topics, raise_on_unknown=False, incremental=True)
+                )
+            else:
+                answer = admin.alter_configs(group, raise_on_unknown=False, incremental=True)
+            _check_altered(answer, what)
         except Exception as exc:
             if group is topics or not _unreachable(exc):
                 raise
@@ -196,7 +222,8 @@ def throttles(admin: Any, brokers: Iterable[int], topics: Iterable[str]) -> Thro
         described["broker"].update(answer.get("broker", {}))
     wanted_topics = [_resource("TOPIC", t, list(TOPIC_THROTTLES)) for t in sorted(set(topics))]
     if wanted_topics:
-        described["topic"] = admin.describe_configs(wanted_topics, config_filter="modified").get("topic", {})
+        answer = retrying(admin, lambda: admin.describe_configs(wanted_topics, config_filter="modified"))
+        described["topic"] = answer.get("topic", {})
     for name, configs in described["broker"].items():
         values = {k: str(v.get("value")) for k, v in configs.items()
                   if k in BROKER_THROTTLES and v.get("value") not in (None, "")}
@@ -237,7 +264,16 @@ def replica_dirs(admin: Any, topics: Iterable[str]) -> dict[Replica, ReplicaDir]
     wanted = sorted(set(topics))
     if not wanted:
         return {}
-    for broker in admin.describe_log_dirs(wanted):
+    from kafka_placement.clients.kafka_python.admin import brokers as live_brokers
+
+    answers: list[dict[str, Any]] = []
+    for b in retrying(admin, lambda: live_brokers(admin)):  # one broker at a time: a dead one hides itself
+        try:
+            answers.extend(admin.describe_log_dirs(wanted, brokers=[b.id]))
+        except Exception as exc:
+            if not _unreachable(exc):
+                raise
+    for broker in answers:
         broker_id = int(broker["broker"])
         for log_dir in broker.get("log_dirs", []):
             if log_dir.get("error_code", 0):
