@@ -210,8 +210,11 @@ def test_string_int_and_null_keys_from_files(spark: Any, tmp_path: Any) -> None:
     utf8_bytes = sum(len(str(v).encode()) for v in [*frame["user"], *frame["payload"]] if pd.notna(v))
     assert by_user.totals == {"records": 6, "keyless_records": 1, "bytes": utf8_bytes, "keyless_bytes": 3,
                               "keys": 4}
-    expected = Counter(int(partition_keys([k.encode()], 7)[0]) for k in frame["user"] if pd.notna(k))
+    # librdkafka's murmur2 hashes a NULL key like an empty one: the None record joins the "" key's partition
+    expected = Counter(int(partition_keys([k.encode() if pd.notna(k) else b""], 7, "murmur2")[0])
+                       for k in frame["user"])
     assert by_user.partitions["records"].tolist() == [expected.get(p, 0) for p in range(7)]
+    assert by_user.partitions["records"].sum() == 6  # every record is in a partition load
     by_id = plan(spark, df, sc, key_column="id")  # Kafka LongSerializer: 8 big-endian bytes
     expected_id = Counter(
         int(partition_keys([int(i).to_bytes(8, "big", signed=True)], 7)[0]) for i in frame["id"]
@@ -270,3 +273,25 @@ def test_empty_input_gives_zero_loads_not_errors(spark: Any, tmp_path: Any) -> N
     assert res.moved["keys"].tolist() == [0] and res.hot_keys.empty
     assert (res.skew["max_over_mean"] == 0).all()
     assert write_report(res, tmp_path).is_file()
+
+
+def test_null_keys_follow_the_scheme_in_every_load(spark: Any) -> None:
+    """All keys NULL: Java's producer (murmur2_random) and jump spread them evenly, librdkafka's murmur2
+    and consistent hash them like an empty key into one partition; loads and skew reflect it."""
+    from kafka.partitioner.default import murmur2 as kafka_python_murmur2
+
+    df = spark.createDataFrame([(None, b"v" * 10)] * 100, "key binary, value binary")
+    sc = scenario_grid([8], ["murmur2_random", "jump", "murmur2", "consistent"], [Placement(seed=1)],
+                       [Group(2, "range")])
+    res = plan(spark, df, sc, value_column="value")
+    assert res.totals["keyless_records"] == 100 and res.totals["keyless_bytes"] == 1000
+    parts = res.partitions.set_index(["partitioning", "partition"])
+    for spread in ("murmur2_random/8", "jump/8"):
+        assert [parts.loc[(spread, q), "records"] for q in range(8)] == [13, 13, 13, 13, 12, 12, 12, 12]
+        assert sum(parts.loc[(spread, q), "bytes"] for q in range(8)) == 1000
+    empty_murmur2 = (kafka_python_murmur2(b"") & 0x7FFFFFFF) % 8  # independent: kafka-python's murmur2
+    assert parts.loc[("murmur2/8", empty_murmur2), "records"] == 100
+    assert sum(parts.loc[("consistent/8", q), "records"] for q in range(8)) == 100
+    assert max(parts.loc[("consistent/8", q), "records"] for q in range(8)) == 100
+    consumers = res.consumers
+    assert consumers.groupby("scenario")["records"].sum().tolist() == [100] * 4

@@ -4,8 +4,10 @@ Input: any DataFrame with a key column (binary; strings are taken as their UTF-8
 StringSerializer sends them; ints/longs as 4/8 big-endian bytes, as Integer/LongSerializer send
 them) and optionally a value column (binary/string: its byte length; numeric: a size in bytes).
 A record's bytes are ``len(key) + value size`` (a NULL or negative numeric size counts as 0). NULL
-keys are counted as keyless records; they are not key-placed (a producer spreads them with its
-sticky/round-robin logic).
+keys follow the scheme (:func:`keyless_loads`): hashed like an empty key into one partition where the
+scheme hashes NULL, spread evenly where it treats NULL as keyless (Java's sticky producer, librdkafka's
+``*_random``); they count in every partition, broker, rack and consumer load, and ``totals`` reports them
+apart (``keyless_records``/``keyless_bytes``). Keys moved and hot keys are about keyed records only.
 
 Steps, all distributed (only aggregates reach the driver):
 
@@ -280,6 +282,23 @@ def plan(
                 )
             )
         part_df = frames[0] if len(frames) == 1 else frames[0].unionByName(frames[1])
+        keyless_rows = keyless_loads(partitionings, totals["keyless_records"], totals["keyless_bytes"])
+        if keyless_rows:
+            keyless_df = spark.createDataFrame(
+                [(pid_of[p], q, r, b, None if p.per_record else 0) for p, q, r, b in keyless_rows],
+                "pid int, partition int, records bigint, bytes bigint, keys bigint",
+            )
+            part_df = (
+                part_df.select(
+                    F.col("pid").cast("int"), F.col("partition").cast("int"), F.col("records").cast("bigint"),
+                    F.col(BYTES).cast("bigint"), F.col("keys").cast("bigint"),
+                )
+                .unionByName(keyless_df)
+                .groupBy("pid", "partition")
+                .agg(
+                    F.sum("records").alias("records"), F.sum(BYTES).alias(BYTES), F.sum("keys").alias("keys")
+                )
+            )
         part_df = part_df.persist(StorageLevel.MEMORY_AND_DISK)
         try:
             partitions = _complete_partitions(part_df.toPandas(), partitionings)
@@ -304,6 +323,35 @@ def plan(
         hot_keys=hot,
         totals=totals,
     )
+
+
+def keyless_loads(
+    partitionings: Sequence[Partitioning], records: int, nbytes: int
+) -> list[tuple[Partitioning, int, int, int]]:
+    """Where NULL-key records go, per partitioning: ``(partitioning, partition, records, bytes)``.
+
+    A scheme that hashes NULL (librdkafka ``murmur2``, ``consistent``, ``fnv1a``: NULL hashed like an
+    empty key) puts them all in one partition. A scheme that treats NULL as keyless (Java's producer —
+    ``murmur2_random``: sticky batches spread uniformly; librdkafka ``*_random``: random) spreads them
+    evenly, which is where a long run of them lands: each partition gets ``records // n``, the lowest
+    ``records % n`` partitions one more (bytes likewise)."""
+    from kafka_placement.partitioning import get_scheme
+
+    rows: list[tuple[Partitioning, int, int, int]] = []
+    if records <= 0:
+        return rows
+    for p in partitionings:
+        scheme, n = get_scheme(p.scheme), p.partitions
+        if scheme.null_is_keyless:
+            base_r, extra_r = divmod(records, n)
+            base_b, extra_b = divmod(nbytes, n)
+            rows += [
+                (p, q, base_r + (q < extra_r), base_b + (q < extra_b))
+                for q in range(n) if base_r + (q < extra_r) or base_b + (q < extra_b)
+            ]
+        else:
+            rows.append((p, scheme.keyed_index(None, n), records, nbytes))
+    return rows
 
 
 def _complete_partitions(raw: pd.DataFrame, partitionings: Sequence[Partitioning]) -> pd.DataFrame:
