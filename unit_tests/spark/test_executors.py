@@ -3,6 +3,7 @@ integration_tests/test_spark_cluster_live.py)."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import zipfile
@@ -49,3 +50,30 @@ def test_the_probe_reports_this_interpreter() -> None:
 def test_master_kinds(master: str, local: bool, loopback: bool) -> None:
     assert is_local_master(master) is local
     assert is_loopback_master(master) is loopback
+
+
+def _report(**changes: object) -> dict[str, object]:
+    import pyspark
+
+    found: dict[str, object] = {"python": list(sys.version_info[:2]), "executable": "/usr/bin/python3",
+                                "pyspark": pyspark.__version__, "numpy": "2", "pyarrow": "20", "pandas": "2",
+                                "kafka_placement": "0.1.0"}
+    found.update(changes)
+    return found
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"python": [3, 9]}, "the executors run Python 3.9 (/usr/bin/python3)"),
+        ({"pyspark": "3.5.1"}, "the executors run pyspark 3.5.1"),
+        ({"pyarrow": None, "pandas": None}, "lacks pyarrow, pandas"),
+        ({"kafka_placement": None, "kafka_placement_error": "ModuleNotFoundError: x"}, "does not import"),
+    ],
+)
+def test_a_mismatched_executor_is_one_clear_error(changes: dict[str, object], message: str) -> None:
+    from kafka_placement.spark.executors import SparkEnvironmentError, check_probe
+
+    with pytest.raises(SparkEnvironmentError, match=re.escape(message)):
+        check_probe(_report(**changes))
+    assert check_probe(_report()) == _report()

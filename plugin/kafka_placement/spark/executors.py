@@ -67,7 +67,7 @@ def _probe(_: Any) -> dict[str, Any]:
     import sys as _sys
 
     found: dict[str, Any] = {"python": list(_sys.version_info[:2]), "executable": _sys.executable}
-    for module in ("numpy", "pyarrow", "pandas", "kafka_placement"):
+    for module in ("pyspark", "numpy", "pyarrow", "pandas", "kafka_placement"):
         try:
             imported = importlib.import_module(module)
             found[module] = getattr(imported, "__version__", "?")
@@ -97,12 +97,26 @@ def check_executors(spark: SparkSession) -> dict[str, Any]:
             ) from None
         first = next((line for line in text.splitlines() if line.strip()), text)[:300]
         raise SparkEnvironmentError(f"a first task on the executors failed: {first}") from None
+    return check_probe(found)
+
+
+def check_probe(found: dict[str, Any]) -> dict[str, Any]:
+    """What :func:`_probe` reported, against the driver: :class:`SparkEnvironmentError` naming the
+    first thing that does not match."""
     driver = list(sys.version_info[:2])
     if found["python"] != driver:
         raise SparkEnvironmentError(
             f"the executors run Python {found['python'][0]}.{found['python'][1]} ({found['executable']}), "
             f"the driver {driver[0]}.{driver[1]}; set spark.pyspark.python to a "
             f"{driver[0]}.{driver[1]} interpreter"
+        )
+    import pyspark
+
+    theirs = found.get("pyspark")
+    if theirs and theirs != "?" and theirs.split(".")[:2] != pyspark.__version__.split(".")[:2]:
+        raise SparkEnvironmentError(
+            f"the executors run pyspark {theirs}, the driver {pyspark.__version__}; use the same Spark "
+            f"minor version on both sides (pip install 'pyspark=={pyspark.__version__}' on the workers)"
         )
     missing = [m for m in ("numpy", "pyarrow", "pandas") if found.get(m) is None]
     if missing:
