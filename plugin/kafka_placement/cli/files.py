@@ -45,3 +45,13 @@ def check_writable_dir(path: str, option: str) -> None:
             pass
     except OSError as exc:
         raise InvalidArgumentError(f"{option} {path!r} cannot be written: {exc.strerror or exc}") from None
+
+
+def unused_path(stem: str, suffix: str = ".json") -> str:
+    """``stem + suffix``, or ``stem-2 + suffix``, ``stem-3 …`` when taken: a file we name ourselves
+    (a timestamped rollback, say) never replaces an earlier one written in the same second."""
+    path, n = f"{stem}{suffix}", 1
+    while Path(path).exists():
+        n += 1
+        path = f"{stem}-{n}{suffix}"
+    return path

@@ -69,7 +69,11 @@ def spark_session(
     then by ``conf``. ``master`` None: the deployment's ``spark.master``, else ``local[*]``. On a
     cluster master the package is shipped to the executors and checked there."""
     user = dict(conf or {})
-    chosen = master or user.get("spark.master") or _preset_master() or "local[*]"
+    preset: dict[str, str] | None = None  # read from the JVM, started once
+    chosen = master or user.get("spark.master")
+    if not chosen:
+        preset = _deployment_conf()
+        chosen = preset.get("spark.master") or "local[*]"
     local = is_local_master(chosen)
     loopback = local or is_loopback_master(chosen)
     if loopback:
@@ -91,7 +95,8 @@ def spark_session(
     from pyspark.sql import SparkSession
 
     defaults = {**DEFAULT_CONF, **(LOCAL_ONLY_CONF if loopback else {})}
-    preset = _deployment_conf()
+    if preset is None:
+        preset = _deployment_conf()
     settings = {**defaults, **preset, **user}  # the user's settings always win
     builder: Any = SparkSession.builder.master(chosen).appName(app_name)
     for key, value in settings.items():
@@ -122,9 +127,6 @@ def is_loopback_master(master: str) -> bool:
     hosts = [urlsplit(f"spark://{part}").hostname or "" for part in master[len("spark://"):].split(",")]
     return all(h == "localhost" or h.startswith("127.") for h in hosts)
 
-
-def _preset_master() -> str | None:
-    return _deployment_conf().get("spark.master")
 
 
 def _candidate_versions(installed: str) -> list[str]:

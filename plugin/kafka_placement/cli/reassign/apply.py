@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from kafka_placement.cli.files import check_writable_file
+from kafka_placement.cli.files import check_writable_file, unused_path
 from kafka_placement.cli.progress import Progress
 from kafka_placement.cli.reassign.common import (
     admin_client,
@@ -27,6 +27,8 @@ from kafka_placement.cli.reassign.common import (
     load_plan,
     partition_name,
     partition_names,
+    replica_set_differs,
+    with_log_dirs,
 )
 from kafka_placement.errors import ReassignmentInProgressError
 from kafka_placement.replicas.reassignment_json import (
@@ -60,12 +62,7 @@ def default_rollback_path(plan: str) -> str:
     """``PLAN.rollback-<UTC time>.json``, never overwriting an earlier one (a second ``--additional``
     run must not replace the lists saved before the first)."""
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-    base = str(Path(plan).with_suffix("")) + f".rollback-{stamp}"
-    path, n = f"{base}.json", 1
-    while Path(path).exists():
-        n += 1
-        path = f"{base}-{n}.json"
-    return path
+    return unused_path(str(Path(plan).with_suffix("")) + f".rollback-{stamp}")
 
 
 class _ProgressLine:
@@ -89,18 +86,19 @@ class _ProgressLine:
 
 
 def _submit_and_move_dirs(
-    admin: Any, args: argparse.Namespace, target: Mapping[TopicPartition, Sequence[int]],
-    dir_moves: Mapping[tuple[TopicPartition, int], str], timeout_s: float,
+    admin: Any, target: Mapping[TopicPartition, Sequence[int]],
+    dir_moves: Mapping[tuple[TopicPartition, int], str], here: Mapping[tuple[TopicPartition, int], Any],
+    timeout_s: float,
 ) -> None:
+    """Submit ``target``, then the log-dir moves whose replica is not in its dir yet (``here``: where
+    the replicas were just before the submit)."""
     from kafka_placement.clients.kafka_python import reassignment as kp
 
-    moving = {tp: r for tp, r in target.items()}
-    kp.submit(admin, moving)
-    plural = "" if len(moving) == 1 else "s"
+    kp.submit(admin, target)
+    plural = "" if len(target) == 1 else "s"
     print(f"Successfully started partition reassignment{plural} for "
-          f"{','.join(partition_name(tp) for tp in sorted(moving))}")
+          f"{','.join(partition_name(tp) for tp in sorted(target))}")
     if dir_moves:
-        here = kp.replica_dirs(admin, {tp.topic for tp, _ in dir_moves})
         pending = {r: d for r, d in dir_moves.items() if r not in here or here[r].current != d}
         kp.alter_log_dirs(admin, pending, timeout_s=timeout_s)
         for (tp, broker), log_dir in sorted(pending.items(), key=lambda x: (x[0][1], x[0][0])):
@@ -162,16 +160,13 @@ def run_apply(args: argparse.Namespace) -> int:
         check_against_cluster(plan_moves, snap.partitions_per_topic(), [b.id for b in snap.brokers])
         current = {tp: list(snap.partitions[tp].replicas) for tp in target}
         here = kp.replica_dirs(admin, {tp.topic for tp in target})
-        Path(rollback).write_text(format_reassignment([
-            PartitionMove(tp.topic, tp.partition, tuple(r),
-                          tuple((here[(tp, b)].current or "any") if (tp, b) in here else "any" for b in r))
-            for tp, r in current.items()
-        ]) + "\n")
+        known = {r: d.current for r, d in here.items() if d.current}
+        Path(rollback).write_text(format_reassignment(with_log_dirs(current, known)) + "\n")
         print(f"Current partition replica assignment saved to {rollback} "
               "(use it as --plan to roll back)")
         moves = movement_map(target, current, {tp: o for tp, o in in_flight.items()})
         _set_throttles(admin, rate, log_dir_rate, moves, dir_moves)
-        _submit_and_move_dirs(admin, args, target, dir_moves, timeout_s)
+        _submit_and_move_dirs(admin, target, dir_moves, here, timeout_s)
         if args.no_wait:
             return 0
         throttled = rate is not None or log_dir_rate is not None
@@ -213,8 +208,7 @@ def _wait_and_finish(
         admin, target, wait_leaders_s=0.0 if args.no_elect_leaders else 10.0
     ))
     for tp, (expected, actual) in sorted(mismatches.items()):
-        print(f"There is no active reassignment of partition {partition_name(tp)}, but replica set is "
-              f"{','.join(map(str, actual))} rather than {','.join(map(str, expected))}.")
+        print(replica_set_differs(tp, actual, expected))
     cleared = _clear_if_idle(admin, args, target)
     print(f"apply: {len(target)} partitions, completed=True, mismatches={len(mismatches)}, "
           f"not led by preferred replica={len(not_preferred)}, {time.monotonic() - started:.1f}s"

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 import functools
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from kafka_placement.cli.connection_options import settings_from_args
 from kafka_placement.clients.connection import check_connection, translate_error
-from kafka_placement.replicas.reassignment_json import PartitionMove, parse_reassignment
+from kafka_placement.replicas.reassignment_json import ANY_LOG_DIR, PartitionMove, parse_reassignment
 from kafka_placement.vocabulary import TopicPartition
 
 #: How many partition names a one-line message lists before "(+N more)".
@@ -57,9 +57,26 @@ def load_plan(path: str) -> list[PartitionMove]:
     return parse_reassignment(Path(path).read_text(encoding="utf-8"), allow_empty=True)
 
 
+def with_log_dirs(
+    lists: Mapping[TopicPartition, Sequence[int]], dirs: Mapping[tuple[TopicPartition, int], str]
+) -> list[PartitionMove]:
+    """Plan entries naming each replica's log dir where ``dirs`` knows it, ``"any"`` elsewhere."""
+    return [
+        PartitionMove(tp.topic, tp.partition, tuple(r), tuple(dirs.get((tp, b), ANY_LOG_DIR) for b in r))
+        for tp, r in lists.items()
+    ]
+
+
 def partition_name(tp: TopicPartition) -> str:
     """Java's ``TopicPartition.toString()``: ``topic-partition``."""
     return f"{tp.topic}-{tp.partition}"
+
+
+def replica_set_differs(tp: TopicPartition, actual: Sequence[int], expected: Sequence[int]) -> str:
+    """Kafka's verify line for a partition that is not moving but does not have the plan's list."""
+    now, wanted = ",".join(map(str, actual)), ",".join(map(str, expected))
+    return (f"There is no active reassignment of partition {partition_name(tp)}, "
+            f"but replica set is {now} rather than {wanted}.")
 
 
 def partition_names(partitions: Iterable[TopicPartition], limit: int = MAX_NAMED) -> str:

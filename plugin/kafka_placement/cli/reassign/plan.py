@@ -22,14 +22,13 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
-from kafka_placement.cli.files import check_writable_file
-from kafka_placement.cli.reassign.common import admin_client, load_plan
+from kafka_placement.cli.files import check_writable_file, unused_path
+from kafka_placement.cli.reassign.common import admin_client, load_plan, with_log_dirs
 from kafka_placement.errors import InvalidArgumentError, InvalidBrokerError
 from kafka_placement.java import INT_MAX
 from kafka_placement.replicas.planner import Plan, plan_reassignment
 from kafka_placement.replicas.reassignment_json import (
     ANY_LOG_DIR,
-    PartitionMove,
     as_assignment,
     format_reassignment,
 )
@@ -145,25 +144,10 @@ def build_plan(args: argparse.Namespace) -> Plan:
     return build_plan_with_dirs(args)[0]
 
 
-def _with_dirs(
-    lists: Mapping[TopicPartition, list[int]], dirs: ReplicaDirs, keep: bool
-) -> list[PartitionMove]:
-    """Entries carrying each replica's known dir (``keep``: only for replicas already there)."""
-    return [
-        PartitionMove(tp.topic, tp.partition, tuple(r), tuple(dirs.get((tp, b), ANY_LOG_DIR) for b in r))
-        for tp, r in lists.items()
-    ] if keep else [PartitionMove(tp.topic, tp.partition, tuple(r)) for tp, r in lists.items()]
-
-
 def default_rollback_path(output: str | None) -> str:
     if output:
         return str(Path(output).with_suffix("")) + ".rollback.json"
-    base = f"reassign-rollback-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}"
-    path, n = f"{base}.json", 1
-    while Path(path).exists():  # two plans in one second keep both rollbacks
-        n += 1
-        path = f"{base}-{n}.json"
-    return path
+    return unused_path(f"reassign-rollback-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}")
 
 
 def run_plan(args: argparse.Namespace) -> int:
@@ -172,13 +156,14 @@ def run_plan(args: argparse.Namespace) -> int:
             check_writable_file(path, option)
     plan, dirs = build_plan_with_dirs(args)
     changed = plan.changed
-    text = format_reassignment(_with_dirs(changed, dirs, keep=bool(args.current)))
+    # staying replicas keep the dirs --current gives; a live plan leaves the choice to the broker
+    text = format_reassignment(with_log_dirs(changed, dirs if args.current else {}))
     rollback = None
     if changed:
         rollback = args.rollback or default_rollback_path(args.output)
         check_writable_file(rollback, "--rollback")
         Path(rollback).write_text(
-            format_reassignment(_with_dirs({tp: plan.current[tp] for tp in changed}, dirs, keep=True)) + "\n"
+            format_reassignment(with_log_dirs({tp: plan.current[tp] for tp in changed}, dirs)) + "\n"
         )
     if args.output:
         Path(args.output).write_text(text + "\n")

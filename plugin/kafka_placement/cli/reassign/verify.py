@@ -14,7 +14,12 @@ import argparse
 from collections.abc import Mapping
 from typing import Any
 
-from kafka_placement.cli.reassign.common import admin_client, load_plan, partition_name
+from kafka_placement.cli.reassign.common import (
+    admin_client,
+    load_plan,
+    partition_name,
+    replica_set_differs,
+)
 from kafka_placement.replicas.reassignment_json import as_assignment, log_dir_moves
 from kafka_placement.vocabulary import TopicPartition
 
@@ -102,9 +107,7 @@ def run_verify(args: argparse.Namespace) -> int:
                 print(f"Reassignment of partition {partition_name(tp)} is completed.")
             else:
                 differs = True
-                now, wanted = ",".join(map(str, actual)), ",".join(map(str, expected))
-                print(f"There is no active reassignment of partition {partition_name(tp)}, "
-                      f"but replica set is {now} rather than {wanted}.")
+                print(replica_set_differs(tp, actual, expected))
         dirs_active = False
         if dir_moves:
             here = kp.replica_dirs(admin, {tp.topic for tp, _ in dir_moves})
