@@ -16,10 +16,11 @@ import pytest
 from kafka_placement.assignment import assign
 from kafka_placement.errors import InvalidArgumentError
 from kafka_placement.partitioning import partition_keys
-from kafka_placement.spark.metrics import skew
-from kafka_placement.spark.pipeline import PlanResult, plan
+from kafka_placement.planning.result import PlanResult
+from kafka_placement.planning.scenarios import PLAN_TOPIC, Group, Placement, scenario_grid
+from kafka_placement.planning.skew import skew
+from kafka_placement.spark.pipeline import plan
 from kafka_placement.spark.sample import SampleSpec, key_bytes, sample_arrays, sample_dataframe
-from kafka_placement.spark.scenarios import PLAN_TOPIC, Group, Placement, scenario_grid
 from kafka_placement.vocabulary import Member
 
 pytestmark = pytest.mark.spark
@@ -263,7 +264,7 @@ def test_partition_counts_fast_path_equals_direct(
 
 
 def test_empty_input_gives_zero_loads_not_errors(spark: Any, tmp_path: Any) -> None:
-    from kafka_placement.spark.report import write_report
+    from kafka_placement.planning.report import write_report
 
     df = spark.createDataFrame([], "key binary, value binary")
     res = plan(spark, df, scenario_grid([4, 5], ["murmur2"], [Placement()], [Group(2)]), value_column="value")
@@ -295,3 +296,81 @@ def test_null_keys_follow_the_scheme_in_every_load(spark: Any) -> None:
     assert max(parts.loc[("consistent/8", q), "records"] for q in range(8)) == 100
     consumers = res.consumers
     assert consumers.groupby("scenario")["records"].sum().tolist() == [100] * 4
+
+
+def _oracle(keys: list[bytes | None], sizes: list[int], n: int, scheme: str) -> tuple[list[int], list[int]]:
+    """Records and bytes per partition, counted directly: kafka-python's murmur2, zlib's CRC-32; keys a
+    scheme treats as keyless (NULL for murmur2_random, NULL and empty for consistent_random) spread evenly."""
+    import zlib
+
+    from kafka.partitioner.default import murmur2 as kafka_python_murmur2
+
+    records, nbytes = [0] * n, [0] * n
+    keyless_r = keyless_b = 0
+    for k, s in zip(keys, sizes, strict=True):
+        b = len(k or b"") + s
+        if scheme == "murmur2":
+            q = (kafka_python_murmur2(k or b"") & 0x7FFFFFFF) % n
+        elif scheme == "murmur2_random" and k is not None:
+            q = (kafka_python_murmur2(k) & 0x7FFFFFFF) % n
+        elif scheme == "consistent_random" and k:
+            q = zlib.crc32(k) % n
+        else:
+            keyless_r, keyless_b = keyless_r + 1, keyless_b + b
+            continue
+        records[q] += 1
+        nbytes[q] += b
+    for q in range(n):
+        records[q] += keyless_r // n + (q < keyless_r % n)
+        nbytes[q] += keyless_b // n + (q < keyless_b % n)
+    return records, nbytes
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json", "parquet"])
+def test_csv_json_and_parquet_give_the_directly_counted_figures(spark: Any, tmp_path: Any, fmt: str) -> None:
+    from kafka_placement.cli.plan import with_size_column
+    from kafka_placement.planning.local import plan_table
+
+    users: list[str | None] = [f"u{i % 17}" for i in range(300)] + [None] * 7 + [""] * 5
+    sizes = [(i * 31) % 200 for i in range(len(users))]
+    path = tmp_path / f"in.{fmt}"
+    if fmt == "csv":  # Spark's CSV reader takes an empty field, quoted or not, as NULL
+        lines = ["user,size"] + [f'{"" if u is None else (chr(34) * 2 if u == "" else u)},{s}'
+                                 for u, s in zip(users, sizes, strict=True)]
+        path.write_text("\n".join(lines) + "\n")
+        df = with_size_column(spark.read.option("header", "true").csv(str(path)), "size")
+        keys: list[bytes | None] = [u.encode() if u else None for u in users]
+    elif fmt == "json":
+        pd.DataFrame({"user": users, "size": sizes}).to_json(path, orient="records", lines=True)
+        df = spark.read.json(str(path))
+        keys = [None if u is None else u.encode() for u in users]
+    else:  # binary keys, including non-UTF-8 bytes
+        keys = [None if u is None else (u.encode() + b"\xff\x00" if u else b"") for u in users]
+        pd.DataFrame({"user": keys, "size": sizes}).to_parquet(path)
+        df = spark.read.parquet(str(path))
+    schemes = ["murmur2", "murmur2_random", "consistent_random"]
+    grid = scenario_grid([5, 7], schemes, [Placement(seed=4)], [Group(2)])
+    got = plan(spark, df, grid, key_column="user", value_column="size", top_keys=3)
+    parts = got.partitions.set_index(["partitioning", "partition"])
+    for n in (5, 7):
+        for scheme in schemes:
+            records, nbytes = _oracle(keys, sizes, n, scheme)
+            assert [parts.loc[(f"{scheme}/{n}", q), "records"] for q in range(n)] == records, (fmt, scheme, n)
+            assert [parts.loc[(f"{scheme}/{n}", q), "bytes"] for q in range(n)] == nbytes, (fmt, scheme, n)
+    assert got.totals["keyless_records"] == keys.count(None)
+    assert got.totals["keys"] == len({k for k in keys if k is not None})
+    distinct = {k for k in keys if k is not None}
+    from kafka.partitioner.default import murmur2 as kafka_python_murmur2
+
+    positive = {k: kafka_python_murmur2(k) & 0x7FFFFFFF for k in distinct}
+    changed = {k for k, h in positive.items() if h % 5 != h % 7}
+    moved = got.moved.set_index(["from", "to"]).loc[("murmur2/5", "murmur2/7")]
+    assert moved["keys"] == len(changed)
+    assert moved["records"] == sum(1 for k in keys if k in changed)
+    # the single-process path gives the same frames from the same records
+    import pyarrow as pa
+
+    local = plan_table(pa.table({"user": pa.array(keys, pa.binary()), "size": sizes}), grid,
+                       key_column="user", value_column="size", top_keys=3)
+    for name in ("partitions", "brokers", "consumers", "moved", "skew", "hot_keys", "keyless"):
+        pd.testing.assert_frame_equal(getattr(got, name), getattr(local, name), check_dtype=False, obj=name)

@@ -10,10 +10,11 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from kafka_placement.spark.pipeline import PlanResult, plan
-from kafka_placement.spark.report import TABLES, write_report, write_results
+from kafka_placement.planning.report import TABLES, write_report, write_results
+from kafka_placement.planning.result import PlanResult
+from kafka_placement.planning.scenarios import Group, Placement, scenario_grid
+from kafka_placement.spark.pipeline import plan
 from kafka_placement.spark.sample import SampleSpec, sample_dataframe
-from kafka_placement.spark.scenarios import Group, Placement, scenario_grid
 
 pytestmark = pytest.mark.spark
 

@@ -115,8 +115,8 @@ def create_topics(
 
     from kafka_placement.cli.plan import format_table
     from kafka_placement.clients.kafka_python.admin import create_topic
+    from kafka_placement.planning.scenarios import Placement
     from kafka_placement.replicas.metrics import placement_metrics
-    from kafka_placement.spark.scenarios import Placement
     from kafka_placement.vocabulary import Broker
 
     brokers = tuple(Broker(b, r) for b, r in sorted(racks.items()))
@@ -459,8 +459,8 @@ def run(args: argparse.Namespace) -> int:
         if not args.skip_plan:
             step(6, "plan on what was produced (Spark's Kafka source)")
             from kafka_placement.cli.plan import run_plan
+            from kafka_placement.planning.scenarios import Group, Placement, scenario_grid
             from kafka_placement.spark.kafka_io import read_topic
-            from kafka_placement.spark.scenarios import Group, Placement, scenario_grid
             from kafka_placement.spark.session import ensure_kafka_connector, spark_session
             from kafka_placement.vocabulary import Broker
 

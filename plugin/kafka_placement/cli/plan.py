@@ -28,8 +28,8 @@ from kafka_placement.errors import InvalidArgumentError, UnknownTopicError
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
-    from kafka_placement.spark.pipeline import PlanResult
-    from kafka_placement.spark.scenarios import Scenario
+    from kafka_placement.planning.result import PlanResult
+    from kafka_placement.planning.scenarios import Scenario
 
 FORMATS = ("parquet", "csv", "json")
 
@@ -107,7 +107,7 @@ def register(subparsers: Any) -> None:
 
 def build_scenarios(args: argparse.Namespace) -> list[Scenario]:
     """Validate the scenario options (before Spark starts) and return the grid."""
-    from kafka_placement.spark.scenarios import Group, Placement, parse_brokers, scenario_grid
+    from kafka_placement.planning.scenarios import Group, Placement, parse_brokers, scenario_grid
 
     brokers = parse_brokers(args.brokers)
     placements = [Placement(brokers, args.rf, placer, args.seed) for placer in _names(args.placers)]
@@ -330,8 +330,8 @@ def run_plan(
     out: Callable[[str], None] = print,
 ) -> PlanResult:
     """Plan, print the tables, write results and the report (shared by ``plan`` and ``demo``)."""
+    from kafka_placement.planning.report import write_report, write_results
     from kafka_placement.spark.pipeline import plan
-    from kafka_placement.spark.report import write_report, write_results
 
     started = time.monotonic()
     result = plan(spark, df, scenarios, key_column=key_column, value_column=value_column, top_keys=top_keys)

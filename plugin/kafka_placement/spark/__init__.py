@@ -10,13 +10,9 @@ Quick start::
 PySpark, pyarrow, pandas and matplotlib come with the ``spark`` extra; they are imported lazily.
 """
 
-from kafka_placement.spark.kafka_io import read_topic, with_partition_column, write_to_kafka
-from kafka_placement.spark.metrics import Skew, skew
-from kafka_placement.spark.parquet_counts import partition_counts_parquet
-from kafka_placement.spark.pipeline import PlanResult, normalize, partition_counts, plan, with_partitions
-from kafka_placement.spark.report import write_report, write_results
-from kafka_placement.spark.sample import SampleSpec, sample_arrays, sample_batch, sample_dataframe
-from kafka_placement.spark.scenarios import (
+from kafka_placement.planning.report import write_report, write_results
+from kafka_placement.planning.result import PlanResult
+from kafka_placement.planning.scenarios import (
     PLACERS,
     SCHEMES,
     Group,
@@ -26,6 +22,11 @@ from kafka_placement.spark.scenarios import (
     parse_brokers,
     scenario_grid,
 )
+from kafka_placement.planning.skew import Skew, skew
+from kafka_placement.spark.kafka_io import read_topic, with_partition_column, write_to_kafka
+from kafka_placement.spark.parquet_counts import partition_counts_parquet
+from kafka_placement.spark.pipeline import normalize, partition_counts, plan, with_partitions
+from kafka_placement.spark.sample import SampleSpec, sample_arrays, sample_batch, sample_dataframe
 from kafka_placement.spark.session import ensure_kafka_connector, spark_session
 
 __all__ = [

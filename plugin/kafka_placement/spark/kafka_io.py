@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 
 from kafka_placement.clients.connection import ConnectionSettings
 from kafka_placement.errors import InvalidArgumentError, UnknownTopicError
+from kafka_placement.planning.scenarios import Partitioning
 from kafka_placement.spark.pipeline import with_partitions
-from kafka_placement.spark.scenarios import Partitioning
 from kafka_placement.spark.session import ensure_kafka_connector
 
 if TYPE_CHECKING:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kafka_placement.errors import InvalidArgumentError
-from kafka_placement.spark.scenarios import Partitioning
+from kafka_placement.planning.scenarios import Partitioning
 
 if TYPE_CHECKING:
     import pyarrow as pa

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kafka_placement.spark.metrics import skew
+from kafka_placement.planning.skew import skew
 
 
 def pairwise_gini(x: list[float]) -> float:

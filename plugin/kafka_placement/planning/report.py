@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import pandas as pd
 
-    from kafka_placement.spark.pipeline import PlanResult
+    from kafka_placement.planning.result import PlanResult
 
-TABLES = ("scenarios", "partitions", "brokers", "racks", "consumers", "skew", "moved", "hot_keys")
+TABLES = ("scenarios", "partitions", "brokers", "racks", "consumers", "skew", "moved", "hot_keys", "keyless")
 _MAX_PANELS = 12  # small-multiple plots (per partitioning / scenario) show at most this many panels
 _MAX_SKEW_BARS = 48
 

@@ -6,8 +6,7 @@ import pytest
 
 from kafka_placement.assignment import assign
 from kafka_placement.errors import InvalidArgumentError, UnknownSchemeError, UnknownStrategyError
-from kafka_placement.replicas import assign_replicas_to_brokers
-from kafka_placement.spark.scenarios import (
+from kafka_placement.planning.scenarios import (
     PLAN_TOPIC,
     Group,
     Partitioning,
@@ -15,6 +14,7 @@ from kafka_placement.spark.scenarios import (
     parse_brokers,
     scenario_grid,
 )
+from kafka_placement.replicas import assign_replicas_to_brokers
 from kafka_placement.vocabulary import Broker, Member, TopicPartition
 
 
