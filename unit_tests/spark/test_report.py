@@ -29,8 +29,13 @@ def result(spark: Any) -> PlanResult:
 def test_report_and_plots(result: PlanResult, tmp_path: Path) -> None:
     import matplotlib.image as mpimg
 
+    import matplotlib
+
+    backend = matplotlib.rcParams["backend"]
     report = write_report(result, tmp_path, title="t <&> 1", source="sample")
+    assert matplotlib.rcParams["backend"] == backend  # no process-wide backend switch
     html = report.read_text()
+    assert "<h2>Recommendation: " in html
     assert html.startswith("<!DOCTYPE html>") and "<title>t &lt;&amp;&gt; 1</title>" in html
     images = re.findall(r'<img src="([^"]+)"', html)
     assert set(images) == {
@@ -59,5 +64,6 @@ def test_results_round_trip(result: PlanResult, tmp_path: Path) -> None:
         pd.testing.assert_frame_equal(frame, getattr(result, table), check_dtype=False)
     doc = json.loads((tmp_path / "plan.json").read_text())
     assert doc["totals"] == result.totals
+    assert doc["summary"]["recommendation"]["partitioning"] in {"murmur2/6", "murmur2/9", "jump/6", "jump/9"}
     assert len(doc["partitions"]) == 6 + 9 + 6 + 9
     assert doc["partitions"][0].keys() >= {"partitioning", "partition", "records", "bytes", "keys"}

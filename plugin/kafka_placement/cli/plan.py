@@ -101,6 +101,12 @@ def register(subparsers: Any) -> None:
         "--output", default="kafka-placement-plan", help="output directory (default ./kafka-placement-plan)"
     )
     out.add_argument("--top-keys", type=int, default=20, help="hot keys to report (default 20)")
+    out.add_argument(
+        "--period",
+        type=float,
+        metavar="SECONDS",
+        help="how long the input covers, in seconds: the summary then gives records/s and MB/s",
+    )
     add_spark_arguments(p)
     p.set_defaults(handler=run)
 
@@ -199,8 +205,11 @@ def _warn_if_sizes(df: DataFrame, column: str) -> None:
         return  # the pipeline names the missing column
     head = [row[0] for row in df.select(column).limit(1000).collect() if row[0] is not None]
     if head and all(isinstance(v, str) and v.isdigit() for v in head):
-        print(f"warning: CSV column {column!r} holds only digits; it is counted as text of that length. "
-              f"If it is a size in bytes, use --value-size-column {column}", file=sys.stderr)
+        print(
+            f"warning: CSV column {column!r} holds only digits; it is counted as text of that length. "
+            f"If it is a size in bytes, use --value-size-column {column}",
+            file=sys.stderr,
+        )
 
 
 def _infer_format(path: Path) -> str:
@@ -239,11 +248,21 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
-def print_result(result: PlanResult, out: Callable[[str], None] = print, hot: int = 5) -> None:
+def print_result(
+    result: PlanResult,
+    out: Callable[[str], None] = print,
+    hot: int = 5,
+    summary: dict[str, Any] | None = None,
+) -> None:
+    from kafka_placement.planning.summary import human_bytes, summarize, summary_lines
+
     t = result.totals
+    for line in summary_lines(summary or summarize(result)):
+        out(line)
     out(
-        f"records {t['records']:,}  distinct keys {t['keys']:,}  bytes {t['bytes']:,}  "
-        f"keyless records {t['keyless_records']:,}"
+        f"\nrecords {t['records']:,}  distinct keys {t['keys']:,}  "
+        f"bytes {t['bytes']:,} ({human_bytes(t['bytes'])})  "
+        f"keyless (NULL key) records {t['keyless_records']:,}"
     )
     sk = result.skew
     rows = []
@@ -306,12 +325,27 @@ def print_result(result: PlanResult, out: Callable[[str], None] = print, hot: in
     if len(result.hot_keys) and hot:
         top = result.hot_keys.head(hot)
         out(f"\nHottest {len(top)} keys")
+        hot_rows: list[list[Any]] = [
+            [int(r["rank"]), r["key"], int(r["records"]), 100 * r["records_share"]]
+            for r in top.to_dict("records")
+        ]
+        if t["keyless_records"]:  # NULL keys on their own row: not a key, but a load of its own
+            share = 100 * t["keyless_records"] / t["records"]
+            hot_rows.append(["-", "(NULL key)", t["keyless_records"], share])
+        out(format_table(["rank", "key", "records", "share %"], hot_rows))
+    if len(result.keyless):
+        out("\nNULL keys (and keys the scheme treats as keyless) per partitioning")
         out(
             format_table(
-                ["rank", "key", "records", "share %"],
+                ["partitioning", "NULL records", "empty-key records", "placed"],
                 [
-                    [int(r["rank"]), r["key"], int(r["records"]), 100 * r["records_share"]]
-                    for r in top.to_dict("records")
+                    [
+                        r["partitioning"],
+                        int(r["null_records"]),
+                        int(r["empty_key_records"]),
+                        r["placed"] + (f" (partition {int(r['partition'])})" if r["partition"] >= 0 else ""),
+                    ]
+                    for r in result.keyless.to_dict("records")
                 ],
             )
         )
@@ -327,17 +361,20 @@ def run_plan(
     output: Path,
     source: str,
     top_keys: int = 20,
+    period_s: float | None = None,
     out: Callable[[str], None] = print,
 ) -> PlanResult:
     """Plan, print the tables, write results and the report (shared by ``plan`` and ``demo``)."""
     from kafka_placement.planning.report import write_report, write_results
+    from kafka_placement.planning.summary import summarize
     from kafka_placement.spark.pipeline import plan
 
     started = time.monotonic()
     result = plan(spark, df, scenarios, key_column=key_column, value_column=value_column, top_keys=top_keys)
-    print_result(result, out)
-    write_results(result, output)
-    report = write_report(result, output, source=source)
+    summary = summarize(result, period_s)
+    print_result(result, out, summary=summary)
+    write_results(result, output, summary)
+    report = write_report(result, output, source=source, summary=summary)
     out(f"\nplanned {len(scenarios)} scenario(s) in {time.monotonic() - started:.1f}s")
     out(f"report: {report}")
     out(f"results: {output / 'plan.json'} and {output}/*.parquet")
@@ -375,6 +412,8 @@ def check_input_args(args: argparse.Namespace) -> None:
         check_topic(settings_from_args(args), args.topic)
     if not 0 <= args.top_keys <= 10_000:
         raise InvalidArgumentError(f"--top-keys must be in [0, 10000], got {args.top_keys}")
+    if args.period is not None and not 0 < args.period <= 10 * 365 * 86400:
+        raise InvalidArgumentError(f"--period must be in (0, 315360000] seconds, got {args.period:g}")
     check_writable_dir(args.output, "--output")
 
 
@@ -384,8 +423,10 @@ def run(args: argparse.Namespace) -> int:
     spark_conf = spark_conf_from_args(args)
     from kafka_placement.spark.session import spark_session
 
-    print(f"starting Spark ({args.master or spark_conf.get('spark.master') or 'deployment default'}) …",
-          file=sys.stderr)
+    print(
+        f"starting Spark ({args.master or spark_conf.get('spark.master') or 'deployment default'}) …",
+        file=sys.stderr,
+    )
     spark = spark_session(args.master, conf=spark_conf)
     df, source, value_column = load_input(spark, args)
     run_plan(
@@ -397,5 +438,6 @@ def run(args: argparse.Namespace) -> int:
         output=Path(args.output),
         source=source,
         top_keys=args.top_keys,
+        period_s=args.period,
     )
     return 0

@@ -17,6 +17,8 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kafka_placement.planning.summary import human_bytes, summarize, summary_lines
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -31,11 +33,11 @@ def _tables(result: PlanResult) -> dict[str, pd.DataFrame]:
     return {name: getattr(result, name) for name in TABLES}
 
 
-def write_results(result: PlanResult, out_dir: Path) -> list[Path]:
-    """Parquet per table and one ``plan.json``; returns the written paths."""
+def write_results(result: PlanResult, out_dir: Path, summary: dict[str, Any] | None = None) -> list[Path]:
+    """Parquet per table and one ``plan.json`` (with the ``summary``); returns the written paths."""
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
-    doc: dict[str, Any] = {"totals": result.totals}
+    doc: dict[str, Any] = {"summary": summary or summarize(result), "totals": result.totals}
     for name, frame in _tables(result).items():
         path = out_dir / f"{name}.parquet"
         frame.to_parquet(path, index=False)
@@ -52,33 +54,48 @@ def _grid(count: int) -> tuple[int, int]:
     return math.ceil(count / cols), cols
 
 
-def _plots(result: PlanResult, out_dir: Path) -> dict[str, Path]:
-    import matplotlib
+def _byte_unit(values: Any) -> tuple[float, str]:
+    """One decimal unit for a whole axis, picked from its largest value."""
+    top = float(max(values, default=0) or 0)
+    for scale, unit in ((1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "kB")):
+        if top >= scale:
+            return scale, unit
+    return 1.0, "bytes"
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from matplotlib.ticker import MaxNLocator
+
+def _plots(result: PlanResult, out_dir: Path) -> dict[str, Path]:
+    # The object-oriented API with the Agg canvas: no pyplot state, no process-wide backend switch.
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import EngFormatter, MaxNLocator
 
     plots: dict[str, Path] = {}
+    count_axis = EngFormatter(sep="")  # 1.2M, 350k: readable record counts
+
+    def figure(rows: int, cols: int, width: float, height: float) -> tuple[Any, Any]:
+        fig = Figure(figsize=(width * cols, height * rows))
+        FigureCanvasAgg(fig)
+        axes = fig.subplots(rows, cols, squeeze=False)
+        fig.subplots_adjust(left=0.08, right=0.98, bottom=0.12, top=0.9, hspace=0.7, wspace=0.3)
+        return fig, axes
 
     def save(fig: Any, name: str) -> None:
         path = out_dir / f"{name}.png"
-        fig.tight_layout()
         fig.savefig(path, dpi=90)
-        plt.close(fig)
         plots[name] = path
 
     parts = result.partitions
     names = list(dict.fromkeys(parts["partitioning"]))[:_MAX_PANELS]
     rows, cols = _grid(len(names))
-    fig, axes = plt.subplots(rows, cols, figsize=(5 * cols, 3 * rows), squeeze=False)
+    fig, axes = figure(rows, cols, 5, 3)
     for ax, name in zip(axes.flat, names, strict=False):
         sub = parts[parts["partitioning"] == name]
-        mean = sub["records"].mean()
         ax.bar(sub["partition"], sub["records"], color="#4878a8")
-        ax.axhline(mean, color="#c44e52", linestyle="--", linewidth=1, label="mean")
+        ax.axhline(sub["records"].mean(), color="#c44e52", linestyle="--", linewidth=1, label="mean")
         ax.set_title(f"{name}: records per partition", fontsize=9)
         ax.set_xlabel("partition")
+        ax.set_ylabel("records")
+        ax.yaxis.set_major_formatter(count_axis)
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.legend(fontsize=7)
     for ax in list(axes.flat)[len(names) :]:
@@ -87,30 +104,42 @@ def _plots(result: PlanResult, out_dir: Path) -> dict[str, Path]:
 
     scen = result.scenarios.head(_MAX_PANELS)
     rows, cols = _grid(len(scen))
-    fig, axes = plt.subplots(rows, cols, figsize=(5 * cols, 3 * rows), squeeze=False)
+    shown = result.brokers[result.brokers["scenario"].isin(scen["scenario"])]
+    scale, unit = _byte_unit(shown["replica_bytes"])
+    fig, axes = figure(rows, cols, 5, 3)
     for ax, sc in zip(axes.flat, scen.to_dict("records"), strict=False):
         sub = result.brokers[result.brokers["scenario"] == sc["scenario"]]
         x = range(len(sub))
-        ax.bar([i - 0.2 for i in x], sub["leader_bytes"] / 1e6, width=0.4, label="leader MB", color="#4878a8")
         ax.bar(
-            [i + 0.2 for i in x], sub["replica_bytes"] / 1e6, width=0.4, label="replica MB", color="#8fb3d9"
+            [i - 0.2 for i in x], sub["leader_bytes"] / scale, width=0.4, label="as leader", color="#4878a8"
+        )
+        ax.bar(
+            [i + 0.2 for i in x],
+            sub["replica_bytes"] / scale,
+            width=0.4,
+            label="all replicas",
+            color="#8fb3d9",
         )
         ax.set_xticks(
             list(x), [f"{b}\n{r}" for b, r in zip(sub["broker"], sub["rack"], strict=True)], fontsize=7
         )
+        ax.set_xlabel("broker / rack", fontsize=8)
+        ax.set_ylabel(unit)
         ax.set_title(sc["name"], fontsize=8)
         ax.legend(fontsize=7)
     for ax in list(axes.flat)[len(scen) :]:
         ax.axis("off")
     save(fig, "brokers")
 
-    fig, axes = plt.subplots(rows, cols, figsize=(5 * cols, 3 * rows), squeeze=False)
+    shown = result.consumers[result.consumers["scenario"].isin(scen["scenario"])]
+    scale, unit = _byte_unit(shown["bytes"])
+    fig, axes = figure(rows, cols, 5, 3)
     for ax, sc in zip(axes.flat, scen.to_dict("records"), strict=False):
         sub = result.consumers[result.consumers["scenario"] == sc["scenario"]]
-        ax.bar(range(len(sub)), sub["bytes"] / 1e6, color="#55a868")
+        ax.bar(range(len(sub)), sub["bytes"] / scale, color="#55a868")
         ax.set_xticks(range(len(sub)), [c.rsplit("-", 1)[-1] for c in sub["consumer"]], fontsize=7)
         ax.set_xlabel("consumer")
-        ax.set_ylabel("MB")
+        ax.set_ylabel(unit)
         ax.set_title(sc["name"], fontsize=8)
     for ax in list(axes.flat)[len(scen) :]:
         ax.axis("off")
@@ -124,7 +153,8 @@ def _plots(result: PlanResult, out_dir: Path) -> dict[str, Path]:
         ("consumer", "bytes"),
     ]
     all_scen = result.scenarios.head(_MAX_SKEW_BARS)
-    fig, ax = plt.subplots(figsize=(min(30, max(6, 1.0 * len(all_scen) + 3)), 3.5))
+    fig, axes = figure(1, 1, min(30, max(6, 1.0 * len(all_scen) + 3)), 3.5)
+    ax = axes[0][0]
     width = 0.8 / len(levels)
     for k, (level, measure) in enumerate(levels):
         sub = sk[(sk["level"] == level) & (sk["measure"] == measure)].head(_MAX_SKEW_BARS)
@@ -144,22 +174,29 @@ def _plots(result: PlanResult, out_dir: Path) -> dict[str, Path]:
 
     hot = result.hot_keys
     if len(hot):
-        fig, ax = plt.subplots(figsize=(7, max(2.5, 0.25 * len(hot) + 1)))
+        fig, axes = figure(1, 1, 7, max(2.5, 0.25 * len(hot) + 1))
+        ax = axes[0][0]
+        fig.subplots_adjust(left=0.25)
         ax.barh(list(hot["key"])[::-1], list(hot["records"])[::-1], color="#dd8452")
         ax.set_xlabel("records")
+        ax.set_ylabel("key")
+        ax.xaxis.set_major_formatter(count_axis)
         ax.set_title("hottest keys", fontsize=9)
         ax.tick_params(axis="y", labelsize=7)
         save(fig, "hot_keys")
 
     moved = result.moved
     if len(moved):
-        fig, ax = plt.subplots(figsize=(max(6, 0.9 * len(moved) + 2), 3.5))
+        fig, axes = figure(1, 1, max(6, 0.9 * len(moved) + 2), 3.5)
+        ax = axes[0][0]
+        fig.subplots_adjust(bottom=0.25)
         labels = [f"{a}\n→ {b}" for a, b in zip(moved["from"], moved["to"], strict=True)]
         ax.bar([i - 0.2 for i in range(len(moved))], moved["keys_fraction"] * 100, width=0.4, label="keys %")
         ax.bar(
             [i + 0.2 for i in range(len(moved))], moved["bytes_fraction"] * 100, width=0.4, label="bytes %"
         )
         ax.set_xticks(range(len(moved)), labels, fontsize=7)
+        ax.set_xlabel("partitioning change")
         ax.set_ylabel("% moved")
         ax.set_title("keys and bytes that change partition", fontsize=9)
         ax.legend(fontsize=7)
@@ -172,12 +209,18 @@ def _table_html(frame: pd.DataFrame, floats: str = "{:.3f}") -> str:
 
 
 def write_report(
-    result: PlanResult, out_dir: Path, *, title: str = "kafka-placement plan", source: str = ""
+    result: PlanResult,
+    out_dir: Path,
+    *,
+    title: str = "kafka-placement plan",
+    source: str = "",
+    summary: dict[str, Any] | None = None,
 ) -> Path:
     """Write ``report.html`` and its PNG plots into ``out_dir``; returns the report path."""
     out_dir.mkdir(parents=True, exist_ok=True)
     plots = _plots(result, out_dir)
     t = result.totals
+    lines = summary_lines(summary or summarize(result))
     skew = result.skew.pivot_table(
         index=["scenario", "name"], columns=["level", "measure"], values="max_over_mean"
     ).reset_index()
@@ -186,8 +229,12 @@ def write_report(
     sections = [
         f"<h1>{html.escape(title)}</h1>",
         f"<p>Source: {html.escape(source)}</p>" if source else "",
-        "<p>Records: {records:,} &middot; distinct keys: {keys:,} &middot; bytes: {bytes:,} &middot; "
-        "keyless (NULL key) records: {keyless_records:,}</p>".format(**t),
+        f"<h2>{html.escape(lines[0])}</h2>",
+        "<ul>"
+        + "".join(f"<li>{html.escape(line.removeprefix('  - '))}</li>" for line in lines[1:])
+        + "</ul>",
+        f"<p>Records: {t['records']:,} &middot; distinct keys: {t['keys']:,} &middot; bytes: {t['bytes']:,} "
+        f"({human_bytes(t['bytes'])}) &middot; keyless (NULL key) records: {t['keyless_records']:,}</p>",
         "<h2>Scenarios</h2>",
         _table_html(result.scenarios),
         "<h2>Skew (max / mean; 1.0 is perfectly even)</h2>",
@@ -208,6 +255,8 @@ def write_report(
             _table_html(result.moved),
             f'<img src="{plots["moved"].name}" alt="moved">',
         ]
+    if len(result.keyless):
+        sections += ["<h2>NULL keys (keyless records)</h2>", _table_html(result.keyless)]
     if "hot_keys" in plots:
         sections += [
             "<h2>Hot keys</h2>",
