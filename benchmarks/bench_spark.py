@@ -1,166 +1,175 @@
-"""Key → partition counts on Spark, end to end: ours (mapInArrow + vectorized core) vs a plain Python UDF.
+"""``kafka-placement plan`` at scale: Spark end to end vs after start-up vs the single-process path.
 
-Same run, same machine, same Parquet input (Zipf-skewed ``user-<rank>`` keys from the sample
-generator, written once before timing):
+Same run, same machine, same Parquet inputs (Zipf-skewed ``user-<rank>`` keys with value sizes, from the
+sample generator, written with pyarrow before timing), the same grid: 5 partition counts × 2 placers ×
+3 consumer counts = 30 scenarios.
 
-* ours: ``kafka_placement.spark.partition_counts`` — read Parquet → ``mapInArrow`` hashing each Arrow
-  batch with ``partition_keys`` and reducing it to per-partition counts in the worker → sum;
-* ours, Parquet fast path: ``partition_counts_parquet`` — each task reads its row groups with pyarrow
-  dictionary-encoded, hashes the distinct keys once, counts the indices (no per-record JVM → Python);
-* ours, distinct first: the JVM counts records per distinct key, each distinct key is hashed once;
-* ours, per-key rows: ``with_partitions`` (one partition column per key back to the JVM) → groupBy;
-* baseline: ``F.udf`` calling kafka-python's ``murmur2`` per key → groupBy. The UDF runs on the first
-  ``--udf-keys`` rows (it is slow; rates are per key so the comparison is fair); counts are checked
-  equal to ours on those rows.
+* **end to end**: the ``kafka-placement plan`` command in a fresh process — interpreter, Spark start,
+  the plan, the report and the files — wall clock;
+* **Spark, session up**: :func:`kafka_placement.spark.pipeline.plan` in a running session (warm:
+  after one plan of a small input), best of ``--repeat``; its marginal throughput is
+  (big - small records) / (big - small seconds);
+* **single process**: :func:`kafka_placement.planning.local.plan_parquet` — pyarrow read and group-by,
+  the same reducer, one thread, no JVM.
 
-Usage: ``python benchmarks/bench_spark.py [--keys 10000000] [--udf-keys 1000000] [--master local[2]]``
-Targets: ≥ 5M keys/s end to end for ours, ≥ 20× the UDF's keys/s.
+Every path's partition loads are checked equal before a number is printed.
+Targets (issue: Spark at scale, 2-core machine): end to end ≤ 15 s at 2M records and ≤ 25 s at 10M;
+marginal ≥ 2M records/s; Spark never slower than the single process beyond its start-up.
+
+Usage: ``python benchmarks/bench_spark.py [--sizes 2000000,10000000] [--master local[2]] [--quick]``
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
+PARTITIONS = "6,12,16,24,32"
+PLACERS = "adminutils,balanced"
+CONSUMERS = "3,6,12"
 
-def timed(fn: Any) -> tuple[Any, float]:
+
+def write_sample(path: Path, records: int) -> None:
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from kafka_placement.spark.sample import SampleSpec, sample_batch
+
+    spec = SampleSpec(records, seed=1)
+    cdf = spec.cumulative()
+    path.mkdir(parents=True)
+    step = 1_000_000
+    for part, start in enumerate(range(0, records, step)):
+        index = np.arange(start, min(records, start + step), dtype=np.int64)
+        batch = sample_batch(spec, index, cdf)
+        pq.write_table(pa.Table.from_batches([batch]), path / f"part-{part:04d}.parquet")
+
+
+def end_to_end(path: Path, master: str, out: Path) -> float:
+    exe = Path(sys.executable).with_name("kafka-placement")
+    argv = [
+        str(exe), "plan", "--input", str(path), "--value-column", "value_size",
+        "--partitions", PARTITIONS, "--placers", PLACERS, "--consumers", CONSUMERS,
+        "--master", master, "--output", str(out),
+    ]  # fmt: skip
+    env = {**os.environ, "PYSPARK_PYTHON": sys.executable}
     started = time.perf_counter()
-    result = fn()
-    return result, time.perf_counter() - started
+    done = subprocess.run(argv, capture_output=True, text=True, env=env, check=False)
+    seconds = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"plan failed ({done.returncode}):\n{done.stderr[-2000:]}")
+    return seconds
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--keys", type=int, default=10_000_000)
-    parser.add_argument("--udf-keys", type=int, default=1_000_000)
-    parser.add_argument("--partitions", type=int, default=12)
+    parser.add_argument("--sizes", default="2000000,10000000", help="record counts (two or more)")
     parser.add_argument("--master", default="local[2]")
-    parser.add_argument("--repeat", type=int, default=2, help="timed runs of ours (best is reported)")
-    parser.add_argument("--batch", type=int, default=1 << 20, help="Arrow records per batch (default 1Mi)")
+    parser.add_argument("--repeat", type=int, default=2, help="timed runs per in-process path (best is kept)")
+    parser.add_argument("--quick", action="store_true", help="CI-sized: 200k and 1M records, one repeat")
     args = parser.parse_args()
+    sizes = [200_000, 1_000_000] if args.quick else [int(s) for s in args.sizes.split(",")]
+    repeat = 1 if args.quick else args.repeat
 
-    from kafka.partitioner.default import murmur2 as kafka_python_murmur2
-    from pyspark.sql import functions as F
-    from pyspark.sql import types as T
+    import pandas as pd
 
-    from kafka_placement.spark.parquet_counts import partition_counts_parquet
-    from kafka_placement.spark.pipeline import partition_counts, with_partitions
-    from kafka_placement.spark.sample import SampleSpec, sample_dataframe
-    from kafka_placement.spark.scenarios import Partitioning
+    from kafka_placement.planning.local import plan_parquet
+    from kafka_placement.planning.scenarios import Group, Placement, scenario_grid
+    from kafka_placement.spark.pipeline import plan
     from kafka_placement.spark.session import spark_session
 
-    spark = spark_session(
-        args.master,
-        app_name="bench-spark",
-        conf={"spark.driver.memory": "2g", "spark.sql.execution.arrow.maxRecordsPerBatch": str(args.batch)},
+    grid = scenario_grid(
+        [int(n) for n in PARTITIONS.split(",")],
+        ["murmur2"],
+        [Placement(placer=p, seed=42) for p in PLACERS.split(",")],
+        [Group(int(c)) for c in CONSUMERS.split(",")],
     )
-    n = args.partitions
-    tmp = Path(tempfile.mkdtemp(prefix="bench-spark-"))
+    tmp = Path(tempfile.mkdtemp(prefix="bench-plan-"))
+    rows: list[dict[str, Any]] = []
     try:
-        path = str(tmp / "keys.parquet")
-        spec = SampleSpec(args.keys, seed=1)
-        # A few sizeable files (as a compacted table would be), not one tiny file per generator slice.
-        _, gen = timed(lambda: sample_dataframe(spark, spec).select("key").coalesce(4).write.parquet(path))
-        size_mb = sum(f.stat().st_size for f in Path(path).rglob("*.parquet")) / 1e6
-        print(
-            f"input: {args.keys:,} keys ({spec.key_count:,} distinct, Zipf {spec.exponent}), "
-            f"Parquet {size_mb:.0f} MB, written in {gen:.1f}s; master {args.master}, {n} partitions"
-        )
-        df = spark.read.parquet(path)
-        partition_counts(df.limit(10_000), n)  # warm the Python workers
-
-        best = float("inf")
-        ours: list[int] = []
-        for _ in range(args.repeat):
-            ours, seconds = timed(lambda: partition_counts(df, n))
-            best = min(best, seconds)
-        assert sum(ours) == args.keys
-        ours_rate = args.keys / best
-
-        best_parquet = float("inf")
-        for _ in range(args.repeat):
-            parquet_counts, seconds = timed(lambda: partition_counts_parquet(spark, path, n))
-            best_parquet = min(best_parquet, seconds)
-        assert parquet_counts == ours
-        parquet_rate = args.keys / best_parquet
-
-        best_distinct = float("inf")
-        for _ in range(args.repeat):
-            distinct_counts, seconds = timed(lambda: partition_counts(df, n, distinct_first=True))
-            best_distinct = min(best_distinct, seconds)
-        assert distinct_counts == ours
-        distinct_rate = args.keys / best_distinct
-
-        def per_key_rows() -> list[Any]:
-            out = with_partitions(df.select("key"), [Partitioning(n)])
-            return out.groupBy("p0").count().collect()
-
-        _, rows_seconds = timed(per_key_rows)
-        rows_rate = args.keys / rows_seconds
-
-        udf_keys = min(args.udf_keys, args.keys)
-        small = spark.read.parquet(path).limit(udf_keys).cache()
-        small.count()
-
-        @F.udf(returnType=T.IntegerType())  # type: ignore[misc]
-        def kafka_python_partition(key: bytes) -> int:
-            return (kafka_python_murmur2(key) & 0x7FFFFFFF) % n
-
-        udf_rows, udf_seconds = timed(
-            lambda: small.select(kafka_python_partition("key").alias("p")).groupBy("p").count().collect()
-        )
-        udf_counts = [0] * n
-        for row in udf_rows:
-            udf_counts[row["p"]] = row["count"]
-        check = partition_counts(small, n)
-        assert check == udf_counts, "ours and kafka-python's murmur2 disagree"
-        udf_rate = udf_keys / udf_seconds
+        inputs = {}
+        for n in sizes:
+            inputs[n] = tmp / f"keys-{n}"
+            write_sample(inputs[n], n)
+        for n in sizes:  # end to end first, while nothing of ours is warm in this process
+            e2e = end_to_end(inputs[n], args.master, tmp / f"out-{n}")
+            rows.append({"records": n, "end_to_end_s": e2e})
+        spark = spark_session(args.master, app_name="bench-plan")
+        try:
+            plan(
+                spark,
+                spark.read.parquet(str(inputs[sizes[0]])).limit(10_000),
+                grid,
+                value_column="value_size",
+            )
+            for row in rows:
+                n = row["records"]
+                df = spark.read.parquet(str(inputs[n]))
+                best_spark = best_local = float("inf")
+                for _ in range(repeat):
+                    started = time.perf_counter()
+                    ours = plan(spark, df, grid, value_column="value_size")
+                    best_spark = min(best_spark, time.perf_counter() - started)
+                    started = time.perf_counter()
+                    local = plan_parquet(inputs[n], grid, value_column="value_size")
+                    best_local = min(best_local, time.perf_counter() - started)
+                for name in ("partitions", "brokers", "consumers", "moved"):
+                    pd.testing.assert_frame_equal(
+                        getattr(ours, name), getattr(local, name), check_dtype=False
+                    )
+                distinct = ours.totals["keys"]
+                row.update(spark_s=best_spark, local_s=best_local, distinct=distinct)
+        finally:
+            spark.stop()
     finally:
-        spark.stop()
         shutil.rmtree(tmp, ignore_errors=True)
 
-    print(f"{'method':58} {'keys':>12} {'seconds':>8} {'keys/s':>14}")
     print(
-        f"{'ours: partition_counts (mapInArrow, counts in worker)':58} {args.keys:>12,} {best:>8.2f} "
-        f"{ours_rate:>14,.0f}"
+        f"plan of {len(grid)} scenarios ({PARTITIONS} partitions × {PLACERS} × {CONSUMERS} consumers), "
+        f"master {args.master}, {os.cpu_count()} cores"
     )
+    header = (
+        f"{'records':>12} {'distinct':>10} {'end to end s':>13} {'Spark up s':>11} {'Spark rec/s':>13} "
+        f"{'1 process s':>12} {'1 proc rec/s':>13} {'Spark/1proc':>12}"
+    )
+    print(header)
+    for r in rows:
+        print(
+            f"{r['records']:>12,} {r['distinct']:>10,} {r['end_to_end_s']:>13.2f} {r['spark_s']:>11.2f} "
+            f"{r['records'] / r['spark_s']:>13,.0f} {r['local_s']:>12.2f} "
+            f"{r['records'] / r['local_s']:>13,.0f} "
+            f"{r['local_s'] / r['spark_s']:>11.2f}×"
+        )
+    small, big = rows[0], rows[-1]
+    marginal = (big["records"] - small["records"]) / max(1e-9, big["spark_s"] - small["spark_s"])
     print(
-        f"{'ours: partition_counts_parquet (distinct keys per row group)':58} {args.keys:>12,} "
-        f"{best_parquet:>8.2f} {parquet_rate:>14,.0f}"
+        f"marginal Spark throughput {small['records']:,} → {big['records']:,} records: "
+        f"{marginal:,.0f} records/s"
     )
-    print(
-        f"{'ours: partition_counts(distinct_first=True)':58} {args.keys:>12,} {best_distinct:>8.2f} "
-        f"{distinct_rate:>14,.0f}"
-    )
-    print(
-        f"{'ours: with_partitions (per-key rows) + groupBy':58} {args.keys:>12,} {rows_seconds:>8.2f} "
-        f"{rows_rate:>14,.0f}"
-    )
-    print(
-        f"{'baseline: Python UDF, kafka-python murmur2 + groupBy':58} {udf_keys:>12,} {udf_seconds:>8.2f} "
-        f"{udf_rate:>14,.0f}"
-    )
-    ratio = ours_rate / udf_rate
-    print(
-        f"\nours vs UDF: {ratio:.1f}x keys/s (target >= 20x); "
-        f"per-key rows vs UDF: {rows_rate / udf_rate:.1f}x"
-    )
-    print(f"distinct-first vs UDF: {distinct_rate / udf_rate:.1f}x")
-    print(f"Parquet fast path vs UDF: {parquet_rate / udf_rate:.1f}x")
-    print(
-        f"ours end to end: {parquet_rate / 1e6:.2f}M keys/s Parquet fast path, {ours_rate / 1e6:.2f}M keys/s "
-        f"any DataFrame per record, {distinct_rate / 1e6:.2f}M keys/s distinct-first (target >= 5M keys/s)"
-    )
-    print(f"counts identical to kafka-python's murmur2 on the UDF's {udf_keys:,} keys: yes")
+    if not args.quick:
+        checks = [
+            (f"end to end at {rows[0]['records']:,} ≤ 15 s", rows[0]["end_to_end_s"] <= 15),
+            (f"end to end at {rows[-1]['records']:,} ≤ 25 s", rows[-1]["end_to_end_s"] <= 25),
+            ("marginal ≥ 2M records/s", marginal >= 2e6),
+            (
+                "Spark (session up) never slower than one process",
+                all(r["spark_s"] <= r["local_s"] for r in rows),
+            ),
+        ]
+        for name, ok in checks:
+            print(f"  {'met' if ok else 'NOT met'}: {name}")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())

@@ -93,10 +93,10 @@ def test_writer_puts_every_record_in_its_predicted_partition(
 def test_plan_reads_the_topic_through_spark_kafka_source(
     kafka_cluster: Any, spark: Any, tmp_path: Any
 ) -> None:
+    from kafka_placement.planning.scenarios import scenario_grid
     from kafka_placement.spark.kafka_io import read_topic, write_to_kafka
     from kafka_placement.spark.pipeline import plan
     from kafka_placement.spark.sample import SampleSpec, sample_dataframe
-    from kafka_placement.spark.scenarios import scenario_grid
 
     bootstrap = kafka_cluster.bootstrap_servers
     topic = create_topic(bootstrap, 6)

@@ -11,7 +11,13 @@ from kafka_placement.planning.summary import human_bytes, human_count, summarize
 
 
 def test_human_units() -> None:
-    assert [human_bytes(x) for x in (0, 999, 1000, 1_234_567, 5e12)] == ["0 B", "999 B", "1 kB", "1.23 MB", "5 TB"]
+    assert [human_bytes(x) for x in (0, 999, 1000, 1_234_567, 5e12)] == [
+        "0 B",
+        "999 B",
+        "1 kB",
+        "1.23 MB",
+        "5 TB",
+    ]
     assert [human_count(x) for x in (7, 9_999, 12_345, 2_500_000)] == ["7", "9,999", "12.3k", "2.5M"]
 
 
@@ -23,7 +29,9 @@ def test_the_most_even_partitioning_is_recommended_with_its_numbers() -> None:
     # 4,000 keys of one record each, plus one key with 30% of all records
     keys = [f"k{i}".encode() for i in range(4000)] + [b"hot"] * 1714
     table = pa.table({"key": keys})
-    grid = scenario_grid([3, 8], ["murmur2"], [Placement(seed=1), Placement(placer="balanced", seed=1)], [Group(2)])
+    grid = scenario_grid(
+        [3, 8], ["murmur2"], [Placement(seed=1), Placement(placer="balanced", seed=1)], [Group(2)]
+    )
     result = plan_table(table, grid, top_keys=5)
     summary = summarize(result, period_s=10.0)
     loads = {n: [0] * n for n in (3, 8)}

@@ -27,9 +27,8 @@ def result(spark: Any) -> PlanResult:
 
 
 def test_report_and_plots(result: PlanResult, tmp_path: Path) -> None:
-    import matplotlib.image as mpimg
-
     import matplotlib
+    import matplotlib.image as mpimg
 
     backend = matplotlib.rcParams["backend"]
     report = write_report(result, tmp_path, title="t <&> 1", source="sample")
