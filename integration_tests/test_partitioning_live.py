@@ -177,6 +177,8 @@ def test_kafka_python_partitioners_place_records_as_predicted(
 
 
 def test_confluent_wrapper_places_records_as_predicted(kafka_cluster: Any, admin: Any) -> None:
+    import confluent_kafka
+
     from kafka_placement.clients.confluent.producer import Producer
     from kafka_placement.partitioning import partition_key
 
@@ -200,8 +202,26 @@ def test_confluent_wrapper_places_records_as_predicted(kafka_cluster: Any, admin
         for key, part in delivered:
             if key is not None:
                 assert part == partition_key(key, N, scheme)
-    records = consume_all(kafka_cluster.bootstrap_servers, topic, 750)
-    assert len(records) == 750
+    # produce_batch through the partitioner, in a with block like any confluent Producer
+    batch_keys = [f"batch-{i}".encode() for i in range(300)]
+    batch_delivered: list[tuple[bytes | None, int]] = []
+
+    def batch_report(err: Any, msg: Any) -> None:
+        assert err is None, err
+        batch_delivered.append((msg.key(), msg.partition()))
+
+    with Producer(
+        {"bootstrap.servers": kafka_cluster.bootstrap_servers}, partitioner="murmur2_random"
+    ) as producer:
+        assert isinstance(producer, confluent_kafka.Producer)
+        sent = producer.produce_batch(
+            topic, [{"key": k, "value": b"b"} for k in batch_keys], on_delivery=batch_report
+        )
+        assert sent == 300
+        assert producer.flush(60) == 0
+    assert sorted(batch_delivered) == sorted((k, partition_key(k, N, "murmur2_random")) for k in batch_keys)
+    records = consume_all(kafka_cluster.bootstrap_servers, topic, 1050)
+    assert len(records) == 1050
 
 
 @pytest.mark.parametrize("scheme", ["murmur2_random", "consistent", "fnv1a"])

@@ -1,9 +1,13 @@
-"""confluent-kafka wrapper: produce() drop-in, partition from cached metadata, background refresh."""
+"""The confluent Producer subclass: a real ``confluent_kafka.Producer`` whose records carry our partition.
+
+The broker is unreachable (127.0.0.1:1) and topic metadata comes from a stand-in ``fetch_view``; records
+then time out in librdkafka's queue within ``message.timeout.ms`` and their delivery reports show the
+partition each record was given — the one librdkafka would have sent it to.
+"""
 
 from __future__ import annotations
 
 import inspect
-import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -11,151 +15,128 @@ from typing import Any
 import confluent_kafka
 import pytest
 
-from kafka_placement.clients.confluent.producer import Producer
-from kafka_placement.errors import InvalidPartitionError, KeyTypeError, UnknownTopicError
+from kafka_placement.clients.confluent.producer import DEFAULT_METADATA_TIMEOUT_S, Producer
+from kafka_placement.errors import (
+    ConnectionFailedError,
+    InvalidPartitionError,
+    KeyTypeError,
+    UnknownTopicError,
+)
 from kafka_placement.partitioning import RecordPartitioner, RoundRobin, partition_key
+from kafka_placement.partitioning.topicview import TopicView
+
+UNREACHABLE = {"bootstrap.servers": "127.0.0.1:1", "message.timeout.ms": 100, "log_level": 0}
 
 
 @dataclass
-class _PartMd:
-    id: int
-    leader: int
-    error: Any = None
-
-
-@dataclass
-class _TopicMd:
-    topic: str
-    partitions: dict[int, _PartMd]
-    error: Any = None
-
-
-@dataclass
-class _ClusterMd:
-    topics: dict[str, _TopicMd]
-
-
-@dataclass
-class FakeInner:
-    """Stands in for confluent_kafka.Producer: records produce() calls, serves list_topics()."""
+class Cluster:
+    """Serves topic views: partition counts and the partitions without a leader."""
 
     counts: dict[str, int]
     down: set[int] = field(default_factory=set)
-    produced: list[dict[str, Any]] = field(default_factory=list)
-    list_calls: int = 0
-    delay_s: float = 0.0
-    fetched: threading.Event = field(default_factory=threading.Event)
+    calls: int = 0
 
-    def list_topics(self, topic: str | None = None, timeout: float = -1) -> _ClusterMd:
-        self.list_calls += 1
-        time.sleep(self.delay_s)
-        topics = {}
-        for name, n in self.counts.items():
-            parts = {p: _PartMd(p, -1 if p in self.down else p % 3) for p in range(n)}
-            for p in self.down:
-                if p in parts:
-                    parts[p].error = "LEADER_NOT_AVAILABLE"
-            topics[name] = _TopicMd(name, parts)
-        self.fetched.set()
-        return _ClusterMd(topics)
-
-    def produce(self, topic: str, value: Any = None, key: Any = None, **kwargs: Any) -> None:
-        self.produced.append({"topic": topic, "value": value, "key": key, **kwargs})
-
-    def flush(self, timeout: float = -1) -> int:
-        return 0
-
-    def __len__(self) -> int:
-        return len(self.produced)
+    def view(self, topic: str) -> TopicView:
+        self.calls += 1
+        if topic not in self.counts:
+            raise UnknownTopicError(f"topic {topic!r} is unknown to the cluster metadata (absent)")
+        parts = tuple(range(self.counts[topic]))
+        return TopicView(topic, parts, tuple(p for p in parts if p not in self.down), {})
 
 
-def _producer(inner: FakeInner, **kwargs: Any) -> Producer:
-    prod = Producer({"bootstrap.servers": "127.0.0.1:1"}, **kwargs)
-    prod._producer = inner  # type: ignore[assignment]
-    return prod
+@dataclass
+class Reports:
+    got: list[tuple[Any, int, Any]] = field(default_factory=list)
+
+    def __call__(self, err: Any, msg: Any) -> None:
+        self.got.append((err, msg.partition(), msg.key()))
+
+    def wait(self, producer: Producer, count: int) -> list[tuple[Any, int, Any]]:
+        deadline = time.monotonic() + 10
+        while len(self.got) < count and time.monotonic() < deadline:
+            producer.poll(0.05)
+        assert len(self.got) == count, self.got
+        return self.got
+
+
+def producer(counts: dict[str, int], **kwargs: Any) -> tuple[Producer, Cluster]:
+    prod = Producer(UNREACHABLE, **kwargs)
+    cluster = Cluster(counts)
+    prod.metadata.fetch_view = cluster.view
+    return prod, cluster
+
+
+def test_it_is_a_confluent_producer_and_a_context_manager() -> None:
+    prod, _ = producer({"t": 3})
+    assert isinstance(prod, confluent_kafka.Producer)
+    with Producer(UNREACHABLE) as inside:
+        assert isinstance(inside, Producer)
 
 
 def test_signature_matches_confluent_produce() -> None:
     ours = list(inspect.signature(Producer.produce).parameters)[1:]
     # confluent's C kwlist order (positional use must keep working)
     assert ours == ["topic", "value", "key", "partition", "on_delivery", "callback", "timestamp", "headers"]
-    assert confluent_kafka.Producer.__doc__ is not None
 
 
-def test_keyed_partition_and_passthrough() -> None:
-    inner = FakeInner({"t": 12})
-    prod = _producer(inner)
-    seen = []
-    prod.produce(
-        "t",
-        b"v",
-        b"user-1",
-        on_delivery=lambda e, m: seen.append((e, m)),
-        timestamp=123,
-        headers=[("h", b"1")],
-    )
-    prod.produce("t", value=b"v", key="user-1", callback=lambda e, m: None)  # str keys: UTF-8 like confluent
-    first, second = inner.produced
-    assert first["partition"] == partition_key(b"user-1", 12, "murmur2") == second["partition"]
-    assert first["timestamp"] == 123 and first["headers"] == [("h", b"1")]
-    first["on_delivery"](None, "msg")
-    assert seen == [(None, "msg")]
-    assert inner.list_calls == 1
-    assert len(prod) == 2 and prod.flush(1) == 0
+def test_keyed_records_get_our_partition_and_the_rest_passes_through() -> None:
+    prod, cluster = producer({"t": 12})
+    reports = Reports()
+    prod.produce("t", b"v", b"user-1", on_delivery=reports, timestamp=123, headers=[("h", b"1")])
+    prod.produce("t", value=b"v", key="user-1", callback=reports)  # str keys: UTF-8, like confluent
+    prod.produce("t", b"v", bytearray(b"user-2"), on_delivery=reports)
+    got = reports.wait(prod, 3)
+    assert [p for _, p, _ in got] == [partition_key(b"user-1", 12)] * 2 + [partition_key(b"user-2", 12)]
+    assert [k for _, _, k in got] == [b"user-1", b"user-1", b"user-2"]
+    assert all(err.code() == confluent_kafka.KafkaError._MSG_TIMED_OUT for err, _, _ in got)
+    assert cluster.calls == 1
 
 
 def test_no_metadata_call_per_record() -> None:
-    inner = FakeInner({"t": 6})
-    prod = _producer(inner, metadata_max_age_s=3600)
+    prod, cluster = producer({"t": 6}, metadata_max_age_s=3600)
     for i in range(2000):
         prod.produce("t", b"v", f"k{i}".encode())
-    assert inner.list_calls == 1
+    assert cluster.calls == 1 and prod.metadata_fetches == 1
+    prod.purge()
 
 
-def test_refresh_happens_in_background_and_picks_up_growth() -> None:
-    inner = FakeInner({"t": 6})
-    prod = _producer(inner, metadata_max_age_s=0.0)
-    prod.produce("t", b"v", b"k")
-    inner.counts["t"] = 13
-    inner.delay_s = 0.3
-    inner.fetched.clear()
-    start = time.monotonic()
-    prod.produce("t", b"v", b"k")  # expired: served from cache while a thread refreshes
-    assert time.monotonic() - start < 0.2
-    assert inner.produced[-1]["partition"] == partition_key(b"k", 6, "murmur2")
-    assert inner.fetched.wait(5)
-    deadline = time.monotonic() + 5
-    while prod.topic_view("t").num_partitions != 13 and time.monotonic() < deadline:
-        time.sleep(0.02)
-    prod.metadata_max_age_s = 3600
-    prod.produce("t", b"v", b"k")
-    assert inner.produced[-1]["partition"] == partition_key(b"k", 13, "murmur2")
+def test_produce_batch_places_every_message() -> None:
+    prod, _ = producer({"t": 7})
+    reports = Reports()
+    keys = [f"batch-{i}".encode() for i in range(40)]
+    messages = [{"key": k, "value": b"v"} for k in keys] + [{"key": b"pinned", "value": b"v", "partition": 5}]
+    assert prod.produce_batch("t", messages, on_delivery=reports) == 41
+    got = reports.wait(prod, 41)
+    placed = {k: p for _, p, k in got}
+    assert placed == {**{k: partition_key(k, 7) for k in keys}, b"pinned": 5}
+    with pytest.raises(InvalidPartitionError, match=r"9 is not in the range \[0\.\.\.7\]"):
+        prod.produce_batch("t", [{"key": b"k", "value": b"v", "partition": 9}])
 
 
-def test_delivery_error_marks_stale_and_keyless_avoids_unavailable() -> None:
-    inner = FakeInner({"t": 6})
-    part = RecordPartitioner("murmur2_random", RoundRobin(0))
-    prod = _producer(inner, partitioner=part, metadata_max_age_s=3600)
-    prod.produce("t", b"v", None)
-    inner.down = {1, 4}
-    err = confluent_kafka.KafkaError(confluent_kafka.KafkaError.LEADER_NOT_AVAILABLE)
-    inner.produced[-1]["on_delivery"](err, None)
-    prod.produce("t", b"v", None)  # triggers the background refresh
+def test_delivery_errors_refresh_metadata_and_keyless_records_avoid_leaderless_partitions() -> None:
+    prod, cluster = producer(
+        {"t": 6}, partitioner=RecordPartitioner("murmur2_random", RoundRobin(0)), metadata_max_age_s=3600
+    )
+    reports = Reports()
+    prod.produce("t", b"v", None, on_delivery=reports)
+    cluster.down = {1, 4}
+    reports.wait(prod, 1)  # _MSG_TIMED_OUT: the topic's view is marked stale
+    prod.produce("t", b"v", None)  # starts the background refresh
     deadline = time.monotonic() + 5
     while prod.topic_view("t").available != (0, 2, 3, 5) and time.monotonic() < deadline:
         time.sleep(0.02)
     got = set()
     for _ in range(12):
-        prod.produce("t", b"v", None)
-        got.add(inner.produced[-1]["partition"])
+        got.add(prod._place("t", None, b"v", -1)[0])
     assert got == {0, 2, 3, 5}
+    prod.purge()
 
 
 def test_explicit_partition_validated_with_javas_message() -> None:
-    inner = FakeInner({"t": 3})
-    prod = _producer(inner)
-    prod.produce("t", b"v", b"k", 2)
-    assert inner.produced[-1]["partition"] == 2
+    prod, _ = producer({"t": 3})
+    reports = Reports()
+    prod.produce("t", b"v", b"k", 2, on_delivery=reports)
+    assert reports.wait(prod, 1)[0][1] == 2
     with pytest.raises(
         InvalidPartitionError,
         match=r"^Invalid partition given with record: 3 is not in the range \[0\.\.\.3\]\.$",
@@ -164,14 +145,24 @@ def test_explicit_partition_validated_with_javas_message() -> None:
 
 
 def test_scheme_by_name_and_errors() -> None:
-    inner = FakeInner({"t": 7})
-    prod = _producer(inner, partitioner="consistent_random")
-    prod.produce("t", b"v", b"abc")
-    assert inner.produced[-1]["partition"] == confluent_kafka.consistent(b"abc", 7)
+    prod, _ = producer({"t": 7}, partitioner="consistent_random")
+    assert prod._place("t", b"abc", b"v", -1)[0] == confluent_kafka.consistent(b"abc", 7)
     with pytest.raises(KeyTypeError, match="got int"):
         prod.produce("t", b"v", 12)
     with pytest.raises(UnknownTopicError, match="'missing' is unknown"):
         prod.produce("missing", b"v", b"k")
+
+
+def test_an_unreachable_cluster_fails_the_first_record_within_the_bound() -> None:
+    prod = Producer(UNREACHABLE, metadata_timeout_s=0.5)
+    started = time.monotonic()
+    with pytest.raises(
+        ConnectionFailedError, match=r"no metadata for topic 't' from 127\.0\.0\.1:1 within 0\.5 s"
+    ):
+        prod.produce("t", b"v", b"k")
+    assert time.monotonic() - started < 3
+    assert Producer({**UNREACHABLE, "socket.timeout.ms": 700}).metadata_timeout_s == 0.7
+    assert Producer(UNREACHABLE).metadata_timeout_s == DEFAULT_METADATA_TIMEOUT_S
 
 
 def test_constructor_accepts_confluent_styles() -> None:

@@ -18,6 +18,7 @@ from kafka_placement.clients.aiokafka.partitioner import PlacementPartitioner as
 from kafka_placement.clients.confluent.producer import Producer
 from kafka_placement.clients.kafka_python.partitioners import SchemePartitioner
 from kafka_placement.partitioning import partition_key, partition_keys
+from kafka_placement.partitioning.topicview import TopicView
 
 N = 13
 SCHEMES = ("murmur2", "murmur2_random", "consistent", "fnv1a", "consistent_random", "fnv1a_random")
@@ -39,23 +40,6 @@ class _Cluster:
         return None
 
 
-class _Md:
-    def __init__(self) -> None:
-        parts = {p: type("P", (), {"id": p, "leader": 0, "error": None})() for p in range(N)}
-        self.topics = {"t": type("T", (), {"topic": "t", "partitions": parts, "error": None})()}
-
-
-class _Inner:
-    def __init__(self) -> None:
-        self.produced: list[dict[str, Any]] = []
-
-    def list_topics(self, topic: str | None = None, timeout: float = -1) -> _Md:
-        return _Md()
-
-    def produce(self, topic: str, value: Any = None, key: Any = None, **kwargs: Any) -> None:
-        self.produced.append({"key": key, **kwargs})
-
-
 def _forms(raw: bytes) -> list[Any]:
     forms: list[Any] = [raw, bytearray(raw), memoryview(raw), memoryview(bytearray(raw))]
     for fmt, size in (("H", 2), ("I", 4), ("Q", 8)):
@@ -67,10 +51,9 @@ def _forms(raw: bytes) -> list[Any]:
 @settings(max_examples=200, deadline=None)
 @given(st.binary(min_size=1, max_size=40), st.text(min_size=1, max_size=12))
 def test_every_form_of_a_key_lands_in_the_same_partition_in_every_adapter(raw: bytes, text: str) -> None:
-    inner = _Inner()
     for scheme in SCHEMES:
-        producer = Producer({"bootstrap.servers": "127.0.0.1:1"}, partitioner=scheme)
-        producer._producer = inner  # type: ignore[assignment]
+        producer = Producer({"bootstrap.servers": "127.0.0.1:1", "log_level": 0}, partitioner=scheme)
+        producer.metadata.fetch_view = lambda topic: TopicView(topic, tuple(range(N)), tuple(range(N)), {})
         kafka_python = SchemePartitioner(scheme)
         aiokafka = AiokafkaPartitioner(scheme)
         for key_bytes, forms in ((raw, _forms(raw)), (text.encode(), [text])):
@@ -82,11 +65,10 @@ def test_every_form_of_a_key_lands_in_the_same_partition_in_every_adapter(raw: b
                 if not isinstance(form, str):
                     assert kafka_python.partition("t", form, form, None, None, _Cluster()) == expected
                     assert aiokafka(form, list(range(N)), list(range(N))) == expected
-                producer.produce("t", b"v", key=form)
-                sent = inner.produced[-1]
-                assert sent["partition"] == expected, (scheme, form)
-                assert isinstance(sent["key"], bytes | str)  # what confluent-kafka accepts
-                assert (sent["key"].encode() if isinstance(sent["key"], str) else sent["key"]) == key_bytes
+                partition, sent = producer._place("t", form, b"v", -1)  # what produce() hands to confluent
+                assert partition == expected, (scheme, form)
+                assert isinstance(sent, bytes | str)  # what confluent-kafka accepts
+                assert (sent.encode() if isinstance(sent, str) else sent) == key_bytes
             as_arrow = pa.array([key_bytes], pa.binary())  # the Spark writer hashes Arrow batches
             assert partition_keys(as_arrow, N, scheme).tolist() == [expected]
             assert partition_keys(pa.array([key_bytes], pa.large_binary()), N, scheme).tolist() == [expected]

@@ -1,39 +1,38 @@
-"""A drop-in ``confluent_kafka.Producer`` that places records with our partitioners.
+"""A ``confluent_kafka.Producer`` (a true subclass) that places records with our partitioners.
 
 confluent-kafka has no Python partitioner callback (librdkafka partitions on its own threads), so the
-supported way is to compute the partition and pass ``partition=`` to ``produce()``. This wrapper does that
-from a per-topic metadata cache:
+supported way is to compute the partition and pass ``partition=`` to ``produce()``. This subclass does
+that for ``produce`` and ``produce_batch`` from a per-topic metadata cache
+(:mod:`kafka_placement.clients.confluent.topic_metadata`); everything else — ``poll``, ``flush``,
+transactions, ``len()``, ``with Producer(...) as p`` — is confluent's own.
 
-- the first record of a topic fetches its metadata once (``list_topics(topic)``); afterwards the hot path
-  never waits for metadata: entries older than ``metadata_max_age_s`` are refreshed by a background thread
-  while records keep using the cached view;
-- a delivery report with a partition/leader error (unknown partition, leader not available, not leader,
-  timed out…) marks the topic stale so the background refresh runs at once — partition-count changes and
-  partitions that lost their leader are picked up without a metadata call per record;
-- an explicit ``partition=`` is validated (Java's message) and passed through; ``str`` keys are encoded to
-  UTF-8 exactly as confluent-kafka itself does, other non-bytes keys are refused.
-
-Every other ``Producer`` method (``poll``, ``flush``, transactions, ``len()``…) is delegated unchanged.
+When you do not need our partitioners: ``confluent_kafka.Producer({"partitioner": "murmur2_random"})``
+already places *keyed* records exactly as Java's producer does (librdkafka's murmur2 is Java's); it
+differs only for keyless records (random per record, where Java's producer is sticky per batch) and it
+cannot do ``jump``, rack-aware or failover placement. This class exists for those and for one
+partitioner shared with kafka-python/aiokafka/Spark.
 """
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import confluent_kafka
 
-from kafka_placement.errors import UnknownTopicError
+from kafka_placement.clients.confluent.topic_metadata import TopicMetadataCache, topic_view_from_metadata
+from kafka_placement.errors import ConnectionFailedError, UnknownTopicError
 from kafka_placement.partitioning.record import RecordPartitioner, default_partitioner
 from kafka_placement.partitioning.schemes import Scheme, get_scheme
 from kafka_placement.partitioning.sticky import UniformSticky
 from kafka_placement.partitioning.topicview import TopicView
 from kafka_placement.partitioning.validation import check_explicit_partition, check_key
 
-__all__ = ["Producer", "topic_view_from_metadata"]
+__all__ = ["DEFAULT_METADATA_TIMEOUT_S", "Producer", "topic_view_from_metadata"]
+
+#: How long the first record of a topic may wait for its metadata when neither ``metadata_timeout_s``
+#: nor the config's ``socket.timeout.ms`` says otherwise.
+DEFAULT_METADATA_TIMEOUT_S = 10.0
 
 _STALE_ERRORS = frozenset(
     code
@@ -54,33 +53,19 @@ _STALE_ERRORS = frozenset(
     if code is not None
 )
 
-
-def topic_view_from_metadata(
-    topic_metadata: Any, broker_racks: Mapping[int, str | None] | None = None
-) -> TopicView:
-    """A :class:`TopicView` from a confluent ``TopicMetadata``: available = has a leader and no error."""
-    parts = topic_metadata.partitions
-    available = [p.id for p in parts.values() if p.leader is not None and p.leader >= 0 and p.error is None]
-    racks = {}
-    if broker_racks:
-        racks = {p.id: broker_racks.get(p.leader) for p in parts.values() if p.leader is not None}
-    return TopicView(topic_metadata.topic, tuple(sorted(parts)), tuple(sorted(available)), racks)
+DeliveryCallback = Callable[[Any, Any], None]
 
 
-@dataclass(frozen=True)
-class _Entry:
-    view: TopicView
-    fetched_at: float
-    stale: bool = False
-
-
-class Producer:
+class Producer(confluent_kafka.Producer):
     """``confluent_kafka.Producer`` with partition placement by a :class:`RecordPartitioner`.
 
     ``partitioner``: a RecordPartitioner, or a scheme name (``"murmur2_random"`` = Java,
     ``"consistent_random"`` = librdkafka default, …; keyless records uniform sticky). Default: the Java
-    producer's (murmur2 keyed, uniform sticky keyless). ``broker_racks``: broker id → rack, needed only
-    for rack-aware strategies (confluent's metadata does not carry racks).
+    producer's (murmur2 keyed, uniform sticky keyless). ``metadata_timeout_s`` bounds the wait for a
+    topic's metadata on its first record (default: the config's ``socket.timeout.ms``, else
+    :data:`DEFAULT_METADATA_TIMEOUT_S`); ``metadata_max_age_s`` how old a cached view may get before a
+    background refresh. ``broker_racks``: broker id → rack, needed only for rack-aware strategies
+    (confluent's metadata does not carry racks).
     """
 
     def __init__(
@@ -89,134 +74,145 @@ class Producer:
         *,
         partitioner: RecordPartitioner | str | Scheme | None = None,
         metadata_max_age_s: float = 5.0,
-        metadata_timeout_s: float = 10.0,
+        metadata_timeout_s: float | None = None,
         broker_racks: Mapping[int, str | None] | None = None,
         **kwargs: Any,
     ) -> None:
         conf = dict(config or {})
-        self._producer = confluent_kafka.Producer(conf, **kwargs)
+        super().__init__(conf, **kwargs)
+        settings = {**conf, **kwargs}
         if partitioner is None:
-            batch_size = int(conf.get("batch.size", kwargs.get("batch.size", 1000000)))
-            partitioner = default_partitioner(batch_size)
+            partitioner = default_partitioner(int(settings.get("batch.size", 1000000)))
         elif not isinstance(partitioner, RecordPartitioner):
             sch = get_scheme(partitioner)
             partitioner = RecordPartitioner(sch, None if sch.always_random else UniformSticky())
         self.partitioner: RecordPartitioner = partitioner
-        self.metadata_max_age_s = metadata_max_age_s
-        self.metadata_timeout_s = metadata_timeout_s
+        if metadata_timeout_s is None:
+            socket_ms = settings.get("socket.timeout.ms")
+            metadata_timeout_s = (
+                int(socket_ms) / 1000 if socket_ms is not None else DEFAULT_METADATA_TIMEOUT_S
+            )
+        self.metadata_timeout_s: float = metadata_timeout_s
+        self.bootstrap_servers = str(
+            settings.get("bootstrap.servers", settings.get("metadata.broker.list", ""))
+        )
         self.broker_racks = dict(broker_racks) if broker_racks else None
-        self._cache: dict[str, _Entry] = {}
-        self._refreshing: set[str] = set()
-        self._lock = threading.Lock()
-        self.metadata_fetches = 0  # observable: how many list_topics calls were made
+        self.metadata = TopicMetadataCache(self._fetch_view, metadata_max_age_s)
 
     # --- metadata -------------------------------------------------------------------------------
-    def _fetch(self, topic: str) -> TopicView:
-        self.metadata_fetches += 1
-        md = self._producer.list_topics(topic, timeout=self.metadata_timeout_s)
+    def _fetch_view(self, topic: str) -> TopicView:
+        try:
+            md = self.list_topics(topic, timeout=self.metadata_timeout_s)
+        except confluent_kafka.KafkaException as exc:
+            err = exc.args[0] if exc.args else exc
+            reason = err.str() if hasattr(err, "str") else str(err)
+            raise ConnectionFailedError(
+                f"no metadata for topic {topic!r} from {self.bootstrap_servers or '(no bootstrap.servers)'} "
+                f"within {self.metadata_timeout_s:g} s: {reason}"
+            ) from exc
         tmd = md.topics.get(topic)
         if tmd is None or tmd.error is not None or not tmd.partitions:
             reason = (
                 "absent" if tmd is None else (str(tmd.error) if tmd.error is not None else "no partitions")
             )
             raise UnknownTopicError(f"topic {topic!r} is unknown to the cluster metadata ({reason})")
-        view = topic_view_from_metadata(tmd, self.broker_racks)
-        self._cache[topic] = _Entry(view, time.monotonic())
-        return view
-
-    def _refresh_in_background(self, topic: str) -> None:
-        with self._lock:
-            if topic in self._refreshing:
-                return
-            self._refreshing.add(topic)
-
-        def run() -> None:
-            try:
-                self._fetch(topic)
-            except Exception:  # keep serving the cached view; the next expiry retries
-                entry = self._cache.get(topic)
-                if entry is not None:
-                    self._cache[topic] = _Entry(entry.view, time.monotonic(), entry.stale)
-            finally:
-                with self._lock:
-                    self._refreshing.discard(topic)
-
-        threading.Thread(target=run, name=f"kafka-placement-metadata-{topic}", daemon=True).start()
+        return topic_view_from_metadata(tmd, self.broker_racks)
 
     def topic_view(self, topic: str) -> TopicView:
         """The cached view of ``topic`` (fetched synchronously only the first time)."""
-        entry = self._cache.get(topic)
-        if entry is None:
-            return self._fetch(topic)
-        if entry.stale or time.monotonic() - entry.fetched_at > self.metadata_max_age_s:
-            self._refresh_in_background(topic)
-        return entry.view
-
-    def mark_stale(self, topic: str) -> None:
-        """Refresh ``topic``'s metadata in the background at the next record."""
-        entry = self._cache.get(topic)
-        if entry is not None:
-            self._cache[topic] = _Entry(entry.view, entry.fetched_at, True)
+        return self.metadata.view(topic)
 
     def refresh_metadata(self, topic: str) -> TopicView:
         """Fetch ``topic``'s metadata now (blocking)."""
-        return self._fetch(topic)
+        return self.metadata.fetch(topic)
 
-    # --- produce --------------------------------------------------------------------------------
-    def _wrap(self, topic: str, callback: Callable[..., Any] | None) -> Callable[[Any, Any], None]:
-        def on_delivery(err: Any, msg: Any) -> None:
-            if err is not None and err.code() in _STALE_ERRORS:
-                self.mark_stale(topic)
-            if callback is not None:
-                callback(err, msg)
+    @property
+    def metadata_fetches(self) -> int:
+        return self.metadata.fetches
 
-        return on_delivery
-
-    def produce(
-        self,
-        topic: str,
-        value: Any = None,
-        key: Any = None,
-        partition: int | None = -1,
-        on_delivery: Callable[..., Any] | None = None,
-        callback: Callable[..., Any] | None = None,
-        timestamp: int = 0,
-        headers: Any = None,
-    ) -> None:
-        """Same signature and semantics as ``confluent_kafka.Producer.produce``; ``partition`` is ours."""
+    # --- placement ------------------------------------------------------------------------------
+    def _place(self, topic: str, key: Any, value: Any, partition: int | None) -> tuple[int, Any]:
+        """``(partition, key as confluent-kafka takes it)`` for one record."""
         key_bytes = check_key(key)  # the bytes every adapter hashes; str as UTF-8, like confluent-kafka
-        view = self.topic_view(topic)
+        view = self.metadata.view(topic)
         if partition is not None and partition != -1:
             if (
                 isinstance(partition, int)
                 and not isinstance(partition, bool)
                 and partition >= view.num_partitions
             ):
-                view = self._fetch(topic)  # maybe the topic grew: one metadata call, error path only
+                view = self.metadata.fetch(topic)  # maybe the topic grew: one metadata call, error path only
             chosen = check_explicit_partition(partition, view.num_partitions)
         else:
             size = (len(key_bytes) if key_bytes else 0) + (len(value) if value is not None else 0)
             chosen = self.partitioner.partition(view, key_bytes, size)
+        # confluent-kafka takes bytes or str keys only: a bytearray/memoryview goes as the bytes we hashed
+        return chosen, (key if key is None or isinstance(key, bytes | str) else key_bytes)
+
+    def _on_delivery(self, topic: str, callback: DeliveryCallback | None) -> DeliveryCallback:
+        def on_delivery(err: Any, msg: Any) -> None:
+            if err is not None and err.code() in _STALE_ERRORS:
+                self.metadata.mark_stale(topic)
+            if callback is not None:
+                callback(err, msg)
+
+        return on_delivery
+
+    # --- produce --------------------------------------------------------------------------------
+    def produce(  # type: ignore[override]  # the C kwlist's order (on_delivery, callback); the stub swaps them
+        self,
+        topic: str,
+        value: Any = None,
+        key: Any = None,
+        partition: int | None = -1,
+        on_delivery: DeliveryCallback | None = None,
+        callback: DeliveryCallback | None = None,
+        timestamp: int = 0,
+        headers: Any = None,
+    ) -> None:
+        """Same signature and semantics as ``confluent_kafka.Producer.produce``; the partition is ours."""
+        chosen, sent = self._place(topic, key, value, partition)
         kwargs: dict[str, Any] = {
             "partition": chosen,
-            "on_delivery": self._wrap(topic, on_delivery or callback),
+            "on_delivery": self._on_delivery(topic, on_delivery or callback),
         }
         if timestamp:
             kwargs["timestamp"] = timestamp
         if headers is not None:
             kwargs["headers"] = headers
-        # confluent-kafka takes bytes or str keys only: a bytearray/memoryview goes as the bytes we hashed
-        sent = key if key is None or isinstance(key, bytes | str) else key_bytes
-        self._producer.produce(topic, value, sent, **kwargs)
+        super().produce(topic, value, sent, **kwargs)
 
-    # --- everything else is confluent's ---------------------------------------------------------
-    def __getattr__(self, name: str) -> Any:
-        if name == "_producer":  # not constructed (yet): no recursion
-            raise AttributeError(name)
-        return getattr(self._producer, name)
+    def produce_batch(
+        self,
+        topic: str,
+        messages: list[dict[str, Any]],
+        partition: int = -1,
+        callback: DeliveryCallback | None = None,
+        on_delivery: DeliveryCallback | None = None,
+    ) -> int:
+        """``confluent_kafka.Producer.produce_batch`` with each message placed by our partitioner (a
+        message's own ``partition``, else the batch's ``partition``, is validated and kept).
 
-    def __len__(self) -> int:
-        return len(self._producer)
-
-    def __bool__(self) -> bool:
-        return True
+        confluent-kafka hands the whole batch to librdkafka with one partition for all (it does not pass
+        ``RD_KAFKA_MSG_F_PARTITION``: a message's own ``partition`` is ignored), so the messages are
+        grouped by the partition we chose, in their order, and each group goes as one batch. Returns how
+        many were enqueued; a message that was not gets an ``_error`` entry, as with confluent-kafka."""
+        batch_callback = on_delivery or callback
+        groups: dict[int, list[tuple[dict[str, Any], dict[str, Any]]]] = {}
+        for message in messages:
+            wanted = message.get("partition", -1)
+            if wanted is None or wanted == -1:
+                wanted = partition
+            chosen, sent = self._place(topic, message.get("key"), message.get("value"), wanted)
+            own = message.get("on_delivery") or message.get("callback") or batch_callback
+            entry = {k: v for k, v in message.items() if k not in ("callback", "on_delivery", "partition")}
+            entry.update(key=sent, callback=self._on_delivery(topic, own))
+            groups.setdefault(chosen, []).append((message, entry))
+        enqueued = 0
+        for chosen, pairs in groups.items():
+            entries = [entry for _, entry in pairs]
+            enqueued += int(super().produce_batch(topic, entries, partition=chosen))
+            for message, entry in pairs:
+                if "_error" in entry:
+                    message["_error"] = entry["_error"]
+        return enqueued
