@@ -105,3 +105,15 @@ def test_hostile_user_data_never_crashes() -> None:
         result = run_leader(leader, FakeCluster({"t": 2}), members)
         assert set(result) == {"a", "b", "c"}
         assert sorted(tp for p in result.values() for tp in p) == [TP("t", 0), TP("t", 1)]
+
+
+def test_assignors_from_a_java_style_config() -> None:
+    from kafka_placement.clients.aiokafka import FailoverAssignor, StickyAssignor, assignors_from_config
+    from kafka_placement.errors import UnknownStrategyError
+
+    got = assignors_from_config("org.apache.kafka.clients.consumer.StickyAssignor,failover", priority=3)
+    assert [type(a) for a in got] == [StickyAssignor, FailoverAssignor]
+    assert got[1].priority == 3  # type: ignore[attr-defined]
+    assert [a.name for a in assignors_from_config()] == ["range"]
+    with pytest.raises(UnknownStrategyError, match="needs cooperative rebalancing, which aiokafka does not"):
+        assignors_from_config("range,cooperative-sticky")

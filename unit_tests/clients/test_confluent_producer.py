@@ -166,10 +166,10 @@ def test_an_unreachable_cluster_fails_the_first_record_within_the_bound() -> Non
 
 
 def test_constructor_accepts_confluent_styles() -> None:
-    by_kwargs = Producer(**{"bootstrap.servers": "127.0.0.1:1", "batch.size": 4096})
+    by_kwargs = Producer(**{"bootstrap.servers": "127.0.0.1:1", "log_level": 0, "batch.size": 4096})
     assert by_kwargs.partitioner.keyless.batch_size == 4096  # type: ignore[attr-defined]
-    by_dict = Producer({"bootstrap.servers": "127.0.0.1:1", "batch.size": 2048})
+    by_dict = Producer({"bootstrap.servers": "127.0.0.1:1", "log_level": 0, "batch.size": 2048})
     assert by_dict.partitioner.keyless.batch_size == 2048  # type: ignore[attr-defined]
     # librdkafka's own default batch.size when the config does not name one
-    by_default = Producer({"bootstrap.servers": "127.0.0.1:1"})
+    by_default = Producer({"bootstrap.servers": "127.0.0.1:1", "log_level": 0})
     assert by_default.partitioner.keyless.batch_size == 1000000  # type: ignore[attr-defined]

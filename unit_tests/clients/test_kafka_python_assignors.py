@@ -331,3 +331,40 @@ def test_leader_never_crashes_on_random_hostile_groups(cls: type, specs: list[An
     subs = {m.member_id: set(m.metadata.topics) for m in members}
     for member_id, parts in result.items():
         assert all(tp.topic in subs[member_id] and 0 <= tp.partition < cluster.ppt[tp.topic] for tp in parts)
+
+
+def test_assignors_from_a_java_style_config() -> None:
+    import kafka
+
+    from kafka_placement.clients.kafka_python import (
+        CooperativeStickyAssignor,
+        FailoverAssignor,
+        RangeAssignor,
+        assignors_from_config,
+    )
+    from kafka_placement.errors import UnknownStrategyError
+
+    got = assignors_from_config(
+        "range, org.apache.kafka.clients.consumer.StickyAssignor,failover", rack="r1", priority=7
+    )
+    assert [a.name for a in got] == ["range", "sticky", "failover"]
+    assert isinstance(got[0], RangeAssignor) and isinstance(got[2], FailoverAssignor)
+    assert all(a.rack == "r1" for a in got)
+    assert got[2].priority == 7  # type: ignore[attr-defined]
+    (coop,) = assignors_from_config("org.apache.kafka.clients.consumer.CooperativeStickyAssignor")
+    assert isinstance(coop, CooperativeStickyAssignor)
+    assert [a.name for a in assignors_from_config()] == ["range"]
+    with pytest.raises(
+        UnknownStrategyError, match=r"cannot mix cooperative-sticky with eager strategies \(range\)"
+    ):
+        assignors_from_config("range,cooperative-sticky")
+    # what the refusal spares the user: kafka-python's own error at construction
+    with pytest.raises(
+        kafka.errors.KafkaConfigurationError, match="do not support a common RebalanceProtocol"
+    ):
+        kafka.KafkaConsumer(
+            group_id="g",
+            bootstrap_servers="127.0.0.1:1",
+            partition_assignment_strategy=[RangeAssignor(), CooperativeStickyAssignor()],
+            api_version=(3, 0),
+        )

@@ -19,15 +19,19 @@ from kafka_placement.assignment.inputs import (
 )
 from kafka_placement.assignment.range import assign_range
 from kafka_placement.assignment.roundrobin import assign_roundrobin
+from kafka_placement.assignment.strategy_names import StrategyName, parse_strategies, strategy_name
 from kafka_placement.errors import UnknownStrategyError
 from kafka_placement.vocabulary import Member, TopicPartition
 
 __all__ = [
     "STRATEGIES",
     "Member",
+    "StrategyName",
     "TopicPartition",
     "assign",
+    "parse_strategies",
     "strategy_function",
+    "strategy_name",
 ]
 
 AssignFunction = Callable[..., dict[str, list[TopicPartition]]]
@@ -48,7 +52,7 @@ _EAGER: dict[str, AssignFunction] = {
 }
 
 
-def strategy_function(strategy: str) -> AssignFunction:
+def strategy_function(strategy: StrategyName) -> AssignFunction:
     """The function behind a strategy name; :class:`UnknownStrategyError` names the allowed ones."""
     if isinstance(strategy, str):
         eager = _EAGER.get(strategy)
@@ -66,7 +70,7 @@ def strategy_function(strategy: str) -> AssignFunction:
 
 
 def assign(
-    strategy: str,
+    strategy: StrategyName,
     partitions_per_topic: Mapping[str, int],
     members: Mapping[str, Member],
     *,

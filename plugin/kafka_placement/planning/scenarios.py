@@ -138,9 +138,9 @@ class Group:
     def __post_init__(self) -> None:
         if not 1 <= self.consumers <= 10_000:
             raise InvalidArgumentError(f"consumer count {self.consumers} is out of range [1, 10000]")
-        from kafka_placement.assignment import strategy_function
+        from kafka_placement.assignment import strategy_name
 
-        strategy_function(self.assignor)  # raises UnknownStrategyError naming the allowed ones
+        strategy_name(self.assignor)  # raises UnknownStrategyError naming the allowed ones
 
     @property
     def name(self) -> str:
@@ -154,7 +154,7 @@ class Group:
         self, partitions: int, replicas: Sequence[Sequence[int]], racks: Mapping[int, str | None]
     ) -> list[str]:
         """Owning member of each partition of the planned topic, from the assignment core."""
-        from kafka_placement.assignment import assign
+        from kafka_placement.assignment import assign, strategy_name
 
         rack_names = sorted({r for r in racks.values() if r is not None})
         members: dict[str, Member] = {}
@@ -168,7 +168,9 @@ class Group:
                 TopicPartition(PLAN_TOPIC, p): sorted({r for b in reps if (r := racks.get(b)) is not None})
                 for p, reps in enumerate(replicas)
             }
-        assignment = assign(self.assignor, {PLAN_TOPIC: partitions}, members, partition_racks=partition_racks)
+        assignment = assign(
+            strategy_name(self.assignor), {PLAN_TOPIC: partitions}, members, partition_racks=partition_racks
+        )
         owner = [""] * partitions
         for member_id, tps in assignment.items():
             for tp in tps:

@@ -6,14 +6,25 @@
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the real names for type checkers; at run time they load on first use
+    from kafka_placement.clients.aiokafka.assignors import (
+        FailoverAssignor,
+        PriorityAssignor,
+        RangeAssignor,
+        RoundRobinAssignor,
+        StickyAssignor,
+        assignors_from_config,
+    )
 
 _LAZY = {
+    "FailoverAssignor": "kafka_placement.clients.aiokafka.assignors",
+    "PriorityAssignor": "kafka_placement.clients.aiokafka.assignors",
     "RangeAssignor": "kafka_placement.clients.aiokafka.assignors",
     "RoundRobinAssignor": "kafka_placement.clients.aiokafka.assignors",
     "StickyAssignor": "kafka_placement.clients.aiokafka.assignors",
-    "FailoverAssignor": "kafka_placement.clients.aiokafka.assignors",
-    "PriorityAssignor": "kafka_placement.clients.aiokafka.assignors",
+    "assignors_from_config": "kafka_placement.clients.aiokafka.assignors",
 }
 
 
@@ -22,3 +33,13 @@ def __getattr__(name: str) -> Any:
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     return getattr(importlib.import_module(module), name)
+
+
+__all__ = [
+    "FailoverAssignor",
+    "PriorityAssignor",
+    "RangeAssignor",
+    "RoundRobinAssignor",
+    "StickyAssignor",
+    "assignors_from_config",
+]

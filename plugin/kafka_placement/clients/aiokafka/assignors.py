@@ -19,12 +19,21 @@ from aiokafka.coordinator.assignors.abstract import AbstractPartitionAssignor
 from aiokafka.coordinator.protocol import ConsumerProtocolMemberAssignment, ConsumerProtocolMemberMetadata
 
 from kafka_placement.assignment import assign
+from kafka_placement.assignment.strategy_names import StrategyName, parse_strategies
 from kafka_placement.assignment.wire import member_from_subscription, subscription_user_data
+from kafka_placement.errors import UnknownStrategyError
 from kafka_placement.vocabulary import TopicPartition, check_priority, group_by_topic
 
 log = logging.getLogger(__name__)
 
-__all__ = ["FailoverAssignor", "PriorityAssignor", "RangeAssignor", "RoundRobinAssignor", "StickyAssignor"]
+__all__ = [
+    "FailoverAssignor",
+    "PriorityAssignor",
+    "RangeAssignor",
+    "RoundRobinAssignor",
+    "StickyAssignor",
+    "assignors_from_config",
+]
 
 
 def _partitions_per_topic(cluster: Any, topics: Iterable[str]) -> dict[str, int]:
@@ -40,7 +49,7 @@ def _partitions_per_topic(cluster: Any, topics: Iterable[str]) -> dict[str, int]
 
 class _Assignor(AbstractPartitionAssignor):  # type: ignore[misc]
     name = "kafka-placement"
-    strategy = "range"
+    strategy: StrategyName = "range"
     version = 0
 
     def __init__(self) -> None:
@@ -89,21 +98,21 @@ class RangeAssignor(_Assignor):
     """Java ``RangeAssignor`` (``range``)."""
 
     name = "range"
-    strategy = "range"
+    strategy: StrategyName = "range"
 
 
 class RoundRobinAssignor(_Assignor):
     """Java ``RoundRobinAssignor`` (``roundrobin``)."""
 
     name = "roundrobin"
-    strategy = "roundrobin"
+    strategy: StrategyName = "roundrobin"
 
 
 class StickyAssignor(_Assignor):
     """Java ``StickyAssignor`` (``sticky``); previous assignment in Java-compatible userData V0."""
 
     name = "sticky"
-    strategy = "sticky"
+    strategy: StrategyName = "sticky"
 
     def _user_data(self) -> bytes | None:
         return subscription_user_data("sticky", owned=self.member_assignment, generation=None)
@@ -113,7 +122,7 @@ class FailoverAssignor(_Assignor):
     """Failover/priority (seed 002) with ``priority`` as a 4-byte big-endian int in userData."""
 
     name = "failover"
-    strategy = "failover"
+    strategy: StrategyName = "failover"
 
     def __init__(self, priority: int | None = None) -> None:
         check_priority(priority)
@@ -131,4 +140,33 @@ class PriorityAssignor(FailoverAssignor):
     """The failover assignor under its alias name ``priority``."""
 
     name = "priority"
-    strategy = "priority"
+    strategy: StrategyName = "priority"
+
+
+_BY_NAME: dict[str, type[_Assignor]] = {
+    "range": RangeAssignor,
+    "roundrobin": RoundRobinAssignor,
+    "sticky": StickyAssignor,
+    "failover": FailoverAssignor,
+    "priority": PriorityAssignor,
+}
+
+
+def assignors_from_config(
+    config: str | Iterable[str] | None = None, *, priority: int | None = None
+) -> list[_Assignor]:
+    """Assignor instances for aiokafka's ``partition_assignment_strategy`` from a Java-style
+    ``partition.assignment.strategy`` (Kafka names, Java class names, ``failover``), in its order of
+    preference. aiokafka has no cooperative rebalancing: ``cooperative-sticky`` is refused, and None
+    gives ``range`` (Java's default without its cooperative part). ``priority`` goes to failover/priority."""
+    names: list[StrategyName] = ["range"] if config is None else parse_strategies(config)
+    out: list[_Assignor] = []
+    for name in names:
+        cls = _BY_NAME.get(name)
+        if cls is None:
+            raise UnknownStrategyError(
+                f"assignment strategy {name!r} needs cooperative rebalancing, which aiokafka does not have; "
+                "allowed here: range, roundrobin, sticky, failover (alias priority)"
+            )
+        out.append(cls(priority) if issubclass(cls, FailoverAssignor) else cls())
+    return out

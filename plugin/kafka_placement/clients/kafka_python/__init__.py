@@ -6,15 +6,27 @@
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the real names for type checkers; at run time they load on first use
+    from kafka_placement.clients.kafka_python.assignors import (
+        CooperativeStickyAssignor,
+        FailoverAssignor,
+        PriorityAssignor,
+        RangeAssignor,
+        RoundRobinAssignor,
+        StickyAssignor,
+        assignors_from_config,
+    )
 
 _LAZY = {
-    "RangeAssignor": "kafka_placement.clients.kafka_python.assignors",
-    "RoundRobinAssignor": "kafka_placement.clients.kafka_python.assignors",
-    "StickyAssignor": "kafka_placement.clients.kafka_python.assignors",
     "CooperativeStickyAssignor": "kafka_placement.clients.kafka_python.assignors",
     "FailoverAssignor": "kafka_placement.clients.kafka_python.assignors",
     "PriorityAssignor": "kafka_placement.clients.kafka_python.assignors",
+    "RangeAssignor": "kafka_placement.clients.kafka_python.assignors",
+    "RoundRobinAssignor": "kafka_placement.clients.kafka_python.assignors",
+    "StickyAssignor": "kafka_placement.clients.kafka_python.assignors",
+    "assignors_from_config": "kafka_placement.clients.kafka_python.assignors",
 }
 
 
@@ -23,3 +35,14 @@ def __getattr__(name: str) -> Any:
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     return getattr(importlib.import_module(module), name)
+
+
+__all__ = [
+    "CooperativeStickyAssignor",
+    "FailoverAssignor",
+    "PriorityAssignor",
+    "RangeAssignor",
+    "RoundRobinAssignor",
+    "StickyAssignor",
+    "assignors_from_config",
+]

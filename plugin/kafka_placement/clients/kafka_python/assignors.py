@@ -22,9 +22,10 @@ from kafka.coordinator.assignors.abstract import AbstractPartitionAssignor, Reba
 from kafka.protocol.consumer.metadata import ConsumerProtocolAssignment, ConsumerProtocolSubscription
 
 from kafka_placement.assignment import assign
+from kafka_placement.assignment.strategy_names import StrategyName, parse_strategies
 from kafka_placement.assignment.userdata import DEFAULT_GENERATION
 from kafka_placement.assignment.wire import member_from_subscription, subscription_user_data
-from kafka_placement.errors import InvalidArgumentError
+from kafka_placement.errors import InvalidArgumentError, UnknownStrategyError
 from kafka_placement.vocabulary import Member, TopicPartition, check_priority, group_by_topic
 
 log = logging.getLogger(__name__)
@@ -36,6 +37,7 @@ __all__ = [
     "RangeAssignor",
     "RoundRobinAssignor",
     "StickyAssignor",
+    "assignors_from_config",
 ]
 
 #: ConsumerProtocolSubscription version we send: v3 carries OwnedPartitions, GenerationId, RackId.
@@ -89,7 +91,7 @@ class _Assignor(AbstractPartitionAssignor):  # type: ignore[misc]
     """Common translation: subscription → Member, assign(), result → ConsumerProtocolAssignment."""
 
     name = "kafka-placement"
-    strategy = "range"
+    strategy: StrategyName = "range"
     version = SUBSCRIPTION_VERSION
 
     def __init__(self, *, rack: str | None = None) -> None:
@@ -179,14 +181,14 @@ class RangeAssignor(_Assignor):
     """Java ``RangeAssignor`` (``range``), rack-aware (KIP-881) when ``rack`` is given."""
 
     name = "range"
-    strategy = "range"
+    strategy: StrategyName = "range"
 
 
 class RoundRobinAssignor(_Assignor):
     """Java ``RoundRobinAssignor`` (``roundrobin``)."""
 
     name = "roundrobin"
-    strategy = "roundrobin"
+    strategy: StrategyName = "roundrobin"
 
 
 class StickyAssignor(_Assignor):
@@ -194,7 +196,7 @@ class StickyAssignor(_Assignor):
     Java-compatible userData V1."""
 
     name = "sticky"
-    strategy = "sticky"
+    strategy: StrategyName = "sticky"
 
     def _user_data(self) -> bytes | None:
         return subscription_user_data("sticky", owned=self.member_assignment, generation=self.generation)
@@ -205,7 +207,7 @@ class CooperativeStickyAssignor(_Assignor):
     subscription, partitions changing owner are revoked in one round and given in the next."""
 
     name = "cooperative-sticky"
-    strategy = "cooperative-sticky"
+    strategy: StrategyName = "cooperative-sticky"
 
     def supported_protocols(self) -> list[RebalanceProtocol]:
         return [RebalanceProtocol.COOPERATIVE]
@@ -227,7 +229,7 @@ class FailoverAssignor(_Assignor):
     int in userData; without one the member ranks below every number."""
 
     name = "failover"
-    strategy = "failover"
+    strategy: StrategyName = "failover"
 
     def __init__(self, priority: int | None = None, *, rack: str | None = None) -> None:
         check_priority(priority)
@@ -245,4 +247,40 @@ class PriorityAssignor(FailoverAssignor):
     """The failover assignor under its alias name ``priority``."""
 
     name = "priority"
-    strategy = "priority"
+    strategy: StrategyName = "priority"
+
+
+_BY_NAME: dict[StrategyName, type[_Assignor]] = {
+    "range": RangeAssignor,
+    "roundrobin": RoundRobinAssignor,
+    "sticky": StickyAssignor,
+    "cooperative-sticky": CooperativeStickyAssignor,
+    "failover": FailoverAssignor,
+    "priority": PriorityAssignor,
+}
+
+
+def assignors_from_config(
+    config: str | Iterable[str] | None = None, *, rack: str | None = None, priority: int | None = None
+) -> list[_Assignor]:
+    """Assignor instances for kafka-python's ``partition_assignment_strategy`` from a Java-style
+    ``partition.assignment.strategy`` (Kafka names, Java class names, ``failover``), in its order of
+    preference. ``rack`` goes to every assignor (KIP-881, used by range and the sticky ones),
+    ``priority`` to failover/priority.
+
+    kafka-python runs one rebalance protocol per consumer and refuses a list that mixes
+    ``cooperative-sticky`` with eager strategies (Java would run such a list eagerly, its upgrade path):
+    that is refused here too, by name. So None gives ``range`` — Java's default (range,
+    cooperative-sticky) is such a mix."""
+    names: list[StrategyName] = ["range"] if config is None else parse_strategies(config)
+    if "cooperative-sticky" in names and len(names) > 1:
+        others = ", ".join(n for n in names if n != "cooperative-sticky")
+        raise UnknownStrategyError(
+            f"kafka-python cannot mix cooperative-sticky with eager strategies ({others}) in one consumer; "
+            "give cooperative-sticky alone, or only eager strategies"
+        )
+    out: list[_Assignor] = []
+    for name in names:
+        cls = _BY_NAME[name]
+        out.append(cls(priority, rack=rack) if issubclass(cls, FailoverAssignor) else cls(rack=rack))
+    return out
