@@ -12,9 +12,9 @@ fi
 # setup.py + the C accelerator are in the stamp too: a change to them reinstalls (and so recompiles) at once
 stamp=.venv/.installed-$(cat pyproject.toml setup.py plugin/kafka_placement/partitioning/_native.c | sha256sum | cut -c1-16)
 if [ ! -f "$stamp" ]; then
-  echo "[bootstrap] installing kafka-placement[dev] into .venv"
-  .venv/bin/python -m pip install -q -U pip wheel setuptools
-  .venv/bin/python -m pip install -q -e '.[dev]'
+  echo "[bootstrap] installing kafka-placement[all] and the dev group into .venv"
+  .venv/bin/python -m pip install -q -U 'pip>=25.1' wheel setuptools  # 25.1: dependency groups (--group)
+  .venv/bin/python -m pip install -q -e '.[all]' --group dev
   rm -f .venv/.installed-* && touch "$stamp"
 else
   # pyproject unchanged: still make sure the editable install points at this checkout (this also rebuilds

@@ -43,6 +43,18 @@ def _jars(directory: Path) -> list[Path]:
     return sorted(directory.glob("*.jar")) if directory.is_dir() else []
 
 
+def fetch_instructions() -> str:
+    """How to get the jars: the script in a source checkout, or the same Maven calls on the shipped pom."""
+    pom = Path(__file__).with_name("pom.xml")
+    return (
+        "run scripts/fetch-java-reference.sh from a source checkout, or with Maven: "
+        f"mvn -q -f {pom} -Dkafka.version={KAFKA_VERSION} dependency:copy-dependencies "
+        f"-DincludeScope=runtime -DoutputDirectory={cache_dir() / 'lib'} && mvn -q -f {pom} dependency:copy "
+        f"-Dartifact=org.apache.kafka:kafka-server-common:{ADMIN_UTILS_KAFKA_VERSION} "
+        f"-DoutputDirectory={cache_dir() / 'adminutils'}"
+    )
+
+
 def class_path() -> list[Path]:
     """The pinned version's jars and their runtime dependencies."""
     jars = _jars(cache_dir() / "lib")
@@ -55,7 +67,7 @@ def class_path() -> list[Path]:
     if missing:
         raise JavaReferenceUnavailable(
             f"Java reference jars missing in {cache_dir() / 'lib'}: {', '.join(missing)}; "
-            "run scripts/fetch-java-reference.sh (Maven Central) first"
+            + fetch_instructions()
         )
     return jars
 
@@ -66,7 +78,7 @@ def admin_utils_jars() -> list[Path]:
     if not jars:
         raise JavaReferenceUnavailable(
             f"kafka-server-common {ADMIN_UTILS_KAFKA_VERSION} (AdminUtils) missing in "
-            f"{cache_dir() / 'adminutils'}; run scripts/fetch-java-reference.sh first"
+            f"{cache_dir() / 'adminutils'}; {fetch_instructions()}"
         )
     return jars
 
