@@ -29,6 +29,6 @@ mypy
 
 step "pytest (unit, conformance, integration)"
 export TESTCONTAINERS_RYUK_DISABLED=true
-pytest -p no:cacheprovider "$@"
+pytest -p no:cacheprovider --kafka-unavailable=fail --kafka-sigterm-cleanup "$@"
 
 step "done in $(( $(date +%s) - started ))s"

@@ -1,4 +1,5 @@
-"""The CI-fail / local-skip rule of the kafka_cluster fixture, and engine/image errors."""
+"""The pytest plugin as another project sees it (pytester: a throwaway project in a temp dir, its own
+pytest run), plus engine and image errors."""
 
 from __future__ import annotations
 
@@ -11,25 +12,6 @@ from kafka_placement.testing import pytest_plugin
 from kafka_placement.testing.cluster import EngineUnavailable, KafkaCluster, docker_client
 
 
-@pytest.mark.parametrize(("value", "expected"), [("true", True), ("1", True), ("TRUE", True), ("", False),
-                                                  ("false", False)])
-def test_in_ci(monkeypatch: pytest.MonkeyPatch, value: str, expected: bool) -> None:
-    monkeypatch.setenv("CI", value)
-    assert pytest_plugin.in_ci() is expected
-
-
-def test_unavailable_fails_in_ci(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("CI", "true")
-    with pytest.raises(pytest.fail.Exception, match="unavailable in CI: no engine"):
-        pytest_plugin._unavailable("no engine")
-
-
-def test_unavailable_skips_outside_ci(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("CI", raising=False)
-    with pytest.raises(pytest.skip.Exception, match="outside CI, so skipped\\): no engine"):
-        pytest_plugin._unavailable("no engine")
-
-
 def test_no_engine_is_reported(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
     monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-such.sock")
     with pytest.raises(EngineUnavailable, match=r"no Docker engine answers .*ensure-engine\.sh"):
@@ -38,16 +20,120 @@ def test_no_engine_is_reported(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -
         KafkaCluster(image="x").start()
 
 
-def test_reuse_without_state_skips_outside_ci(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
-    monkeypatch.delenv("CI", raising=False)
+pytest_plugins = ["pytester"]
+
+USER_TEST = """
+import pytest
+
+@pytest.mark.kafka
+@pytest.mark.integration
+def test_uses_kafka(kafka_cluster):
+    assert kafka_cluster.bootstrap_servers
+"""
+
+
+def test_markers_are_registered_and_options_listed(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_user="@__import__('pytest').mark.kafka\ndef test_marked():\n    pass\n")
+    assert pytester.runpytest_subprocess("--strict-markers").ret == 0
+    help_text = pytester.runpytest_subprocess("--help").stdout.str()
+    for name in (
+        "--kafka-image",
+        "--kafka-brokers",
+        "--kafka-racks",
+        "--kafka-security",
+        "--kafka-bootstrap-server",
+        "--kafka-client-config",
+        "--kafka-unavailable",
+        "--kafka-sigterm-cleanup",
+    ):
+        assert name in help_text
+    markers = pytester.runpytest_subprocess("--markers").stdout.str()
+    assert "@pytest.mark.kafka:" in markers and "@pytest.mark.integration:" in markers
+
+
+def test_an_unreachable_bootstrap_server_skips_or_fails_as_configured(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_user=USER_TEST)
+    skipped = pytester.runpytest_subprocess("--kafka-bootstrap-server=127.0.0.1:1", "-rs")
+    skipped.assert_outcomes(skipped=1)
+    skipped.stdout.fnmatch_lines(["*Kafka cluster unavailable (skipped*127.0.0.1:1*"])
+    pytester.makeini("[pytest]\nkafka_unavailable = fail\nkafka_bootstrap_server = 127.0.0.1:1\n")
+    failed = pytester.runpytest_subprocess()
+    failed.assert_outcomes(errors=1)
+    failed.stdout.fnmatch_lines(["*--kafka-unavailable=fail*127.0.0.1:1*"])
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["--kafka-security=tls"],
+            "--kafka-security must be one of plaintext, ssl, sasl_plaintext, sasl_ssl",
+        ),
+        (["--kafka-brokers=0"], "--kafka-brokers must be an integer in [[]1, 12[]], got '0'"),
+        (["--kafka-racks=0:a,x"], "--kafka-racks item 'x' is not id:rack*"),
+        (["--kafka-brokers=2", "--kafka-racks=0:a,1:b,2:c"], "--kafka-brokers 2 but --kafka-racks names 3*"),
+        (["--kafka-unavailable=ignore"], "--kafka-unavailable must be skip or fail, got 'ignore'"),
+        (["--kafka-client-config=x.properties"], "--kafka-client-config goes with --kafka-bootstrap-server"),
+    ],
+)
+def test_bad_options_are_usage_errors(pytester: pytest.Pytester, args: list[str], message: str) -> None:
+    pytester.makepyfile(test_user="def test_nothing():\n    pass\n")
+    result = pytester.runpytest_subprocess(*args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"*{message}*"])
+
+
+def test_options_become_the_cluster_shape(pytester: pytest.Pytester) -> None:
+    config = pytester.parseconfigure(
+        "--kafka-brokers=4", "--kafka-security=SASL_SSL", "--kafka-image=me/kafka:1"
+    )
+    options = pytest_plugin.cluster_options(config)
+    assert options.racks == {0: "rack1", 1: "rack2", 2: "rack3", 3: "rack1"}
+    assert (options.security, options.image, options.on_unavailable) == ("sasl_ssl", "me/kafka:1", "skip")
+    default = pytest_plugin.cluster_options(pytester.parseconfigure())
+    assert default.racks == {0: "rack1", 1: "rack3", 2: "rack3", 3: "rack2", 4: "rack2", 5: "rack1"}
+    assert not default.sigterm_cleanup
+
+
+def test_nothing_in_the_environment_changes(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        test_env="""
+import os, signal
+
+def test_env():
+    import kafka_placement.testing.cluster  # noqa: F401
+    import kafka_placement.testing.pytest_plugin  # noqa: F401
+    assert "TESTCONTAINERS_RYUK_DISABLED" not in os.environ
+    assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+"""
+    )
+    result = pytester.runpytest_subprocess()
+    result.assert_outcomes(passed=1)
+
+
+def test_reuse_without_state_skips_by_default(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
     monkeypatch.setenv("KAFKA_PLACEMENT_STATE", str(tmp_path / "none.json"))
+    options = pytest_plugin.ClusterOptions(None, {}, "plaintext", None, None, "skip", False)
     with pytest.raises(pytest.skip.Exception, match="KAFKA_PLACEMENT_REUSE=1 but no shared cluster state"):
-        pytest_plugin._attach()
+        pytest_plugin._attach(options)
+    failing = pytest_plugin.ClusterOptions(None, {}, "plaintext", None, None, "fail", False)
+    with pytest.raises(pytest.fail.Exception, match="--kafka-unavailable=fail"):
+        pytest_plugin._attach(failing)
 
 
 class _Images:
-    def __init__(self, present: set[str]) -> None:
+    def __init__(self, present: set[str], pull_ok: bool = False) -> None:
         self.present = present
+        self.pull_ok = pull_ok
+        self.pulled: list[tuple[str, str]] = []
+
+    def pull(self, repository: str, tag: str) -> object:
+        import docker.errors
+
+        self.pulled.append((repository, tag))
+        if not self.pull_ok:
+            raise docker.errors.APIError("pull access denied (no registry reachable)")
+        return object()
 
     def get(self, name: str) -> object:
         import docker.errors
@@ -58,8 +144,8 @@ class _Images:
 
 
 class _Client:
-    def __init__(self, present: set[str]) -> None:
-        self.images = _Images(present)
+    def __init__(self, present: set[str], pull_ok: bool = False) -> None:
+        self.images = _Images(present, pull_ok)
 
 
 def test_image_env_wins(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -76,9 +162,16 @@ def test_image_official_then_offline(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_image_none_without_build(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("KAFKA_IMAGE", raising=False)
-    pattern = r"neither apache/kafka:\S+ nor kafka-placement/kafka:"
+    pattern = r"neither apache/kafka:\S+ nor kafka-placement/kafka:\S+ is in the Docker engine, the official"
     with pytest.raises(image_mod.ImageUnavailable, match=pattern):
         image_mod.resolve_image(_Client(set()), build=False)
+
+
+def test_the_official_image_is_pulled_where_the_engine_can(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("KAFKA_IMAGE", raising=False)
+    pulling = _Client(set(), pull_ok=True)
+    assert image_mod.resolve_image(pulling, build=False) == image_mod.official_image()
+    assert pulling.images.pulled == [("apache/kafka", image_mod.KAFKA_VERSION)]
 
 
 def test_image_names_use_the_pin() -> None:

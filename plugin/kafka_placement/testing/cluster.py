@@ -17,12 +17,10 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
-
-os.environ.setdefault("TESTCONTAINERS_RYUK_DISABLED", "true")
 
 from kafka_placement import errors
 from kafka_placement.testing.image import resolve_image
@@ -311,7 +309,7 @@ class KafkaCluster:
                   f"{', ACLs' if self._security.acls else ''})")
         try:
             nodes = [CONTROLLER_ID, *self.broker_ids]
-            with ThreadPoolExecutor(max_workers=len(nodes)) as pool:
+            with _without_ryuk(), ThreadPoolExecutor(max_workers=len(nodes)) as pool:
                 list(pool.map(self._start_container, nodes))
             self.wait_ready(self.startup_timeout_s, deadline_from=t0)
         except BaseException:
@@ -550,6 +548,25 @@ class KafkaCluster:
         tc.start()
         with self._lock:
             self._containers[node] = tc.get_wrapped_container()
+
+
+@contextlib.contextmanager
+def _without_ryuk() -> Iterator[None]:
+    """Testcontainers' reaper (Ryuk, an image from Docker Hub) is not needed for our containers —
+    :meth:`KafkaCluster.stop` removes them, and after a crash the next start sweeps clusters whose
+    owner process is gone — and offline it cannot start. So it is off while we start ours, unless the
+    environment says otherwise (``TESTCONTAINERS_RYUK_DISABLED``); nothing stays changed afterwards."""
+    if "TESTCONTAINERS_RYUK_DISABLED" in os.environ:
+        yield
+        return
+    from testcontainers.core.config import testcontainers_config
+
+    previous = testcontainers_config.ryuk_disabled
+    testcontainers_config.ryuk_disabled = True
+    try:
+        yield
+    finally:
+        testcontainers_config.ryuk_disabled = previous
 
 
 def remove_leftovers(client: Any, name: str | None = None) -> list[str]:

@@ -1,8 +1,9 @@
 """Which Kafka image the harness runs (same rules as ``scripts/ensure-image.sh``).
 
 1. env ``KAFKA_IMAGE``; 2. the official ``apache/kafka:<KAFKA_VERSION>`` if present in the engine;
-3. the offline ``kafka-placement/kafka:<KAFKA_VERSION>`` if built; 4. in a source checkout, run
-``scripts/ensure-image.sh`` to build the offline image (its last stdout line is the tag).
+3. the offline ``kafka-placement/kafka:<KAFKA_VERSION>`` if built; 4. the official image pulled, where
+the engine can pull it; 5. in a source checkout, run ``scripts/ensure-image.sh`` to build the offline
+image from Maven Central (its last stdout line is the tag).
 """
 
 from __future__ import annotations
@@ -51,20 +52,35 @@ def _present(client: Any, image: str) -> bool:
     return True
 
 
-def resolve_image(client: Any, *, build: bool = True) -> str:
-    """The image to run; may build the offline image (minutes on a cold machine)."""
+def pull_official(client: Any) -> str | None:
+    """Pull the official image; its name, or None where the engine cannot pull it (offline, no access)."""
+    errors = importlib.import_module("docker.errors")
+    try:
+        client.images.pull(OFFICIAL_REPOSITORY, tag=KAFKA_VERSION)
+    except (errors.APIError, errors.DockerException, OSError):
+        return None
+    return official_image()
+
+
+def resolve_image(client: Any, *, build: bool = True, pull: bool = True) -> str:
+    """The image to run; may pull the official image or build the offline one (minutes when cold)."""
     env = os.environ.get("KAFKA_IMAGE")
     if env:
         return env
     for candidate in (official_image(), offline_image()):
         if _present(client, candidate):
             return candidate
+    if pull:
+        pulled = pull_official(client)
+        if pulled is not None:
+            return pulled
     script = ensure_image_script()
     if not build or script is None:
         raise ImageUnavailable(
-            f"neither {official_image()} nor {offline_image()} is in the Docker engine and KAFKA_IMAGE is "
-            "unset; run scripts/ensure-image.sh from a kafka-placement checkout, pull the official image, "
-            "or set KAFKA_IMAGE"
+            f"neither {official_image()} nor {offline_image()} is in the Docker engine"
+            + (", the official image could not be pulled" if pull else "")
+            + " and KAFKA_IMAGE is unset; run scripts/ensure-image.sh from a kafka-placement checkout, "
+            "pull the official image, or set KAFKA_IMAGE"
         )
     proc = subprocess.run(["bash", str(script)], stdout=subprocess.PIPE, text=True, check=False)
     lines = proc.stdout.strip().splitlines()

@@ -1,13 +1,19 @@
-"""pytest plugin (entry point ``pytest11``): session fixtures ``kafka_cluster`` (plaintext, 6 brokers),
-``kafka_secure_cluster`` (SASL_SSL + SCRAM-SHA-512 + ACLs, 3 brokers on 3 racks) and
-``kafka_cluster_factory`` (any security/brokers/racks, one cluster per distinct shape per session).
+"""pytest plugin (entry point ``pytest11``): Kafka clusters for tests, configured by options or ini.
 
-- Starts a fresh :class:`KafkaCluster` for the session and removes it at the end, or, with env
-  ``KAFKA_PLACEMENT_REUSE=1``, attaches to the shared dev cluster started by
-  ``kafka-placement cluster up`` (never stops it).
-- In CI (env ``CI=true``) any failure to get a cluster FAILS the tests with the reason. Outside CI a
-  missing Docker engine (or, with reuse, a missing shared cluster) SKIPS them with a clear message;
-  other start-up failures fail.
+Fixtures: ``kafka_cluster`` (session: a fresh cluster started with Testcontainers, or the running one
+named by ``--kafka-bootstrap-server``), ``kafka_admin`` (a kafka-python admin client on it),
+``kafka_topic_factory`` (``create(partitions=3, replication_factor=1)`` → a fresh topic name, deleted
+after the test), ``kafka_secure_cluster`` (SASL_SSL + SCRAM-SHA-512 + ACLs, 3 brokers on 3 racks) and
+``kafka_cluster_factory`` (any security/racks, one cluster per distinct shape per session).
+
+Options (each also an ini key with ``-`` → ``_``, the command line wins): ``--kafka-image``,
+``--kafka-brokers``, ``--kafka-racks``, ``--kafka-security``, ``--kafka-bootstrap-server`` with
+``--kafka-client-config``, ``--kafka-unavailable=skip|fail`` (what a test gets when no cluster can be
+had: skipped — the default — or failed with the reason) and ``--kafka-sigterm-cleanup`` (remove the
+containers when pytest is sent SIGTERM, e.g. by ``timeout``). Markers ``kafka`` and ``integration``
+are registered. Nothing in the process environment is changed.
+
+Env ``KAFKA_PLACEMENT_REUSE=1`` attaches to the shared dev cluster of ``kafka-placement cluster up``.
 """
 
 from __future__ import annotations
@@ -15,34 +21,151 @@ from __future__ import annotations
 import os
 import signal
 import threading
+import time
+import uuid
+import warnings
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
 
 import pytest
 
+from kafka_placement.errors import KafkaPlacementError
 from kafka_placement.testing.cluster import ClusterError, EngineUnavailable, KafkaCluster, describe_brokers
+from kafka_placement.testing.external import ExternalCluster
+from kafka_placement.testing.image import ImageUnavailable
+from kafka_placement.testing.layout import BROKER_RACKS
 from kafka_placement.testing.state import StateError, read_state
 
+_OPTIONS: dict[str, str] = {
+    "kafka_image": "Docker image of the brokers (default: apache/kafka:<version> if present or pullable, "
+    "else the offline build)",
+    "kafka_brokers": "broker count of kafka_cluster, ids 0..N-1 (default 6)",
+    "kafka_racks": "broker racks as id:rack,… (default 0:rack1,1:rack3,2:rack3,3:rack2,4:rack2,5:rack1)",
+    "kafka_security": "plaintext | ssl | sasl_plaintext | sasl_ssl (default plaintext)",
+    "kafka_bootstrap_server": "use this running cluster (host:port) instead of starting one",
+    "kafka_client_config": "Java client .properties for --kafka-bootstrap-server (TLS/SASL settings)",
+    "kafka_unavailable": "when no cluster can be had: skip (default) or fail",
+}
+SECURITY = ("plaintext", "ssl", "sasl_plaintext", "sasl_ssl")
+MAX_BROKERS = 12
 
-def in_ci() -> bool:
-    return os.environ.get("CI", "").strip().lower() in {"1", "true", "yes"}
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("kafka-placement", "Kafka clusters for tests (kafka-placement)")
+    for dest, help_text in _OPTIONS.items():
+        group.addoption("--" + dest.replace("_", "-"), dest=dest, default=None, help=help_text)
+        parser.addini(dest, help_text, default="")
+    group.addoption(
+        "--kafka-sigterm-cleanup",
+        dest="kafka_sigterm_cleanup",
+        action="store_true",
+        default=None,
+        help="remove the clusters' containers when pytest gets SIGTERM",
+    )
+    parser.addini("kafka_sigterm_cleanup", "remove containers on SIGTERM", type="bool", default=False)
+
+
+def option(config: pytest.Config, name: str) -> str | None:
+    """The command line's value, else the ini file's, else None."""
+    value = config.getoption(name)
+    if value is None:
+        value = config.getini(name)
+    if isinstance(value, bool):
+        return "true" if value else None
+    return str(value).strip() or None
+
+
+@dataclass(frozen=True)
+class ClusterOptions:
+    image: str | None
+    racks: dict[int, str]
+    security: str
+    bootstrap_server: str | None
+    client_config: str | None
+    on_unavailable: str
+    sigterm_cleanup: bool
+
+
+def cluster_options(config: pytest.Config) -> ClusterOptions:
+    """Validated options (a bad one is a :class:`pytest.UsageError` naming it and what is allowed)."""
+    security = (option(config, "kafka_security") or "plaintext").lower()
+    if security not in SECURITY:
+        raise pytest.UsageError(f"--kafka-security must be one of {', '.join(SECURITY)}, got {security!r}")
+    policy = (option(config, "kafka_unavailable") or "skip").lower()
+    if policy not in ("skip", "fail"):
+        raise pytest.UsageError(f"--kafka-unavailable must be skip or fail, got {policy!r}")
+    brokers_text = option(config, "kafka_brokers")
+    brokers: int | None = None
+    if brokers_text is not None:
+        if not brokers_text.isdigit() or not 1 <= int(brokers_text) <= MAX_BROKERS:
+            raise pytest.UsageError(
+                f"--kafka-brokers must be an integer in [1, {MAX_BROKERS}], got {brokers_text!r}"
+            )
+        brokers = int(brokers_text)
+    racks_text = option(config, "kafka_racks")
+    if racks_text is not None:
+        racks = _parse_racks(racks_text)
+        if brokers is not None and brokers != len(racks):
+            raise pytest.UsageError(f"--kafka-brokers {brokers} but --kafka-racks names {len(racks)} brokers")
+    elif brokers is None or brokers == len(BROKER_RACKS):
+        racks = dict(BROKER_RACKS)
+    else:
+        racks = {i: f"rack{i % 3 + 1}" for i in range(brokers)}
+    client_config = option(config, "kafka_client_config")
+    bootstrap = option(config, "kafka_bootstrap_server")
+    if client_config is not None and bootstrap is None:
+        raise pytest.UsageError("--kafka-client-config goes with --kafka-bootstrap-server")
+    return ClusterOptions(
+        image=option(config, "kafka_image"),
+        racks=racks,
+        security=security,
+        bootstrap_server=bootstrap,
+        client_config=client_config,
+        on_unavailable=policy,
+        sigterm_cleanup=option(config, "kafka_sigterm_cleanup") is not None,
+    )
+
+
+def _parse_racks(text: str) -> dict[int, str]:
+    racks: dict[int, str] = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        ident, sep, rack = item.partition(":")
+        if not sep or not ident.isdigit() or not rack.strip():
+            raise pytest.UsageError(f"--kafka-racks item {item!r} is not id:rack (e.g. 0:rack1), in {text!r}")
+        if int(ident) in racks:
+            raise pytest.UsageError(f"--kafka-racks names broker {ident} twice in {text!r}")
+        racks[int(ident)] = rack.strip()
+    if not 1 <= len(racks) <= MAX_BROKERS:
+        raise pytest.UsageError(f"--kafka-racks must name 1 to {MAX_BROKERS} brokers, got {len(racks)}")
+    return racks
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "kafka: needs a live Kafka cluster (kafka-placement's kafka_cluster)")
+    config.addinivalue_line("markers", "integration: runs against live services (e.g. a Kafka cluster)")
+    config.stash[_OPTIONS_KEY] = cluster_options(config)
+
+
+_OPTIONS_KEY = pytest.StashKey[ClusterOptions]()
 
 
 def reuse_requested() -> bool:
     return os.environ.get("KAFKA_PLACEMENT_REUSE", "").strip().lower() in {"1", "true", "yes"}
 
 
-def _unavailable(reason: str) -> None:
-    if in_ci():
-        pytest.fail(f"Kafka cluster unavailable in CI: {reason}", pytrace=False)
-    pytest.skip(f"Kafka cluster unavailable (outside CI, so skipped): {reason}")
+def _unavailable(options: ClusterOptions, reason: str) -> None:
+    if options.on_unavailable == "fail":
+        pytest.fail(f"Kafka cluster unavailable (--kafka-unavailable=fail): {reason}", pytrace=False)
+    pytest.skip(f"Kafka cluster unavailable (skipped; --kafka-unavailable=fail makes it a failure): {reason}")
 
 
-def _attach() -> KafkaCluster:
+def _attach(options: ClusterOptions) -> KafkaCluster:
     try:
         state = read_state()
         cluster = KafkaCluster.attach(state)
     except (StateError, ClusterError) as exc:
-        _unavailable(f"KAFKA_PLACEMENT_REUSE=1 but {exc}")
+        _unavailable(options, f"KAFKA_PLACEMENT_REUSE=1 but {exc}")
         raise  # unreachable: _unavailable raises
     try:
         cluster.wait_ready(60.0)
@@ -72,24 +195,91 @@ def _stop_on_sigterm(cluster: KafkaCluster | _ClusterFactory) -> None:
     signal.signal(signal.SIGTERM, handler)
 
 
+def _options(request: pytest.FixtureRequest) -> ClusterOptions:
+    return request.config.stash[_OPTIONS_KEY]
+
+
 @pytest.fixture(scope="session")
-def kafka_cluster() -> Iterator[KafkaCluster]:
-    """A live rack-labelled cluster: brokers 0–5, racks {0:rack1,1:rack3,2:rack3,3:rack2,4:rack2,5:rack1}."""
-    if reuse_requested():
-        yield _attach()
+def kafka_cluster(request: pytest.FixtureRequest) -> Iterator[KafkaCluster | ExternalCluster]:
+    """A live cluster: by default brokers 0–5 on racks {0:rack1,1:rack3,2:rack3,3:rack2,4:rack2,5:rack1}
+    (see the options); with ``--kafka-bootstrap-server`` the running cluster there."""
+    options = _options(request)
+    if options.bootstrap_server is not None:
+        try:
+            yield ExternalCluster.connect(options.bootstrap_server, options.client_config)
+        except KafkaPlacementError as exc:
+            _unavailable(options, str(exc))
         return
-    cluster = KafkaCluster()
-    _stop_on_sigterm(cluster)
+    if reuse_requested():
+        yield _attach(options)
+        return
+    cluster = KafkaCluster(options.image, racks=options.racks, security=options.security)
+    if options.sigterm_cleanup:
+        _stop_on_sigterm(cluster)
     try:
         cluster.start()
-    except EngineUnavailable as exc:
-        _unavailable(str(exc))
+    except (EngineUnavailable, ImageUnavailable) as exc:
+        cluster.stop()
+        _unavailable(options, str(exc))
     except Exception as exc:
+        cluster.stop()
         pytest.fail(f"Kafka cluster failed to start: {exc}", pytrace=False)
     try:
         yield cluster
     finally:
         cluster.stop()
+
+
+@pytest.fixture(scope="session")
+def kafka_admin(kafka_cluster: KafkaCluster | ExternalCluster) -> Iterator[Any]:
+    """kafka-python's ``KafkaAdminClient`` on ``kafka_cluster`` (closed at the end of the session)."""
+    from kafka.admin import KafkaAdminClient
+
+    admin = KafkaAdminClient(**kafka_cluster.kafka_python_settings(), client_id="kafka-placement-tests")
+    try:
+        yield admin
+    finally:
+        admin.close()
+
+
+@pytest.fixture()
+def kafka_topic_factory(kafka_admin: Any, request: pytest.FixtureRequest) -> Iterator[Callable[..., str]]:
+    """``create(partitions=3, replication_factor=1, *, name=None, config=None)`` → the name of a new
+    topic (unique per call unless ``name`` is given), present in the metadata when it returns; every
+    topic created is deleted after the test."""
+    from kafka.admin import NewTopic
+
+    created: list[str] = []
+    stem = "".join(c if c.isalnum() or c in "-_." else "-" for c in request.node.name)[:80]
+
+    def create(
+        partitions: int = 3,
+        replication_factor: int = 1,
+        *,
+        name: str | None = None,
+        config: Mapping[str, str] | None = None,
+    ) -> str:
+        topic = name or f"{stem}-{uuid.uuid4().hex[:8]}"
+        kafka_admin.create_topics(
+            [NewTopic(topic, partitions, replication_factor, topic_configs=dict(config or {}))]
+        )
+        created.append(topic)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            described = kafka_admin.describe_topics([topic])
+            if described and len(described[0].get("partitions") or ()) == partitions:
+                return topic
+            time.sleep(0.1)
+        raise TimeoutError(
+            f"topic {topic!r} was created but did not show {partitions} partitions within 30 s"
+        )
+
+    yield create
+    if created:
+        try:
+            kafka_admin.delete_topics(created)
+        except Exception as exc:  # the test's outcome stands; say what was left behind
+            warnings.warn(f"could not delete test topics {created}: {exc}", stacklevel=1)
 
 
 #: The secured fixture's shape: small (CPU) but with a rack per broker for placement tests.
@@ -99,23 +289,29 @@ SECURE_CLUSTER_RACKS: Mapping[int, str] = {0: "rack1", 1: "rack2", 2: "rack3"}
 class _ClusterFactory:
     """Starts clusters on demand, one per distinct (security, acls, racks); stops them all at the end."""
 
-    def __init__(self) -> None:
+    def __init__(self, options: ClusterOptions) -> None:
+        self._options = options
         self._clusters: dict[tuple[str, bool, tuple[tuple[int, str], ...]], KafkaCluster] = {}
 
-    def __call__(self, security: str = "plaintext", *, acls: bool = False,
-                 racks: Mapping[int, str] = SECURE_CLUSTER_RACKS) -> KafkaCluster:
+    def __call__(
+        self,
+        security: str = "plaintext",
+        *,
+        acls: bool = False,
+        racks: Mapping[int, str] = SECURE_CLUSTER_RACKS,
+    ) -> KafkaCluster:
         key = (security, acls, tuple(sorted(racks.items())))
         if key in self._clusters:
             return self._clusters[key]
-        cluster = KafkaCluster(racks=racks, security=security, acls=acls)
+        cluster = KafkaCluster(self._options.image, racks=racks, security=security, acls=acls)
         self._clusters[key] = cluster  # registered first: a SIGTERM during start still removes it
         try:
             cluster.start()
         except BaseException as exc:
             del self._clusters[key]  # the next caller tries again instead of getting a dead cluster
             cluster.stop()
-            if isinstance(exc, EngineUnavailable):
-                _unavailable(str(exc))
+            if isinstance(exc, EngineUnavailable | ImageUnavailable):
+                _unavailable(self._options, str(exc))
             if isinstance(exc, Exception):
                 pytest.fail(f"Kafka cluster ({security}) failed to start: {exc}", pytrace=False)
             raise
@@ -128,13 +324,15 @@ class _ClusterFactory:
 
 
 @pytest.fixture(scope="session")
-def kafka_cluster_factory() -> Iterator[Callable[..., KafkaCluster]]:
+def kafka_cluster_factory(request: pytest.FixtureRequest) -> Iterator[Callable[..., KafkaCluster]]:
     """``factory(security="sasl_ssl", acls=True, racks={0: "rack1", ...})`` → a started
     :class:`KafkaCluster` (the same object for the same arguments within the session). Its
     ``client_settings(user)`` / ``kafka_python_settings(user)`` / ``librdkafka_settings(user)`` and
     ``write_client_config(path, user)`` give clients what they need; users ``admin`` and ``alice``."""
-    factory = _ClusterFactory()
-    _stop_on_sigterm(factory)
+    options = _options(request)
+    factory = _ClusterFactory(options)
+    if options.sigterm_cleanup:
+        _stop_on_sigterm(factory)
     try:
         yield factory
     finally:
@@ -150,7 +348,7 @@ def kafka_secure_cluster(kafka_cluster_factory: Callable[..., KafkaCluster]) -> 
 
 
 @pytest.fixture()
-def kafka_cluster_healthy(kafka_cluster: KafkaCluster) -> KafkaCluster:
+def kafka_cluster_healthy(kafka_cluster: KafkaCluster | ExternalCluster) -> KafkaCluster | ExternalCluster:
     """``kafka_cluster`` after checking every broker is listed with its rack (waits up to 60 s)."""
     kafka_cluster.wait_ready(60.0)
     return kafka_cluster
@@ -158,11 +356,14 @@ def kafka_cluster_healthy(kafka_cluster: KafkaCluster) -> KafkaCluster:
 
 __all__ = [
     "SECURE_CLUSTER_RACKS",
+    "ClusterOptions",
+    "cluster_options",
     "describe_brokers",
-    "in_ci",
+    "kafka_admin",
     "kafka_cluster",
     "kafka_cluster_factory",
     "kafka_cluster_healthy",
     "kafka_secure_cluster",
+    "kafka_topic_factory",
     "reuse_requested",
 ]
