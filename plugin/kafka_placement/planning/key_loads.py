@@ -24,8 +24,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
+from kafka_placement.errors import InvalidArgumentError
 from kafka_placement.partitioning import get_scheme, partition_keys
-from kafka_placement.planning.scenarios import Partitioning
+from kafka_placement.planning.scenarios import Partitioning, Scenario
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -36,6 +37,7 @@ Int64s = npt.NDArray[np.int64]
 LOAD, MOVED, KEYED, KEYLESS, HOT = range(5)
 #: The partial's columns as Spark DDL (``mapInArrow`` output schema).
 PARTIAL_DDL = "kind int, a int, b int, keys bigint, records bigint, bytes bigint, key binary"
+MAX_TOP_KEYS = 10_000
 _MULTINOMIAL_CELLS = 1 << 20  # keys × partitions drawn at once for a random scheme (bounds memory)
 
 
@@ -78,6 +80,15 @@ class KeyLoads:
 
 def _zeros(n: int) -> tuple[Int64s, Int64s, Int64s]:
     return np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64)
+
+
+def partitionings_of(scenarios: Sequence[Scenario], top_keys: int) -> list[Partitioning]:
+    """The distinct partitionings of ``scenarios`` in order, after checking the plan's arguments."""
+    if not scenarios:
+        raise InvalidArgumentError("no scenario to plan: give at least one partition count")
+    if not 0 <= top_keys <= MAX_TOP_KEYS:
+        raise InvalidArgumentError(f"top keys must be in [0, {MAX_TOP_KEYS}], got {top_keys}")
+    return list(dict.fromkeys(s.partitioning for s in scenarios))
 
 
 def moved_pairs(partitionings: Sequence[Partitioning]) -> list[tuple[int, int]]:

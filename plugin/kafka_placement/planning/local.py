@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from kafka_placement.errors import InvalidArgumentError
-from kafka_placement.planning.key_loads import KeyLoadReducer, merge_partials
+from kafka_placement.planning.key_loads import KeyLoadReducer, merge_partials, partitionings_of
 from kafka_placement.planning.result import PlanResult, plan_result
 from kafka_placement.planning.scenarios import Scenario
 
@@ -91,14 +91,10 @@ def plan_table(
     top_keys: int = 20,
 ) -> PlanResult:
     """Every scenario over an in-memory Arrow table, in this process (same result as the Spark plan)."""
-    if not scenarios:
-        raise InvalidArgumentError("no scenario to plan: give at least one partition count")
-    if not 0 <= top_keys <= 10_000:
-        raise InvalidArgumentError(f"top keys must be in [0, 10000], got {top_keys}")
+    partitionings = partitionings_of(scenarios, top_keys)
     records = record_table(table, key_column, value_column)
     by_key = records.group_by("key", use_threads=False).aggregate([("bytes", "count"), ("bytes", "sum")])
     by_key = by_key.rename_columns({"bytes_count": "records", "bytes_sum": "bytes"})
-    partitionings = list(dict.fromkeys(s.partitioning for s in scenarios))
     reducer = KeyLoadReducer(partitionings, top_keys)
     for batch in by_key.to_batches(max_chunksize=_BATCH):
         reducer.add(batch)

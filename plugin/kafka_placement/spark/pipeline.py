@@ -20,7 +20,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from kafka_placement.errors import InvalidArgumentError
-from kafka_placement.planning.key_loads import PARTIAL_DDL, merge_partials
+from kafka_placement.planning.key_loads import PARTIAL_DDL, merge_partials, partitionings_of
 from kafka_placement.planning.result import PlanResult, plan_result
 from kafka_placement.planning.scenarios import Partitioning, Scenario
 
@@ -181,12 +181,8 @@ def plan(
     """Run every scenario over ``df`` and return the aggregates (see the module docstring)."""
     from pyspark.sql import functions as F
 
-    if not scenarios:
-        raise InvalidArgumentError("no scenario to plan: give at least one partition count")
-    if not 0 <= top_keys <= 10_000:
-        raise InvalidArgumentError(f"top keys must be in [0, 10000], got {top_keys}")
+    partitionings = partitionings_of(scenarios, top_keys)
     records = normalize(df, key_column, value_column)
-    partitionings = list(dict.fromkeys(s.partitioning for s in scenarios))
     by_key = records.groupBy(KEY).agg(F.count(F.lit(1)).alias("records"), F.sum(BYTES).alias(BYTES))
     partials = by_key.mapInArrow(_reducer(partitionings, top_keys), PARTIAL_DDL).toArrow()
     return plan_result(merge_partials(partials, partitionings, top_keys), scenarios, top_keys)
