@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # the real names for type checkers; at run time they load on 
         StickyAssignor,
         assignors_from_config,
     )
+    from kafka_placement.clients.kafka_python.consumer import KafkaConsumer
 
 _LAZY = {
     "CooperativeStickyAssignor": "kafka_placement.clients.kafka_python.assignors",
@@ -27,6 +28,7 @@ _LAZY = {
     "RoundRobinAssignor": "kafka_placement.clients.kafka_python.assignors",
     "StickyAssignor": "kafka_placement.clients.kafka_python.assignors",
     "assignors_from_config": "kafka_placement.clients.kafka_python.assignors",
+    "KafkaConsumer": "kafka_placement.clients.kafka_python.consumer",
 }
 
 
@@ -40,6 +42,7 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "CooperativeStickyAssignor",
     "FailoverAssignor",
+    "KafkaConsumer",
     "PriorityAssignor",
     "RangeAssignor",
     "RoundRobinAssignor",

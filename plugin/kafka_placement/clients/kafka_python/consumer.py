@@ -1,0 +1,63 @@
+"""``kafka.KafkaConsumer`` that cannot be left outside its group silently (kafka-python 3.x join race).
+
+kafka-python 3.0.12 can park a member outside its group without noticing: a JoinGroup/SyncGroup that
+outlasts one round of polling can finish while nobody consumes it; the member keeps heartbeats off,
+believes it is stable, and the broker drops it after ``session.timeout.ms`` — its partitions go to the
+others while it still thinks it owns them. This subclass runs
+:class:`~kafka_placement.clients.kafka_python.join_watchdog.JoinWatchdog` after every round of polling
+(``poll()`` and iteration both poll in rounds), which asks the coordinator to rejoin when it sees that
+state. Use it wherever ``kafka.KafkaConsumer`` is used with our assignors (or any)::
+
+    from kafka_placement.clients.kafka_python import KafkaConsumer, assignors_from_config
+    KafkaConsumer("orders", group_id="billing", partition_assignment_strategy=assignors_from_config("sticky"))
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import kafka
+
+from kafka_placement.clients.kafka_python.join_watchdog import JoinWatchdog
+
+log = logging.getLogger(__name__)
+
+__all__ = ["KafkaConsumer"]
+
+if not hasattr(kafka.KafkaConsumer, "_poll_once"):  # pragma: no cover - guarded by the <4 pin
+    raise ImportError("this kafka-python has no KafkaConsumer._poll_once; kafka_placement supports 3.x")
+
+
+class KafkaConsumer(kafka.KafkaConsumer):  # type: ignore[misc]  # kafka-python is untyped
+    """``kafka.KafkaConsumer`` plus the join watchdog (module docstring). ``join_rescues`` lists why each
+    rescue happened (``unconsumed-join``, ``parked-without-heartbeats``, ``no-heartbeat-success``)."""
+
+    def __init__(self, *topics: str, join_watchdog_grace_s: float = 2.0, **configs: Any) -> None:
+        super().__init__(*topics, **configs)
+        self._join_watchdog: JoinWatchdog | None = None
+        if self.config.get("group_id") is not None:
+            self._join_watchdog = JoinWatchdog(
+                self._coordinator,
+                self.config["session_timeout_ms"] / 1000,
+                grace_s=join_watchdog_grace_s,
+                on_fire=self._on_rescue,
+            )
+
+    def _on_rescue(self, reason: str, details: dict[str, Any]) -> None:
+        log.warning(
+            "consumer group %s: member was outside its group (%s, %s); rejoining",
+            self.config.get("group_id"),
+            reason,
+            details,
+        )
+
+    @property
+    def join_rescues(self) -> list[str]:
+        return list(self._join_watchdog.fired) if self._join_watchdog is not None else []
+
+    def _poll_once(self, timer: Any, max_records: int, update_offsets: bool = True) -> Any:
+        records = super()._poll_once(timer, max_records, update_offsets=update_offsets)
+        if self._join_watchdog is not None and not self._closed:
+            self._join_watchdog.check()
+        return records
