@@ -1,12 +1,18 @@
 """Build hook only: metadata lives in pyproject.toml. Compiles the optional C accelerator for batch key
-hashing; ``optional=True`` lets an install without a C compiler succeed (numpy fallback is used then)."""
+hashing; ``optional=True`` lets an install without a C compiler succeed (numpy fallback is used then).
+``KAFKA_PLACEMENT_PURE=1`` builds without it: the pure-Python wheel (``py3-none-any``)."""
 
+import os
 import sys
 
 from setuptools import Extension, setup
 
+PURE = os.environ.get("KAFKA_PLACEMENT_PURE", "") not in ("", "0")
+
 setup(
-    ext_modules=[
+    ext_modules=[]
+    if PURE
+    else [
         Extension(
             "kafka_placement.partitioning._native",
             sources=["plugin/kafka_placement/partitioning/_native.c"],

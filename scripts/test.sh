@@ -27,6 +27,10 @@ step "Lint: ruff + mypy"
 ruff check plugin unit_tests integration_tests benchmarks
 mypy
 
+step "Wheels: sdist, manylinux and pure wheels, each installed into a fresh venv without a compiler"
+bash scripts/build-wheels.sh
+bash scripts/smoke-wheels.sh
+
 step "pytest (unit, conformance, integration)"
 export TESTCONTAINERS_RYUK_DISABLED=true
 pytest -p no:cacheprovider --kafka-unavailable=fail --kafka-sigterm-cleanup "$@"
