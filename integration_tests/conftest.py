@@ -35,7 +35,7 @@ def _brokers_restarted(request: pytest.FixtureRequest) -> Iterator[None]:
 
 @pytest.fixture(scope="module")
 def java_member_classpath(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """The Java group member (``conformance/java_live``: Kafka's CooperativeStickyAssignor or our
+    """The Java group member (``integration_tests/java/member``: Kafka's CooperativeStickyAssignor or our
     Java FailoverAssignor), compiled with javac against the pinned kafka-clients jar."""
     from kafka_placement.conformance.jars import JavaReferenceUnavailable, class_path
 
@@ -48,7 +48,7 @@ def java_member_classpath(tmp_path_factory: pytest.TempPathFactory) -> str:
         if os.environ.get("CI") == "true":
             pytest.fail(f"Java consumer cannot be built in CI: {exc}")
         pytest.skip(f"Java consumer cannot be built ({exc}); run scripts/fetch-java-reference.sh")
-    source = Path(__file__).resolve().parents[1] / "plugin/kafka_placement/conformance/java_live"
+    source = Path(__file__).resolve().parent / "java" / "member"
     out = tmp_path_factory.mktemp("java-member")
     cp = ":".join(map(str, jars))
     subprocess.run(

@@ -1,6 +1,6 @@
 """A mixed failover group on the live cluster: our confluent-kafka ``Consumer``, a kafka-python
 consumer with our ``FailoverAssignor`` and Kafka's Java consumer with a Java failover assignor
-written independently of ours (``conformance/java_live/.../FailoverAssignor.java``), in one group
+written independently of ours (``integration_tests/java/member/.../FailoverAssignor.java``), in one group
 (same protocol name ``failover``, same userData: a 4-byte big-endian priority).
 """
 

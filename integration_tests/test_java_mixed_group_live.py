@@ -12,7 +12,7 @@ report when their assignor ran as leader; checked every time:
 - the listener timeline (revoked/added/lost events of every member, in wall-clock order) never
   shows a partition with two owners at once (KIP-429).
 
-The Java member (``conformance/java_live``) is compiled at test time with javac against the
+The Java member (``integration_tests/java/member``) is compiled at test time with javac against the
 pinned kafka-clients jar. Against the shared dev cluster:
 ``KAFKA_PLACEMENT_REUSE=1 pytest integration_tests/test_java_mixed_group_live.py``.
 """
