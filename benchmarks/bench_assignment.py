@@ -200,8 +200,9 @@ def quality(n: int, seed: int = 54) -> None:
     )
     from kafka.structs import TopicPartition as KTP
 
+    from kafka_placement.assignment.metrics import balance_score
     from kafka_placement.assignment.sticky import assign_sticky
-    from kafka_placement.assignment.sticky.checks import balance_score, kept, problems
+    from kafka_placement.assignment.sticky.checks import kept, problems
     from kafka_placement.vocabulary import Member, TopicPartition
 
     def theirs(ppt: dict[str, int], members: dict[str, Member]) -> dict[str, list[TopicPartition]]:

@@ -11,8 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kafka_placement.assignment.metrics import balance_score
 from kafka_placement.assignment.sticky import assign_sticky
-from kafka_placement.assignment.sticky.checks import balance_score, kept, problems
+from kafka_placement.assignment.sticky.checks import kept, problems
 from kafka_placement.errors import InvalidArgumentError
 from kafka_placement.vocabulary import Member, TopicPartition
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from kafka_placement.assignment.metrics import balance_score
 from kafka_placement.conformance import checks
 from kafka_placement.vocabulary import Member, TopicPartition
 
@@ -9,10 +10,10 @@ T = TopicPartition
 
 
 def test_balance_score_is_sum_of_pairwise_size_differences() -> None:
-    assert checks.balance_score({"a": [], "b": [], "c": []}) == 0
+    assert balance_score({"a": [], "b": [], "c": []}) == 0
     # sizes 1, 2, 4: |1-2| + |1-4| + |2-4| = 6
     assignment = {"a": [T("t", 0)], "b": [T("t", 1), T("t", 2)], "c": [T("t", i) for i in range(3, 7)]}
-    assert checks.balance_score(assignment) == 6
+    assert balance_score(assignment) == 6
 
 
 def test_problems_finds_duplicates_unsubscribed_missing_and_unassigned() -> None:

@@ -97,15 +97,6 @@ def unassigned_count(
     return len(all_partitions(partitions_per_topic, members) - assigned)
 
 
-def balance_score(assignment: Assignment) -> int:
-    """KIP-54 balance score: the sum over all member pairs of the difference of their partition
-    counts (0 = perfectly balanced; lower is better)."""
-    sizes = sorted(len(tps) for tps in assignment.values())
-    # sum_{i<j} (s_j - s_i) over sorted sizes = sum_j s_j * (2j - n + 1)
-    n = len(sizes)
-    return sum(size * (2 * j - n + 1) for j, size in enumerate(sizes))
-
-
 def is_balanced(members: Mapping[str, Member], assignment: Assignment) -> bool:
     """KIP-54 balance: sizes differ by at most one, or no partition of a member could move to
     another subscribed member that has at least two fewer partitions."""

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kafka_placement.assignment.metrics import balance_score
 from kafka_placement.conformance import checks, scenarios
 from kafka_placement.conformance.bridge import JavaError, JavaReference, reference
 from kafka_placement.errors import KafkaPlacementError
@@ -88,7 +89,7 @@ def _agreement(
     if checks.normalized(java) == checks.normalized(ours):
         return Agreement("equal to Java")
     better = []
-    if checks.balance_score(ours) < checks.balance_score(java):
+    if balance_score(ours) < balance_score(java):
         better.append("balance")
     if our_moves < java_moves:
         better.append("moves")
@@ -296,7 +297,7 @@ def _quality(
     our_moves: int,
 ) -> list[str]:
     out = []
-    java_score, our_score = checks.balance_score(java), checks.balance_score(ours)
+    java_score, our_score = balance_score(java), balance_score(ours)
     if our_score > java_score:
         out.append(f"less balanced: balance score Java {java_score}, ours {our_score}")
     if our_moves > java_moves:

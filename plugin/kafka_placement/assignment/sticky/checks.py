@@ -69,18 +69,6 @@ def balance_problems(
     return found
 
 
-def balance_score(result: Mapping[str, Sequence[TopicPartition]]) -> int:
-    """KIP-54's balance score: the sum over member pairs of the difference of their sizes."""
-    sizes = sorted(len(v) for v in result.values())
-    # sum_{i<j} (s_j - s_i) over sorted sizes, in O(n)
-    total = 0
-    prefix = 0
-    for i, s in enumerate(sizes):
-        total += i * s - prefix
-        prefix += s
-    return total
-
-
 def kept(
     previous: Mapping[str, Sequence[TopicPartition]], result: Mapping[str, Sequence[TopicPartition]]
 ) -> int:
