@@ -3,6 +3,7 @@ pytest run), plus engine and image errors."""
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import pytest
@@ -95,20 +96,19 @@ def test_options_become_the_cluster_shape(pytester: pytest.Pytester) -> None:
     assert not default.sigterm_cleanup
 
 
-def test_nothing_in_the_environment_changes(pytester: pytest.Pytester) -> None:
-    pytester.makepyfile(
-        test_env="""
-import os, signal
-
-def test_env():
-    import kafka_placement.testing.cluster  # noqa: F401
-    import kafka_placement.testing.pytest_plugin  # noqa: F401
-    assert "TESTCONTAINERS_RYUK_DISABLED" not in os.environ
-    assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
-"""
+def test_nothing_in_the_environment_changes(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("TESTCONTAINERS_RYUK_DISABLED", raising=False)  # our own test run sets it
+    probe = (
+        "import os, signal, sys\n"
+        "before = dict(os.environ)\n"
+        "import kafka_placement.testing.cluster, kafka_placement.testing.pytest_plugin\n"
+        "assert dict(os.environ) == before, set(os.environ.items()) ^ set(before.items())\n"
+        "assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL\n"
     )
-    result = pytester.runpytest_subprocess()
-    result.assert_outcomes(passed=1)
+    result = pytester.run(sys.executable, "-c", probe)
+    assert result.ret == 0, result.stderr.str()
 
 
 def test_reuse_without_state_skips_by_default(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
