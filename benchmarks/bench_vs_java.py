@@ -18,8 +18,9 @@ Rows:
                          (``CooperativeStickyAssignor``)
   sticky unequal         the fresh group plus one member subscribed to one topic (``StickyAssignor``)
   confluent produce      (only with ``--bootstrap-server``) keyed 100-byte records to a 12-partition topic:
-                         our ``Producer`` (murmur2_random) vs plain ``confluent_kafka.Producer`` with
-                         ``partitioner=murmur2_random``; records/s
+                         our ``Producer("murmur2_random")`` (native: librdkafka places the records) and
+                         with ``native=False`` (our partitioner per record, Java's keyless semantics) vs
+                         plain ``confluent_kafka.Producer`` with ``partitioner=murmur2_random``; records/s
 
 ``--quick`` shrinks the assignor cases to 100 topics x 1,000 partitions x 500 members and the keys to 200k
 (CI-sized); the full sizes are the ones docs/performance.md quotes.
@@ -179,8 +180,9 @@ def run_ours(*args: str) -> Result:
 
 
 # --- live produce -------------------------------------------------------------------------------------------
-def produce_rates(bootstrap: str, records: int) -> tuple[float, float]:
-    """records/s of plain confluent (murmur2_random) and of our Producer, alternating, best of two each."""
+def produce_rates(bootstrap: str, records: int) -> tuple[float, float, float]:
+    """records/s of plain confluent (murmur2_random), of our Producer (native) and of our Producer with
+    native=False, alternating, best of two each."""
     import confluent_kafka
     from confluent_kafka.admin import AdminClient, NewTopic
 
@@ -208,12 +210,14 @@ def produce_rates(bootstrap: str, records: int) -> tuple[float, float]:
         return records / (time.perf_counter() - t0)
 
     plain: list[float] = []
-    ours: list[float] = []
+    native: list[float] = []
+    python: list[float] = []
     for _ in range(2):
         plain.append(run(confluent_kafka.Producer({**config, "partitioner": "murmur2_random"})))
-        ours.append(run(Producer(dict(config), partitioner="murmur2_random")))
+        native.append(run(Producer(dict(config), partitioner="murmur2_random")))
+        python.append(run(Producer(dict(config), partitioner="murmur2_random", native=False)))
     admin.delete_topics([topic])
-    return max(plain), max(ours)
+    return max(plain), max(native), max(python)
 
 
 # --- report -------------------------------------------------------------------------------------------------
@@ -280,10 +284,11 @@ def main(argv: list[str] | None = None) -> int:
               f"ours peak RSS {ours['rss_peak_mb']:.0f} MB (whole process); max/member {ours['check']} "
               f"(Java {java['check']})")
     if args.bootstrap_server:
-        plain, ours_rate = produce_rates(args.bootstrap_server, args.records)
-        print(f"{'confluent produce ' + str(args.records) + ' x 100 B':<42} {ours_rate:>8.0f}/s "
-              f"{'':>11} {plain:>8.0f}/s {'':>11} {ours_rate / plain:8.2f}x  ours/plain confluent "
-              "(murmur2_random), records/s")
+        plain, native, python = produce_rates(args.bootstrap_server, args.records)
+        for label, rate in (("native", native), ("native=False", python)):
+            print(f"{'confluent produce ' + str(args.records) + ' x 100 B, ' + label:<42} {rate:>8.0f}/s "
+                  f"{'':>11} {plain:>8.0f}/s {'':>11} {rate / plain:8.2f}x  ours/plain confluent "
+                  "(murmur2_random), records/s")
     return 0 if ok else 1
 
 

@@ -18,6 +18,7 @@ import pytest
 from kafka_placement.clients.confluent.producer import DEFAULT_METADATA_TIMEOUT_S, Producer
 from kafka_placement.errors import (
     ConnectionFailedError,
+    InvalidArgumentError,
     InvalidPartitionError,
     KeyTypeError,
     UnknownTopicError,
@@ -145,7 +146,7 @@ def test_explicit_partition_validated_with_javas_message() -> None:
 
 
 def test_scheme_by_name_and_errors() -> None:
-    prod, _ = producer({"t": 7}, partitioner="consistent_random")
+    prod, _ = producer({"t": 7}, partitioner="consistent_random", native=False)
     assert prod._place("t", b"abc", b"v", -1)[0] == confluent_kafka.consistent(b"abc", 7)
     with pytest.raises(KeyTypeError, match="got int"):
         prod.produce("t", b"v", 12)
@@ -173,3 +174,19 @@ def test_constructor_accepts_confluent_styles() -> None:
     # librdkafka's own default batch.size when the config does not name one
     by_default = Producer({"bootstrap.servers": "127.0.0.1:1", "log_level": 0})
     assert by_default.partitioner.keyless.batch_size == 1000000  # type: ignore[attr-defined]
+
+
+def test_librdkafka_schemes_by_name_run_natively() -> None:
+    prod = Producer(UNREACHABLE, partitioner="murmur2_random")
+    assert prod.native and "produce" in vars(prod) and "produce_batch" in vars(prod)  # confluent's C methods
+    assert prod.produce.__qualname__ == confluent_kafka.Producer.produce.__qualname__
+    for partitioner in (None, "jump", RecordPartitioner("murmur2_random", RoundRobin(0))):
+        assert not Producer(UNREACHABLE, partitioner=partitioner).native
+    assert not Producer(UNREACHABLE, partitioner="fnv1a", native=False).native
+    assert not Producer(UNREACHABLE, partitioner="fnv1a", broker_racks={0: "r1"}).native  # rack-aware: ours
+    with pytest.raises(InvalidArgumentError, match="native=True needs a partitioner librdkafka implements"):
+        Producer(UNREACHABLE, partitioner="jump", native=True)
+    with pytest.raises(
+        InvalidArgumentError, match="partitioner='fnv1a' but the config says partitioner='random'"
+    ):
+        Producer({**UNREACHABLE, "partitioner": "random"}, partitioner="fnv1a")

@@ -6,11 +6,14 @@ that for ``produce`` and ``produce_batch`` from a per-topic metadata cache
 (:mod:`kafka_placement.clients.confluent.topic_metadata`); everything else — ``poll``, ``flush``,
 transactions, ``len()``, ``with Producer(...) as p`` — is confluent's own.
 
-When you do not need our partitioners: ``confluent_kafka.Producer({"partitioner": "murmur2_random"})``
-already places *keyed* records exactly as Java's producer does (librdkafka's murmur2 is Java's); it
-differs only for keyless records (random per record, where Java's producer is sticky per batch) and it
-cannot do ``jump``, rack-aware or failover placement. This class exists for those and for one
-partitioner shared with kafka-python/aiokafka/Spark.
+Native mode: a scheme *name* that librdkafka implements itself (``murmur2``, ``murmur2_random``,
+``consistent``, ``consistent_random``, ``fnv1a``, ``fnv1a_random``, ``random``) is handed to librdkafka
+(its ``partitioner`` setting) and ``produce``/``produce_batch`` are confluent's own C methods — plain
+confluent-kafka speed. Keyed records land exactly where our scheme puts them (librdkafka's hashes are the
+ones our schemes reproduce, Java's murmur2 included); keyless records follow librdkafka's stickiness
+(``sticky.partitioning.linger.ms``) instead of Java's ``batch.size`` stickiness. ``native=False`` keeps
+Java's keyless semantics through our partitioner; ``jump``, rack-aware or custom partitioners always run
+here.
 """
 
 from __future__ import annotations
@@ -21,14 +24,14 @@ from typing import Any
 import confluent_kafka
 
 from kafka_placement.clients.confluent.topic_metadata import TopicMetadataCache, topic_view_from_metadata
-from kafka_placement.errors import ConnectionFailedError, UnknownTopicError
+from kafka_placement.errors import ConnectionFailedError, InvalidArgumentError, UnknownTopicError
 from kafka_placement.partitioning.record import RecordPartitioner, default_partitioner
 from kafka_placement.partitioning.schemes import Scheme, get_scheme
 from kafka_placement.partitioning.sticky import UniformSticky
 from kafka_placement.partitioning.topicview import TopicView
 from kafka_placement.partitioning.validation import check_explicit_partition, check_key
 
-__all__ = ["DEFAULT_METADATA_TIMEOUT_S", "Producer", "topic_view_from_metadata"]
+__all__ = ["DEFAULT_METADATA_TIMEOUT_S", "LIBRDKAFKA_PARTITIONERS", "Producer", "topic_view_from_metadata"]
 
 #: How long the first record of a topic may wait for its metadata when neither ``metadata_timeout_s``
 #: nor the config's ``socket.timeout.ms`` says otherwise.
@@ -55,6 +58,11 @@ _STALE_ERRORS = frozenset(
 
 DeliveryCallback = Callable[[Any, Any], None]
 
+#: Partitioner names librdkafka implements itself (its ``partitioner`` setting), with our schemes' semantics.
+LIBRDKAFKA_PARTITIONERS = frozenset(
+    {"murmur2", "murmur2_random", "consistent", "consistent_random", "fnv1a", "fnv1a_random", "random"}
+)
+
 
 class Producer(confluent_kafka.Producer):
     """``confluent_kafka.Producer`` with partition placement by a :class:`RecordPartitioner`.
@@ -65,7 +73,8 @@ class Producer(confluent_kafka.Producer):
     topic's metadata on its first record (default: the config's ``socket.timeout.ms``, else
     :data:`DEFAULT_METADATA_TIMEOUT_S`); ``metadata_max_age_s`` how old a cached view may get before a
     background refresh. ``broker_racks``: broker id → rack, needed only for rack-aware strategies
-    (confluent's metadata does not carry racks).
+    (confluent's metadata does not carry racks). ``native``: let librdkafka place records (default: yes
+    for a librdkafka partitioner given by name, see the module docstring).
     """
 
     def __init__(
@@ -76,11 +85,34 @@ class Producer(confluent_kafka.Producer):
         metadata_max_age_s: float = 5.0,
         metadata_timeout_s: float | None = None,
         broker_racks: Mapping[int, str | None] | None = None,
+        native: bool | None = None,
         **kwargs: Any,
     ) -> None:
         conf = dict(config or {})
+        scheme_name = partitioner.name if isinstance(partitioner, Scheme) else partitioner
+        nameable = isinstance(scheme_name, str) and scheme_name in LIBRDKAFKA_PARTITIONERS
+        if native is None:
+            native = nameable and broker_racks is None
+        if native:
+            if not nameable:
+                raise InvalidArgumentError(
+                    f"native=True needs a partitioner librdkafka implements, one of "
+                    f"{', '.join(sorted(LIBRDKAFKA_PARTITIONERS))}; got {partitioner!r}"
+                )
+            configured = {**conf, **kwargs}.get("partitioner")
+            if configured not in (None, scheme_name):
+                raise InvalidArgumentError(
+                    f"partitioner={scheme_name!r} but the config says partitioner={configured!r}; give one"
+                )
+            conf["partitioner"] = scheme_name
+            kwargs.pop("partitioner", None)
         super().__init__(conf, **kwargs)
         settings = {**conf, **kwargs}
+        self.native: bool = bool(native)
+        if self.native:
+            # librdkafka places every record: the C methods themselves, no Python per record
+            self.__dict__["produce"] = confluent_kafka.Producer.produce.__get__(self)
+            self.__dict__["produce_batch"] = confluent_kafka.Producer.produce_batch.__get__(self)
         if partitioner is None:
             partitioner = default_partitioner(int(settings.get("batch.size", 1000000)))
         elif not isinstance(partitioner, RecordPartitioner):
