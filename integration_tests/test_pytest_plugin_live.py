@@ -50,3 +50,44 @@ def test_a_users_project_reuses_the_running_cluster(kafka_cluster: Any, pytester
         assert topic not in admin.list_topics()  # the factory deleted what it created
     finally:
         admin.close()
+
+
+XDIST_TESTS = """
+import os
+
+
+def _record(kafka_cluster, test):
+    with open(f"{test}-{os.environ['PYTEST_XDIST_WORKER']}.txt", "w") as out:
+        out.write(f"{kafka_cluster.name} {kafka_cluster.bootstrap_servers}")
+
+
+def test_a(kafka_cluster):
+    _record(kafka_cluster, "a")
+
+
+def test_b(kafka_cluster):
+    _record(kafka_cluster, "b")
+"""
+
+
+def test_xdist_workers_share_one_cluster(pytester: pytest.Pytester) -> None:
+    """Two workers run both tests (``--dist each``): all four see the same cluster, which is gone after."""
+    import docker
+
+    from kafka_placement.testing.cluster import LABEL
+
+    pytester.makepyfile(test_shared=XDIST_TESTS)
+    result = pytester.runpytest_subprocess(
+        "-n", "2", "--dist", "each", "--kafka-unavailable=fail", "--kafka-brokers=1", "-p", "no:cacheprovider"
+    )
+    result.assert_outcomes(passed=4)
+    seen = {path.name: path.read_text() for path in pytester.path.glob("[ab]-gw*.txt")}
+    assert sorted(seen) == ["a-gw0.txt", "a-gw1.txt", "b-gw0.txt", "b-gw1.txt"]
+    assert len(set(seen.values())) == 1, seen  # one cluster for both workers
+    name = next(iter(seen.values())).split()[0]
+    client = docker.from_env()
+    try:
+        left = client.containers.list(all=True, filters={"label": f"{LABEL}={name}"})
+        assert not left, [c.name for c in left]  # the last worker out removed it
+    finally:
+        client.close()

@@ -134,6 +134,7 @@ class KafkaCluster:
         broker_properties: Mapping[str, str] | None = None,
         startup_timeout_s: float = 240.0,
         persistent: bool = False,
+        owner_pid: int | None = None,
         log: Callable[[str], None] = _log,
         security: str | ClusterSecurity = "plaintext",
         acls: bool = False,
@@ -141,6 +142,7 @@ class KafkaCluster:
     ) -> None:
         self._image = image
         self._persistent = persistent
+        self._owner_pid = owner_pid or os.getpid()  # whose death makes the containers orphans
         self._racks = dict(racks)
         if not self._racks:
             raise errors.InvalidArgumentError("a cluster needs at least one broker")
@@ -540,7 +542,7 @@ class KafkaCluster:
                 LABEL: self.name,
                 ROLE_LABEL: role,
                 NODE_LABEL: str(node),
-                OWNER_LABEL: "" if self._persistent else str(os.getpid()),
+                OWNER_LABEL: "" if self._persistent else str(self._owner_pid),
             },
         )
         with self._lock:

@@ -18,6 +18,8 @@ Env ``KAFKA_PLACEMENT_REUSE=1`` attaches to the shared dev cluster of ``kafka-pl
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import signal
 import threading
@@ -26,16 +28,24 @@ import uuid
 import warnings
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from kafka_placement.errors import KafkaPlacementError
-from kafka_placement.testing.cluster import ClusterError, EngineUnavailable, KafkaCluster, describe_brokers
+from kafka_placement.testing.cluster import (
+    ClusterError,
+    EngineUnavailable,
+    KafkaCluster,
+    describe_brokers,
+    docker_client,
+    remove_leftovers,
+)
 from kafka_placement.testing.external import ExternalCluster
 from kafka_placement.testing.image import ImageUnavailable
 from kafka_placement.testing.layout import BROKER_RACKS
-from kafka_placement.testing.state import StateError, read_state
+from kafka_placement.testing.state import StateError, read_state, write_state
 
 _OPTIONS: dict[str, str] = {
     "kafka_image": "Docker image of the brokers (default: apache/kafka:<version> if present or pullable, "
@@ -200,9 +210,12 @@ def _options(request: pytest.FixtureRequest) -> ClusterOptions:
 
 
 @pytest.fixture(scope="session")
-def kafka_cluster(request: pytest.FixtureRequest) -> Iterator[KafkaCluster | ExternalCluster]:
+def kafka_cluster(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[KafkaCluster | ExternalCluster]:
     """A live cluster: by default brokers 0–5 on racks {0:rack1,1:rack3,2:rack3,3:rack2,4:rack2,5:rack1}
-    (see the options); with ``--kafka-bootstrap-server`` the running cluster there."""
+    (see the options); with ``--kafka-bootstrap-server`` the running cluster there. Under pytest-xdist
+    the workers share one cluster (the first starts it, the last one out removes it)."""
     options = _options(request)
     if options.bootstrap_server is not None:
         try:
@@ -213,7 +226,18 @@ def kafka_cluster(request: pytest.FixtureRequest) -> Iterator[KafkaCluster | Ext
     if reuse_requested():
         yield _attach(options)
         return
-    cluster = KafkaCluster(options.image, racks=options.racks, security=options.security)
+    if hasattr(request.config, "workerinput"):  # a pytest-xdist worker
+        yield from _shared_cluster(options, tmp_path_factory.getbasetemp().parent / "kafka-placement-cluster")
+        return
+    cluster = _start(options)
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+def _start(options: ClusterOptions, owner_pid: int | None = None) -> KafkaCluster:
+    cluster = KafkaCluster(options.image, racks=options.racks, security=options.security, owner_pid=owner_pid)
     if options.sigterm_cleanup:
         _stop_on_sigterm(cluster)
     try:
@@ -224,10 +248,43 @@ def kafka_cluster(request: pytest.FixtureRequest) -> Iterator[KafkaCluster | Ext
     except Exception as exc:
         cluster.stop()
         pytest.fail(f"Kafka cluster failed to start: {exc}", pytrace=False)
+    return cluster
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    with path.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _shared_cluster(options: ClusterOptions, shared: Path) -> Iterator[KafkaCluster]:
+    """One cluster for all xdist workers of a run: state and a user count in ``shared``, under a lock.
+    The containers' owner is the xdist controller, so the orphan sweep leaves them while any worker runs."""
+    shared.mkdir(parents=True, exist_ok=True)
+    lock, state_file, users_file = shared / "lock", shared / "state.json", shared / "users"
+    with _locked(lock):
+        if state_file.exists():
+            cluster = KafkaCluster.attach(read_state(state_file))
+        else:
+            cluster = _start(options, owner_pid=os.getppid())
+            write_state(cluster.state(), state_file)
+        users_file.write_text(str(int(users_file.read_text() or 0) + 1 if users_file.exists() else 1))
     try:
         yield cluster
     finally:
-        cluster.stop()
+        with _locked(lock):
+            users = int(users_file.read_text()) - 1
+            users_file.write_text(str(users))
+            if users == 0:
+                if cluster.owns_containers:
+                    cluster.stop()
+                else:
+                    remove_leftovers(docker_client(), cluster.name)
+                state_file.unlink(missing_ok=True)
 
 
 @pytest.fixture(scope="session")
