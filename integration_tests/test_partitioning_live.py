@@ -231,6 +231,42 @@ def test_confluent_wrapper_places_records_as_predicted(kafka_cluster: Any, admin
     assert len(records) == 1800
 
 
+def test_aiokafka_producer_places_by_scheme_with_keyless_state_per_topic(
+    kafka_cluster: Any, admin: Any
+) -> None:
+    import asyncio
+
+    from kafka_placement.clients.aiokafka.partitioner import PlacementPartitioner
+    from kafka_placement.clients.aiokafka.producer import AIOKafkaProducer
+    from kafka_placement.partitioning import RecordPartitioner, RoundRobin, partition_key
+
+    first, second = create_topic(admin), create_topic(admin)
+
+    async def produce() -> tuple[dict[bytes, int], list[tuple[str, int]]]:
+        partitioner = PlacementPartitioner(RecordPartitioner("murmur2_random", RoundRobin(0)))
+        producer = AIOKafkaProducer(
+            bootstrap_servers=kafka_cluster.bootstrap_servers, partitioner=partitioner
+        )
+        await producer.start()
+        try:
+            keyed = {}
+            for i in range(100):
+                key = f"aio-{i}".encode()
+                keyed[key] = (await producer.send_and_wait(first, b"v", key=key)).partition
+            keyless = []
+            for i in range(2 * N):  # alternating topics: each topic's round robin runs on its own
+                topic = (first, second)[i % 2]
+                keyless.append((topic, (await producer.send_and_wait(topic, b"k")).partition))
+            return keyed, keyless
+        finally:
+            await producer.stop()
+
+    keyed, keyless = asyncio.run(produce())
+    assert keyed == {k: partition_key(k, N, "murmur2_random") for k in keyed}
+    for topic in (first, second):
+        assert [p for t, p in keyless if t == topic] == list(range(N))
+
+
 @pytest.mark.parametrize("scheme", ["murmur2_random", "consistent", "fnv1a"])
 def test_librdkafka_builtin_partitioners_agree_with_our_schemes(
     scheme: str, kafka_cluster: Any, admin: Any

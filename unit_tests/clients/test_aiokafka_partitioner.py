@@ -24,3 +24,41 @@ def test_keyless_uses_available_and_scheme_names() -> None:
     assert [rr(None, [0, 1, 2, 3], [1, 3]) for _ in range(4)] == [1, 3, 1, 3]
     crc = PlacementPartitioner("consistent_random")
     assert crc(b"abc", list(range(7)), list(range(7))) == partition_key(b"abc", 7, "consistent")
+
+
+class _Metadata:
+    def __init__(self, partitions: dict[str, int]) -> None:
+        self.partitions = partitions
+
+    def partitions_for_topic(self, topic: str) -> set[int]:
+        return set(range(self.partitions[topic]))
+
+    def available_partitions_for_topic(self, topic: str) -> set[int]:
+        return set(range(self.partitions[topic]))
+
+
+def test_our_producer_keeps_keyless_state_per_topic() -> None:
+    import asyncio
+
+    from kafka_placement.clients.aiokafka.producer import AIOKafkaProducer
+
+    async def place() -> tuple[list[int], list[int]]:
+        rr = PlacementPartitioner(RecordPartitioner("murmur2_random", RoundRobin(0)))
+        ours = AIOKafkaProducer(bootstrap_servers="127.0.0.1:1", partitioner=rr)
+        plain_rr = PlacementPartitioner(RecordPartitioner("murmur2_random", RoundRobin(0)))
+        import aiokafka
+
+        plain = aiokafka.AIOKafkaProducer(bootstrap_servers="127.0.0.1:1", partitioner=plain_rr)
+        meta = _Metadata({"a": 4, "b": 4})
+        ours._metadata = plain._metadata = meta
+        got, shared = [], []
+        for topic in "ababab":
+            got.append(ours._partition(topic, None, None, b"v", None, b"v"))
+            shared.append(plain._partition(topic, None, None, b"v", None, b"v"))
+        assert ours._partition("a", 2, None, b"v", None, b"v") == 2  # explicit: aiokafka's own check
+        assert ours._partition("a", None, b"k", b"v", b"k", b"v") == partition_key(b"k", 4)
+        return got, shared
+
+    got, shared = asyncio.run(place())
+    assert got == [0, 0, 1, 1, 2, 2]  # round robin per topic: a0 b0 a1 b1 a2 b2
+    assert shared == [0, 1, 2, 3, 0, 1]  # plain aiokafka: one counter for both topics

@@ -1,9 +1,12 @@
 """aiokafka partitioner callable: ``AIOKafkaProducer(partitioner=PlacementPartitioner())``.
 
 aiokafka calls ``partitioner(serialized_key, all_partitions, available_partitions)`` for every record without
-an explicit partition. It does not pass the topic, so keyless state (round-robin counter, sticky partition)
-is shared by all topics of one producer; pass one instance per producer. No algorithm here: the
-:class:`~kafka_placement.partitioning.record.RecordPartitioner` decides.
+an explicit partition. It does not pass the topic, so with plain ``aiokafka.AIOKafkaProducer`` keyless state
+(round-robin counter, sticky partition) is shared by all topics of one producer. Our
+:class:`kafka_placement.clients.aiokafka.producer.AIOKafkaProducer` passes the topic and the record's size
+(:meth:`PlacementPartitioner.place`): keyless state per topic, and ``batch.size`` stickiness counted in
+bytes as Java does. No algorithm here: the :class:`~kafka_placement.partitioning.record.RecordPartitioner`
+decides.
 """
 
 from __future__ import annotations
@@ -37,3 +40,15 @@ class PlacementPartitioner:
     ) -> int:
         view = TopicView.build(_SHARED_TOPIC, all_partitions, available_partitions)
         return self.core.partition(view, check_key(key_bytes))
+
+    def place(
+        self,
+        topic: str,
+        key_bytes: bytes | None,
+        all_partitions: Sequence[int],
+        available_partitions: Sequence[int],
+        record_size: int = 0,
+    ) -> int:
+        """The partition of one record of ``topic`` (keyless state kept per topic)."""
+        view = TopicView.build(topic, all_partitions, available_partitions)
+        return self.core.partition(view, check_key(key_bytes), record_size)
