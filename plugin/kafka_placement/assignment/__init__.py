@@ -4,6 +4,8 @@
 ``{member_id: sorted [TopicPartition]}`` with every member present. Strategies by their Kafka
 names: ``range``, ``roundrobin``, ``sticky``, ``cooperative-sticky``, and ``failover`` (alias
 ``priority``). No Kafka client is imported here; adapters live in ``kafka_placement.clients``.
+
+Imports no Kafka client, no Spark and does no I/O (docs/architecture.md).
 """
 
 from __future__ import annotations

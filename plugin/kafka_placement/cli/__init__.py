@@ -10,6 +10,8 @@ file that cannot be read or written, a missing optional dependency) is one line
 ``kafka-placement <cmd>: error: …`` and exit code 2; exit 1 is kept for "ran, found problems". Anything
 else is a bug: still one line (never a traceback), saying to re-run with ``--debug`` (or
 ``KAFKA_PLACEMENT_DEBUG=1``), which shows the traceback.
+
+Adapters only: arguments in, a core or a client adapter called, one line on error (exit 2).
 """
 
 from __future__ import annotations

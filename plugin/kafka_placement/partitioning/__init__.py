@@ -6,6 +6,8 @@ Quick start::
     murmur2(b"21")                           # -973932308, Java Utils.murmur2
     partition_keys([b"a", b"b"], 12)         # numpy array of partitions, murmur2 scheme
     partition_keys(arrow_binary_array, 12, scheme="consistent")
+
+Imports no Kafka client, no Spark and does no I/O (docs/architecture.md).
 """
 
 from kafka_placement.partitioning.batch import partition_key, partition_keys

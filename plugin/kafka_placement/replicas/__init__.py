@@ -10,6 +10,8 @@
   against; :mod:`.reassignment_json` reads/writes kafka-reassign-partitions JSON;
 * :mod:`.metrics` — per-broker/per-rack spreads, rack diversity, co-replica pairs, moves;
 * :mod:`.audit` — findings from an admin-API snapshot (the client adapters build the snapshot).
+
+Imports no Kafka client, no Spark and does no I/O (docs/architecture.md).
 """
 
 from __future__ import annotations

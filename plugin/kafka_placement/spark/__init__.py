@@ -8,6 +8,8 @@ Quick start::
     result = plan(spark, df, scenario_grid([12, 16], ["murmur2", "jump"]), value_column="value_size")
 
 PySpark, pyarrow, pandas and matplotlib come with the ``spark`` extra; they are imported lazily.
+
+An adapter: Spark in, the planning core's results out; no algorithm of its own.
 """
 
 from kafka_placement.planning.report import write_report, write_results

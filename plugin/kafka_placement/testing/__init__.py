@@ -5,6 +5,8 @@
 scope, from ``kafka_placement.testing.pytest_plugin``; also ``kafka_secure_cluster`` and
 ``kafka_cluster_factory``); ``kafka-placement cluster up|down|status`` (alias ``python -m
 kafka_placement.testing``) for the long-lived dev cluster. See docs/cluster.md.
+
+Test infrastructure: may use Docker and clients; nothing in the cores imports it.
 """
 
 from __future__ import annotations
