@@ -74,7 +74,7 @@ def test_xdist_workers_share_one_cluster(pytester: pytest.Pytester) -> None:
     """Two workers run both tests (``--dist each``): all four see the same cluster, which is gone after."""
     import docker
 
-    from kafka_placement.testing.cluster import LABEL
+    from kafka_placement.testing.engine import LABEL
 
     pytester.makepyfile(test_shared=XDIST_TESTS)
     result = pytester.runpytest_subprocess(

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from typing import Any
 
-from kafka_placement.testing.cluster import LABEL, OWNER_LABEL, remove_leftovers, remove_orphans
+from kafka_placement.testing.engine import LABEL, OWNER_LABEL, remove_leftovers, remove_orphans
 
 
 class _Container:

@@ -106,7 +106,8 @@ def _write_client_config(cluster: Any, args: argparse.Namespace) -> None:
 
 
 def cmd_up(args: argparse.Namespace) -> int:
-    from kafka_placement.testing.cluster import KafkaCluster, docker_client, remove_leftovers
+    from kafka_placement.testing.cluster import KafkaCluster
+    from kafka_placement.testing.engine import docker_client, remove_leftovers
     from kafka_placement.testing.secrets_dir import remove_secrets_dir
     from kafka_placement.testing.state import (
         StateError,
@@ -163,7 +164,7 @@ def cmd_up(args: argparse.Namespace) -> int:
 
 
 def cmd_down(args: argparse.Namespace) -> int:
-    from kafka_placement.testing.cluster import docker_client, remove_leftovers
+    from kafka_placement.testing.engine import docker_client, remove_leftovers
     from kafka_placement.testing.secrets_dir import remove_secrets_dir
     from kafka_placement.testing.state import StateError, read_state, remove_state
 

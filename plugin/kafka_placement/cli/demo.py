@@ -75,13 +75,12 @@ def cluster(attach: ConnectionSettings | None) -> Iterator[tuple[ConnectionSetti
         return
     try:
         from kafka_placement.testing import KafkaCluster
-        from kafka_placement.testing import cluster as testing_cluster
     except ImportError as exc:
         raise ClusterError(f"the embedded cluster needs the 'testing' extra: {exc}") from exc
     embedded = KafkaCluster(log=lambda msg: print(f"  {msg}", flush=True))
     try:
         embedded.start()
-    except testing_cluster.ClusterError as exc:
+    except ClusterError as exc:
         with contextlib.suppress(Exception):
             embedded.stop()
         raise ClusterError(

@@ -1,10 +1,10 @@
 """A real, rack-labelled Apache Kafka cluster in containers: 1 KRaft controller + 6 brokers.
 
 Testcontainers' generic ``DockerContainer`` runs each node with host networking; every listener
-binds 127.0.0.1 on ports chosen free at start, so several clusters can run side by side. Ryuk is
-disabled (no registry to pull it from); containers carry ``kafka-placement.*`` labels so leftovers
-can be removed with :func:`remove_leftovers` / ``kafka-placement cluster down --all``.
+binds 127.0.0.1 on ports chosen free at start, so several clusters can run side by side. The Docker
+engine, the containers' labels and the clean-up of leftovers are in :mod:`kafka_placement.testing.engine`.
 """
+
 
 from __future__ import annotations
 
@@ -17,12 +17,24 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from kafka_placement import errors
+from kafka_placement.errors import ClusterError
+from kafka_placement.testing.engine import (
+    LABEL,
+    NODE_LABEL,
+    OWNER_LABEL,
+    ROLE_LABEL,
+    EngineUnavailable,
+    _without_ryuk,
+    docker_client,
+    remove_leftovers,
+    remove_orphans,
+)
 from kafka_placement.testing.image import resolve_image
 from kafka_placement.testing.layout import (
     BROKER_RACKS,
@@ -39,39 +51,20 @@ from kafka_placement.testing.secrets_dir import prepare_secrets_dir, read_scram_
 from kafka_placement.testing.security import CA_PEM, ClusterSecurity, write_client_properties
 from kafka_placement.testing.state import ClusterState
 
-LABEL = "kafka-placement.cluster"
-ROLE_LABEL = "kafka-placement.role"
-NODE_LABEL = "kafka-placement.node-id"
-#: pid of the process that owns the containers ("" for a persistent cluster such as `up`'s).
-OWNER_LABEL = "kafka-placement.owner-pid"
-
-
-class ClusterError(errors.ClusterError):
-    """The cluster could not start, or a node did not come back."""
-
-
-class EngineUnavailable(ClusterError):
-    """No Docker engine answers."""
-
-
-def docker_client() -> Any:
-    """A docker-py client for the engine, or :class:`EngineUnavailable` with the reason."""
-    try:
-        # importlib: a plain `import docker` makes mypy resolve the repository's docker/ directory.
-        docker: Any = importlib.import_module("docker")
-    except ImportError as exc:  # pragma: no cover - the testing extra is missing
-        raise EngineUnavailable(
-            "the 'docker' package is missing: pip install 'kafka-placement[testing]'"
-        ) from exc
-    try:
-        client = docker.from_env(timeout=30)
-        client.ping()
-    except Exception as exc:
-        raise EngineUnavailable(
-            f"no Docker engine answers ({exc}); run scripts/ensure-engine.sh or set DOCKER_HOST"
-        ) from exc
-    return client
-
+__all__ = [
+    "LABEL",
+    "NODE_LABEL",
+    "OWNER_LABEL",
+    "ROLE_LABEL",
+    "ClusterError",
+    "EngineUnavailable",
+    "KafkaCluster",
+    "describe_brokers",
+    "docker_client",
+    "redact",
+    "remove_leftovers",
+    "remove_orphans",
+]
 
 def describe_brokers(bootstrap_servers: str, timeout_s: float = 10.0,
                      client_kwargs: Mapping[str, object] | None = None) -> dict[int, str | None]:
@@ -552,61 +545,3 @@ class KafkaCluster:
             self._containers[node] = tc.get_wrapped_container()
 
 
-@contextlib.contextmanager
-def _without_ryuk() -> Iterator[None]:
-    """Testcontainers' reaper (Ryuk, an image from Docker Hub) is not needed for our containers —
-    :meth:`KafkaCluster.stop` removes them, and after a crash the next start sweeps clusters whose
-    owner process is gone — and offline it cannot start. So it is off while we start ours, unless the
-    environment says otherwise (``TESTCONTAINERS_RYUK_DISABLED``); nothing stays changed afterwards."""
-    if "TESTCONTAINERS_RYUK_DISABLED" in os.environ:
-        yield
-        return
-    from testcontainers.core.config import testcontainers_config
-
-    previous = testcontainers_config.ryuk_disabled
-    testcontainers_config.ryuk_disabled = True
-    try:
-        yield
-    finally:
-        testcontainers_config.ryuk_disabled = previous
-
-
-def remove_leftovers(client: Any, name: str | None = None) -> list[str]:
-    """Force-remove containers labelled by this harness (one cluster by ``name``, or all)."""
-    label = f"{LABEL}={name}" if name else LABEL
-    removed = []
-    for c in client.containers.list(all=True, filters={"label": label}):
-        with contextlib.suppress(Exception):
-            c.remove(force=True, v=True)
-            removed.append(str(c.name))
-    return removed
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def remove_orphans(client: Any) -> list[str]:
-    """Remove clusters whose owning process (on this machine) died without cleaning up.
-
-    Containers of persistent clusters (``kafka-placement cluster up``) carry no owner pid
-    and are never touched.
-    """
-    orphans: set[str] = set()
-    for c in client.containers.list(all=True, filters={"label": LABEL}):
-        labels = c.labels or {}
-        owner = labels.get(OWNER_LABEL, "")
-        if owner.isdigit() and not _pid_alive(int(owner)):
-            orphans.add(labels[LABEL])
-    for name in sorted(orphans):
-        remove_leftovers(client, name)
-        # ... and the secrets directory its process made under the temp dir (see _start_nodes).
-        for leftover in Path(tempfile.gettempdir()).glob(f"{name}-secrets-*"):
-            remove_secrets_dir(leftover)
-    return sorted(orphans)

@@ -33,15 +33,9 @@ from typing import Any
 
 import pytest
 
-from kafka_placement.errors import KafkaPlacementError
-from kafka_placement.testing.cluster import (
-    ClusterError,
-    EngineUnavailable,
-    KafkaCluster,
-    describe_brokers,
-    docker_client,
-    remove_leftovers,
-)
+from kafka_placement.errors import ClusterError, KafkaPlacementError
+from kafka_placement.testing.cluster import KafkaCluster, describe_brokers
+from kafka_placement.testing.engine import EngineUnavailable, docker_client, remove_leftovers
 from kafka_placement.testing.external import ExternalCluster
 from kafka_placement.testing.image import ImageUnavailable
 from kafka_placement.testing.layout import BROKER_RACKS
