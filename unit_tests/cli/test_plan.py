@@ -119,18 +119,6 @@ def test_csv_input_plans_and_writes_everything(tmp_path: Path, capsys: pytest.Ca
             assert got == [expected.get(p, 0) for p in range(n)]
 
 
-def test_format_table_aligns_numbers_right() -> None:
-    from kafka_placement.cli.plan import format_table
-
-    text = format_table(["name", "n", "ratio"], [["a", 1234, 1.5], ["bbb", 5, 10.25]])
-    assert text.splitlines() == [
-        "name      n   ratio",
-        "----  -----  ------",
-        "a     1,234   1.500",
-        "bbb       5  10.250",
-    ]
-
-
 def test_value_sizes_are_exact_on_csv_json_and_parquet(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     users = [f"u{i % 23}" for i in range(400)]
     sizes = [(i * 37) % 1000 for i in range(400)]

@@ -103,7 +103,7 @@ def create_topics(
 ) -> dict[str, str]:
     from kafka import KafkaAdminClient
 
-    from kafka_placement.cli.plan import format_table
+    from kafka_placement.cli.tables import format_table
     from kafka_placement.clients.kafka_python.admin import create_topic
     from kafka_placement.planning.scenarios import Placement
     from kafka_placement.replicas.metrics import placement_metrics
@@ -222,7 +222,7 @@ def verify(
 def audit_topics(bootstrap: ConnectionSettings, topics: list[str]) -> list[str]:
     from kafka import KafkaAdminClient
 
-    from kafka_placement.cli.plan import format_table
+    from kafka_placement.cli.tables import format_table
     from kafka_placement.clients.kafka_python.admin import snapshot
     from kafka_placement.replicas.audit import audit
 
@@ -278,7 +278,7 @@ def run(args: argparse.Namespace) -> int:
     )
     attach = settings_from_args(args) if has_connection(args) else None
     with cluster(attach) as (bootstrap, racks):
-        from kafka_placement.cli.plan import format_table
+        from kafka_placement.cli.tables import format_table
 
         print(f"  bootstrap servers: {bootstrap.describe()}")
         print(format_table(["broker", "rack"], [[b, r or "(none)"] for b, r in sorted(racks.items())]))

@@ -22,6 +22,7 @@ from kafka_placement.cli.connection_options import (
 )
 from kafka_placement.cli.files import check_writable_dir
 from kafka_placement.cli.spark_options import add_spark_arguments, spark_conf_from_args
+from kafka_placement.cli.tables import format_table
 from kafka_placement.clients.connection import ConnectionSettings, check_connection
 from kafka_placement.errors import InvalidArgumentError, UnknownTopicError
 
@@ -221,31 +222,6 @@ def _infer_format(path: Path) -> str:
         if suffix in ("jsonl", "ndjson"):
             return "json"
     raise InvalidArgumentError(f"cannot tell the format of {str(path)!r}; pass --format {'/'.join(FORMATS)}")
-
-
-def format_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    """A plain aligned text table (numbers right-aligned)."""
-    cells = [[_cell(v) for v in row] for row in rows]
-    widths = [max(len(h), *(len(r[i]) for r in cells)) if cells else len(h) for i, h in enumerate(headers)]
-    numeric = [
-        all(isinstance(row[i], int | float) for row in rows) if rows else False for i in range(len(headers))
-    ]
-
-    def line(values: Sequence[str]) -> str:
-        return "  ".join(
-            v.rjust(w) if numeric[i] else v.ljust(w)
-            for i, (v, w) in enumerate(zip(values, widths, strict=True))
-        )
-
-    return "\n".join([line(list(headers)), line(["-" * w for w in widths]), *(line(r) for r in cells)])
-
-
-def _cell(value: Any) -> str:
-    if isinstance(value, float):
-        return f"{value:.3f}"
-    if isinstance(value, int):
-        return f"{value:,}"
-    return str(value)
 
 
 def print_result(
