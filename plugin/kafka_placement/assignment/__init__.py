@@ -10,28 +10,27 @@ Imports no Kafka client, no Spark and does no I/O (docs/architecture.md).
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Iterable, Mapping
 
-from kafka_placement.assignment.failover import assign_failover
 from kafka_placement.assignment.inputs import (
     check_members,
     check_partition_racks,
     check_partitions_per_topic,
 )
-from kafka_placement.assignment.range import assign_range
-from kafka_placement.assignment.roundrobin import assign_roundrobin
+from kafka_placement.assignment.strategies import STRATEGY_TABLE, Strategy, strategy
 from kafka_placement.assignment.strategy_names import StrategyName, parse_strategies, strategy_name
-from kafka_placement.errors import UnknownStrategyError
 from kafka_placement.vocabulary import Member, TopicPartition
 
 __all__ = [
     "STRATEGIES",
+    "STRATEGY_TABLE",
     "Member",
+    "Strategy",
     "StrategyName",
     "TopicPartition",
     "assign",
     "parse_strategies",
+    "strategy",
     "strategy_function",
     "strategy_name",
 ]
@@ -39,36 +38,11 @@ __all__ = [
 AssignFunction = Callable[..., dict[str, list[TopicPartition]]]
 
 #: Every strategy name ``assign`` accepts, Kafka names first.
-STRATEGIES: tuple[str, ...] = ("range", "roundrobin", "sticky", "cooperative-sticky", "failover", "priority")
+STRATEGIES: tuple[str, ...] = tuple(STRATEGY_TABLE)
 
-_LAZY = {
-    # The sticky family lives in its own package (assignment/sticky/); imported on first use.
-    "sticky": ("kafka_placement.assignment.sticky", "assign_sticky"),
-    "cooperative-sticky": ("kafka_placement.assignment.sticky", "assign_cooperative_sticky"),
-}
-_EAGER: dict[str, AssignFunction] = {
-    "range": assign_range,
-    "roundrobin": assign_roundrobin,
-    "failover": assign_failover,
-    "priority": assign_failover,
-}
-
-
-def strategy_function(strategy: StrategyName) -> AssignFunction:
+def strategy_function(strategy_or_name: StrategyName) -> AssignFunction:
     """The function behind a strategy name; :class:`UnknownStrategyError` names the allowed ones."""
-    if isinstance(strategy, str):
-        eager = _EAGER.get(strategy)
-        if eager is not None:
-            return eager
-        lazy = _LAZY.get(strategy)
-        if lazy is not None:
-            module_name, attribute = lazy
-            function: AssignFunction = getattr(importlib.import_module(module_name), attribute)
-            return function
-    raise UnknownStrategyError(
-        f"unknown assignment strategy {strategy!r}; allowed: range, roundrobin, sticky, "
-        "cooperative-sticky, failover (alias priority)"
-    )
+    return strategy(strategy_or_name).assign_function()
 
 
 def assign(

@@ -1,14 +1,8 @@
 """Subscriptions on the wire ↔ :class:`Member`, per strategy (no Kafka client imported).
 
-Adapters hand over the decoded ``ConsumerProtocolSubscription`` fields; this module decides what
-each strategy reads, the way Java's assignors do:
-
-* ``sticky`` (eager): previous partitions and generation from the userData (Java ``StickyAssignor``
-  V1/V0), never from ``OwnedPartitions``;
-* ``cooperative-sticky``: ``OwnedPartitions`` (v1+), generation from ``GenerationId`` (v2+) when
-  present, else from the userData INT32 (Java ``CooperativeStickyAssignor.memberData``);
-* ``failover``/``priority``: the 4-byte priority in the userData;
-* ``range``/``roundrobin``: topics, rack and ``group.instance.id`` only.
+Adapters hand over the decoded ``ConsumerProtocolSubscription`` fields; this module cleans them and
+lets the strategy's row (:mod:`~kafka_placement.assignment.strategies`) read what that strategy reads,
+the way Java's assignors do.
 
 Nothing here raises on hostile member data: unusable fields are dropped with a warning (see
 ``userdata``), so one broken member can never take the group leader down.
@@ -19,20 +13,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Mapping
 
-from kafka_placement.assignment.userdata import (
-    DEFAULT_GENERATION,
-    encode_cooperative_user_data,
-    encode_priority,
-    encode_sticky_user_data,
-    read_cooperative_generation,
-    read_priority,
-    read_sticky_user_data,
-)
+from kafka_placement.assignment.strategies import strategy
+from kafka_placement.assignment.userdata import DEFAULT_GENERATION
 from kafka_placement.vocabulary import Member, TopicPartition
 
 log = logging.getLogger(__name__)
-
-_INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 
 
 def _clean_topics(topics: object, member_id: str) -> list[str]:
@@ -41,8 +26,11 @@ def _clean_topics(topics: object, member_id: str) -> list[str]:
     try:
         items = list(topics)  # type: ignore[call-overload]
     except TypeError:
-        log.warning("member %s sent topics %r that are not a list; treating it as subscribed to nothing",
-                    member_id, topics)
+        log.warning(
+            "member %s sent topics %r that are not a list; treating it as subscribed to nothing",
+            member_id,
+            topics,
+        )
         return []
     clean = [t for t in items if isinstance(t, str)]
     if len(clean) != len(items):
@@ -66,14 +54,8 @@ def _clean_partitions(owned: Iterable[object], member_id: str) -> list[TopicPart
     return clean
 
 
-def _clean_int32(value: object, default: int) -> int:
-    if isinstance(value, int) and not isinstance(value, bool) and _INT32_MIN <= value <= _INT32_MAX:
-        return value
-    return default
-
-
 def member_from_subscription(
-    strategy: str,
+    name: str,
     member_id: str,
     topics: object,
     user_data: object,
@@ -93,28 +75,18 @@ def member_from_subscription(
     clean_topics = _clean_topics(topics, member_id)
     rack = rack_id if isinstance(rack_id, str) and rack_id else None
     instance = group_instance_id if isinstance(group_instance_id, str) else None
-    owned: list[TopicPartition] = []
-    generation = DEFAULT_GENERATION
-    priority: int | None = None
-    if strategy == "sticky":
-        data = read_sticky_user_data(user_data, member_id=member_id)
-        owned = list(data.partitions)
-        generation = DEFAULT_GENERATION if data.generation is None else data.generation
-    elif strategy == "cooperative-sticky":
-        owned = _clean_partitions(owned_partitions, member_id)
-        subscription_generation = _clean_int32(generation_id, DEFAULT_GENERATION)
-        if subscription_generation >= 0:
-            generation = subscription_generation
-        else:
-            from_user_data = read_cooperative_generation(user_data or None, member_id=member_id)
-            generation = DEFAULT_GENERATION if from_user_data is None else from_user_data
-    elif strategy in ("failover", "priority"):
-        priority = read_priority(user_data, member_id=member_id)
+    data = strategy(name).read_subscription(
+        user_data, lambda: _clean_partitions(owned_partitions, member_id), generation_id, member_id
+    )
+    owned, generation, priority = data.owned, data.generation, data.priority
     if existing is not None and owned:
         kept = [tp for tp in owned if 0 <= tp.partition < existing.get(tp.topic, 0)]
         if len(kept) != len(owned):
-            log.info("member %s claimed %d partitions that no longer exist; dropped",
-                     member_id, len(owned) - len(kept))
+            log.info(
+                "member %s claimed %d partitions that no longer exist; dropped",
+                member_id,
+                len(owned) - len(kept),
+            )
         owned = kept
     # duplicates in a claim carry no information; keep the first occurrence
     owned = list(dict.fromkeys(owned))
@@ -129,7 +101,7 @@ def member_from_subscription(
 
 
 def subscription_user_data(
-    strategy: str,
+    name: str,
     *,
     owned: Iterable[TopicPartition] | None = None,
     generation: int | None = DEFAULT_GENERATION,
@@ -141,12 +113,4 @@ def subscription_user_data(
     ``generation`` is None);
     cooperative-sticky: the generation INT32; failover: the priority INT32 (null without one).
     """
-    if strategy == "sticky":
-        if owned is None:
-            return None
-        return encode_sticky_user_data(owned, generation)
-    if strategy == "cooperative-sticky":
-        return encode_cooperative_user_data(DEFAULT_GENERATION if generation is None else generation)
-    if strategy in ("failover", "priority"):
-        return None if priority is None else encode_priority(priority)
-    return None
+    return strategy(name).encode_user_data(owned, generation, priority)

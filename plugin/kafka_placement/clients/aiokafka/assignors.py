@@ -21,6 +21,7 @@ from aiokafka.coordinator.protocol import ConsumerProtocolMemberAssignment, Cons
 from kafka_placement.assignment import assign
 from kafka_placement.assignment.strategy_names import StrategyName, parse_strategies
 from kafka_placement.assignment.wire import member_from_subscription, subscription_user_data
+from kafka_placement.clients.cluster_metadata import partitions_per_topic
 from kafka_placement.errors import UnknownStrategyError
 from kafka_placement.vocabulary import TopicPartition, check_priority, group_by_topic
 
@@ -34,17 +35,6 @@ __all__ = [
     "StickyAssignor",
     "assignors_from_config",
 ]
-
-
-def _partitions_per_topic(cluster: Any, topics: Iterable[str]) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for topic in topics:
-        partitions = cluster.partitions_for_topic(topic)
-        if partitions:
-            counts[topic] = len(partitions)
-        else:
-            log.warning("No partition metadata for topic %s; it is left unassigned", topic)
-    return counts
 
 
 class _Assignor(AbstractPartitionAssignor):  # type: ignore[misc]
@@ -74,7 +64,7 @@ class _Assignor(AbstractPartitionAssignor):  # type: ignore[misc]
             for topic in (getattr(metadata, "subscription", None) or ())
             if isinstance(topic, str)
         }
-        counts = _partitions_per_topic(cluster, sorted(topics))
+        counts = partitions_per_topic(cluster, sorted(topics))
         parsed = {
             member_id: member_from_subscription(
                 self.strategy,

@@ -21,10 +21,11 @@ from typing import Any
 from kafka.coordinator.assignors.abstract import AbstractPartitionAssignor, RebalanceProtocol
 from kafka.protocol.consumer.metadata import ConsumerProtocolAssignment, ConsumerProtocolSubscription
 
-from kafka_placement.assignment import assign
+from kafka_placement.assignment import assign, strategy
 from kafka_placement.assignment.strategy_names import StrategyName, parse_strategies
 from kafka_placement.assignment.userdata import DEFAULT_GENERATION
 from kafka_placement.assignment.wire import member_from_subscription, subscription_user_data
+from kafka_placement.clients.cluster_metadata import partitions_per_topic
 from kafka_placement.errors import InvalidArgumentError, UnknownStrategyError
 from kafka_placement.vocabulary import Member, TopicPartition, check_priority, group_by_topic
 
@@ -42,7 +43,6 @@ __all__ = [
 
 #: ConsumerProtocolSubscription version we send: v3 carries OwnedPartitions, GenerationId, RackId.
 SUBSCRIPTION_VERSION = 3
-_RACK_AWARE = frozenset({"range", "sticky", "cooperative-sticky"})
 
 
 def _check_rack(rack: object) -> str | None:
@@ -51,19 +51,6 @@ def _check_rack(rack: object) -> str | None:
     if not isinstance(rack, str):
         raise InvalidArgumentError(f"rack must be a str (Kafka's client.rack) or None, got {rack!r}")
     return rack or None
-
-
-def partitions_per_topic(cluster: Any, topics: Iterable[str]) -> dict[str, int]:
-    """Partition counts of the subscribed topics the consumer's metadata knows (others skipped,
-    as Java skips topics without metadata)."""
-    counts: dict[str, int] = {}
-    for topic in topics:
-        partitions = cluster.partitions_for_topic(topic)
-        if partitions:
-            counts[topic] = len(partitions)
-        else:
-            log.warning("No partition metadata for topic %s; it is left unassigned", topic)
-    return counts
 
 
 def partition_racks(cluster: Any, counts: Mapping[str, int]) -> dict[TopicPartition, frozenset[str]]:
@@ -165,7 +152,7 @@ class _Assignor(AbstractPartitionAssignor):  # type: ignore[misc]
         counts = partitions_per_topic(cluster, sorted(topics))
         parsed = {member.member_id: self._member(member, counts) for member in members}
         racks = None
-        if self.strategy in _RACK_AWARE and any(m.rack for m in parsed.values()):
+        if strategy(self.strategy).rack_aware and any(m.rack for m in parsed.values()):
             racks = partition_racks(cluster, counts)
         result = assign(self.strategy, counts, parsed, partition_racks=racks)
         return {member_id: _to_assignment(partitions) for member_id, partitions in result.items()}
