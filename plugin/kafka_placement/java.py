@@ -23,6 +23,8 @@ T = TypeVar("T")
 
 INT_MIN = -(2**31)
 INT_MAX = 2**31 - 1
+#: Kafka ``Utils.toPositive``: ``n & POSITIVE_MASK`` (not ``abs``)
+POSITIVE_MASK = 0x7FFFFFFF
 
 #: HashMap constants (java.util.HashMap): default capacity, load factor 3/4, treeify thresholds.
 _DEFAULT_CAPACITY = 16

@@ -57,6 +57,8 @@ def test_our_producer_keeps_keyless_state_per_topic() -> None:
             shared.append(plain._partition(topic, None, None, b"v", None, b"v"))
         assert ours._partition("a", 2, None, b"v", None, b"v") == 2  # explicit: aiokafka's own check
         assert ours._partition("a", None, b"k", b"v", b"k", b"v") == partition_key(b"k", 4)
+        await ours.stop()  # never started: releases what the constructor opened
+        await plain.stop()
         return got, shared
 
     got, shared = asyncio.run(place())

@@ -11,6 +11,7 @@ from __future__ import annotations
 import struct
 
 from kafka_placement.errors import KeyTypeError
+from kafka_placement.java import POSITIVE_MASK, to_int32
 
 SEED = 0x9747B28C
 M = 0x5BD1E995
@@ -66,10 +67,9 @@ def murmur2_unsigned(data: bytes) -> int:
 
 def murmur2(data: bytes) -> int:
     """Kafka ``Utils.murmur2(data)``: a signed 32-bit int, exactly as Java returns it."""
-    h = murmur2_unsigned(data)
-    return h - 0x100000000 if h & 0x80000000 else h
+    return to_int32(murmur2_unsigned(data))
 
 
 def to_positive(number: int) -> int:
     """Kafka ``Utils.toPositive``: ``number & 0x7fffffff`` (not ``abs``)."""
-    return number & 0x7FFFFFFF
+    return number & POSITIVE_MASK

@@ -16,13 +16,8 @@ from __future__ import annotations
 import random as _random
 import threading
 
+from kafka_placement.java import INT_MAX, INT_MIN, POSITIVE_MASK, to_int32
 from kafka_placement.partitioning.topicview import TopicView
-
-_INT_MIN = -(2**31)
-
-
-def _wrap_int32(value: int) -> int:
-    return ((value - _INT_MIN) & 0xFFFFFFFF) + _INT_MIN
 
 
 class RoundRobin:
@@ -38,14 +33,14 @@ class RoundRobin:
     def _next_value(self, topic: str) -> int:
         value = self._counters.get(topic)
         if value is None:
-            value = self._start if self._start is not None else self._rng.randint(_INT_MIN, 2**31 - 1)
-        self._counters[topic] = _wrap_int32(value + 1)  # Java AtomicInteger.getAndIncrement wraps
+            value = self._start if self._start is not None else self._rng.randint(INT_MIN, INT_MAX)
+        self._counters[topic] = to_int32(value + 1)  # Java AtomicInteger.getAndIncrement wraps
         return value
 
     def choose(self, view: TopicView, record_size: int = 0) -> int:
         with self._lock:
             value = self._next_value(view.topic)
-            positive = value & 0x7FFFFFFF
+            positive = value & POSITIVE_MASK
             if view.available:
                 partition = view.available[positive % len(view.available)]
             else:
@@ -57,5 +52,5 @@ class RoundRobin:
         """The record that just got ``prev_partition`` will be partitioned again: give it the same step."""
         with self._lock:
             if self._last.get(topic) == prev_partition and topic in self._counters:
-                self._counters[topic] = _wrap_int32(self._counters[topic] - 1)
+                self._counters[topic] = to_int32(self._counters[topic] - 1)
                 del self._last[topic]

@@ -29,6 +29,7 @@ import numpy as np
 import numpy.typing as npt
 
 from kafka_placement.errors import UnknownSchemeError
+from kafka_placement.java import POSITIVE_MASK
 from kafka_placement.partitioning.hashes import crc32, fnv1a
 from kafka_placement.partitioning.jump import jump_hash, jump_hash_array
 from kafka_placement.partitioning.keybatch import KeyBatch
@@ -39,7 +40,7 @@ U32 = npt.NDArray[np.uint32]
 
 
 def _murmur2_index(key: bytes, n: int) -> int:
-    return (murmur2_u32(key) & 0x7FFFFFFF) % n
+    return (murmur2_u32(key) & POSITIVE_MASK) % n
 
 
 def _crc_index(key: bytes, n: int) -> int:
@@ -56,7 +57,7 @@ def _jump_index(key: bytes, n: int) -> int:
 
 def _murmur2_from_hash(h: U32, n: int) -> I64:
     """``toPositive(murmur2) % n`` from murmur2 hashes (uint32 bits of Java's int)."""
-    return hash_remainder(h, 0x7FFFFFFF, n)
+    return hash_remainder(h, POSITIVE_MASK, n)
 
 
 def _unsigned_mod(h: U32, n: int) -> I64:

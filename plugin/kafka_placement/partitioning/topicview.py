@@ -6,6 +6,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from kafka_placement.errors import InvalidArgumentError
+from kafka_placement.java import INT_MAX
 
 #: Partitions one :class:`TopicView` may list (far above any real topic; bounds the memory of a view).
 MAX_VIEW_PARTITIONS = 1_000_000
@@ -15,7 +16,7 @@ def _partition_ids(values: Iterable[int], what: str) -> list[int]:
     """Partition ids of a topic: ints in [0, 2**31-1] (Java int)."""
     ids = list(values)
     for p in ids:
-        if isinstance(p, bool) or not isinstance(p, int) or not 0 <= p <= 2**31 - 1:
+        if isinstance(p, bool) or not isinstance(p, int) or not 0 <= p <= INT_MAX:
             raise InvalidArgumentError(f"{what} must be partition ids in [0, 2147483647], got {p!r:.40}")
     return ids
 

@@ -8,8 +8,9 @@ The explicit-partition message is the Java producer's text to the letter (seed 0
 from __future__ import annotations
 
 from kafka_placement.errors import InvalidArgumentError, InvalidPartitionError, KeyTypeError
+from kafka_placement.java import INT_MAX
 
-MAX_PARTITIONS = 2**31 - 1
+MAX_PARTITIONS = INT_MAX  # a partition count is a Java int
 
 
 def check_num_partitions(num_partitions: object, name: str = "num_partitions") -> int:

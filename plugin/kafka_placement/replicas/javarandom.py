@@ -16,7 +16,7 @@ from typing import TypeVar
 __all__ = ["JavaRandom", "JavaRandomBase", "MockRandom", "to_int32", "to_int64"]
 
 from kafka_placement.errors import InvalidArgumentError
-from kafka_placement.java import to_int32
+from kafka_placement.java import INT_MAX, to_int32
 
 _MASK48 = (1 << 48) - 1
 _MASK64 = (1 << 64) - 1
@@ -24,8 +24,6 @@ _MULTIPLIER = 0x5DEECE66D
 _ADDEND = 0xB
 _MOCK_MULTIPLIER = 2862933555777941757
 _MOCK_ADDEND = 3037000493
-_INT_MIN = -(2**31)
-_INT_MAX = 2**31 - 1
 _LONG_MIN = -(2**63)
 _LONG_MAX = 2**63 - 1
 
@@ -60,9 +58,9 @@ class JavaRandomBase:
             return self.next(32)
         if isinstance(bound, bool) or not isinstance(bound, int):
             raise InvalidArgumentError(f"bound must be an int, got {bound!r}")
-        if bound <= 0 or bound > _INT_MAX:
+        if bound <= 0 or bound > INT_MAX:
             # Java: IllegalArgumentException("bound must be positive"); > 2^31-1 is not an int at all.
-            raise InvalidArgumentError(f"bound must be positive (an int in [1, {_INT_MAX}]), got {bound}")
+            raise InvalidArgumentError(f"bound must be positive (an int in [1, {INT_MAX}]), got {bound}")
         r = self.next(31)
         m = bound - 1
         if bound & m == 0:  # a power of two: take the high bits

@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from kafka_placement.errors import InvalidArgumentError, InvalidBrokerError, InvalidReplicationFactorError
-from kafka_placement.java import java_hashmap_order, java_string_key
+from kafka_placement.java import INT_MAX, java_hashmap_order, java_string_key
 from kafka_placement.replicas.javarandom import JavaRandomBase
 from kafka_placement.replicas.limits import check_placement_work
 
@@ -48,7 +48,7 @@ class UsableBroker:
     fenced: bool = False
 
     def __post_init__(self) -> None:
-        if isinstance(self.id, bool) or not isinstance(self.id, int) or not 0 <= self.id <= 2**31 - 1:
+        if isinstance(self.id, bool) or not isinstance(self.id, int) or not 0 <= self.id <= INT_MAX:
             raise InvalidBrokerError(f"broker id must be an int in [0, 2147483647], got {self.id!r}")
         if self.rack is not None and not isinstance(self.rack, str):
             raise InvalidBrokerError(f"broker rack must be a str or None, got {self.rack!r}")
