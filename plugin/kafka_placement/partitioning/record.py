@@ -88,6 +88,13 @@ def default_partitioner(
     return RecordPartitioner("murmur2_random", UniformSticky(batch_size, rng=rng))
 
 
+def scheme_partitioner(scheme: str | Scheme, batch_size: int = DEFAULT_BATCH_SIZE) -> RecordPartitioner:
+    """A scheme by name with Java's keyless stickiness (uniform sticky, ``batch_size`` bytes), or none
+    for a scheme that places every record at random: what every adapter builds from a scheme name."""
+    sch = get_scheme(scheme)
+    return RecordPartitioner(sch, None if sch.always_random else UniformSticky(batch_size))
+
+
 def legacy_default_partitioner(start: int | None = None) -> RecordPartitioner:
     """Java 0.9–2.3 DefaultPartitioner: murmur2 keyed, round-robin keyless (seeds 000/001)."""
     return RecordPartitioner("murmur2_random", RoundRobin(start))

@@ -13,9 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from kafka_placement.partitioning.record import RecordPartitioner, default_partitioner
-from kafka_placement.partitioning.schemes import Scheme, get_scheme
-from kafka_placement.partitioning.sticky import UniformSticky
+from kafka_placement.partitioning.record import RecordPartitioner, default_partitioner, scheme_partitioner
+from kafka_placement.partitioning.schemes import Scheme
 from kafka_placement.partitioning.topicview import TopicView
 from kafka_placement.partitioning.validation import check_key
 
@@ -31,8 +30,7 @@ class PlacementPartitioner:
         if core is None:
             core = default_partitioner()
         elif not isinstance(core, RecordPartitioner):
-            sch = get_scheme(core)
-            core = RecordPartitioner(sch, None if sch.always_random else UniformSticky())
+            core = scheme_partitioner(core)
         self.core = core
 
     def __call__(

@@ -25,9 +25,8 @@ import confluent_kafka
 
 from kafka_placement.clients.confluent.topic_metadata import TopicMetadataCache, topic_view_from_metadata
 from kafka_placement.errors import ConnectionFailedError, InvalidArgumentError, UnknownTopicError
-from kafka_placement.partitioning.record import RecordPartitioner, default_partitioner
-from kafka_placement.partitioning.schemes import Scheme, get_scheme
-from kafka_placement.partitioning.sticky import UniformSticky
+from kafka_placement.partitioning.record import RecordPartitioner, default_partitioner, scheme_partitioner
+from kafka_placement.partitioning.schemes import Scheme
 from kafka_placement.partitioning.topicview import TopicView
 from kafka_placement.partitioning.validation import check_explicit_partition, check_key
 
@@ -116,8 +115,7 @@ class Producer(confluent_kafka.Producer):
         if partitioner is None:
             partitioner = default_partitioner(int(settings.get("batch.size", 1000000)))
         elif not isinstance(partitioner, RecordPartitioner):
-            sch = get_scheme(partitioner)
-            partitioner = RecordPartitioner(sch, None if sch.always_random else UniformSticky())
+            partitioner = scheme_partitioner(partitioner)
         self.partitioner: RecordPartitioner = partitioner
         if metadata_timeout_s is None:
             socket_ms = settings.get("socket.timeout.ms")

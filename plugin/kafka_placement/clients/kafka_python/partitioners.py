@@ -16,10 +16,10 @@ from kafka.partitioner.abc import Partitioner
 from kafka.structs import TopicPartition as KafkaTopicPartition
 
 from kafka_placement.errors import UnknownTopicError
-from kafka_placement.partitioning.record import RecordPartitioner
+from kafka_placement.partitioning.record import RecordPartitioner, scheme_partitioner
 from kafka_placement.partitioning.record import RoundRobinPartitioner as _CoreRoundRobin
 from kafka_placement.partitioning.roundrobin import RoundRobin
-from kafka_placement.partitioning.schemes import Scheme, get_scheme
+from kafka_placement.partitioning.schemes import Scheme
 from kafka_placement.partitioning.sticky import DEFAULT_BATCH_SIZE, RackAwareSticky, UniformSticky
 from kafka_placement.partitioning.topicview import TopicView
 from kafka_placement.partitioning.validation import check_key
@@ -123,6 +123,4 @@ class SchemePartitioner(PlacementPartitioner):
     confluent-kafka producers agree; keyless records (per the scheme's NULL/empty rule) go uniform sticky."""
 
     def __init__(self, scheme: str | Scheme, batch_size: int = DEFAULT_BATCH_SIZE) -> None:
-        sch = get_scheme(scheme)
-        keyless = None if sch.always_random else UniformSticky(batch_size)
-        super().__init__(RecordPartitioner(sch, keyless))
+        super().__init__(scheme_partitioner(scheme, batch_size))
