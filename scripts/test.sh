@@ -31,6 +31,9 @@ step "Wheels: sdist, manylinux and pure wheels, each installed into a fresh venv
 bash scripts/build-wheels.sh
 bash scripts/smoke-wheels.sh
 
+step "Lowest supported versions (scripts/lowest-versions.txt): unit tests in .venv-lowest"
+bash scripts/test-lowest.sh
+
 step "pytest (unit, conformance, integration)"
 export TESTCONTAINERS_RYUK_DISABLED=true
 pytest -p no:cacheprovider --kafka-unavailable=fail --kafka-sigterm-cleanup "$@"

@@ -164,7 +164,7 @@ def test_the_documented_bad_inputs_give_typed_errors_naming_value_and_range() ->
 
 def test_pyarrow_containers_are_refused_by_name() -> None:
     pa = pytest.importorskip("pyarrow")
-    for value, name in ((pa.table({"k": [b"a"]}), "Table"), (pa.record_batch({"k": [b"a"]}), "RecordBatch"),
+    for value, name in ((pa.table({"k": [b"a"]}), "Table"), (pa.RecordBatch.from_pydict({"k": [b"a"]}), "RecordBatch"),
                         (pa.scalar(b"a"), "BinaryScalar")):
         with pytest.raises(KafkaPlacementError, match=name):
             partition_keys(value, 3)

@@ -58,7 +58,7 @@ def test_str_keys_are_their_utf8_bytes_and_other_types_are_refused() -> None:
     with pytest.raises(KeyTypeError, match=r"one column, got a pyarrow Table with columns \['k'\]"):
         to_key_batch(pa.table({"k": [b"a"]}))
     with pytest.raises(KeyTypeError, match="one column, got a pyarrow RecordBatch"):
-        to_key_batch(pa.record_batch({"k": [b"a"]}))
+        to_key_batch(pa.RecordBatch.from_pydict({"k": [b"a"]}))
     with pytest.raises(KeyTypeError, match="not a single pyarrow BinaryScalar"):
         to_key_batch(pa.scalar(b"a"))
     with pytest.raises(KeyTypeError, match="single bytes"):

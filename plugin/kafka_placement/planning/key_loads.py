@@ -116,6 +116,7 @@ class KeyLoadReducer:
         self._hot: pa.Table | None = None
 
     def add(self, batch: pa.RecordBatch | pa.Table) -> None:
+        import pyarrow as pa
         import pyarrow.compute as pc
 
         keys = batch.column("key")
@@ -127,7 +128,7 @@ class KeyLoadReducer:
             s.null_records += int(records[null].sum())
             s.null_bytes += int(nbytes[null].sum())
             valid = ~null
-            keys, records, nbytes = keys.filter(valid), records[valid], nbytes[valid]
+            keys, records, nbytes = keys.filter(pa.array(valid)), records[valid], nbytes[valid]
         if len(keys) == 0:
             return
         s.keys += len(keys)

@@ -94,7 +94,8 @@ def plan_table(
     partitionings = partitionings_of(scenarios, top_keys)
     records = record_table(table, key_column, value_column)
     by_key = records.group_by("key", use_threads=False).aggregate([("bytes", "count"), ("bytes", "sum")])
-    by_key = by_key.rename_columns({"bytes_count": "records", "bytes_sum": "bytes"})
+    names = {"bytes_count": "records", "bytes_sum": "bytes"}
+    by_key = by_key.rename_columns([names.get(c, c) for c in by_key.column_names])
     reducer = KeyLoadReducer(partitionings, top_keys)
     for batch in by_key.to_batches(max_chunksize=_BATCH):
         reducer.add(batch)
