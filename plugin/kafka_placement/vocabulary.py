@@ -42,7 +42,7 @@ def _as_topic_partition(value: object) -> TopicPartition:
 
 
 def check_priority(priority: object) -> int | None:
-    """A failover priority: ``None`` or an int that fits the 4-byte signed userData field (seed 002)."""
+    """A failover priority: ``None`` or an int that fits the 4-byte signed userData field."""
     if priority is not None and (isinstance(priority, bool) or not isinstance(priority, int)):
         raise InvalidArgumentError(
             f"priority must be an int in [-2147483648, 2147483647] or None, got {priority!r}"
@@ -61,7 +61,7 @@ class Member:
     ``topics``: subscribed topics; ``owned``: partitions it owned before this rebalance (from
     sticky userData or subscription v1+); ``generation``: the generation those were owned in
     (-1 = unknown); ``rack``: ``client.rack`` (subscription v3); ``priority``: failover priority
-    (seed 002: a 4-byte big-endian int in userData; ``None`` ranks below every number);
+    (a 4-byte big-endian int in userData; ``None`` ranks below every number);
     ``group_instance_id``: ``group.instance.id`` of a static member (Java's range and roundrobin
     order static members first, by instance id, then dynamic members by member id).
     """

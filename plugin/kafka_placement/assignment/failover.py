@@ -1,4 +1,4 @@
-"""The failover (``priority``) assignor of seed 002, per topic.
+"""The failover (``priority``) assignor, per topic.
 
 Every member sends a priority (4-byte big-endian int in userData, see ``userdata``). For each topic,
 the subscriber with the highest priority gets every partition; ties go to the smallest member id

@@ -13,7 +13,7 @@ anything is allocated, and the whole blob is capped (``max_bytes``). Two flavour
 Formats (Kafka protocol primitives, big-endian): STRING = INT16 length + UTF-8 bytes;
 ``[T]`` = INT32 count + items.
 
-* priority (seed 002): one INT32.
+* priority (the failover assignor): one INT32.
 * sticky V0: ``[ {topic STRING, partitions [INT32]} ]``; V1 = V0 then ``generation INT32``.
   Java reads V1 first, then V0; bytes after the last field are ignored, so an array followed by
   fewer than 4 bytes reads as V0.
@@ -144,7 +144,7 @@ class _Reader:
         return values
 
 
-# --- failover priority (seed 002) -------------------------------------------------------------
+# --- failover priority ----------------------------------------------------------------------
 def encode_priority(priority: int) -> bytes:
     """The 4-byte big-endian signed int a failover member puts in its userData."""
     return _INT32.pack(_check_int32(priority, "priority"))

@@ -96,7 +96,7 @@ def scheme_partitioner(scheme: str | Scheme, batch_size: int = DEFAULT_BATCH_SIZ
 
 
 def legacy_default_partitioner(start: int | None = None) -> RecordPartitioner:
-    """Java 0.9–2.3 DefaultPartitioner: murmur2 keyed, round-robin keyless (seeds 000/001)."""
+    """Java 0.9–2.3 DefaultPartitioner: murmur2 keyed, round-robin keyless."""
     return RecordPartitioner("murmur2_random", RoundRobin(start))
 
 

@@ -1,6 +1,6 @@
 """Round-robin over available partitions: Java's keyless rule (0.9–2.3) and RoundRobinPartitioner.
 
-Semantics (seeds 000/001, Java ``DefaultPartitioner`` ≤2.3 keyless branch and ``RoundRobinPartitioner``):
+Semantics (Java ``DefaultPartitioner`` ≤2.3 keyless branch and ``RoundRobinPartitioner``):
 a per-topic counter starting at a random int; each record takes ``next = counter++`` and goes to
 ``available[toPositive(next) % len(available)]``, or ``toPositive(next) % numPartitions`` when no partition
 is available.

@@ -1,6 +1,6 @@
 """Argument checks shared by every partitioning entry point; each raises a typed error naming the value.
 
-The explicit-partition message is the Java producer's text to the letter (seed 000, Kafka 0.8.2
+The explicit-partition message is the Java producer's text to the letter (Kafka 0.8.2
 ``Partitioner`` / 0.9+ ``KafkaProducer``): ``"Invalid partition given with record: N is not in the range
 [0...P]."`` where P is the partition count.
 """

@@ -1,8 +1,9 @@
 """The test cluster's shape and the broker/controller configuration it runs with (pure, no I/O).
 
-One KRaft controller (node id :data:`CONTROLLER_ID`) and six brokers, ids 0–5, with the racks of
-seed 000's example. Everything is rendered as the ``KAFKA_*`` / ``CLUSTER_ID`` environment contract
-of the official ``apache/kafka`` image (which the offline image in ``docker/offline`` mirrors).
+One KRaft controller (node id :data:`CONTROLLER_ID`) and six brokers, ids 0–5, with the racks
+0:rack1, 1:rack3, 2:rack3, 3:rack2, 4:rack2, 5:rack1. Everything is rendered as the ``KAFKA_*`` /
+``CLUSTER_ID`` environment contract of the official ``apache/kafka`` image (which the offline image
+in ``docker/offline`` mirrors).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from kafka_placement.testing.security import (
     SECURITY_PROTOCOLS,
 )
 
-#: Broker id → rack, exactly as seed 000's example.
+#: Broker id → rack of the default test cluster.
 BROKER_RACKS: Mapping[int, str] = {0: "rack1", 1: "rack3", 2: "rack3", 3: "rack2", 4: "rack2", 5: "rack1"}
 #: Node id of the single KRaft controller (outside the broker id range 0–5).
 CONTROLLER_ID = 100

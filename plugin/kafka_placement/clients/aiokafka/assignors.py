@@ -109,7 +109,7 @@ class StickyAssignor(_Assignor):
 
 
 class FailoverAssignor(_Assignor):
-    """Failover/priority (seed 002) with ``priority`` as a 4-byte big-endian int in userData."""
+    """Failover/priority with ``priority`` as a 4-byte big-endian int in userData."""
 
     name = "failover"
     strategy: StrategyName = "failover"

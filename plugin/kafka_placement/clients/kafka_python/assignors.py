@@ -211,7 +211,7 @@ class CooperativeStickyAssignor(_Assignor):
 
 
 class FailoverAssignor(_Assignor):
-    """Failover/priority (seed 002): the member with the highest ``priority`` consumes every
+    """Failover/priority: the member with the highest ``priority`` consumes every
     partition of its topics; the others stand by. ``priority`` travels as a 4-byte big-endian
     int in userData; without one the member ranks below every number."""
 

@@ -96,7 +96,7 @@ class JavaDefaultPartitioner(PlacementPartitioner):
 
 class LegacyDefaultPartitioner(PlacementPartitioner):
     """Java producer 0.9–2.3 DefaultPartitioner: murmur2 keyed; keyless round-robin over available partitions
-    from a random per-topic start (seeds 000/001)."""
+    from a random per-topic start."""
 
     def __init__(self, start: int | None = None) -> None:
         super().__init__(RecordPartitioner("murmur2_random", RoundRobin(start)))
