@@ -388,3 +388,49 @@ def test_broker_stopped_mid_produce(kafka_cluster: Any, admin: Any) -> None:
     assert len(records) == acked, f"{acked - len(records)} acknowledged records missing"
     values = {v for _, _, v in records}
     assert all(f"kv-{i}".encode() in values for i in range(60))
+
+
+def test_kip794_confluent_keyless_records_leave_a_partition_that_stopped_taking_data(
+    kafka_cluster: Any, admin: Any
+) -> None:
+    """KIP-794 (``partitioner.availability.timeout.ms``): a broker is killed and the producer's metadata is
+    kept stale on purpose (refreshed every 300 s), so only the availability timeout can steer keyless
+    records away from the dead broker's partitions — which it does within a second."""
+    from kafka_placement.clients.confluent.producer import Producer
+    from kafka_placement.partitioning import RecordPartitioner, RoundRobin
+
+    topic = create_topic(admin, replication_factor=1)  # RF 1: the dead broker's partitions take nothing
+    lead = leaders(admin, topic)
+    victim = max(Counter(lead.values()).items(), key=lambda kv: kv[1])[0]
+    dead = {p for p, b in lead.items() if b == victim}
+    bootstrap = ",".join(kafka_cluster.broker_address(b) for b in kafka_cluster.broker_racks if b != victim)
+    producer = Producer(
+        {"bootstrap.servers": bootstrap, "message.timeout.ms": 180000, "linger.ms": 2},
+        partitioner=RecordPartitioner("murmur2_random", RoundRobin(0)),
+        availability_timeout_s=1.0,
+        metadata_max_age_s=300,
+    )
+    reports: list[tuple[float, int]] = []
+
+    def report(err: Any, msg: Any) -> None:
+        if err is None:
+            reports.append((float(msg.value()), msg.partition()))
+
+    for _ in range(60):  # before: every partition takes data
+        producer.produce(topic, str(time.monotonic()).encode(), on_delivery=report)
+    assert producer.flush(60) == 0
+    kafka_cluster.kill_broker(victim)
+    killed = time.monotonic()
+    try:
+        while time.monotonic() - killed < 4:
+            producer.produce(topic, str(time.monotonic()).encode(), on_delivery=report)
+            producer.poll(0)
+            time.sleep(0.01)
+    finally:
+        kafka_cluster.start_broker(victim)
+    assert producer.flush(120) == 0  # the dead broker's records go out once it is back
+    assert producer.metadata_fetches == 1  # no metadata refresh steered anything
+    late = {p for t, p in reports if t > killed + 2.0}
+    early = {p for t, p in reports if killed < t < killed + 0.5}
+    assert early & dead, "no record went to the dead broker's partitions right after the kill"
+    assert late and not (late & dead), f"keyless records still went to {sorted(late & dead)}"

@@ -190,3 +190,25 @@ def test_librdkafka_schemes_by_name_run_natively() -> None:
         InvalidArgumentError, match="partitioner='fnv1a' but the config says partitioner='random'"
     ):
         Producer({**UNREACHABLE, "partitioner": "random"}, partitioner="fnv1a")
+
+
+def test_kip794_keyless_records_skip_partitions_that_stopped_taking_data() -> None:
+    prod, _ = producer(
+        {"t": 4},
+        partitioner=RecordPartitioner("murmur2_random", RoundRobin(0)),
+        availability_timeout_s=0.2,
+        metadata_max_age_s=3600,
+    )
+    first = [prod._place("t", None, b"v", -1)[0] for _ in range(2)]  # each counted as sent
+    assert first == [0, 1]
+    time.sleep(0.3)  # nothing delivered (no broker): partitions 0 and 1 have stalled past the timeout
+    later = [prod._place("t", None, b"v", -1)[0] for _ in range(4)]
+    assert set(later) == {2, 3}
+    assert prod._place("t", b"k", b"v", -1)[0] == partition_key(b"k", 4)  # keyed records: unaffected
+    prod.availability.delivered("t", 0)  # type: ignore[union-attr]  # partition 0 moves again
+    assert 0 in {prod._place("t", None, b"v", -1)[0] for _ in range(6)}
+    with pytest.raises(
+        InvalidArgumentError, match=r"availability_timeout_s \(KIP-794\) needs our partitioner"
+    ):
+        Producer(UNREACHABLE, partitioner="murmur2_random", native=True, availability_timeout_s=1.0)
+    assert not Producer(UNREACHABLE, partitioner="murmur2_random", availability_timeout_s=1.0).native

@@ -25,6 +25,7 @@ import confluent_kafka
 
 from kafka_placement.clients.confluent.topic_metadata import TopicMetadataCache, topic_view_from_metadata
 from kafka_placement.errors import ConnectionFailedError, InvalidArgumentError, UnknownTopicError
+from kafka_placement.partitioning.availability import PartitionAvailability
 from kafka_placement.partitioning.record import RecordPartitioner, default_partitioner, scheme_partitioner
 from kafka_placement.partitioning.schemes import Scheme
 from kafka_placement.partitioning.topicview import TopicView
@@ -73,7 +74,8 @@ class Producer(confluent_kafka.Producer):
     :data:`DEFAULT_METADATA_TIMEOUT_S`); ``metadata_max_age_s`` how old a cached view may get before a
     background refresh. ``broker_racks``: broker id → rack, needed only for rack-aware strategies
     (confluent's metadata does not carry racks). ``native``: let librdkafka place records (default: yes
-    for a librdkafka partitioner given by name, see the module docstring).
+    for a librdkafka partitioner given by name, see the module docstring). ``availability_timeout_s``:
+    Java's ``partitioner.availability.timeout.ms`` in seconds (KIP-794; 0 = off), for our partitioner.
     """
 
     def __init__(
@@ -85,13 +87,19 @@ class Producer(confluent_kafka.Producer):
         metadata_timeout_s: float | None = None,
         broker_racks: Mapping[int, str | None] | None = None,
         native: bool | None = None,
+        availability_timeout_s: float = 0.0,
         **kwargs: Any,
     ) -> None:
         conf = dict(config or {})
         scheme_name = partitioner.name if isinstance(partitioner, Scheme) else partitioner
         nameable = isinstance(scheme_name, str) and scheme_name in LIBRDKAFKA_PARTITIONERS
         if native is None:
-            native = nameable and broker_racks is None
+            native = nameable and broker_racks is None and not availability_timeout_s
+        if native and availability_timeout_s:
+            raise InvalidArgumentError(
+                "availability_timeout_s (KIP-794) needs our partitioner: pass native=False "
+                "(librdkafka has no such setting)"
+            )
         if native:
             if not nameable:
                 raise InvalidArgumentError(
@@ -128,6 +136,7 @@ class Producer(confluent_kafka.Producer):
         )
         self.broker_racks = dict(broker_racks) if broker_racks else None
         self.metadata = TopicMetadataCache(self._fetch_view, metadata_max_age_s)
+        self.availability = PartitionAvailability(availability_timeout_s) if availability_timeout_s else None
 
     # --- metadata -------------------------------------------------------------------------------
     def _fetch_view(self, topic: str) -> TopicView:
@@ -175,12 +184,18 @@ class Producer(confluent_kafka.Producer):
             chosen = check_explicit_partition(partition, view.num_partitions)
         else:
             size = (len(key_bytes) if key_bytes else 0) + (len(value) if value is not None else 0)
+            if self.availability is not None and self.partitioner.scheme.is_keyless(key_bytes):
+                view = self.availability.filter(view)  # KIP-794: skip partitions that stopped taking data
             chosen = self.partitioner.partition(view, key_bytes, size)
+        if self.availability is not None:
+            self.availability.sent(topic, chosen)
         # confluent-kafka takes bytes or str keys only: a bytearray/memoryview goes as the bytes we hashed
         return chosen, (key if key is None or isinstance(key, bytes | str) else key_bytes)
 
     def _on_delivery(self, topic: str, callback: DeliveryCallback | None) -> DeliveryCallback:
         def on_delivery(err: Any, msg: Any) -> None:
+            if self.availability is not None and msg is not None and msg.partition() is not None:
+                self.availability.delivered(topic, msg.partition())
             if err is not None and err.code() in _STALE_ERRORS:
                 self.metadata.mark_stale(topic)
             if callback is not None:
