@@ -434,3 +434,81 @@ def test_kip794_confluent_keyless_records_leave_a_partition_that_stopped_taking_
     early = {p for t, p in reports if killed < t < killed + 0.5}
     assert early & dead, "no record went to the dead broker's partitions right after the kill"
     assert late and not (late & dead), f"keyless records still went to {sorted(late & dead)}"
+
+
+@pytest.mark.parametrize("client", ["kafka-python", "aiokafka"])
+def test_kip794_kafka_python_and_aiokafka_keyless_records_leave_a_stalled_partition(
+    client: str, kafka_cluster: Any, admin: Any
+) -> None:
+    """The same outage for our kafka-python and aiokafka producers: within the 4 s after the kill (before
+    the controller fences the broker, 6 s), only the availability timeout can steer keyless records."""
+    import asyncio
+
+    from kafka_placement.partitioning import RecordPartitioner, RoundRobin
+
+    topic = create_topic(admin, replication_factor=1)
+    lead = leaders(admin, topic)
+    victim = max(Counter(lead.values()).items(), key=lambda kv: kv[1])[0]
+    dead = {p for p, b in lead.items() if b == victim}
+    bootstrap = ",".join(kafka_cluster.broker_address(b) for b in kafka_cluster.broker_racks if b != victim)
+    core = RecordPartitioner("murmur2_random", RoundRobin(0))
+    placed: list[tuple[float, int]] = []  # (sent at, partition)
+
+    if client == "kafka-python":
+        from kafka_placement.clients.kafka_python.partitioners import PlacementPartitioner
+        from kafka_placement.clients.kafka_python.producer import KafkaProducer
+
+        producer = KafkaProducer(
+            bootstrap_servers=bootstrap, partitioner=PlacementPartitioner(core), availability_timeout_s=1.0,
+            metadata_max_age_ms=300000, linger_ms=2, delivery_timeout_ms=180000, request_timeout_ms=120000,
+        )  # fmt: skip
+        try:
+            for _ in range(60):
+                producer.send(topic, b"before")
+            producer.flush(60)
+            kafka_cluster.kill_broker(victim)
+            killed = time.monotonic()
+            sent: list[tuple[float, Any]] = []
+            try:
+                while time.monotonic() - killed < 4:
+                    sent.append((time.monotonic(), producer.send(topic, b"during")))
+                    time.sleep(0.01)
+            finally:
+                kafka_cluster.start_broker(victim)
+            producer.flush(120)
+            placed = [(at, future.get(timeout=60).partition) for at, future in sent]
+        finally:
+            producer.close(10)
+    else:
+        from kafka_placement.clients.aiokafka.partitioner import PlacementPartitioner as AioPlacement
+        from kafka_placement.clients.aiokafka.producer import AIOKafkaProducer
+
+        async def produce() -> float:
+            producer = AIOKafkaProducer(
+                bootstrap_servers=bootstrap, partitioner=AioPlacement(core), availability_timeout_s=1.0,
+                metadata_max_age_ms=300000, linger_ms=2, request_timeout_ms=120000,
+            )  # fmt: skip
+            await producer.start()
+            try:
+                for _ in range(60):
+                    await (await producer.send(topic, b"before"))
+                kafka_cluster.kill_broker(victim)
+                started = time.monotonic()
+                pending = []
+                try:
+                    while time.monotonic() - started < 4:
+                        pending.append((time.monotonic(), await producer.send(topic, b"during")))
+                        await asyncio.sleep(0.01)
+                finally:
+                    kafka_cluster.start_broker(victim)
+                for at, future in pending:
+                    placed.append((at, (await asyncio.wait_for(future, 120)).partition))
+                return started
+            finally:
+                await producer.stop()
+
+        killed = asyncio.run(produce())
+    early = {p for at, p in placed if at < killed + 0.5}
+    late = {p for at, p in placed if at > killed + 2.0}
+    assert early & dead, "no record went to the dead broker's partitions right after the kill"
+    assert late and not (late & dead), f"keyless records still went to {sorted(late & dead)}"

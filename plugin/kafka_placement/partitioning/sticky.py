@@ -11,8 +11,10 @@ Semantics (Java ``BuiltInPartitioner``, Kafka 3.3+ default for keyless records):
   whose leader is in the producer's rack, if there are any.
 
 Deviation, stated: when the current sticky partition stops being available (its leader is gone) we switch
-at once (Java waits for ``partitioner.availability.timeout.ms``, default off). A record's bytes are
-counted once even if the client re-partitions it after :meth:`UniformSticky.on_new_batch`.
+at once. KIP-794's ``partitioner.availability.timeout.ms`` (partitions that stopped taking data are skipped)
+is applied by the producers that see deliveries (:mod:`kafka_placement.partitioning.availability`).
+A record's bytes are counted once even if the client re-partitions it after
+:meth:`UniformSticky.on_new_batch`.
 """
 
 from __future__ import annotations

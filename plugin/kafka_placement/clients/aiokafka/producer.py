@@ -1,8 +1,11 @@
-"""``aiokafka.AIOKafkaProducer`` that tells our partitioner the topic (and the record's size).
+"""``aiokafka.AIOKafkaProducer`` that tells our partitioner the topic, the record's size and (KIP-794)
+which partitions stopped taking data.
 
 aiokafka's partitioner callable gets no topic, so a keyless strategy's state would be shared by every
 topic of the producer. This subclass hands :class:`~kafka_placement.clients.aiokafka.partitioner.
-PlacementPartitioner` the topic and the record's bytes; any other partitioner is called as aiokafka does::
+PlacementPartitioner` the topic and the record's bytes; with ``availability_timeout_s`` (Java's
+``partitioner.availability.timeout.ms`` in seconds) keyless records skip partitions whose records have
+waited that long since their last delivery. Any other partitioner is called as aiokafka does::
 
     from kafka_placement.clients.aiokafka.producer import AIOKafkaProducer
     AIOKafkaProducer(bootstrap_servers=..., partitioner=PlacementPartitioner("murmur2_random"))
@@ -10,17 +13,52 @@ PlacementPartitioner` the topic and the record's bytes; any other partitioner is
 
 from __future__ import annotations
 
+import contextvars
 from typing import Any
 
 import aiokafka
 
 from kafka_placement.clients.aiokafka.partitioner import PlacementPartitioner
+from kafka_placement.errors import InvalidArgumentError
+from kafka_placement.partitioning.availability import PartitionAvailability
+from kafka_placement.partitioning.validation import check_key
+
+# The partition chosen for the record a send() is enqueueing (set in _partition, read after it).
+_CHOSEN: contextvars.ContextVar[int] = contextvars.ContextVar("kafka_placement_aiokafka_partition")
 
 __all__ = ["AIOKafkaProducer"]
 
 
 class AIOKafkaProducer(aiokafka.AIOKafkaProducer):  # type: ignore[misc]  # aiokafka is untyped
     """``aiokafka.AIOKafkaProducer``; with a :class:`PlacementPartitioner`, keyless state per topic."""
+
+    def __init__(self, *args: Any, availability_timeout_s: float = 0.0, **configs: Any) -> None:
+        super().__init__(*args, **configs)
+        self.availability: PartitionAvailability | None = None
+        if availability_timeout_s:
+            if not isinstance(self._partitioner, PlacementPartitioner):
+                raise InvalidArgumentError(
+                    "availability_timeout_s (KIP-794) needs kafka_placement's PlacementPartitioner, got "
+                    f"{type(self._partitioner).__name__}"
+                )
+            self.availability = PartitionAvailability(availability_timeout_s)
+
+    async def send(
+        self,
+        topic: str,
+        value: Any = None,
+        key: Any = None,
+        partition: int | None = None,
+        timestamp_ms: int | None = None,
+        headers: Any = None,
+    ) -> Any:
+        future = await super().send(topic, value, key, partition, timestamp_ms, headers)
+        tracker = self.availability
+        chosen = _CHOSEN.get(None)
+        if tracker is not None and chosen is not None:
+            tracker.sent(topic, chosen)
+            future.add_done_callback(lambda _: tracker.delivered(topic, chosen))
+        return future
 
     def _partition(
         self,
@@ -32,12 +70,18 @@ class AIOKafkaProducer(aiokafka.AIOKafkaProducer):  # type: ignore[misc]  # aiok
         serialized_value: bytes | None,
     ) -> int:
         if partition is not None or not isinstance(self._partitioner, PlacementPartitioner):
-            return int(super()._partition(topic, partition, key, value, serialized_key, serialized_value))
+            chosen = int(super()._partition(topic, partition, key, value, serialized_key, serialized_value))
+            _CHOSEN.set(chosen)
+            return chosen
         size = len(serialized_key or b"") + len(serialized_value or b"")
-        return self._partitioner.place(
-            topic,
-            serialized_key,
-            list(self._metadata.partitions_for_topic(topic)),
-            list(self._metadata.available_partitions_for_topic(topic)),
-            size,
+        available = list(self._metadata.available_partitions_for_topic(topic))
+        if self.availability is not None and self._partitioner.core.scheme.is_keyless(
+            check_key(serialized_key)
+        ):
+            stalled = self.availability.stalled(topic)  # KIP-794
+            available = [p for p in available if p not in stalled] or available
+        chosen = self._partitioner.place(
+            topic, serialized_key, list(self._metadata.partitions_for_topic(topic)), available, size
         )
+        _CHOSEN.set(chosen)
+        return chosen

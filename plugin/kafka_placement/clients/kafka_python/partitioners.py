@@ -16,6 +16,7 @@ from kafka.partitioner.abc import Partitioner
 from kafka.structs import TopicPartition as KafkaTopicPartition
 
 from kafka_placement.errors import UnknownTopicError
+from kafka_placement.partitioning.availability import PartitionAvailability
 from kafka_placement.partitioning.record import RecordPartitioner, scheme_partitioner
 from kafka_placement.partitioning.record import RoundRobinPartitioner as _CoreRoundRobin
 from kafka_placement.partitioning.roundrobin import RoundRobin
@@ -57,6 +58,8 @@ class PlacementPartitioner(Partitioner):  # type: ignore[misc]
     def __init__(self, core: RecordPartitioner, *, needs_racks: bool = False) -> None:
         self.core = core
         self._needs_racks = needs_racks
+        #: KIP-794 tracking, set by our KafkaProducer (kafka_placement.clients.kafka_python.producer)
+        self.availability: PartitionAvailability | None = None
         self._hashes_key = not isinstance(core, _CoreRoundRobin)
 
     def partition(
@@ -78,6 +81,8 @@ class PlacementPartitioner(Partitioner):  # type: ignore[misc]
             idx = scheme.keyed_index(serialized_key, n)
             return idx if idx in partitions and n - 1 in partitions else sorted(partitions)[idx]
         view = topic_view(cluster, topic, with_racks=self._needs_racks)
+        if self.availability is not None and scheme.is_keyless(serialized_key):
+            view = self.availability.filter(view)  # KIP-794
         size = (len(serialized_key) if serialized_key else 0) + (
             len(serialized_value) if serialized_value else 0
         )

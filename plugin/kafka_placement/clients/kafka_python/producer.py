@@ -1,0 +1,61 @@
+"""``kafka.KafkaProducer`` with KIP-794's ``partitioner.availability.timeout.ms`` for our partitioners.
+
+kafka-python's partitioner sees the cluster metadata but never a delivery: this subclass tells our
+:class:`~kafka_placement.clients.kafka_python.partitioners.PlacementPartitioner` which partitions have had
+records waiting longer than ``availability_timeout_s`` since their last delivery, and keyless records skip
+them (:mod:`kafka_placement.partitioning.availability`)::
+
+    from kafka_placement.clients.kafka_python.partitioners import JavaDefaultPartitioner
+    from kafka_placement.clients.kafka_python.producer import KafkaProducer
+    KafkaProducer(bootstrap_servers=..., partitioner=JavaDefaultPartitioner(), availability_timeout_s=1.0)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import kafka
+
+from kafka_placement.clients.kafka_python.partitioners import PlacementPartitioner
+from kafka_placement.errors import InvalidArgumentError
+from kafka_placement.partitioning.availability import PartitionAvailability
+
+__all__ = ["KafkaProducer"]
+
+
+class KafkaProducer(kafka.KafkaProducer):  # type: ignore[misc]  # kafka-python is untyped
+    """``kafka.KafkaProducer``; ``availability_timeout_s`` (Java's ``partitioner.availability.timeout.ms``
+    in seconds, 0 = off) needs one of our partitioners."""
+
+    def __init__(self, *args: Any, availability_timeout_s: float = 0.0, **configs: Any) -> None:
+        super().__init__(*args, **configs)
+        self.availability: PartitionAvailability | None = None
+        if availability_timeout_s:
+            partitioner = self.config["partitioner"]
+            if not isinstance(partitioner, PlacementPartitioner):
+                raise InvalidArgumentError(
+                    "availability_timeout_s (KIP-794) needs one of kafka_placement's kafka-python "
+                    f"partitioners, got {type(partitioner).__name__}"
+                )
+            self.availability = PartitionAvailability(availability_timeout_s)
+            partitioner.availability = self.availability
+
+    def send(
+        self,
+        topic: str,
+        value: Any = None,
+        key: Any = None,
+        headers: Any = None,
+        partition: int | None = None,
+        timestamp_ms: int | None = None,
+    ) -> Any:
+        future = super().send(
+            topic, value=value, key=key, headers=headers, partition=partition, timestamp_ms=timestamp_ms
+        )
+        tracker = self.availability
+        if tracker is not None:
+            tp = future._produce_future.topic_partition  # where kafka-python put the record
+            if tp.partition is not None and tp.partition >= 0:
+                tracker.sent(tp.topic, tp.partition)
+                future.add_both(lambda _: tracker.delivered(tp.topic, tp.partition))
+        return future
