@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from kafka_placement.assignment.strategy_names import StrategyName, strategy_name
@@ -131,6 +131,15 @@ def _priority_user_data(
 
 
 _ASSIGNMENT = "kafka_placement.assignment"
+_FAILOVER = Strategy(
+    "failover",
+    f"{_ASSIGNMENT}.failover",
+    "assign_failover",
+    False,
+    False,
+    _read_priority,
+    _priority_user_data,
+)
 STRATEGY_TABLE: dict[StrategyName, Strategy] = {
     s.name: s
     for s in (
@@ -156,24 +165,8 @@ STRATEGY_TABLE: dict[StrategyName, Strategy] = {
             _read_cooperative,
             _cooperative_user_data,
         ),
-        Strategy(
-            "failover",
-            f"{_ASSIGNMENT}.failover",
-            "assign_failover",
-            False,
-            False,
-            _read_priority,
-            _priority_user_data,
-        ),
-        Strategy(
-            "priority",
-            f"{_ASSIGNMENT}.failover",
-            "assign_failover",
-            False,
-            False,
-            _read_priority,
-            _priority_user_data,
-        ),
+        _FAILOVER,
+        replace(_FAILOVER, name="priority"),  # the same assignor under its alias
     )
 }
 
