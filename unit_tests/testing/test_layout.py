@@ -76,12 +76,13 @@ def test_env_to_property_rejects(bad: str) -> None:
         env_to_property(bad)
 
 
-def test_cluster_id_is_16_bytes_urlsafe_base64() -> None:
-    ids = {new_cluster_id() for _ in range(50)}
-    assert len(ids) == 50
+def test_cluster_id_is_16_bytes_urlsafe_base64_never_read_as_an_option() -> None:
+    ids = {new_cluster_id() for _ in range(2000)}  # a leading "-" would come up ~31 times in 2000
+    assert len(ids) == 2000
     for cid in ids:
         assert len(cid) == 22 and "=" not in cid
         assert len(base64.urlsafe_b64decode(cid + "==")) == 16
+        assert not cid.startswith("-")  # kafka-storage format --cluster-id would take it for an option
 
 
 def test_broker_env_listeners_racks_and_quorum() -> None:

@@ -112,8 +112,14 @@ def env_to_property(env_name: str) -> str:
 
 
 def new_cluster_id() -> str:
-    """A fresh KRaft cluster id: 16 random bytes, URL-safe base64 without padding (Kafka's Uuid form)."""
-    return base64.urlsafe_b64encode(uuid.uuid4().bytes).decode("ascii").rstrip("=")
+    """A fresh KRaft cluster id: 16 random bytes, URL-safe base64 without padding (Kafka's Uuid form).
+
+    Never starting with ``-``, as Kafka's ``Uuid.randomUuid()`` ensures: ``kafka-storage format --cluster-id
+    -abc…`` reads such an id as an option and fails (1 start in 64 did)."""
+    while True:
+        cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode("ascii").rstrip("=")
+        if not cluster_id.startswith("-"):
+            return cluster_id
 
 
 @dataclass(frozen=True)
