@@ -3,7 +3,7 @@
 Input: Arrow batches of ``key`` (binary; NULL for the keyless group), ``records`` and ``bytes`` in which
 every distinct key appears once over all batches of all workers — the output of a group-by on the key.
 A :class:`KeyLoadReducer` (one per Spark task, or one for the single-process path) turns its batches into
-one small batch of tagged rows (:data:`PARTIAL_SCHEMA`); :func:`merge_partials` sums those into
+one small batch of tagged rows (:func:`partial_schema`); :func:`merge_partials` sums those into
 :class:`KeyLoads`. Every scenario's partitioning is computed here in the same pass: per-partition loads,
 keys/records/bytes moved between every pair of partitionings and the top hot-key candidates.
 
@@ -77,6 +77,17 @@ class KeyLoads:
     null_bytes: int = 0
     hot: list[tuple[bytes, int, int]] = field(default_factory=list)
 
+    @classmethod
+    def empty(cls, partitionings: Sequence[Partitioning]) -> KeyLoads:
+        """All zeros: the start of a reducer and of a merge."""
+        parts = list(partitionings)
+        return cls(
+            parts,
+            [_zeros(p.partitions) for p in parts],
+            dict.fromkeys(moved_pairs(parts), (0, 0, 0)),
+            [(0, 0)] * len(parts),
+        )
+
 
 def _zeros(n: int) -> tuple[Int64s, Int64s, Int64s]:
     return np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64)
@@ -106,13 +117,7 @@ class KeyLoadReducer:
         self.partitionings = list(partitionings)
         self.top_keys = top_keys
         self.rng = rng or np.random.default_rng()
-        self.pairs = moved_pairs(self.partitionings)
-        self.state = KeyLoads(
-            self.partitionings,
-            [_zeros(p.partitions) for p in self.partitionings],
-            dict.fromkeys(self.pairs, (0, 0, 0)),
-            [(0, 0)] * len(self.partitionings),
-        )
+        self.state = KeyLoads.empty(self.partitionings)
         self._hot: pa.Table | None = None
 
     def add(self, batch: pa.RecordBatch | pa.Table) -> None:
@@ -156,7 +161,7 @@ class KeyLoadReducer:
             np.add.at(record_loads, q, r)
             np.add.at(byte_loads, q, b)
             placed[i] = (partition, mask)
-        for i, j in self.pairs:
+        for i, j in s.moved:
             (qi, mi), (qj, mj) = placed[i], placed[j]
             differs = qi != qj
             for m in (mi, mj):
@@ -256,6 +261,7 @@ def merge_partials(
 ) -> KeyLoads:
     """Sum partial aggregates (from any number of reducers) into the loads of the whole input."""
     import pyarrow as pa
+    import pyarrow.compute as pc
 
     table = (
         partials
@@ -263,10 +269,7 @@ def merge_partials(
         else pa.Table.from_batches(list(partials), partial_schema())
     )
     parts = list(partitionings)
-    pairs = moved_pairs(parts)
-    out = KeyLoads(
-        parts, [_zeros(p.partitions) for p in parts], dict.fromkeys(pairs, (0, 0, 0)), [(0, 0)] * len(parts)
-    )
+    out = KeyLoads.empty(parts)
     kind = table.column("kind").to_numpy()
     a = table.column("a").to_numpy()
     b = table.column("b").to_numpy()
@@ -279,7 +282,7 @@ def merge_partials(
             np.add.at(acc, b[sel], values[sel])
         sel = (kind == KEYLESS) & (a == i)
         out.keyless[i] = (int(records[sel].sum()), int(nbytes[sel].sum()))
-    for i, j in pairs:
+    for i, j in out.moved:
         sel = (kind == MOVED) & (a == i) & (b == j)
         out.moved[(i, j)] = (int(keys[sel].sum()), int(records[sel].sum()), int(nbytes[sel].sum()))
     sel = kind == KEYED
@@ -293,7 +296,7 @@ def merge_partials(
     for i, p in enumerate(parts):
         if p.per_record:
             out.loads[i][0][:] = -1
-    hot = table.filter(pa.compute.equal(table.column("kind"), HOT)).select(["key", "records", "bytes"])
+    hot = table.filter(pc.equal(table.column("kind"), HOT)).select(["key", "records", "bytes"])
     if top_keys and hot.num_rows:
         top = _top(hot, top_keys)
         out.hot = list(

@@ -9,7 +9,7 @@ that the replicas and assignment cores compute for each scenario; then skew, key
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from kafka_placement.partitioning import get_scheme, partition_keys
@@ -39,29 +39,24 @@ class PlanResult:
     totals: dict[str, Any] = field(default_factory=dict)
 
 
-def keyless_loads(
-    partitionings: Sequence[Partitioning], records: int, nbytes: int
-) -> list[tuple[Partitioning, int, int, int]]:
-    """Where NULL-key records go, per partitioning: ``(partitioning, partition, records, bytes)``.
+def keyless_loads(p: Partitioning, records: int, nbytes: int) -> list[tuple[int, int, int]]:
+    """Where ``records`` keyless records (``nbytes`` bytes) go in partitioning ``p``:
+    ``(partition, records, bytes)`` for each partition that gets some.
 
     A scheme that hashes NULL (librdkafka ``murmur2``, ``consistent``, ``fnv1a``: NULL hashed like an
     empty key) puts them all in one partition. A scheme that treats NULL as keyless (Java's producer —
     ``murmur2_random``: sticky batches spread uniformly; librdkafka ``*_random``: random) spreads them
     evenly, which is where a long run of them lands: each partition gets ``records // n``, the lowest
     ``records % n`` partitions one more (bytes likewise)."""
-    return [row for p in partitionings for row in _keyless_of(p, records, nbytes)]
-
-
-def _keyless_of(p: Partitioning, records: int, nbytes: int) -> list[tuple[Partitioning, int, int, int]]:
     scheme, n = get_scheme(p.scheme), p.partitions
     if records <= 0 and nbytes <= 0:
         return []
     if not scheme.null_is_keyless:
-        return [(p, scheme.keyed_index(None, n), records, nbytes)]
+        return [(scheme.keyed_index(None, n), records, nbytes)]
     base_r, extra_r = divmod(records, n)
     base_b, extra_b = divmod(nbytes, n)
     return [
-        (p, q, base_r + (q < extra_r), base_b + (q < extra_b))
+        (q, base_r + (q < extra_r), base_b + (q < extra_b))
         for q in range(n)
         if base_r + (q < extra_r) or base_b + (q < extra_b)
     ]
@@ -73,13 +68,14 @@ def plan_result(loads: KeyLoads, scenarios: Sequence[Scenario], top_keys: int) -
 
     parts = loads.partitionings
     pid_of = {p: i for i, p in enumerate(parts)}
-    loads.loads = [(k, r.copy(), b.copy()) for k, r, b in loads.loads]  # keyless records added below
+    # a copy of the loads with the keyless records added below (the caller's KeyLoads stays as merged)
+    loads = replace(loads, loads=[(k, r.copy(), b.copy()) for k, r, b in loads.loads])
     keyless_rows = []
     for i, p in enumerate(parts):
         # NULL keys of every scheme, plus what the scheme itself set aside (the empty key, for some)
         extra_records, extra_bytes = loads.keyless[i]
         records, nbytes = loads.null_records + extra_records, loads.null_bytes + extra_bytes
-        for _, q, r, b in _keyless_of(p, records, nbytes):
+        for q, r, b in keyless_loads(p, records, nbytes):
             loads.loads[i][1][q] += r
             loads.loads[i][2][q] += b
         if records or nbytes:
