@@ -9,6 +9,7 @@ from __future__ import annotations
 import random as _random
 from typing import Protocol
 
+from kafka_placement.partitioning.availability import PartitionAvailability
 from kafka_placement.partitioning.roundrobin import RoundRobin
 from kafka_placement.partitioning.schemes import Scheme, get_scheme
 from kafka_placement.partitioning.sticky import DEFAULT_BATCH_SIZE, RackAwareSticky, UniformSticky
@@ -52,14 +53,25 @@ class RecordPartitioner:
         self.keyless: KeylessStrategy = keyless if keyless is not None else UniformSticky()
 
     def partition(
-        self, view: TopicView, key: bytes | None, record_size: int = 0, explicit: int | None = None
+        self,
+        view: TopicView,
+        key: bytes | None,
+        record_size: int = 0,
+        explicit: int | None = None,
+        availability: PartitionAvailability | None = None,
     ) -> int:
+        """``availability`` (KIP-794, the producer's): keyless records skip partitions that stopped
+        taking data."""
         if explicit is not None:
             return check_explicit_partition(explicit, view.num_partitions)
         k = check_key(key)
         if self.scheme.is_keyless(k):
-            return self.keyless.choose(view, record_size)
+            return self.keyless.choose(self._keyless_view(view, availability), record_size)
         return view.partitions[self.scheme.keyed_index(k, view.num_partitions)]
+
+    @staticmethod
+    def _keyless_view(view: TopicView, availability: PartitionAvailability | None) -> TopicView:
+        return view if availability is None else availability.filter(view)
 
     def on_new_batch(self, topic: str, prev_partition: int) -> None:
         self.keyless.on_new_batch(topic, prev_partition)
@@ -73,11 +85,18 @@ class RoundRobinPartitioner(RecordPartitioner):
         super().__init__("murmur2_random", RoundRobin(start, rng=rng))
 
     def partition(
-        self, view: TopicView, key: bytes | None, record_size: int = 0, explicit: int | None = None
+        self,
+        view: TopicView,
+        key: bytes | None,
+        record_size: int = 0,
+        explicit: int | None = None,
+        availability: PartitionAvailability | None = None,
     ) -> int:
         if explicit is not None:
             return check_explicit_partition(explicit, view.num_partitions)
-        check_key(key)
+        k = check_key(key)
+        if self.scheme.is_keyless(k):  # KIP-794 applies to the records the scheme calls keyless
+            view = self._keyless_view(view, availability)
         return self.keyless.choose(view, record_size)
 
 

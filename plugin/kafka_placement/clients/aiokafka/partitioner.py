@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from kafka_placement.partitioning.availability import PartitionAvailability
 from kafka_placement.partitioning.record import RecordPartitioner, default_partitioner, scheme_partitioner
 from kafka_placement.partitioning.schemes import Scheme
 from kafka_placement.partitioning.topicview import TopicView
@@ -46,7 +47,8 @@ class PlacementPartitioner:
         all_partitions: Sequence[int],
         available_partitions: Sequence[int],
         record_size: int = 0,
+        availability: PartitionAvailability | None = None,
     ) -> int:
         """The partition of one record of ``topic`` (keyless state kept per topic)."""
         view = TopicView.build(topic, all_partitions, available_partitions)
-        return self.core.partition(view, check_key(key_bytes), record_size)
+        return self.core.partition(view, check_key(key_bytes), record_size, availability=availability)

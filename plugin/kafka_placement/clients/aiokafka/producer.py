@@ -21,7 +21,6 @@ import aiokafka
 from kafka_placement.clients.aiokafka.partitioner import PlacementPartitioner
 from kafka_placement.errors import InvalidArgumentError
 from kafka_placement.partitioning.availability import PartitionAvailability
-from kafka_placement.partitioning.validation import check_key
 
 # The partition chosen for the record a send() is enqueueing (set in _partition, read after it).
 _CHOSEN: contextvars.ContextVar[int] = contextvars.ContextVar("kafka_placement_aiokafka_partition")
@@ -73,15 +72,13 @@ class AIOKafkaProducer(aiokafka.AIOKafkaProducer):  # type: ignore[misc]  # aiok
             chosen = int(super()._partition(topic, partition, key, value, serialized_key, serialized_value))
             _CHOSEN.set(chosen)
             return chosen
-        size = len(serialized_key or b"") + len(serialized_value or b"")
-        available = list(self._metadata.available_partitions_for_topic(topic))
-        if self.availability is not None and self._partitioner.core.scheme.is_keyless(
-            check_key(serialized_key)
-        ):
-            stalled = self.availability.stalled(topic)  # KIP-794
-            available = [p for p in available if p not in stalled] or available
         chosen = self._partitioner.place(
-            topic, serialized_key, list(self._metadata.partitions_for_topic(topic)), available, size
+            topic,
+            serialized_key,
+            list(self._metadata.partitions_for_topic(topic)),
+            list(self._metadata.available_partitions_for_topic(topic)),
+            len(serialized_key or b"") + len(serialized_value or b""),
+            self.availability,
         )
         _CHOSEN.set(chosen)
         return chosen

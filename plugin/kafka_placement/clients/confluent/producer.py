@@ -184,9 +184,7 @@ class Producer(confluent_kafka.Producer):
             chosen = check_explicit_partition(partition, view.num_partitions)
         else:
             size = (len(key_bytes) if key_bytes else 0) + (len(value) if value is not None else 0)
-            if self.availability is not None and self.partitioner.scheme.is_keyless(key_bytes):
-                view = self.availability.filter(view)  # KIP-794: skip partitions that stopped taking data
-            chosen = self.partitioner.partition(view, key_bytes, size)
+            chosen = self.partitioner.partition(view, key_bytes, size, availability=self.availability)
         if self.availability is not None:
             self.availability.sent(topic, chosen)
         # confluent-kafka takes bytes or str keys only: a bytearray/memoryview goes as the bytes we hashed

@@ -81,12 +81,10 @@ class PlacementPartitioner(Partitioner):  # type: ignore[misc]
             idx = scheme.keyed_index(serialized_key, n)
             return idx if idx in partitions and n - 1 in partitions else sorted(partitions)[idx]
         view = topic_view(cluster, topic, with_racks=self._needs_racks)
-        if self.availability is not None and scheme.is_keyless(serialized_key):
-            view = self.availability.filter(view)  # KIP-794
         size = (len(serialized_key) if serialized_key else 0) + (
             len(serialized_value) if serialized_value else 0
         )
-        return self.core.partition(view, serialized_key, size)
+        return self.core.partition(view, serialized_key, size, availability=self.availability)
 
     def on_new_batch(self, topic: str, cluster: Any, prev_partition: int) -> None:
         self.core.on_new_batch(topic, prev_partition)
