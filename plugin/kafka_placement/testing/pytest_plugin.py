@@ -234,14 +234,20 @@ def _start(options: ClusterOptions, owner_pid: int | None = None) -> KafkaCluste
     cluster = KafkaCluster(options.image, racks=options.racks, security=options.security, owner_pid=owner_pid)
     if options.sigterm_cleanup:
         _stop_on_sigterm(cluster)
+    return _started(cluster, options)
+
+
+def _started(cluster: KafkaCluster, options: ClusterOptions, what: str = "") -> KafkaCluster:
+    """``cluster`` started; if it cannot be, removed, and the test skipped or failed with the reason."""
     try:
         cluster.start()
-    except (EngineUnavailable, ImageUnavailable) as exc:
+    except BaseException as exc:
         cluster.stop()
-        _unavailable(options, str(exc))
-    except Exception as exc:
-        cluster.stop()
-        pytest.fail(f"Kafka cluster failed to start: {exc}", pytrace=False)
+        if isinstance(exc, EngineUnavailable | ImageUnavailable):
+            _unavailable(options, str(exc))
+        if isinstance(exc, Exception):
+            pytest.fail(f"Kafka cluster{what} failed to start: {exc}", pytrace=False)
+        raise
     return cluster
 
 
@@ -357,16 +363,10 @@ class _ClusterFactory:
         cluster = KafkaCluster(self._options.image, racks=racks, security=security, acls=acls)
         self._clusters[key] = cluster  # registered first: a SIGTERM during start still removes it
         try:
-            cluster.start()
-        except BaseException as exc:
+            return _started(cluster, self._options, f" ({security})")
+        except BaseException:
             del self._clusters[key]  # the next caller tries again instead of getting a dead cluster
-            cluster.stop()
-            if isinstance(exc, EngineUnavailable | ImageUnavailable):
-                _unavailable(self._options, str(exc))
-            if isinstance(exc, Exception):
-                pytest.fail(f"Kafka cluster ({security}) failed to start: {exc}", pytrace=False)
             raise
-        return cluster
 
     def stop(self) -> None:
         for cluster in self._clusters.values():
