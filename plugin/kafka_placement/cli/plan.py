@@ -240,13 +240,11 @@ def print_result(
         f"bytes {t['bytes']:,} ({human_bytes(t['bytes'])})  "
         f"keyless (NULL key) records {t['keyless_records']:,}"
     )
-    sk = result.skew
     rows = []
     for sc in result.scenarios.to_dict("records"):
 
-        def m(level: str, measure: str, field: str = "max_over_mean", sid: int = sc["scenario"]) -> float:
-            sel = sk[(sk["scenario"] == sid) & (sk["level"] == level) & (sk["measure"] == measure)]
-            return float(sel[field].iloc[0])
+        def m(level: str, measure: str, metric: str = "max_over_mean", sid: int = sc["scenario"]) -> float:
+            return result.skew_of(sid, level, measure, metric)
 
         rows.append(
             [

@@ -38,6 +38,12 @@ class PlanResult:
     keyless: pd.DataFrame
     totals: dict[str, Any] = field(default_factory=dict)
 
+    def skew_of(self, scenario: int, level: str, measure: str, metric: str = "max_over_mean") -> float:
+        """One skew figure of one scenario (``level``/``measure`` as in :attr:`skew`; 0.0 if absent)."""
+        sk = self.skew
+        sel = sk[(sk["scenario"] == scenario) & (sk["level"] == level) & (sk["measure"] == measure)]
+        return float(sel[metric].iloc[0]) if len(sel) else 0.0
+
 
 def keyless_loads(p: Partitioning, records: int, nbytes: int) -> list[tuple[int, int, int]]:
     """Where ``records`` keyless records (``nbytes`` bytes) go in partitioning ``p``:

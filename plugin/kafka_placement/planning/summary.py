@@ -43,12 +43,6 @@ def human_count(n: float) -> str:
     return f"{n:,.0f}"
 
 
-def _skew(result: PlanResult, sid: int, level: str, measure: str) -> float:
-    sk = result.skew
-    sel = sk[(sk["scenario"] == sid) & (sk["level"] == level) & (sk["measure"] == measure)]
-    return float(sel["max_over_mean"].iloc[0]) if len(sel) else 0.0
-
-
 def summarize(result: PlanResult, period_s: float | None = None) -> dict[str, Any]:
     """The recommendation and its reasons (see the module docstring); JSON-ready."""
     t = result.totals
@@ -65,7 +59,7 @@ def summarize(result: PlanResult, period_s: float | None = None) -> dict[str, An
     best_part = min(
         by_partitioning.values(),
         key=lambda sc: (
-            round(_skew(result, sc["scenario"], "partition", "records"), 6),
+            round(result.skew_of(sc["scenario"], "partition", "records"), 6),
             sc["num_partitions"],
             sc["partitioning"],
         ),
@@ -75,8 +69,8 @@ def summarize(result: PlanResult, period_s: float | None = None) -> dict[str, An
     best = min(
         candidates,
         key=lambda sc: (
-            round(_skew(result, sc["scenario"], "broker", "replica_bytes"), 6),
-            round(_skew(result, sc["scenario"], "consumer", "bytes"), 6),
+            round(result.skew_of(sc["scenario"], "broker", "replica_bytes"), 6),
+            round(result.skew_of(sc["scenario"], "consumer", "bytes"), 6),
             sc["scenario"],
         ),
     )
@@ -87,20 +81,20 @@ def summarize(result: PlanResult, period_s: float | None = None) -> dict[str, An
     hot_broker = brokers.sort_values(["replica_bytes", "broker"], ascending=[False, True]).iloc[0]
     consumers = result.consumers[result.consumers["scenario"] == sid]
     hot_consumer = consumers.sort_values(["bytes", "consumer"], ascending=[False, True]).iloc[0]
-    part_skew = _skew(result, sid, "partition", "records")
+    part_skew = result.skew_of(sid, "partition", "records")
     reasons = [
         f"partition loads: max/mean {part_skew:.3f} with {best['partitioning']} "
         f"(hottest partition {int(hottest['partition'])}: {human_count(int(hottest['records']))} records, "
         f"{human_bytes(int(hottest['bytes']))})",
         f"broker loads with {best['placer']}: replica bytes max/mean "
-        f"{_skew(result, sid, 'broker', 'replica_bytes'):.3f}, leader bytes max/mean "
-        f"{_skew(result, sid, 'broker', 'leader_bytes'):.3f} (hottest broker {int(hot_broker['broker'])}: "
+        f"{result.skew_of(sid, 'broker', 'replica_bytes'):.3f}, leader bytes max/mean "
+        f"{result.skew_of(sid, 'broker', 'leader_bytes'):.3f} (hottest broker {int(hot_broker['broker'])}: "
         f"{human_bytes(int(hot_broker['replica_bytes']))} of replicas)",
-        f"consumer loads with {best['group']}: max/mean {_skew(result, sid, 'consumer', 'bytes'):.3f} "
+        f"consumer loads with {best['group']}: max/mean {result.skew_of(sid, 'consumer', 'bytes'):.3f} "
         f"(hottest {hot_consumer['consumer']}: {human_bytes(int(hot_consumer['bytes']))})",
     ]
     others = sorted(
-        (round(_skew(result, sc["scenario"], "partition", "records"), 3), sc["partitioning"])
+        (round(result.skew_of(sc["scenario"], "partition", "records"), 3), sc["partitioning"])
         for sc in by_partitioning.values()
         if sc["partitioning"] != best["partitioning"]
     )
