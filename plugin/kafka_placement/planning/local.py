@@ -25,6 +25,15 @@ if TYPE_CHECKING:
 _BATCH = 1 << 16  # distinct keys per reducer batch
 
 
+def check_column(name: str, role: str, available: Sequence[str]) -> None:
+    """:class:`InvalidArgumentError` naming a missing ``role`` column and the ones there are (both paths)."""
+    if name not in available:
+        raise InvalidArgumentError(
+            f"{role} column {name!r} is not in the input; "
+            f"available columns: {', '.join(available) or '(none)'}"
+        )
+
+
 def record_table(table: pa.Table, key_column: str = "key", value_column: str | None = None) -> pa.Table:
     """``(key binary, bytes int64)`` per record: the key as Kafka's serializers send it (strings as UTF-8,
     ints as big-endian two's complement of their width) and ``len(key) + value size``."""
@@ -32,11 +41,7 @@ def record_table(table: pa.Table, key_column: str = "key", value_column: str | N
     import pyarrow.compute as pc
 
     def column(name: str, role: str) -> pa.ChunkedArray:
-        if name not in table.column_names:
-            raise InvalidArgumentError(
-                f"{role} column {name!r} is not in the input; available columns: "
-                f"{', '.join(table.column_names) or '(none)'}"
-            )
+        check_column(name, role, table.column_names)
         return table.column(name)
 
     key = column(key_column, "key")

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from kafka_placement.errors import InvalidArgumentError
 from kafka_placement.planning.key_loads import PARTIAL_DDL, merge_partials, partitionings_of
+from kafka_placement.planning.local import check_column
 from kafka_placement.planning.result import PlanResult, plan_result
 from kafka_placement.planning.scenarios import Partitioning, Scenario
 
@@ -34,10 +35,7 @@ BYTES = "bytes"
 
 def _check_column(df: DataFrame, name: str, role: str) -> Any:
     fields = {f.name: f for f in df.schema.fields}
-    if name not in fields:
-        raise InvalidArgumentError(
-            f"{role} column {name!r} is not in the input; available columns: {', '.join(fields) or '(none)'}"
-        )
+    check_column(name, role, list(fields))
     return fields[name].dataType
 
 
