@@ -18,12 +18,14 @@ from typing import Any
 from aiokafka.coordinator.assignors.abstract import AbstractPartitionAssignor
 from aiokafka.coordinator.protocol import ConsumerProtocolMemberAssignment, ConsumerProtocolMemberMetadata
 
-from kafka_placement.assignment import assign
-from kafka_placement.assignment.strategy_names import StrategyName, parse_strategies
-from kafka_placement.assignment.wire import member_from_subscription, subscription_user_data
-from kafka_placement.clients.cluster_metadata import partitions_per_topic
-from kafka_placement.errors import UnknownStrategyError
-from kafka_placement.vocabulary import TopicPartition, check_priority, group_by_topic
+from kafka_placement.assignment.strategy_names import StrategyName
+from kafka_placement.clients.group_assignor import (
+    MemberState,
+    Subscription,
+    assign_group,
+    strategies_for_client,
+)
+from kafka_placement.vocabulary import TopicPartition, group_by_topic
 
 log = logging.getLogger(__name__)
 
@@ -38,44 +40,39 @@ __all__ = [
 
 
 class _Assignor(AbstractPartitionAssignor):  # type: ignore[misc]
+    """aiokafka's face of :mod:`kafka_placement.clients.group_assignor` (ConsumerProtocol v0)."""
+
     name = "kafka-placement"
     strategy: StrategyName = "range"
     version = 0
 
-    def __init__(self) -> None:
-        self.member_assignment: list[TopicPartition] | None = None
+    def __init__(self, *, priority: int | None = None) -> None:
+        # aiokafka never tells an assignor its generation: sticky userData goes out as Java's V0.
+        self.state = MemberState(self.strategy, priority=priority, generation=None)
+
+    @property
+    def member_assignment(self) -> list[TopicPartition] | None:
+        return self.state.assigned
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
 
-    def _user_data(self) -> bytes | None:
-        return None
-
     def metadata(self, topics: Iterable[str]) -> Any:  # type: ignore[override]
-        return ConsumerProtocolMemberMetadata(self.version, sorted(topics), self._user_data() or b"")
+        return ConsumerProtocolMemberMetadata(self.version, sorted(topics), self.state.user_data() or b"")
 
     def on_assignment(self, assignment: Any) -> None:  # type: ignore[override]
-        self.member_assignment = [TopicPartition(tp.topic, tp.partition) for tp in assignment.partitions()]
+        self.state.on_assignment(assignment.partitions())
 
     def assign(self, cluster: Any, members: Mapping[str, Any]) -> dict[str, Any]:  # type: ignore[override]
-        topics = {
-            topic
-            for metadata in members.values()
-            for topic in (getattr(metadata, "subscription", None) or ())
-            if isinstance(topic, str)
-        }
-        counts = partitions_per_topic(cluster, sorted(topics))
-        parsed = {
-            member_id: member_from_subscription(
-                self.strategy,
-                member_id,
-                getattr(metadata, "subscription", None),
-                getattr(metadata, "user_data", None),
-                existing=counts,
+        subscriptions = (
+            Subscription(
+                member_id=member_id,
+                topics=getattr(metadata, "subscription", None),
+                user_data=getattr(metadata, "user_data", None),
             )
             for member_id, metadata in members.items()
-        }
-        result = assign(self.strategy, counts, parsed)
+        )
+        result = assign_group(self.strategy, cluster, subscriptions)
         return {
             member_id: ConsumerProtocolMemberAssignment(
                 self.version, sorted(group_by_topic(partitions).items()), b""
@@ -104,9 +101,6 @@ class StickyAssignor(_Assignor):
     name = "sticky"
     strategy: StrategyName = "sticky"
 
-    def _user_data(self) -> bytes | None:
-        return subscription_user_data("sticky", owned=self.member_assignment, generation=None)
-
 
 class FailoverAssignor(_Assignor):
     """Failover/priority with ``priority`` as a 4-byte big-endian int in userData."""
@@ -115,15 +109,14 @@ class FailoverAssignor(_Assignor):
     strategy: StrategyName = "failover"
 
     def __init__(self, priority: int | None = None) -> None:
-        check_priority(priority)
-        super().__init__()
-        self.priority = priority
+        super().__init__(priority=priority)
+
+    @property
+    def priority(self) -> int | None:
+        return self.state.priority
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(priority={self.priority!r})"
-
-    def _user_data(self) -> bytes | None:
-        return subscription_user_data("failover", priority=self.priority)
 
 
 class PriorityAssignor(FailoverAssignor):
@@ -133,7 +126,8 @@ class PriorityAssignor(FailoverAssignor):
     strategy: StrategyName = "priority"
 
 
-_BY_NAME: dict[str, type[_Assignor]] = {
+#: Our aiokafka assignor class of each strategy aiokafka can run.
+ASSIGNOR_CLASSES: dict[StrategyName, type[_Assignor]] = {
     "range": RangeAssignor,
     "roundrobin": RoundRobinAssignor,
     "sticky": StickyAssignor,
@@ -149,14 +143,9 @@ def assignors_from_config(
     ``partition.assignment.strategy`` (Kafka names, Java class names, ``failover``), in its order of
     preference. aiokafka has no cooperative rebalancing: ``cooperative-sticky`` is refused, and None
     gives ``range`` (Java's default without its cooperative part). ``priority`` goes to failover/priority."""
-    names: list[StrategyName] = ["range"] if config is None else parse_strategies(config)
+    names = strategies_for_client(config, client="aiokafka", supported=ASSIGNOR_CLASSES, cooperative="never")
     out: list[_Assignor] = []
     for name in names:
-        cls = _BY_NAME.get(name)
-        if cls is None:
-            raise UnknownStrategyError(
-                f"assignment strategy {name!r} needs cooperative rebalancing, which aiokafka does not have; "
-                "allowed here: range, roundrobin, sticky, failover (alias priority)"
-            )
+        cls = ASSIGNOR_CLASSES[name]
         out.append(cls(priority) if issubclass(cls, FailoverAssignor) else cls())
     return out

@@ -14,28 +14,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kafka_placement.clients.kafka_python.assignors import (
-    CooperativeStickyAssignor,
-    FailoverAssignor,
-    PriorityAssignor,
-    RangeAssignor,
-    RoundRobinAssignor,
-    StickyAssignor,
-)
+from kafka_placement.clients.kafka_python.assignors import ASSIGNOR_CLASSES
 from kafka_placement.errors import ConsumerConfigError, UnknownStrategyError
-
-#: Our assignors by their protocol name (the name a Java or kafka-python member must use too).
-ASSIGNOR_CLASSES: dict[str, type[RangeAssignor] | type[FailoverAssignor] | type[Any]] = {
-    cls.name: cls
-    for cls in (
-        RangeAssignor,
-        RoundRobinAssignor,
-        StickyAssignor,
-        CooperativeStickyAssignor,
-        FailoverAssignor,
-        PriorityAssignor,
-    )
-}
 
 # librdkafka name -> kafka-python KafkaConsumer keyword, for settings both clients need.
 _SHARED = {
@@ -153,7 +133,7 @@ def build_assignors(assignor: object, rack: str | None) -> list[Any]:
                 raise UnknownStrategyError(
                     f"unknown assignment strategy {item!r}; allowed: {', '.join(ASSIGNOR_CLASSES)}"
                 )
-            result.append(ASSIGNOR_CLASSES[item](rack=rack))
+            result.append(ASSIGNOR_CLASSES[item](rack=rack))  # type: ignore[index]
         elif isinstance(item, tuple(ASSIGNOR_CLASSES.values())):
             own = getattr(item, "rack", None)
             if own is None:

@@ -21,13 +21,16 @@ from typing import Any
 from kafka.coordinator.assignors.abstract import AbstractPartitionAssignor, RebalanceProtocol
 from kafka.protocol.consumer.metadata import ConsumerProtocolAssignment, ConsumerProtocolSubscription
 
-from kafka_placement.assignment import assign, strategy
-from kafka_placement.assignment.strategy_names import StrategyName, parse_strategies
+from kafka_placement.assignment.strategy_names import StrategyName
 from kafka_placement.assignment.userdata import DEFAULT_GENERATION
-from kafka_placement.assignment.wire import member_from_subscription, subscription_user_data
-from kafka_placement.clients.cluster_metadata import partitions_per_topic
-from kafka_placement.errors import InvalidArgumentError, UnknownStrategyError
-from kafka_placement.vocabulary import Member, TopicPartition, check_priority, group_by_topic
+from kafka_placement.clients.group_assignor import (
+    MemberState,
+    Subscription,
+    assign_group,
+    check_rack,
+    strategies_for_client,
+)
+from kafka_placement.vocabulary import TopicPartition, group_by_topic
 
 log = logging.getLogger(__name__)
 
@@ -43,14 +46,6 @@ __all__ = [
 
 #: ConsumerProtocolSubscription version we send: v3 carries OwnedPartitions, GenerationId, RackId.
 SUBSCRIPTION_VERSION = 3
-
-
-def _check_rack(rack: object) -> str | None:
-    if rack is None:
-        return None
-    if not isinstance(rack, str):
-        raise InvalidArgumentError(f"rack must be a str (Kafka's client.rack) or None, got {rack!r}")
-    return rack or None
 
 
 def partition_racks(cluster: Any, counts: Mapping[str, int]) -> dict[TopicPartition, frozenset[str]]:
@@ -75,16 +70,31 @@ def partition_racks(cluster: Any, counts: Mapping[str, int]) -> dict[TopicPartit
 
 
 class _Assignor(AbstractPartitionAssignor):  # type: ignore[misc]
-    """Common translation: subscription → Member, assign(), result → ConsumerProtocolAssignment."""
+    """kafka-python's face of :mod:`kafka_placement.clients.group_assignor`: its subscription and
+    assignment types in, ours out."""
 
     name = "kafka-placement"
     strategy: StrategyName = "range"
     version = SUBSCRIPTION_VERSION
 
-    def __init__(self, *, rack: str | None = None) -> None:
-        self.rack = _check_rack(rack)
-        self.member_assignment: list[TopicPartition] | None = None
-        self.generation = DEFAULT_GENERATION
+    def __init__(self, *, rack: str | None = None, priority: int | None = None) -> None:
+        self.state = MemberState(self.strategy, rack=rack, priority=priority)
+
+    @property
+    def rack(self) -> str | None:
+        return self.state.rack
+
+    @rack.setter
+    def rack(self, rack: str | None) -> None:
+        self.state.rack = check_rack(rack)
+
+    @property
+    def member_assignment(self) -> list[TopicPartition] | None:
+        return self.state.assigned
+
+    @property
+    def generation(self) -> int:
+        return self.state.generation if self.state.generation is not None else DEFAULT_GENERATION
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(rack={self.rack!r})"
@@ -93,9 +103,6 @@ class _Assignor(AbstractPartitionAssignor):  # type: ignore[misc]
     def supported_protocols(self) -> list[RebalanceProtocol]:
         return [RebalanceProtocol.EAGER]
 
-    def _user_data(self) -> bytes | None:
-        return None
-
     def _owned_partitions(self) -> list[Any]:
         return []
 
@@ -103,59 +110,47 @@ class _Assignor(AbstractPartitionAssignor):  # type: ignore[misc]
         return ConsumerProtocolSubscription(
             version=SUBSCRIPTION_VERSION,
             topics=sorted(topics),
-            user_data=self._user_data(),
+            user_data=self.state.user_data(),
             owned_partitions=self._owned_partitions(),
             generation_id=self.generation,
             rack_id=self.rack,
         )
 
     def on_assignment(self, assignment: Any, generation: int) -> None:
-        self.member_assignment = [TopicPartition(tp.topic, tp.partition) for tp in assignment.partitions()]
-        self.generation = generation
+        self.state.on_assignment(assignment.partitions(), generation)
 
     # --- leader side ------------------------------------------------------------------------
-    def _member(self, member: Any, counts: Mapping[str, int]) -> Member:
-        metadata = member.metadata
-        owned = [
-            (entry.topic, partition)
-            for entry in (getattr(metadata, "owned_partitions", None) or ())
-            for partition in (entry.partitions or ())
-        ]
-        return member_from_subscription(
-            self.strategy,
-            member.member_id,
-            getattr(metadata, "topics", None),
-            getattr(metadata, "user_data", None),
-            owned_partitions=owned,
-            generation_id=getattr(metadata, "generation_id", DEFAULT_GENERATION),
-            rack_id=getattr(metadata, "rack_id", None),
-            group_instance_id=getattr(member, "group_instance_id", None),
-            existing=counts,
-        )
-
     def assign(self, cluster: Any, members: Sequence[Any]) -> dict[str, Any]:
         try:
-            return self._assign(cluster, members)
+            result = assign_group(
+                self.strategy,
+                cluster,
+                (_subscription(member) for member in members),
+                partition_racks=lambda counts: partition_racks(cluster, counts),
+            )
         except Exception:
             # kafka-python runs this inside its IO loop, where an exception may vanish silently
             # and leave the leader waiting forever: make it visible, then let it propagate.
             log.exception("%s assignment failed for %d members", self.name, len(members))
             raise
-
-    def _assign(self, cluster: Any, members: Sequence[Any]) -> dict[str, Any]:
-        topics = {
-            topic
-            for member in members
-            for topic in (getattr(member.metadata, "topics", None) or ())
-            if isinstance(topic, str)
-        }
-        counts = partitions_per_topic(cluster, sorted(topics))
-        parsed = {member.member_id: self._member(member, counts) for member in members}
-        racks = None
-        if strategy(self.strategy).rack_aware and any(m.rack for m in parsed.values()):
-            racks = partition_racks(cluster, counts)
-        result = assign(self.strategy, counts, parsed, partition_racks=racks)
         return {member_id: _to_assignment(partitions) for member_id, partitions in result.items()}
+
+
+def _subscription(member: Any) -> Subscription:
+    metadata = member.metadata
+    return Subscription(
+        member_id=member.member_id,
+        topics=getattr(metadata, "topics", None),
+        user_data=getattr(metadata, "user_data", None),
+        owned_partitions=[
+            (entry.topic, partition)
+            for entry in (getattr(metadata, "owned_partitions", None) or ())
+            for partition in (entry.partitions or ())
+        ],
+        generation_id=getattr(metadata, "generation_id", DEFAULT_GENERATION),
+        rack_id=getattr(metadata, "rack_id", None),
+        group_instance_id=getattr(member, "group_instance_id", None),
+    )
 
 
 def _to_assignment(partitions: list[TopicPartition]) -> Any:
@@ -185,9 +180,6 @@ class StickyAssignor(_Assignor):
     name = "sticky"
     strategy: StrategyName = "sticky"
 
-    def _user_data(self) -> bytes | None:
-        return subscription_user_data("sticky", owned=self.member_assignment, generation=self.generation)
-
 
 class CooperativeStickyAssignor(_Assignor):
     """Java ``CooperativeStickyAssignor`` (``cooperative-sticky``, KIP-429): owned partitions in the
@@ -198,9 +190,6 @@ class CooperativeStickyAssignor(_Assignor):
 
     def supported_protocols(self) -> list[RebalanceProtocol]:
         return [RebalanceProtocol.COOPERATIVE]
-
-    def _user_data(self) -> bytes | None:
-        return subscription_user_data("cooperative-sticky", generation=self.generation)
 
     def _owned_partitions(self) -> list[Any]:
         if not self.member_assignment:
@@ -219,15 +208,14 @@ class FailoverAssignor(_Assignor):
     strategy: StrategyName = "failover"
 
     def __init__(self, priority: int | None = None, *, rack: str | None = None) -> None:
-        check_priority(priority)
-        super().__init__(rack=rack)
-        self.priority = priority
+        super().__init__(rack=rack, priority=priority)
+
+    @property
+    def priority(self) -> int | None:
+        return self.state.priority
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(priority={self.priority!r}, rack={self.rack!r})"
-
-    def _user_data(self) -> bytes | None:
-        return subscription_user_data("failover", priority=self.priority)
 
 
 class PriorityAssignor(FailoverAssignor):
@@ -237,7 +225,8 @@ class PriorityAssignor(FailoverAssignor):
     strategy: StrategyName = "priority"
 
 
-_BY_NAME: dict[StrategyName, type[_Assignor]] = {
+#: Our kafka-python assignor class of each strategy (the confluent consumer runs these too).
+ASSIGNOR_CLASSES: dict[StrategyName, type[_Assignor]] = {
     "range": RangeAssignor,
     "roundrobin": RoundRobinAssignor,
     "sticky": StickyAssignor,
@@ -259,15 +248,11 @@ def assignors_from_config(
     ``cooperative-sticky`` with eager strategies (Java would run such a list eagerly, its upgrade path):
     that is refused here too, by name. So None gives ``range`` — Java's default (range,
     cooperative-sticky) is such a mix."""
-    names: list[StrategyName] = ["range"] if config is None else parse_strategies(config)
-    if "cooperative-sticky" in names and len(names) > 1:
-        others = ", ".join(n for n in names if n != "cooperative-sticky")
-        raise UnknownStrategyError(
-            f"kafka-python cannot mix cooperative-sticky with eager strategies ({others}) in one consumer; "
-            "give cooperative-sticky alone, or only eager strategies"
-        )
+    names = strategies_for_client(
+        config, client="kafka-python", supported=ASSIGNOR_CLASSES, cooperative="alone"
+    )
     out: list[_Assignor] = []
     for name in names:
-        cls = _BY_NAME[name]
+        cls = ASSIGNOR_CLASSES[name]
         out.append(cls(priority, rack=rack) if issubclass(cls, FailoverAssignor) else cls(rack=rack))
     return out

@@ -1,0 +1,165 @@
+"""What every client's group assignor does, whatever the client: the one shared base of the adapters.
+
+A client adapter (kafka-python, aiokafka; the confluent consumer runs the kafka-python one) only
+converts its client's objects: its subscription metadata into :class:`Subscription`, our result into
+its assignment type. Everything else is here, once:
+
+* the member side, :class:`MemberState`: what a member keeps between rebalances (its last assignment,
+  generation, rack and priority) and the userData its strategy sends, looked up in the strategy table;
+* the leader side, :func:`assign_group`: subscriptions → members → :func:`kafka_placement.assignment.assign`;
+* the config side, :func:`strategies_for_client`: Java's ``partition.assignment.strategy`` → the
+  strategies a client can run, refusing what it cannot by name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from kafka_placement.assignment import assign, strategy
+from kafka_placement.assignment.strategy_names import StrategyName, parse_strategies
+from kafka_placement.assignment.userdata import DEFAULT_GENERATION
+from kafka_placement.assignment.wire import member_from_subscription, subscription_user_data
+from kafka_placement.clients.cluster_metadata import partitions_per_topic
+from kafka_placement.errors import InvalidArgumentError, UnknownStrategyError
+from kafka_placement.vocabulary import Member, TopicPartition, check_priority
+
+#: Replica racks of the given topics' partitions, read from a client's cluster metadata.
+PartitionRacks = Callable[[Mapping[str, int]], dict[TopicPartition, frozenset[str]]]
+
+
+def check_rack(rack: object) -> str | None:
+    """Java's ``client.rack``: a str or None (an empty string means no rack, as in Java)."""
+    if rack is None:
+        return None
+    if not isinstance(rack, str):
+        raise InvalidArgumentError(f"rack must be a str (Kafka's client.rack) or None, got {rack!r}")
+    return rack or None
+
+
+class MemberState:
+    """One member's side of a strategy: what it remembers between rebalances and what it sends.
+
+    ``generation=None`` is for clients that never learn their generation (aiokafka): sticky userData
+    then goes out as Java's V0, which has no generation field.
+    """
+
+    def __init__(
+        self,
+        strategy_name: StrategyName,
+        *,
+        rack: str | None = None,
+        priority: int | None = None,
+        generation: int | None = DEFAULT_GENERATION,
+    ) -> None:
+        check_priority(priority)
+        self.strategy: StrategyName = strategy_name
+        self.rack = check_rack(rack)
+        self.priority = priority
+        self.generation = generation
+        self.assigned: list[TopicPartition] | None = None
+
+    def user_data(self) -> bytes | None:
+        """This strategy's userData (None = null): the table row decides what goes in it."""
+        return subscription_user_data(
+            self.strategy, owned=self.assigned, generation=self.generation, priority=self.priority
+        )
+
+    def on_assignment(self, partitions: Iterable[Any], generation: int | None = None) -> None:
+        """Remember the partitions (any objects with ``topic``/``partition``) and the generation."""
+        self.assigned = [TopicPartition(tp.topic, tp.partition) for tp in partitions]
+        if generation is not None:
+            self.generation = generation
+
+
+@dataclass(frozen=True)
+class Subscription:
+    """One member's subscription as its client decoded it; fields the client's protocol version
+    lacks keep their defaults. Values are untrusted (another member sent them)."""
+
+    member_id: str
+    topics: object
+    user_data: object
+    owned_partitions: Sequence[tuple[str, int]] = ()
+    generation_id: object = DEFAULT_GENERATION
+    rack_id: object = None
+    group_instance_id: object = None
+
+
+def assign_group(
+    strategy_name: StrategyName,
+    cluster: Any,
+    subscriptions: Iterable[Subscription],
+    *,
+    partition_racks: PartitionRacks | None = None,
+) -> dict[str, list[TopicPartition]]:
+    """The leader's work: partition counts from the client's ``cluster`` metadata, each subscription
+    read as its strategy reads it, then :func:`~kafka_placement.assignment.assign`. Partition racks are
+    read only for a rack-aware strategy with at least one member that has a rack."""
+    subscriptions = list(subscriptions)
+    topics = {topic for s in subscriptions for topic in _topic_names(s.topics)}
+    counts = partitions_per_topic(cluster, sorted(topics))
+    members: dict[str, Member] = {
+        s.member_id: member_from_subscription(
+            strategy_name,
+            s.member_id,
+            s.topics,
+            s.user_data,
+            owned_partitions=s.owned_partitions,
+            generation_id=s.generation_id,
+            rack_id=s.rack_id,
+            group_instance_id=s.group_instance_id,
+            existing=counts,
+        )
+        for s in subscriptions
+    }
+    racks = None
+    rack_aware = strategy(strategy_name).rack_aware and any(m.rack for m in members.values())
+    if partition_racks is not None and rack_aware:
+        racks = partition_racks(counts)
+    return assign(strategy_name, counts, members, partition_racks=racks)
+
+
+def _topic_names(topics: object) -> list[str]:
+    # Hostile topics are logged once, where the member is read; here they only add no topic.
+    try:
+        return [t for t in topics if isinstance(t, str)]  # type: ignore[attr-defined]
+    except TypeError:
+        return []
+
+
+def strategies_for_client(
+    config: str | Iterable[str] | None,
+    *,
+    client: str,
+    supported: Collection[StrategyName],
+    cooperative: Literal["alone", "never"],
+) -> list[StrategyName]:
+    """Java's ``partition.assignment.strategy`` (Kafka names, Java class names, ``failover``) as the
+    strategies ``client`` can run, in order of preference; None gives ``range``.
+
+    ``cooperative="alone"``: the client runs one rebalance protocol per consumer, so cooperative-sticky
+    may not be mixed with eager strategies (Java would run such a list eagerly, its upgrade path);
+    ``"never"``: the client has no cooperative rebalancing at all.
+    """
+    names: list[StrategyName] = ["range"] if config is None else parse_strategies(config)
+    for name in names:
+        if strategy(name).cooperative and cooperative == "never":
+            allowed = ", ".join(s for s in supported)
+            raise UnknownStrategyError(
+                f"assignment strategy {name!r} needs cooperative rebalancing, which {client} does not have; "
+                f"allowed here: {allowed}"
+            )
+        if name not in supported:
+            raise UnknownStrategyError(
+                f"{client} has no assignor for strategy {name!r}; allowed: {', '.join(supported)}"
+            )
+    cooperative_names = [n for n in names if strategy(n).cooperative]
+    if cooperative_names and len(names) > len(cooperative_names):
+        others = ", ".join(n for n in names if not strategy(n).cooperative)
+        raise UnknownStrategyError(
+            f"{client} cannot mix {', '.join(cooperative_names)} with eager strategies ({others}) in one "
+            f"consumer; give {cooperative_names[0]} alone, or only eager strategies"
+        )
+    return names
