@@ -96,47 +96,21 @@ def _ours(cooperative: bool) -> Callable[..., Any]:
 
 
 def _kafka_python() -> Callable[..., Any]:
-    from kafka.coordinator.assignors.sticky.sticky_assignor import (
-        StickyAssignmentExecutor,
-        StickyAssignorMemberMetadataV1,
-    )
-    from kafka.structs import TopicPartition as KTP
+    from kafka_placement.conformance.kafka_python_sticky import prepare_kafka_python_sticky
+    from kafka_placement.vocabulary import Member
 
     def prepare(ppt: dict[str, int], subs: dict[str, list[str]], history: str) -> Callable[[], Any]:
-        class Cluster:
-            def topics(self) -> set[str]:
-                return set(ppt)
-
-            def partitions_for_topic(self, topic: str) -> set[int] | None:
-                return set(range(ppt[topic])) if topic in ppt else None
-
-        owned: dict[str, list[Any]] = {m: [] for m in subs}
-        generation = -1
-        live = dict(subs)
+        members = {m: Member(t) for m, t in subs.items()}
         if history in ("leave", "join"):
             from kafka_placement.assignment.sticky import assign_sticky
-            from kafka_placement.vocabulary import Member
 
-            prev = assign_sticky(ppt, {m: Member(t) for m, t in subs.items()})  # same history as ours
-            owned = {m: [KTP(tp.topic, tp.partition) for tp in v] for m, v in prev.items()}
-            generation = 1
+            prev = assign_sticky(ppt, members)  # same history as ours
+            members = {m: Member(subs[m], owned=prev[m], generation=1) for m in subs}
             if history == "leave":
-                del live[next(iter(live))]
+                del members[next(iter(members))]
             else:
-                live["consumer-new"] = next(iter(subs.values()))
-                owned["consumer-new"] = []
-        meta = {
-            m: StickyAssignorMemberMetadataV1(subscription=t, partitions=owned[m], generation=generation)
-            for m, t in live.items()
-        }
-
-        def run() -> Any:
-            executor = StickyAssignmentExecutor(Cluster(), meta)
-            executor.perform_initial_assignment()
-            executor.balance()
-            return {m: [(t, p) for t, ps in executor.get_final_assignment(m) for p in ps] for m in live}
-
-        return run
+                members["consumer-new"] = Member(next(iter(subs.values())), generation=1)
+        return prepare_kafka_python_sticky(ppt, members)
 
     return prepare
 
@@ -194,40 +168,11 @@ def measure(impl: str, case: str, mode: str, timeout: float) -> Result | None:
 
 # --- quality on random rebalances -----------------------------------------------------------------------
 def quality(n: int, seed: int = 54) -> None:
-    from kafka.coordinator.assignors.sticky.sticky_assignor import (
-        StickyAssignmentExecutor,
-        StickyAssignorMemberMetadataV1,
-    )
-    from kafka.structs import TopicPartition as KTP
-
-    from kafka_placement.assignment.metrics import balance_score
+    from kafka_placement.assignment.assignment_quality import balance_score
     from kafka_placement.assignment.sticky import assign_sticky
     from kafka_placement.assignment.sticky.checks import kept, problems
-    from kafka_placement.vocabulary import Member, TopicPartition
-
-    def theirs(ppt: dict[str, int], members: dict[str, Member]) -> dict[str, list[TopicPartition]]:
-        class Cluster:
-            def topics(self) -> set[str]:
-                return set(ppt)
-
-            def partitions_for_topic(self, topic: str) -> set[int] | None:
-                return set(range(ppt[topic])) if topic in ppt else None
-
-        meta = {
-            m: StickyAssignorMemberMetadataV1(
-                subscription=list(mb.topics),
-                partitions=[KTP(*tp) for tp in mb.owned],
-                generation=mb.generation,
-            )
-            for m, mb in members.items()
-        }
-        ex = StickyAssignmentExecutor(Cluster(), meta)
-        ex.perform_initial_assignment()
-        ex.balance()
-        return {
-            m: sorted(TopicPartition(t, p) for t, ps in ex.get_final_assignment(m) for p in ps)
-            for m in members
-        }
+    from kafka_placement.conformance.kafka_python_sticky import kafka_python_sticky
+    from kafka_placement.vocabulary import Member
 
     rng = random.Random(seed)
     tally = {"better": 0, "equal": 0, "worse": 0, "ours_invalid": 0, "theirs_unbalanced": 0}
@@ -252,7 +197,7 @@ def quality(n: int, seed: int = 54) -> None:
         a = assign_sticky(ppt, members)
         t_ours += time.perf_counter() - t0
         t0 = time.perf_counter()
-        b = theirs(ppt, members)
+        b = kafka_python_sticky(ppt, members)
         t_theirs += time.perf_counter() - t0
         if problems(ppt, members, a):
             tally["ours_invalid"] += 1

@@ -36,7 +36,7 @@ from kafka_placement.replicas import (
     place_striped,
 )
 from kafka_placement.replicas.balanced import place_balanced
-from kafka_placement.replicas.metrics import count_moves, placement_metrics
+from kafka_placement.replicas.placement_quality import count_moves, placement_metrics
 from kafka_placement.replicas.planner import plan_reassignment
 from kafka_placement.vocabulary import TopicPartition
 

@@ -1,6 +1,8 @@
-"""Keeping a kafka-python 3.0.12 consumer in its group on a loaded machine (used by the live
-workers of ``test_assignment_live.py`` and ``test_java_mixed_group_live.py``; they run as
-subprocesses with this directory on ``sys.path``).
+"""The kafka-python group member of the live tests, run as a subprocess:
+``python kafka_python_member.py '<json config>'`` (see :func:`main`); it reports JSON events on stdout
+and takes ``close``/``recover`` on stdin (the test side is ``member_process.MemberProcess``).
+
+Keeping a kafka-python 3.0.12 consumer in its group on a loaded machine takes care:
 
 The kafka-python bug (client side, any assignor; read in ``kafka/coordinator/base.py`` and
 ``consumer.py``): ``ConsumerCoordinator.poll()`` only enters ``ensure_active_group()`` while
@@ -31,9 +33,12 @@ member is told to ``recover`` and replaces its consumer by a new one (:func:`run
 
 from __future__ import annotations
 
+import contextlib
+import json
 import sys
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterable
 from typing import Any
 
 Json = dict[str, Any]
@@ -114,3 +119,90 @@ def run_member(
     consumer.close()
     emit({"ev": "closed"})
     return 0
+
+
+def main(config: Json) -> int:  # pragma: no cover - runs in a subprocess
+    """A consumer running one of our assignors that reports its assignment changes as JSON lines on
+    stdout. ``config``: bootstrap, group, name, topics, strategy, and optionally priority, rack,
+    session_timeout_ms, report_records (records seen, committed), report_leader (a ``led`` event for
+    each assignment this member computed as the leader)."""
+    import logging
+
+    from kafka import KafkaConsumer
+    from kafka.consumer.subscription_state import ConsumerRebalanceListener
+
+    from kafka_placement.clients.kafka_python import ASSIGNOR_CLASSES
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    logging.getLogger("kafka.coordinator").setLevel(logging.DEBUG)
+    # its need_rejoin() debug line is written on every poll (150 MB per worker per minute)
+    logging.getLogger("kafka.coordinator.consumer").setLevel(logging.INFO)
+    lock = threading.Lock()
+    session_timeout_ms = int(config.get("session_timeout_ms", 6000))
+
+    def emit(event: Json) -> None:
+        event["t"] = time.time()
+        event["name"] = config["name"]
+        with lock:
+            sys.stdout.write(json.dumps(event) + "\n")
+            sys.stdout.flush()
+
+    base = ASSIGNOR_CLASSES[config["strategy"]]
+
+    class Reporting(base):  # type: ignore[misc, valid-type]
+        def assign(self, cluster: Any, members: Any) -> Any:
+            result = super().assign(cluster, members)
+            if config.get("report_leader"):
+                emit({"ev": "led", "members": sorted(m.member_id for m in members)})
+            return result
+
+    kwargs: Json = {"rack": config["rack"]} if config.get("rack") else {}
+    if config["strategy"] in ("failover", "priority"):
+        kwargs["priority"] = config.get("priority")
+    assignor = Reporting(**kwargs)
+
+    class Listener(ConsumerRebalanceListener):  # type: ignore[misc]
+        def on_partitions_revoked(self, revoked: Iterable[Any]) -> None:
+            emit({"ev": "revoked", "parts": sorted([tp.topic, tp.partition] for tp in revoked)})
+
+        def on_partitions_assigned(self, assigned: Iterable[Any]) -> None:
+            emit({"ev": "added", "parts": sorted([tp.topic, tp.partition] for tp in assigned)})
+
+        def on_partitions_lost(self, lost: Iterable[Any]) -> None:
+            emit({"ev": "lost", "parts": sorted([tp.topic, tp.partition] for tp in lost)})
+
+    # the consumer's own client.rack (KIP-392 fetch-from-follower) matches the assignor's
+    consumer_rack: Json = {"client_rack": config["rack"]} if config.get("rack") else {}
+
+    def make_consumer() -> Any:
+        consumer = KafkaConsumer(
+            bootstrap_servers=config["bootstrap"],
+            group_id=config["group"],
+            client_id=config["name"],
+            partition_assignment_strategy=[assignor],
+            session_timeout_ms=session_timeout_ms,
+            heartbeat_interval_ms=1000,
+            max_poll_interval_ms=20000,
+            # A SyncGroup response that never came parked a leader (heartbeats are off while it
+            # waits) for kafka-python's default 30 s on this loaded machine; retry sooner.
+            request_timeout_ms=10000,
+            auto_offset_reset="earliest",
+            enable_auto_commit=False,
+            **consumer_rack,
+        )
+        consumer.subscribe(config["topics"], listener=Listener())
+        return consumer
+
+    def on_poll(consumer: Any, records: Any) -> None:
+        if config.get("report_records"):
+            items = [[r.partition, r.offset] for batch in records.values() for r in batch]
+            if items:
+                emit({"ev": "recs", "items": items})
+                with contextlib.suppress(Exception):  # a rebalance may be under way: committed later
+                    consumer.commit()
+
+    return run_member(make_consumer, emit, session_timeout_ms / 1000, on_poll)
+
+
+if __name__ == "__main__":  # pragma: no cover - the worker entry point
+    sys.exit(main(json.loads(sys.argv[1])))

@@ -1,7 +1,7 @@
 """Live proofs of the group assignors on the rack-labelled cluster.
 
-Real kafka-python consumers run as subprocesses (this file doubles as the worker script, see
-``_worker_main``) so one can be closed gracefully or killed with SIGKILL. The group's state is read
+Real kafka-python consumers run as subprocesses (``kafka_python_member.py``, driven through
+``live_group.Worker``) so one can be closed gracefully or killed with SIGKILL. The group's state is read
 back through the admin API (DescribeGroups: every member's subscription — the leader's exact input —
 and assignment), and the assignment is checked against ``kafka_placement.assignment.assign`` run on
 that same input.
@@ -12,349 +12,27 @@ Against the shared dev cluster:
 
 from __future__ import annotations
 
-import contextlib
-import json
-import sys
-import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Iterable
 from typing import Any
 
 import pytest
 
-from member_process import (  # this directory is on sys.path
-    Json,
-    MemberProcess,
-    create_ready_topic,
-    wait_until,
+from live_group import (  # this directory is on sys.path
+    SESSION_TIMEOUT_MS,
+    AdminHandle,
+    Worker,
+    describe_group,
+    predicted_from_description,
+    stable_group,
 )
+from member_process import Json, create_ready_topic, wait_until
 
-SESSION_TIMEOUT_MS = 6000
 HEARTBEAT_MS = 1000
 
 
-
-# ================================================================================== worker process
-def _worker_main(config: Json) -> int:  # pragma: no cover - runs in a subprocess
-    """A consumer that reports its assignment changes and records as JSON lines on stdout and
-    obeys ``close`` on stdin."""
-    import logging
-
-    from kafka import KafkaConsumer
-    from kafka.consumer.subscription_state import ConsumerRebalanceListener
-
-    from kafka_placement.clients import kafka_python as adapters
-    from kafka_python_member import run_member  # this directory is sys.path[0] of the worker
-
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    logging.getLogger("kafka.coordinator").setLevel(logging.DEBUG)
-    # its need_rejoin() debug line is written on every poll (150 MB per worker per minute)
-    logging.getLogger("kafka.coordinator.consumer").setLevel(logging.INFO)
-    lock = threading.Lock()
-
-    def emit(event: Json) -> None:
-        event["t"] = time.time()
-        event["name"] = config["name"]
-        with lock:
-            sys.stdout.write(json.dumps(event) + "\n")
-            sys.stdout.flush()
-
-    kwargs: Json = {}
-    if config.get("rack"):
-        kwargs["rack"] = config["rack"]
-    if config["strategy"] in ("failover", "priority"):
-        assignor = adapters.FailoverAssignor(config.get("priority"), **kwargs)
-    else:
-        cls = {
-            "range": adapters.RangeAssignor,
-            "roundrobin": adapters.RoundRobinAssignor,
-            "sticky": adapters.StickyAssignor,
-            "cooperative-sticky": adapters.CooperativeStickyAssignor,
-        }[config["strategy"]]
-        assignor = cls(**kwargs)
-
-    class Listener(ConsumerRebalanceListener):  # type: ignore[misc]
-        def on_partitions_revoked(self, revoked: Iterable[Any]) -> None:
-            emit({"ev": "revoked", "parts": sorted([tp.topic, tp.partition] for tp in revoked)})
-
-        def on_partitions_assigned(self, assigned: Iterable[Any]) -> None:
-            emit({"ev": "added", "parts": sorted([tp.topic, tp.partition] for tp in assigned)})
-
-    if config.get("rack"):
-        # the consumer's own client.rack (KIP-392 fetch-from-follower) matches the assignor's
-        kwargs_consumer: Json = {"client_rack": config["rack"]}
-    else:
-        kwargs_consumer = {}
-
-    def make_consumer() -> Any:
-        consumer = KafkaConsumer(
-            bootstrap_servers=config["bootstrap"],
-            group_id=config["group"],
-            client_id=config["name"],
-            partition_assignment_strategy=[assignor],
-            session_timeout_ms=SESSION_TIMEOUT_MS,
-            heartbeat_interval_ms=HEARTBEAT_MS,
-            max_poll_interval_ms=20000,
-            # A SyncGroup response that never came parked a leader (heartbeats are off while it
-            # waits) for kafka-python's default 30 s on this loaded machine; retry sooner.
-            request_timeout_ms=10000,
-            auto_offset_reset="earliest",
-            enable_auto_commit=False,
-            **kwargs_consumer,
-        )
-        consumer.subscribe(config["topics"], listener=Listener())
-        return consumer
-
-    def on_poll(consumer: Any, records: Any) -> None:
-        if config.get("report_records"):
-            items = [[r.partition, r.offset] for batch in records.values() for r in batch]
-            if items:
-                emit({"ev": "recs", "items": items})
-                with contextlib.suppress(Exception):  # a rebalance may be under way: committed later
-                    consumer.commit()
-
-    # kafka-python 3.0.12 can leave a member parked outside the group: see kafka_python_member
-    return run_member(make_consumer, emit, SESSION_TIMEOUT_MS / 1000, on_poll)
-
-
-# ================================================================================== test-side helpers
-class Worker(MemberProcess):
-    """A kafka-python consumer subprocess running one of our assignors."""
-
-    def __init__(self, bootstrap: str, group: str, name: str, topics: list[str], strategy: str, **extra: Any):
-        self.name = name
-        self.config = {
-            "bootstrap": bootstrap,
-            "group": group,
-            "name": name,
-            "topics": topics,
-            "strategy": strategy,
-            **extra,
-        }
-        # Under pytest's basetemp (pytest keeps the last three runs), not loose in /tmp.
-        self.log = tempfile.NamedTemporaryFile(  # noqa: SIM115
-            prefix=f"asg-live-{name}-", suffix=".log", delete=False, dir=_WORKER_LOG_DIR
-        )
-        super().__init__([sys.executable, __file__, json.dumps(self.config)], stderr=self.log)
-
-    def assignment(self) -> set[tuple[str, int]]:
-        event = self.last("assignment")
-        return {(t, p) for t, p in event["parts"]} if event else set()
-
-    def log_tail(self, lines: int = 15) -> str:
-        with open(self.log.name, errors="replace") as f:
-            return "".join(f.readlines()[-lines:])
-
-
-def _get(obj: Any, name: str, default: Any = None) -> Any:
-    if isinstance(obj, dict):
-        return obj.get(name, default)
-    return getattr(obj, name, default)
-
-
-def _pairs(entries: Any) -> list[tuple[str, int]]:
-    return sorted((_get(e, "topic"), p) for e in (entries or []) for p in (_get(e, "partitions") or []))
-
-
-def describe_group(admin: Any, group: str) -> Json:
-    """DescribeGroups, normalised: state, protocol, and per member its subscription and assignment."""
-    raw = admin.describe_groups([group])[group]
-    members = {}
-    for m in raw.get("members", []):
-        meta = m.get("member_metadata")
-        assignment = m.get("member_assignment")
-        members[m["member_id"]] = {
-            "client_id": m.get("client_id"),
-            "group_instance_id": m.get("group_instance_id"),
-            "topics": list(_get(meta, "topics") or []),
-            "user_data": _get(meta, "user_data"),
-            "owned": _pairs(_get(meta, "owned_partitions")),
-            "generation_id": _get(meta, "generation_id", -1),
-            "rack_id": _get(meta, "rack_id"),
-            "assigned": _pairs(_get(assignment, "assigned_partitions")),
-        }
-    return {"state": raw.get("group_state"), "protocol": raw.get("protocol_data"), "members": members}
-
-
-def _bytes_from_json(text: str) -> bytes:
-    """Undo ``bytes.decode(errors="backslashreplace")``: ``\\xNN`` escapes back to raw bytes."""
-    out = bytearray()
-    i = 0
-    while i < len(text):
-        if text.startswith("\\x", i) and len(text) >= i + 4:
-            try:
-                out.append(int(text[i + 2 : i + 4], 16))
-                i += 4
-                continue
-            except ValueError:
-                pass
-        out += text[i].encode("utf-8")
-        i += 1
-    return bytes(out)
-
-
-def predicted_from_description(
-    strategy: str, ppt: dict[str, int], desc: Json, racks: Any = None
-) -> dict[str, Any]:
-    """``assign`` on the leader's exact input (the subscriptions DescribeGroups returns)."""
-    from kafka_placement.assignment import assign
-    from kafka_placement.assignment.wire import member_from_subscription
-
-    user_data = {}
-    members = {}
-    for member_id, m in desc["members"].items():
-        data = m["user_data"]
-        if isinstance(data, str):  # kafka-python's to_dict renders bytes as UTF-8 + backslashreplace
-            data = _bytes_from_json(data)
-        user_data[member_id] = data
-        members[member_id] = member_from_subscription(
-            strategy,
-            member_id,
-            m["topics"],
-            data,
-            owned_partitions=m["owned"],
-            generation_id=m["generation_id"],
-            rack_id=m["rack_id"],
-            group_instance_id=m["group_instance_id"],
-            existing=ppt,
-        )
-    result = assign(strategy, ppt, members, partition_racks=racks)
-    return {mid: sorted((tp.topic, tp.partition) for tp in parts) for mid, parts in result.items()}
-
-
-STABLE = "<stable>"  # kafka.structs.MemberState.STABLE, as the workers report it
-ABSENT_BEFORE_RECOVERY_S = SESSION_TIMEOUT_MS / 1000 + 4.0
-RECOVERY_BUDGET_S = 25.0
-MAX_RECOVERIES = 6
-
-
-def stable_group(
-    admin: Any, group: str, workers: list[Worker], timeout: float = 30.0, settle: float = 2.0
-) -> Json:
-    """Wait until the group is Stable with exactly ``workers``, every worker is joined
-    (kafka-python member state STABLE) and reports the assignment the coordinator holds for it,
-    and nothing changed for ``settle`` seconds; return the description.
-
-    A worker that believes it is a member (or is trying to be) but is missing from
-    DescribeGroups for longer than the session timeout + 4 s was dropped without noticing
-    (kafka-python, see ``kafka_python_member``): it is told to replace its consumer. Every
-    recovery (the worker's own rejoins included) extends the budget by ``RECOVERY_BUDGET_S``
-    seconds, up to ``MAX_RECOVERIES``."""
-    names = {w.name for w in workers}
-    seen: list[Any] = [None]
-    failures = [0]
-    settled: list[Any] = [None]
-    start = time.monotonic()
-    recoveries_before = {w.name: w.recoveries() for w in workers}
-    absent_since: dict[str, float] = {}
-    recovered_at: dict[str, float] = {}
-
-    def recoveries() -> int:
-        return sum(w.recoveries() - recoveries_before[w.name] for w in workers)
-
-    def deadline() -> float:
-        return start + timeout + RECOVERY_BUDGET_S * min(recoveries(), MAX_RECOVERIES)
-
-    def watch_members(desc: Json) -> None:
-        """Recover workers that are missing from the group for too long."""
-        present = {m["client_id"] for m in desc["members"].values()}
-        now = time.monotonic()
-        for w in workers:
-            if not w.alive():
-                raise AssertionError(f"worker {w.name} exited: {w.log_tail()}")
-            if w.name in present or w.last("ready") is None:  # a worker still starting is not stuck
-                absent_since.pop(w.name, None)
-                continue
-            since = absent_since.setdefault(w.name, now)
-            quiet = now - max(since, recovered_at.get(w.name, -1e9))
-            if quiet > ABSENT_BEFORE_RECOVERY_S and desc["state"] == "Stable":
-                recovered_at[w.name] = now
-                w.recover()
-
-    def check() -> Json | None:
-        try:
-            desc = describe_group(admin, group)
-        except Exception as exc:
-            desc = None
-            seen[0] = exc
-        if desc is None or not desc["state"]:
-            failures[0] += 1
-            if failures[0] % 10 == 0 and hasattr(admin, "refresh"):
-                admin.refresh()  # the coordinator moved (a broker was restarted): ask anew
-            return None
-        failures[0] = 0
-        seen[0] = {m["client_id"]: m["assigned"] for m in desc["members"].values()}, desc["state"]
-        watch_members(desc)
-        if desc["state"] != "Stable":
-            return None
-        by_client = {m["client_id"]: (mid, m) for mid, m in desc["members"].items()}
-        if set(by_client) != names:
-            return None
-        for w in workers:
-            event = w.last("assignment")
-            mid, m = by_client[w.name]
-            if event is None or event["member_id"] != mid or w.assignment() != set(m["assigned"]):
-                return None
-            if event.get("state", STABLE) != STABLE:
-                return None
-        # Settled: the same generation everywhere for ``settle`` seconds. A leader that lacked
-        # metadata for a topic only others subscribe to assigns without it and rebalances again
-        # once its metadata arrives (kafka-python and Java alike); don't judge that interim state.
-        gens = tuple(sorted((w.name, w.last("assignment")["gen"]) for w in workers))  # type: ignore[index]
-        gens += (desc["state"], tuple(sorted(desc["members"])))
-        if settled[0] is None or settled[0][0] != gens:
-            settled[0] = (gens, time.monotonic())
-            return None
-        if time.monotonic() - settled[0][1] < settle:
-            return None
-        return desc
-
-    what = f"group {group} stable with {sorted(names)}"
-    try:
-        while True:
-            value = check()
-            if value:
-                return value
-            if time.monotonic() > deadline():
-                raise AssertionError(
-                    f"timed out after {time.monotonic() - start:.1f}s ({timeout:.0f}s + "
-                    f"{RECOVERY_BUDGET_S:.0f}s for each of {recoveries()} recoveries) waiting for {what}"
-                )
-            time.sleep(0.3)
-    except AssertionError as exc:
-        reports = {w.name: (w.alive(), w.last("assignment")) for w in workers}
-        recoveries_seen = [e for w in workers for e in w.snapshot() if e["ev"] in ("unstick", "recreate")]
-        logs = "".join(f"\n--- {w.name} ({w.log.name}):\n{w.log_tail()}" for w in workers)
-        raise AssertionError(
-            f"{exc}; last DescribeGroups: {seen[0]}; workers: {reports}; recoveries: {recoveries_seen}{logs}"
-        ) from None
-
-
 # ================================================================================== fixtures
-class AdminHandle:
-    """A KafkaAdminClient that can be replaced by a fresh one: other live suites stop and kill
-    brokers of the shared cluster, and a client that cached a dead group coordinator keeps
-    answering with an empty group."""
-
-    def __init__(self, bootstrap: str) -> None:
-        self.bootstrap = bootstrap
-        self.client: Any = None
-        self.refresh()
-
-    def refresh(self) -> None:
-        from kafka import KafkaAdminClient
-
-        if self.client is not None:
-            with contextlib.suppress(Exception):
-                self.client.close()
-        self.client = KafkaAdminClient(bootstrap_servers=self.bootstrap, client_id="assignment-live")
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.client, name)
-
-
 @pytest.fixture(scope="module")
 def admin(kafka_cluster: Any) -> Any:
     handle = AdminHandle(kafka_cluster.bootstrap_servers)
@@ -366,13 +44,12 @@ def create_topic(admin: Any, partitions: int, replication_factor: int = 1) -> st
     return create_ready_topic(admin, "asg", partitions, replication_factor)
 
 
-_WORKER_LOG_DIR: str | None = None
+_WORKER_LOG_DIR: list[str] = []
 
 
 @pytest.fixture(scope="module", autouse=True)
 def _worker_log_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
-    global _WORKER_LOG_DIR
-    _WORKER_LOG_DIR = str(tmp_path_factory.mktemp("asg-live-logs"))
+    _WORKER_LOG_DIR[:] = [str(tmp_path_factory.mktemp("asg-live-logs"))]
 
 
 @pytest.fixture()
@@ -390,7 +67,7 @@ def workers() -> Any:
 def _spawn(
     workers: list[Worker], cluster: Any, group: str, name: str, topics: list[str], strategy: str, **extra: Any
 ) -> Worker:
-    w = Worker(cluster.bootstrap_servers, group, name, topics, strategy, **extra)
+    w = Worker(cluster.bootstrap_servers, group, name, topics, strategy, _WORKER_LOG_DIR[0], **extra)
     workers.append(w)
     return w
 
@@ -546,7 +223,7 @@ def test_rack_aware_consumers_get_rack_local_partitions(
     strategy: str, kafka_cluster: Any, admin: Any, workers: list[Worker]
 ) -> None:
     from kafka_placement.assignment import TopicPartition
-    from kafka_placement.assignment.metrics import rack_local_fraction
+    from kafka_placement.assignment.assignment_quality import rack_local_fraction
     from kafka_placement.assignment.rack import partition_racks_from_replicas
 
     topic = create_topic(admin, 12, replication_factor=2)
@@ -758,6 +435,3 @@ def test_aiokafka_failover_and_range(kafka_cluster: Any, admin: Any) -> None:
     assert owned == {client_of[mid]: set(parts) for mid, parts in predicted.items()}
     assert sorted(len(v) for v in owned.values()) == [1, 2, 2]
 
-
-if __name__ == "__main__":  # pragma: no cover - the worker entry point
-    sys.exit(_worker_main(json.loads(sys.argv[1])))

@@ -68,8 +68,7 @@ def mixed(kafka_cluster: Any, java_member_classpath: str, tmp_path: Path) -> Any
         elif kind == "kafka-python":
             config = {"bootstrap": bootstrap, "group": group, "name": name, "topics": [topic],
                       "strategy": "failover", "priority": priority}
-            worker = HERE / "test_assignment_live.py"  # doubles as the kafka-python worker
-            argv = [sys.executable, str(worker), json.dumps(config)]
+            argv = [sys.executable, str(HERE / "kafka_python_member.py"), json.dumps(config)]
         else:
             config = {"bootstrap": bootstrap, "group": group, "name": name, "topics": [topic],
                       "strategy": "failover", "priority": priority,

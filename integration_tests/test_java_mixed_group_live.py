@@ -23,10 +23,9 @@ import json
 import shutil
 import subprocess
 import sys
-import threading
 import time
 import uuid
-from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -38,59 +37,8 @@ from member_process import (  # this directory is on sys.path
 )
 
 JAVA_MAIN = "io.kafkaplacement.conformance.live.GroupMember"
+MEMBER_SCRIPT = Path(__file__).with_name("kafka_python_member.py")
 PARTITIONS = 12
-
-
-# ================================================================================== python worker
-def _worker_main(config: Json) -> int:  # pragma: no cover - runs in a subprocess
-    from kafka import KafkaConsumer
-    from kafka.consumer.subscription_state import ConsumerRebalanceListener
-
-    from kafka_placement.clients.kafka_python import CooperativeStickyAssignor
-    from kafka_python_member import run_member  # this directory is sys.path[0] of the worker
-
-    lock = threading.Lock()
-
-    def emit(event: Json) -> None:
-        event["t"] = time.time()
-        event["name"] = config["name"]
-        with lock:
-            sys.stdout.write(json.dumps(event) + "\n")
-            sys.stdout.flush()
-
-    class LeaderReporting(CooperativeStickyAssignor):  # type: ignore[misc]
-        def assign(self, cluster: Any, members: Any) -> Any:
-            result = super().assign(cluster, members)
-            emit({"ev": "led", "members": sorted(m.member_id for m in members)})
-            return result
-
-    class Listener(ConsumerRebalanceListener):  # type: ignore[misc]
-        def on_partitions_revoked(self, revoked: Iterable[Any]) -> None:
-            emit({"ev": "revoked", "parts": sorted([tp.topic, tp.partition] for tp in revoked)})
-
-        def on_partitions_assigned(self, assigned: Iterable[Any]) -> None:
-            emit({"ev": "added", "parts": sorted([tp.topic, tp.partition] for tp in assigned)})
-
-        def on_partitions_lost(self, lost: Iterable[Any]) -> None:
-            emit({"ev": "lost", "parts": sorted([tp.topic, tp.partition] for tp in lost)})
-
-    def make_consumer() -> Any:
-        consumer = KafkaConsumer(
-            bootstrap_servers=config["bootstrap"],
-            group_id=config["group"],
-            client_id=config["name"],
-            partition_assignment_strategy=[LeaderReporting()],
-            session_timeout_ms=6000,
-            heartbeat_interval_ms=1000,
-            max_poll_interval_ms=20000,
-            request_timeout_ms=10000,
-            enable_auto_commit=False,
-        )
-        consumer.subscribe(config["topics"], listener=Listener())
-        return consumer
-
-    # kafka-python 3.0.12 can leave a member parked outside the group: see kafka_python_member
-    return run_member(make_consumer, emit, 6.0)
 
 
 # ================================================================================== test side
@@ -302,8 +250,10 @@ def spawn(kafka_cluster: Any, java_member_classpath: str) -> Any:
                 "group": group,
                 "name": name,
                 "topics": [topic],
+                "strategy": "cooperative-sticky",
+                "report_leader": True,
             }
-            argv = [sys.executable, __file__, json.dumps(config)]
+            argv = [sys.executable, str(MEMBER_SCRIPT), json.dumps(config)]
         member = Member(name, argv, side)
         started.append(member)
         return member
@@ -375,6 +325,3 @@ def test_python_leader_then_java_leader(spawn: Any, topic: str, admin: Any) -> N
     assert len(py1.led()) == led_before
     assert double_ownership(members) == []
 
-
-if __name__ == "__main__":  # pragma: no cover - the python worker
-    sys.exit(_worker_main(json.loads(sys.argv[1])))

@@ -22,8 +22,8 @@ from typing import Any
 import pytest
 
 from kafka_placement.replicas import assign_replicas_to_brokers
-from kafka_placement.replicas.audit import audit
 from kafka_placement.replicas.balanced import place_balanced
+from kafka_placement.replicas.placement_audit import audit
 from kafka_placement.replicas.planner import plan_reassignment
 from kafka_placement.replicas.quotas import replica_quotas
 from kafka_placement.vocabulary import Broker, TopicPartition

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from unit_tests.assignment.test_range import kafka_python_result
 
 from kafka_placement.assignment import Member, TopicPartition, assign
-from kafka_placement.assignment.metrics import assignment_metrics
+from kafka_placement.assignment.assignment_quality import assignment_metrics
 
 TP = TopicPartition
 
@@ -158,7 +158,7 @@ def test_matches_reference_description_unequal_subscriptions(
     ),
 )
 def test_matches_java_roundrobin_assignor(
-    java_assignors: Any, ppt: dict[str, int], spec: dict[str, tuple[list[str], str | None]]
+    java: Any, ppt: dict[str, int], spec: dict[str, tuple[list[str], str | None]]
 ) -> None:
     """Kafka's Java RoundRobinAssignor (kafka-clients via JPype) as the oracle, incl. static
     members and member ids outside the BMP (Java's UTF-16 order)."""
@@ -167,5 +167,5 @@ def test_matches_java_roundrobin_assignor(
         mid: Member(topics, group_instance_id=inst if instances.count(inst) == 1 else None)
         for mid, (topics, inst) in spec.items()
     }
-    java = java_assignors.assign("roundrobin", ppt, members)
-    assert assign("roundrobin", ppt, members) == {m: sorted(parts) for m, parts in java.items()}
+    expected = java.assign("roundrobin", ppt, members)
+    assert assign("roundrobin", ppt, members) == {m: sorted(parts) for m, parts in expected.items()}

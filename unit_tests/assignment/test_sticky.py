@@ -11,9 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kafka_placement.assignment.metrics import balance_score
+from kafka_placement.assignment.assignment_quality import balance_score
 from kafka_placement.assignment.sticky import assign_sticky
 from kafka_placement.assignment.sticky.checks import kept, problems
+from kafka_placement.conformance.kafka_python_sticky import kafka_python_sticky
 from kafka_placement.errors import InvalidArgumentError
 from kafka_placement.vocabulary import Member, TopicPartition
 
@@ -304,37 +305,6 @@ def _assert_not_dominated(ppt: dict, members: dict[str, Member], ours: dict, the
         assert kept(prev, ours) > kept(prev, theirs), (ours, theirs)
 
 
-def _kafka_python_sticky(ppt: dict, members: dict[str, Member]) -> dict[str, list[TopicPartition]]:
-    """kafka-python 3.x's own StickyPartitionAssignor algorithm (its executor), as an oracle."""
-    from kafka.coordinator.assignors.sticky.sticky_assignor import (
-        StickyAssignmentExecutor,
-        StickyAssignorMemberMetadataV1,
-    )
-    from kafka.structs import TopicPartition as KTP
-
-    class Cluster:
-        def topics(self) -> set[str]:
-            return set(ppt)
-
-        def partitions_for_topic(self, topic: str) -> set[int] | None:
-            return set(range(ppt[topic])) if topic in ppt else None
-
-    meta = {
-        m: StickyAssignorMemberMetadataV1(
-            subscription=[t for t in member.topics if t in ppt],
-            partitions=[KTP(tp.topic, tp.partition) for tp in member.owned],
-            generation=member.generation,
-        )
-        for m, member in members.items()
-    }
-    executor = StickyAssignmentExecutor(Cluster(), meta)
-    executor.perform_initial_assignment()
-    executor.balance()
-    return {
-        m: sorted(TP(t, p) for t, parts in executor.get_final_assignment(m) for p in parts) for m in members
-    }
-
-
 @settings(max_examples=40)
 @given(scenarios(max_topics=4, max_members=6))
 def test_property_never_dominated_by_kafka_pythons_sticky(case: tuple[dict, dict, dict]) -> None:
@@ -349,7 +319,7 @@ def test_property_never_dominated_by_kafka_pythons_sticky(case: tuple[dict, dict
         ours = assign_sticky(ppt, members)
         assert problems(ppt, members, ours) == []
         try:
-            theirs = _kafka_python_sticky(ppt, members)
+            theirs = kafka_python_sticky(ppt, members)
         except Exception:  # kafka-python 3.0 crashes on some stale claims (KeyError): nothing to compare
             continue
         if problems(ppt, members, theirs) == []:  # it also keeps claims on unsubscribed topics at times
@@ -373,7 +343,7 @@ def test_random_rebalances_against_kafka_python() -> None:
             live = dict(rng.sample(sorted(subs.items()), rng.randint(2, len(subs))))
             members = {m: Member(s, owned=prev_ours.get(m, ()), generation=1) for m, s in live.items()}
             ours = assign_sticky(ppt, members)
-            theirs = _kafka_python_sticky(ppt, members)
+            theirs = kafka_python_sticky(ppt, members)
             assert problems(ppt, members, ours) == []
             _assert_not_dominated(ppt, members, ours, theirs)
             prev_ours = ours

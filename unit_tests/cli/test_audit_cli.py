@@ -9,7 +9,7 @@ import json
 import pytest
 
 from kafka_placement.cli import audit as audit_cli
-from kafka_placement.replicas.audit import ClusterSnapshot, PartitionState
+from kafka_placement.replicas.placement_audit import ClusterSnapshot, PartitionState
 from kafka_placement.vocabulary import Broker, TopicPartition
 
 BROKERS = tuple(Broker(b, r) for b, r in {0: "a", 1: "a", 2: "b", 3: "b"}.items())

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kafka_placement.assignment.metrics import balance_score
+from kafka_placement.assignment.assignment_quality import balance_score
 from kafka_placement.conformance import checks
 from kafka_placement.vocabulary import Member, TopicPartition
 

@@ -9,7 +9,7 @@ from itertools import product
 import pytest
 
 from kafka_placement.conformance.bridge import JavaReference
-from kafka_placement.conformance.scenarios import unicode_name
+from kafka_placement.conformance.generators import unicode_name
 from kafka_placement.java import java_hashmap_order, java_sorted, java_string_hash
 
 pytestmark = pytest.mark.conformance

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from kafka_placement.assignment.metrics import balance_score
+from kafka_placement.assignment.assignment_quality import balance_score
 from kafka_placement.conformance import checks
 from kafka_placement.conformance.bridge import JavaError, JavaReference
 from kafka_placement.vocabulary import Member, TopicPartition

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from kafka_placement.errors import AdminOperationError, InvalidBrokerError, InvalidReplicationFactorError
 from kafka_placement.replicas import Broker, MockRandom, UsableBroker, place_striped
 from kafka_placement.replicas.balanced import place_balanced
-from kafka_placement.replicas.metrics import placement_metrics
+from kafka_placement.replicas.placement_quality import placement_metrics
 from kafka_placement.replicas.quotas import replica_quotas
 
 

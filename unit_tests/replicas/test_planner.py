@@ -13,7 +13,7 @@ from kafka_placement.errors import InvalidArgumentError, InvalidBrokerError, Inv
 from kafka_placement.replicas import Broker, assign_replicas_to_brokers
 from kafka_placement.replicas.balanced import place_balanced
 from kafka_placement.replicas.javarandom import JavaRandom
-from kafka_placement.replicas.metrics import count_moves
+from kafka_placement.replicas.placement_quality import count_moves
 from kafka_placement.replicas.planner import Plan, plan_reassignment
 from kafka_placement.replicas.quotas import replica_quotas
 from kafka_placement.replicas.striped import UsableBroker, place_striped

@@ -8,11 +8,11 @@ import sys
 CORE = [
     "kafka_placement.replicas",
     "kafka_placement.replicas.adminutils",
-    "kafka_placement.replicas.audit",
+    "kafka_placement.replicas.placement_audit",
     "kafka_placement.replicas.balanced",
     "kafka_placement.replicas.javarandom",
     "kafka_placement.replicas.leaders",
-    "kafka_placement.replicas.metrics",
+    "kafka_placement.replicas.placement_quality",
     "kafka_placement.replicas.planner",
     "kafka_placement.replicas.quotas",
     "kafka_placement.replicas.reassignment_json",

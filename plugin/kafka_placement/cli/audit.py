@@ -17,7 +17,7 @@ from typing import Any
 from kafka_placement.cli.connection_options import add_connection_arguments, settings_from_args
 from kafka_placement.clients.connection import ConnectionSettings, check_connection, translate_error
 from kafka_placement.errors import KafkaPlacementError, NotAuthorizedError
-from kafka_placement.replicas.audit import AuditReport, ClusterSnapshot, audit
+from kafka_placement.replicas.placement_audit import AuditReport, ClusterSnapshot, audit
 
 
 def _topics(values: list[str] | None) -> list[str] | None:

@@ -106,7 +106,7 @@ def create_topics(
     from kafka_placement.cli.tables import format_table
     from kafka_placement.clients.kafka_python.admin import create_topic
     from kafka_placement.planning.scenarios import Placement
-    from kafka_placement.replicas.metrics import placement_metrics
+    from kafka_placement.replicas.placement_quality import placement_metrics
     from kafka_placement.vocabulary import Broker
 
     brokers = tuple(Broker(b, r) for b, r in sorted(racks.items()))
@@ -224,7 +224,7 @@ def audit_topics(bootstrap: ConnectionSettings, topics: list[str]) -> list[str]:
 
     from kafka_placement.cli.tables import format_table
     from kafka_placement.clients.kafka_python.admin import snapshot
-    from kafka_placement.replicas.audit import audit
+    from kafka_placement.replicas.placement_audit import audit
 
     admin = KafkaAdminClient(client_id="kp-demo", **bootstrap.kafka_python())
     try:

@@ -7,7 +7,8 @@ algorithms: this package is the proof, not the product.
 
 - :mod:`.jars`       where the jars live, which versions, the class path
 - :mod:`.bridge`     the JVM (started once) and typed wrappers over the Java entry points
-- :mod:`.scenarios`  seeded random scenario generators
+- :mod:`.generators`  seeded random scenario generators
+- :mod:`.kafka_python_sticky`  kafka-python's sticky assignor: a non-Java reference for properties and speed
 - :mod:`.checks`     validity, KIP-54 balance score and movement of an assignment
 - :mod:`.runner`     one differential check per algorithm, counting mismatches
 """

@@ -1,6 +1,6 @@
 """Judging an assignment on its own: validity, KIP-54 balance score, partitions moved.
 
-These are definitions, written here independently of ``kafka_placement.assignment.metrics`` so the
+These are definitions, written here independently of ``kafka_placement.assignment.assignment_quality`` so the
 checks that compare our sticky assignors with Java's do not rest on the code under test.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from kafka_placement.conformance.scenarios import GroupScenario
+from kafka_placement.conformance.generators import GroupScenario
 from kafka_placement.vocabulary import Member, TopicPartition
 
 Assignment = Mapping[str, Sequence[TopicPartition]]

@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from kafka_placement.conformance import scenarios
+from kafka_placement.conformance import generators
 from kafka_placement.conformance.bridge import JavaReference, reference
 from kafka_placement.conformance.groups import (
     check_cooperative_sticky,
@@ -116,7 +116,7 @@ def run_algorithm(
     started = time.monotonic()
     for index in range(count):
         try:
-            scenario, detail = check(ref, scenarios.scenario_rng(seed, algorithm, index))
+            scenario, detail = check(ref, generators.scenario_rng(seed, algorithm, index))
         except OursUnavailable as exc:
             result.unavailable = str(exc)
             break
@@ -152,4 +152,4 @@ def run(
 
 def replay(algorithm: str, seed: int, index: int) -> tuple[Any, str | None]:
     """Re-run one scenario (as printed in a mismatch) for debugging."""
-    return CHECKS[algorithm](reference(), scenarios.scenario_rng(seed, algorithm, index))
+    return CHECKS[algorithm](reference(), generators.scenario_rng(seed, algorithm, index))

@@ -11,9 +11,9 @@ Imports no Kafka client, no Spark and does no I/O (docs/architecture.md).
 """
 
 from kafka_placement.partitioning.batch import partition_key, partition_keys
-from kafka_placement.partitioning.hashes import crc32, fnv1a
 from kafka_placement.partitioning.jump import jump_hash, jump_hash_array
 from kafka_placement.partitioning.keybatch import KeyBatch, to_key_batch
+from kafka_placement.partitioning.librdkafka_hashes import crc32, fnv1a
 from kafka_placement.partitioning.moves import keys_moved_fraction
 from kafka_placement.partitioning.murmur2 import murmur2, murmur2_unsigned, to_positive
 from kafka_placement.partitioning.record import (

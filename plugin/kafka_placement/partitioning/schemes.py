@@ -30,9 +30,9 @@ import numpy.typing as npt
 
 from kafka_placement.errors import UnknownSchemeError
 from kafka_placement.java import POSITIVE_MASK
-from kafka_placement.partitioning.hashes import crc32, fnv1a
 from kafka_placement.partitioning.jump import jump_hash, jump_hash_array
 from kafka_placement.partitioning.keybatch import KeyBatch
+from kafka_placement.partitioning.librdkafka_hashes import crc32, fnv1a
 from kafka_placement.partitioning.native import HashKind, hash_batch, hash_remainder, murmur2_u32
 
 I64 = npt.NDArray[np.int64]

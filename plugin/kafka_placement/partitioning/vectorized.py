@@ -18,8 +18,8 @@ import zlib
 import numpy as np
 import numpy.typing as npt
 
-from kafka_placement.partitioning.hashes import FNV_OFFSET, FNV_PRIME
 from kafka_placement.partitioning.keybatch import KeyBatch
+from kafka_placement.partitioning.librdkafka_hashes import FNV_OFFSET, FNV_PRIME
 from kafka_placement.partitioning.murmur2 import SEED, M, murmur2
 
 U32 = npt.NDArray[np.uint32]

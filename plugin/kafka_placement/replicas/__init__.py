@@ -19,7 +19,7 @@ from __future__ import annotations
 from kafka_placement.replicas.adminutils import assign_replicas_to_brokers, rack_alternated_broker_list
 from kafka_placement.replicas.balanced import place_balanced
 from kafka_placement.replicas.javarandom import JavaRandom, MockRandom
-from kafka_placement.replicas.metrics import count_moves, placement_metrics
+from kafka_placement.replicas.placement_quality import count_moves, placement_metrics
 from kafka_placement.replicas.planner import plan_reassignment
 from kafka_placement.replicas.quotas import replica_quotas
 from kafka_placement.replicas.reassignment_json import format_reassignment, parse_reassignment

@@ -2,17 +2,16 @@
 
 Testcontainers' generic ``DockerContainer`` runs each node with host networking; every listener
 binds 127.0.0.1 on ports chosen free at start, so several clusters can run side by side. The Docker
-engine, the containers' labels and the clean-up of leftovers are in :mod:`kafka_placement.testing.engine`.
+engine, the containers' labels and the clean-up of leftovers are in :mod:`kafka_placement.testing.engine`;
+stopping, killing and restarting one broker in :mod:`~kafka_placement.testing.broker_controls`; asking the
+cluster what it is in :mod:`~kafka_placement.testing.probe`.
 """
-
 
 from __future__ import annotations
 
 import contextlib
 import importlib
 import os
-import re
-import signal
 import sys
 import tempfile
 import threading
@@ -24,6 +23,7 @@ from typing import Any
 
 from kafka_placement import errors
 from kafka_placement.errors import ClusterError
+from kafka_placement.testing.broker_controls import BrokerControls
 from kafka_placement.testing.engine import (
     LABEL,
     NODE_LABEL,
@@ -47,6 +47,7 @@ from kafka_placement.testing.layout import (
     new_cluster_id,
 )
 from kafka_placement.testing.ports import free_ports
+from kafka_placement.testing.probe import describe_brokers, redact, transient_errors
 from kafka_placement.testing.secrets_dir import prepare_secrets_dir, read_scram_users, remove_secrets_dir
 from kafka_placement.testing.security import CA_PEM, ClusterSecurity, write_client_properties
 from kafka_placement.testing.state import ClusterState
@@ -66,50 +67,12 @@ __all__ = [
     "remove_orphans",
 ]
 
-def describe_brokers(bootstrap_servers: str, timeout_s: float = 10.0,
-                     client_kwargs: Mapping[str, object] | None = None) -> dict[int, str | None]:
-    """Broker id → rack as the admin API (kafka-python describe_cluster) reports them right now.
-
-    ``client_kwargs``: kafka-python security settings (``KafkaCluster.kafka_python_settings()``).
-    """
-    from kafka import KafkaAdminClient
-
-    kwargs: dict[str, Any] = dict(client_kwargs or {})
-    kwargs["bootstrap_servers"] = bootstrap_servers
-    admin = KafkaAdminClient(
-        client_id="kafka-placement-harness",
-        request_timeout_ms=int(timeout_s * 1000),
-        bootstrap_timeout_ms=int(timeout_s * 1000),
-        **kwargs,
-    )
-    try:
-        info = admin.describe_cluster()
-    finally:
-        admin.close()
-    brokers = info["brokers"]
-    return {int(b["broker_id"]): b.get("rack") for b in brokers if not b.get("is_fenced", False)}
-
-
-def _transient_errors() -> tuple[type[BaseException], ...]:
-    """Errors that mean "not up yet"; anything else is a bug and is raised at once."""
-    from kafka.errors import KafkaError
-
-    return (KafkaError, OSError, TimeoutError)
-
-
-_SECRET_LINE = re.compile(r"(?im)^(.*(?:password|jaas\.config)[^=\n]*=).*$")
-
-
-def redact(text: str) -> str:
-    """Container output with every ``...password...=value`` / ``sasl.jaas.config=...`` value hidden."""
-    return _SECRET_LINE.sub(r"\1[hidden]", text)
-
 
 def _log(msg: str) -> None:
     print(f"kafka-placement: {msg}", file=sys.stderr, flush=True)
 
 
-class KafkaCluster:
+class KafkaCluster(BrokerControls):
     """One KRaft controller (node id 100) + brokers 0–5 with racks ``BROKER_RACKS``.
 
     Use as a context manager or call :meth:`start` / :meth:`stop`. :meth:`attach` binds to a cluster
@@ -372,7 +335,7 @@ class KafkaCluster:
                 if seen == expect:
                     return
                 last = f"describe_cluster lists {dict(sorted(seen.items()))}"
-            except _transient_errors() as exc:
+            except transient_errors() as exc:
                 last = f"{type(exc).__name__}: {exc}"
             if time.monotonic() > deadline:
                 raise ClusterError(
@@ -381,138 +344,10 @@ class KafkaCluster:
                 )
             time.sleep(0.5)
 
-    def _check_running(self, nodes: list[int] | None = None) -> None:
-        if not self._owner:
-            return  # a shared cluster: someone else may be restarting a broker right now
-        for node in nodes if nodes is not None else list(self._containers):
-            c = self._containers.get(node)
-            if c is None or node in self._stopped:
-                continue
-            c.reload()
-            if c.status in ("exited", "dead"):
-                full = c.logs().decode(errors="replace").splitlines()
-                bind = [line.strip() for line in full if "Address already in use" in line][:1]
-                raise ClusterError(
-                    f"node {node} ({c.name}) exited with {c.attrs['State'].get('ExitCode')}"
-                    + (f": {bind[0]}" if bind else "")
-                    + self._logs_tail([node])
-                )
-
-    def _logs_tail(self, nodes: list[int] | None = None, lines: int = 12) -> str:
-        out = []
-        for node in nodes if nodes is not None else sorted(self._containers):
-            with contextlib.suppress(Exception):
-                text = redact(self._containers[node].logs(tail=lines).decode(errors="replace"))
-                out.append(f"\n--- last {lines} log lines of node {node} ---\n{text}")
-        return "".join(out)
-
-    # ------------------------------------------------------------------ broker controls
-    def stop_broker(self, broker_id: int, timeout_s: int = 60) -> None:
-        """Graceful stop (SIGTERM → controlled shutdown); returns when the container has exited."""
-        c = self._broker_container(broker_id)
-        self._stopped.add(broker_id)
-        c.stop(timeout=timeout_s)
-        # After a controlled shutdown the controller fences the broker at once; wait for that so
-        # callers see a consistent cluster view.
-        deadline = time.monotonic() + 30.0
-        while time.monotonic() < deadline:
-            try:
-                if broker_id not in self.describe(5.0):
-                    break
-            except _transient_errors():
-                pass
-            time.sleep(0.3)
-        self._log(f"broker {broker_id} stopped (graceful)")
-
-    def kill_broker(self, broker_id: int) -> None:
-        """SIGKILL the broker's JVM: no controlled shutdown."""
-        c = self._broker_container(broker_id)
-        self._stopped.add(broker_id)
-        c.kill(signal=int(signal.SIGKILL))
-        c.wait(timeout=30)
-        self._log(f"broker {broker_id} killed (SIGKILL)")
-
-    def start_broker(self, broker_id: int, timeout_s: float = 120.0) -> None:
-        """Start a stopped/killed broker again; returns when describe_cluster lists it with its rack."""
-        c = self._broker_container(broker_id)
-        t0 = time.monotonic()
-        c.reload()
-        if c.status == "running":
-            started_since = None  # already running: only wait until it is listed
-        else:
-            started_since = int(time.time()) - 1
-            c.start()
-        self._stopped.discard(broker_id)
-        if started_since is not None:
-            # describe_cluster may still list a killed broker until its session expires, so first
-            # wait for the new JVM to log that it started, then for it to be listed (unfenced).
-            self._wait_log(broker_id, "Kafka Server started", started_since, timeout_s)
-        self._wait_broker_listed(broker_id, max(5.0, timeout_s - (time.monotonic() - t0)))
-        self._log(f"broker {broker_id} back in {time.monotonic() - t0:.1f}s")
-
     @property
     def owns_containers(self) -> bool:
         """True when this object started the cluster (False when attached to the shared one)."""
         return self._owner
-
-    def broker_logs(self, broker_id: int, tail: int | None = None) -> str:
-        """The broker container's output (all of it, or the last ``tail`` lines)."""
-        c = self._broker_container(broker_id)
-        return str(c.logs(tail=tail if tail is not None else "all").decode(errors="replace"))
-
-    def broker_exit_code(self, broker_id: int) -> int | None:
-        """Exit code of a stopped/killed broker container (None while it runs)."""
-        c = self._broker_container(broker_id)
-        c.reload()
-        if c.status == "running":
-            return None
-        return int(c.attrs["State"]["ExitCode"])
-
-    def not_running_brokers(self) -> list[int]:
-        """Broker ids whose container is not running right now."""
-        return [b for b in self.broker_ids if not self.broker_running(b)]
-
-    def broker_running(self, broker_id: int) -> bool:
-        c = self._broker_container(broker_id)
-        c.reload()
-        return bool(c.status == "running")
-
-    def _wait_log(self, node: int, needle: str, since: int, timeout_s: float) -> None:
-        c = self._containers[node]
-        deadline = time.monotonic() + timeout_s
-        while True:
-            self._check_running([node])
-            if needle in c.logs(since=since).decode(errors="replace"):
-                return
-            if time.monotonic() > deadline:
-                raise ClusterError(f"node {node} did not log {needle!r} within {timeout_s:.0f}s"
-                                   + self._logs_tail([node]))
-            time.sleep(0.3)
-
-    def _wait_broker_listed(self, broker_id: int, timeout_s: float) -> None:
-        deadline = time.monotonic() + timeout_s
-        last: object = "no answer yet"
-        while True:
-            self._check_running([broker_id])
-            try:
-                seen = self.describe(5.0)
-                if seen.get(broker_id) == self._racks[broker_id]:
-                    return
-                last = f"describe_cluster lists {dict(sorted(seen.items()))}"
-            except _transient_errors() as exc:
-                last = f"{type(exc).__name__}: {exc}"
-            if time.monotonic() > deadline:
-                raise ClusterError(f"broker {broker_id} not back after {timeout_s:.0f}s: {last}"
-                                   + self._logs_tail([broker_id]))
-            time.sleep(0.5)
-
-    def _broker_container(self, broker_id: int) -> Any:
-        if broker_id not in self._racks:
-            raise KeyError(f"broker id {broker_id} not in {self.broker_ids}")
-        try:
-            return self._containers[broker_id]
-        except KeyError:
-            raise ClusterError("cluster not started") from None
 
     # ------------------------------------------------------------------ containers
     def _container_name(self, node: int) -> str:

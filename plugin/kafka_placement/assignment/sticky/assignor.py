@@ -31,8 +31,8 @@ from kafka_placement.assignment.sticky.problem import (
     collect_claims,
     gc_paused,
     materialize,
+    partitions_of_topic,
     resolve_claims,
-    topic_partitions,
     validate_inputs,
 )
 from kafka_placement.vocabulary import Member, TopicPartition
@@ -95,7 +95,7 @@ def _fresh_equal(problem: Problem) -> dict[str, list[TopicPartition]]:
     """No previous owner, equal subscriptions, no racks: member i gets every M-th partition from i."""
     flat: list[TopicPartition] = []
     for topic, count in zip(problem.topics, problem.counts.tolist(), strict=True):
-        flat.extend(topic_partitions(topic, count))
+        flat.extend(partitions_of_topic(topic, count))
     m = problem.n_members
     return {member_id: flat[i::m] for i, member_id in enumerate(problem.member_ids)}
 

@@ -61,7 +61,7 @@ _tp_cache_size = 0
 _INTS: list[int] = []
 
 
-def topic_partitions(topic: str, count: int) -> list[TopicPartition]:
+def partitions_of_topic(topic: str, count: int) -> list[TopicPartition]:
     """``[TopicPartition(topic, 0), ..., TopicPartition(topic, count - 1)]`` from the cache."""
     global _tp_cache_size
     cached = _TP_CACHE.get(topic)
@@ -433,7 +433,7 @@ def materialize(problem: Problem, owner: IntArray) -> dict[str, list[TopicPartit
     if objects is None or known is None:
         flat: list[TopicPartition] = []
         for topic, count in zip(problem.topics, problem.counts.tolist(), strict=True):
-            flat.extend(topic_partitions(topic, count))
+            flat.extend(partitions_of_topic(topic, count))
         objects = np.fromiter(flat, dtype=object, count=len(flat))
     else:
         missing = np.flatnonzero(~known)

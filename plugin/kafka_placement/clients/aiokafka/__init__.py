@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the real names for type checkers; at run time they load on first use
     from kafka_placement.clients.aiokafka.assignors import (
+        ASSIGNOR_CLASSES,
         FailoverAssignor,
         PriorityAssignor,
         RangeAssignor,
@@ -19,6 +20,7 @@ if TYPE_CHECKING:  # the real names for type checkers; at run time they load on 
     )
 
 _LAZY = {
+    "ASSIGNOR_CLASSES": "kafka_placement.clients.aiokafka.assignors",
     "FailoverAssignor": "kafka_placement.clients.aiokafka.assignors",
     "PriorityAssignor": "kafka_placement.clients.aiokafka.assignors",
     "RangeAssignor": "kafka_placement.clients.aiokafka.assignors",
@@ -36,6 +38,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "ASSIGNOR_CLASSES",
     "FailoverAssignor",
     "PriorityAssignor",
     "RangeAssignor",

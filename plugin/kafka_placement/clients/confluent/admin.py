@@ -18,7 +18,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from kafka_placement.errors import ClusterError, NotAuthorizedError, UnknownTopicError
-from kafka_placement.replicas.audit import ClusterSnapshot, PartitionState, validate_explicit_assignment
+from kafka_placement.replicas.placement_audit import (
+    ClusterSnapshot,
+    PartitionState,
+    validate_explicit_assignment,
+)
 from kafka_placement.vocabulary import Broker, TopicPartition
 
 INTERNAL_TOPIC_PREFIX = "__"

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the real names for type checkers; at run time they load on first use
     from kafka_placement.clients.kafka_python.assignors import (
+        ASSIGNOR_CLASSES,
         CooperativeStickyAssignor,
         FailoverAssignor,
         PriorityAssignor,
@@ -21,6 +22,7 @@ if TYPE_CHECKING:  # the real names for type checkers; at run time they load on 
     from kafka_placement.clients.kafka_python.consumer import KafkaConsumer
 
 _LAZY = {
+    "ASSIGNOR_CLASSES": "kafka_placement.clients.kafka_python.assignors",
     "CooperativeStickyAssignor": "kafka_placement.clients.kafka_python.assignors",
     "FailoverAssignor": "kafka_placement.clients.kafka_python.assignors",
     "PriorityAssignor": "kafka_placement.clients.kafka_python.assignors",
@@ -40,6 +42,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "ASSIGNOR_CLASSES",
     "CooperativeStickyAssignor",
     "FailoverAssignor",
     "KafkaConsumer",

@@ -15,7 +15,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kafka_placement.errors import ClusterError, InvalidArgumentError, NotAuthorizedError, UnknownTopicError
-from kafka_placement.replicas.audit import ClusterSnapshot, PartitionState, validate_explicit_assignment
+from kafka_placement.replicas.placement_audit import (
+    ClusterSnapshot,
+    PartitionState,
+    validate_explicit_assignment,
+)
 from kafka_placement.vocabulary import Broker, TopicPartition, group_by_topic
 
 Progress = Callable[[int, int, float], None]

@@ -9,7 +9,7 @@ from typing import Any
 
 from kafka_placement.errors import InvalidArgumentError, InvalidReplicationFactorError
 from kafka_placement.java import INT_MAX
-from kafka_placement.replicas.metrics import Moves, PlacementMetrics, count_moves, placement_metrics
+from kafka_placement.replicas.placement_quality import Moves, PlacementMetrics, count_moves, placement_metrics
 from kafka_placement.replicas.planner.bounds import LowerBound
 from kafka_placement.replicas.planner.topic import plan_topic
 from kafka_placement.replicas.quotas import rack_layout

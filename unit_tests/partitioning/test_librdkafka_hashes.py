@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kafka_placement.partitioning import crc32, fnv1a
-from kafka_placement.partitioning.hashes import fnv1a_raw
+from kafka_placement.partitioning.librdkafka_hashes import fnv1a_raw
 
 
 @given(st.binary(max_size=300), st.integers(1, 5000))

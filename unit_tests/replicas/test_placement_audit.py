@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from kafka_placement.errors import InvalidArgumentError, InvalidBrokerError, UnknownTopicError
-from kafka_placement.replicas.audit import (
+from kafka_placement.replicas.placement_audit import (
     ClusterSnapshot,
     PartitionState,
     audit,

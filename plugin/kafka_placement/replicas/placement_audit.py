@@ -17,7 +17,7 @@ from kafka_placement.errors import (
     UnknownTopicError,
 )
 from kafka_placement.replicas.leaders import balance_leaders
-from kafka_placement.replicas.metrics import PlacementMetrics, placement_metrics
+from kafka_placement.replicas.placement_quality import PlacementMetrics, placement_metrics
 from kafka_placement.replicas.quotas import leader_quotas, replica_quotas
 from kafka_placement.vocabulary import Broker, TopicPartition
 

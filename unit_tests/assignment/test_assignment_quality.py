@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kafka_placement.assignment import Member, TopicPartition
-from kafka_placement.assignment.metrics import (
+from kafka_placement.assignment.assignment_quality import (
     assignment_metrics,
     balance_score,
     partitions_moved,

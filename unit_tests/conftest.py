@@ -1,16 +1,25 @@
-"""Fixtures of the assignment tests: Kafka's own Java assignors as an oracle (via the conformance
-bridge). Outside CI a missing Java reference skips; in CI it fails."""
+"""Shared fixtures of the unit tests.
+
+``java``: Kafka's own Java classes (the conformance bridge), the oracle of every Java-exactness
+test, started once per session.
+
+Outside CI a missing reference (no jars yet, no JDK) skips with the command that fixes it; in CI
+(``CI=true``) it fails, so a broken fetch can never turn the conformance suite green.
+"""
 
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pytest
 
+if TYPE_CHECKING:
+    from kafka_placement.conformance.bridge import JavaReference
+
 
 @pytest.fixture(scope="session")
-def java_assignors() -> Any:
+def java() -> JavaReference:
     from kafka_placement.conformance.bridge import reference
     from kafka_placement.conformance.jars import JavaReferenceUnavailable
 

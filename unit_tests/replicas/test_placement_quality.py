@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kafka_placement.replicas.metrics import count_moves, placement_metrics
+from kafka_placement.replicas.placement_quality import count_moves, placement_metrics
 from kafka_placement.vocabulary import Broker, TopicPartition
 
 BROKERS = [Broker(0, "a"), Broker(1, "a"), Broker(2, "b"), Broker(3, "b")]
