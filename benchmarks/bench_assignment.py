@@ -309,7 +309,7 @@ def main() -> None:
                 line += f", {kp['rss_total_peak_mb'] / ours['rss_total_peak_mb']:.1f}x whole-process peak RSS"
             print(line)
         if case in published:
-            print(f"{'':24} reference: {published[case]}")
+            print(f"{'':24} published: {published[case]}")
     if not args.no_kafka_python:
         quality(50 if args.quick else args.quality)
 

@@ -12,7 +12,7 @@ current placement it prints, side by side in one run:
   both exact ports of the Java classes — replicas moved and their spreads;
 * our balanced placer from scratch, for reference.
 
-Then REFERENCE.md's small cases (5→6 and 12→13 brokers, no racks).
+Then adding one broker to a small cluster (5→6 and 12→13 brokers, no racks).
 
 Usage: .venv/bin/python benchmarks/bench_replicas.py [--partitions 10000] [--brokers 30] [--add 3]
        [--racks 3] [--rf 3] [--seeds 5]
@@ -168,7 +168,8 @@ def main(argv: list[str] | None = None) -> int:
     _uneven_racks()
     _other_changes(old, p, rf)
     _java_speed(old, p, rf)
-    print("\nREFERENCE.md cases (no racks, AdminUtils current placement, 60 partitions per broker pair):")
+    print("\nOne broker added, small cases (no racks, AdminUtils current placement, "
+          "60 partitions per broker pair):")
     for before, after in ((5, 6), (12, 13)):
         parts = before * after * 2
         current = _topic(assign_replicas_to_brokers(range(before), parts, 3, seed=1))

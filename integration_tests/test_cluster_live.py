@@ -1,7 +1,8 @@
 """Live checks of the harness itself: the cluster the other live tests rely on is what we claim.
 
-- six brokers, ids 0–5, with exactly seed 000's racks, read back through the admin API of BOTH
-  kafka-python (DescribeCluster) and confluent-kafka (librdkafka's describe_cluster);
+- six brokers, ids 0–5, with exactly the racks of the ``AdminUtils.assignReplicasToBrokers`` javadoc
+  example, read back through the admin API of BOTH kafka-python (DescribeCluster) and confluent-kafka
+  (librdkafka's describe_cluster);
 - a topic created with RF 3 has three distinct replicas per partition, full ISR, and every produced
   record is consumed back;
 - a broker stopped gracefully leaves describe_cluster, the topic stays writable/readable, and after
@@ -23,7 +24,8 @@ import pytest
 
 pytestmark = pytest.mark.integration
 
-#: Seed 000's example racks, written out independently of the harness constant on purpose.
+#: The racks of the ``AdminUtils.assignReplicasToBrokers`` javadoc example, written out independently
+#: of the harness constant on purpose.
 SEED_RACKS = {0: "rack1", 1: "rack3", 2: "rack3", 3: "rack2", 4: "rack2", 5: "rack1"}
 
 

@@ -1,4 +1,4 @@
-"""failover / priority (seed 002, extended per topic)."""
+"""failover / priority (active/passive: the highest userData priority gets everything; extended per topic)."""
 
 from __future__ import annotations
 

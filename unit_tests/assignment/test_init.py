@@ -26,7 +26,7 @@ def test_dispatch() -> None:
 
 
 def test_reference_sticky_example_through_dispatch() -> None:
-    # REFERENCE: t0:1, t1:2, t2:3; C0 {t0}, C1 {t0,t1}, C2 {t0,t1,t2} → sticky gives
+    # StickyAssignor javadoc example 2: t0:1, t1:2, t2:3; C0 {t0}, C1 {t0,t1}, C2 {t0,t1,t2} → sticky gives
     # C0: t0p0; C1: t1p0 t1p1; C2: t2p0 t2p1 t2p2
     members = {"C0": Member(["t0"]), "C1": Member(["t0", "t1"]), "C2": Member(["t0", "t1", "t2"])}
     assert assign("sticky", {"t0": 1, "t1": 2, "t2": 3}, members) == {

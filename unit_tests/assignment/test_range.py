@@ -39,7 +39,7 @@ def test_kip54_example3_range_leaves_new_consumer_empty() -> None:
 
 
 def test_seed_002_chinese_example_8_partitions_3_consumers() -> None:
-    # seed 002: one topic, 8 partitions, 3 consumers → 3:3:2
+    # RangeAssignor's usual worked example: one topic, 8 partitions, 3 consumers → 3:3:2
     result = assign("range", {"t": 8}, {c: Member(["t"]) for c in ("c0", "c1", "c2")})
     assert [len(result[c]) for c in ("c0", "c1", "c2")] == [3, 3, 2]
     assert result["c0"] == [TP("t", 0), TP("t", 1), TP("t", 2)]

@@ -25,7 +25,7 @@ def test_javadoc_identical_subscriptions() -> None:
 
 
 def test_javadoc_and_seed_unequal_subscriptions() -> None:
-    # javadoc, REFERENCE and seeds 001/002: C0 {t0}, C1 {t0,t1}, C2 {t0,t1,t2}; t0:1, t1:2, t2:3
+    # RoundRobinAssignor and StickyAssignor javadocs: C0 {t0}, C1 {t0,t1}, C2 {t0,t1,t2}; t0:1, t1:2, t2:3
     members = {"C0": Member(["t0"]), "C1": Member(["t0", "t1"]), "C2": Member(["t0", "t1", "t2"])}
     assert assign("roundrobin", {"t0": 1, "t1": 2, "t2": 3}, members) == {
         "C0": [TP("t0", 0)],
@@ -61,7 +61,7 @@ def test_javadoc_static_members_keep_assignment_after_member_id_change() -> None
 
 
 def test_seed_002_three_topics_three_consumers_mixed_subscriptions() -> None:
-    # seed 002 (en): partitions laid out in (topic, partition) order, circular over sorted members
+    # RoundRobinAssignor: partitions laid out in (topic, partition) order, circular over sorted members
     members = {"C0": Member(["T0", "T1"]), "C1": Member(["T1", "T2"]), "C2": Member(["T0", "T2"])}
     result = assign("roundrobin", {"T0": 3, "T1": 2, "T2": 4}, members)
     # every partition once, only to subscribers
@@ -118,7 +118,7 @@ def test_matches_kafka_python_roundrobin(
 
 
 def _reference_roundrobin(ppt: dict[str, int], members: dict[str, Member]) -> dict[str, list[TP]]:
-    """REFERENCE.md's description, literally: sorted partitions, sorted members, circular
+    """RoundRobinAssignor's documented algorithm, literally: sorted partitions, sorted members, circular
     iterator skipping members not subscribed to the partition's topic."""
     order = sorted(members)
     out: dict[str, list[TP]] = {m: [] for m in members}

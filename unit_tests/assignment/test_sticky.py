@@ -1,5 +1,5 @@
-"""Sticky assignor (KIP-54 + KIP-341 + KIP-881): examples from the KIP, seed 003 and kafka-python's
-docstring, generation conflicts, bad input, hypothesis properties and kafka-python's own
+"""Sticky assignor (KIP-54 + KIP-341 + KIP-881): examples from the KIP, the StickyAssignor javadoc and
+kafka-python's docstring, generation conflicts, bad input, hypothesis properties and kafka-python's own
 StickyPartitionAssignor as an oracle for balance."""
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def previous(result: Mapping[str, Sequence[TopicPartition]], generation: int = 1
 
 # --- examples -------------------------------------------------------------------------------------
 def test_seed_003_unequal_subscriptions_fresh() -> None:
-    # seed 003 / REFERENCE: t0:1, t1:2, t2:3; C0:{t0}, C1:{t0,t1}, C2:{t0,t1,t2}
+    # StickyAssignor javadoc example 2: t0:1, t1:2, t2:3; C0:{t0}, C1:{t0,t1}, C2:{t0,t1,t2}
     ppt = {"t0": 1, "t1": 2, "t2": 3}
     members = {"C0": Member(["t0"]), "C1": Member(["t0", "t1"]), "C2": Member(["t0", "t1", "t2"])}
     assert assign_sticky(ppt, members) == {
@@ -47,7 +47,7 @@ def test_seed_003_unequal_subscriptions_fresh() -> None:
 
 
 def test_seed_003_c0_leaves_keeps_five_partitions() -> None:
-    # seed 003: when C0 leaves, sticky keeps 5 assignments; only t0p0 moves, to C1
+    # StickyAssignor javadoc: when C0 leaves, sticky keeps 5 assignments; only t0p0 moves, to C1
     ppt = {"t0": 1, "t1": 2, "t2": 3}
     members = {
         "C1": Member(["t0", "t1"], owned=tps("t1p0 t1p1"), generation=1),

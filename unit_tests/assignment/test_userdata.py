@@ -1,6 +1,6 @@
-"""userData codecs: seed 002 priority, Java StickyAssignor V0/V1, cooperative generation; round
-trips, byte layouts from the spec, kafka-python's (version-prefixed) codec as a body oracle, and
-hostile input that must never crash nor allocate without bound."""
+"""userData codecs: failover priority (``ByteBuffer.allocate(4).putInt(priority)``), Java StickyAssignor
+V0/V1, cooperative generation; round trips, byte layouts from the spec, kafka-python's (version-prefixed)
+codec as a body oracle, and hostile input that must never crash nor allocate without bound."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ TP = TopicPartition
 INT32 = st.integers(-(2**31), 2**31 - 1)
 
 
-# --- priority (seed 002: ByteBuffer.allocate(4).putInt(priority)) -------------------------------
+# --- priority (Java: ByteBuffer.allocate(4).putInt(priority)) -----------------------------------
 def test_priority_is_four_bytes_big_endian() -> None:
     assert encode_priority(10) == b"\x00\x00\x00\x0a"
     assert encode_priority(-1) == b"\xff\xff\xff\xff"

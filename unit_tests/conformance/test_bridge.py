@@ -1,5 +1,5 @@
-"""The Java side itself, checked against the published vectors of REFERENCE.md / Kafka's javadoc,
-so a differential run can never compare ours against a misdriven reference."""
+"""The Java side itself, checked against published vectors (Kafka's own tests and javadocs, librdkafka's
+murmur2 test), so a differential run can never compare ours against a misdriven reference."""
 
 from __future__ import annotations
 

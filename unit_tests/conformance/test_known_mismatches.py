@@ -133,9 +133,9 @@ def test_cooperative_equal_subscriptions_revokes_what_java_revokes(java: JavaRef
 
 
 def test_rack_aware_fresh_sticky_equals_java(java: JavaReference) -> None:
-    """Issue 15: 9 partitions, 6 with their replica on r1 and 3 on r0, a consumer in each rack:
-    Java gives the larger share to the r1 consumer (its rack-aware round robin); ours did the
-    opposite before it followed Java's rack-aware constrained builder."""
+    """Exact equality with Java's sticky: 9 partitions, 6 with their replica on r1 and 3 on r0, a
+    consumer in each rack: Java gives the larger share to the r1 consumer (its rack-aware round robin);
+    ours did the opposite before it followed Java's rack-aware constrained builder."""
     from kafka_placement.assignment import assign
 
     partitions = {"t": 9}
@@ -151,8 +151,8 @@ def test_rack_aware_fresh_sticky_equals_java(java: JavaReference) -> None:
 
 
 def test_astral_member_id_sorts_below_private_use_like_java(java: JavaReference) -> None:
-    """Issue 15: Java orders member ids by UTF-16 code units: the emoji (a surrogate pair) before
-    U+E000, so with one partition the emoji member gets it."""
+    """Exact equality with Java's sticky: Java orders member ids by UTF-16 code units: the emoji (a
+    surrogate pair) before U+E000, so with one partition the emoji member gets it."""
     from kafka_placement.assignment import assign
 
     members = {"\U0001f600": Member(["t"]), "\ue000": Member(["t"])}

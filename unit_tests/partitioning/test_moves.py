@@ -1,4 +1,4 @@
-"""Fraction of keys moved when partitions grow (REFERENCE: 12→13 modulo 92.3%, jump 7.7%; 12→16 75% / 25%)."""
+"""Fraction of keys moved when partitions grow (computed: 12→13 modulo 92.3%, jump 7.7%; 12→16 75% / 25%)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""murmur2: REFERENCE.md vectors (Java Utils.murmur2) and kafka-python's pure-Python murmur2 as oracle."""
+"""murmur2: Java's published test vectors for Utils.murmur2 (Kafka's ``UtilsTest.testMurmur2``, and the
+Java results in librdkafka's ``unittest_murmur2``) and kafka-python's pure-Python murmur2 as oracle."""
 
 from __future__ import annotations
 

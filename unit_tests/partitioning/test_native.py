@@ -1,7 +1,8 @@
 """C accelerator vs pure numpy vs scalar: identical results for every input, both dispatch paths exercised.
 
-Oracles: the scalar functions (checked elsewhere against kafka-python), REFERENCE.md's murmur2 vectors and
-librdkafka's own helpers (``confluent_kafka.murmur2/consistent/fnv1a``).
+Oracles: the scalar functions (checked elsewhere against kafka-python), Java's published murmur2 test
+vectors (Kafka's ``UtilsTest.testMurmur2``, librdkafka's ``unittest_murmur2``) and librdkafka's own
+helpers (``confluent_kafka.murmur2/consistent/fnv1a``).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ SCALAR: dict[HashKind, Callable[[bytes], int]] = {
 KINDS: list[HashKind] = ["murmur2", "crc32", "fnv1a"]
 keys_with_nulls = st.lists(st.one_of(st.none(), st.binary(max_size=300)), max_size=60)
 
-REFERENCE_SIGNED = [  # REFERENCE.md (Java Utils.murmur2)
+REFERENCE_SIGNED = [  # Java Utils.murmur2: Kafka's UtilsTest.testMurmur2, librdkafka's unittest_murmur2
     (b"21", -973932308),
     (b"foobar", -790332482),
     (b"a-little-bit-long-string", -985981536),

@@ -11,7 +11,8 @@ from kafka_placement.partitioning import RoundRobin, RoundRobinPartitioner, Topi
 
 
 def _java_round_robin(start: int, records: int, available: list[int], n: int) -> list[int]:
-    """Seed 000/001 Java: nextValue = counter.getAndIncrement(); toPositive(next) % available.size()."""
+    """Java DefaultPartitioner 0.9–2.3, keyless: nextValue = counter.getAndIncrement();
+    toPositive(next) % available.size()."""
     out = []
     counter = start
     for _ in range(records):

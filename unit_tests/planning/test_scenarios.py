@@ -68,8 +68,8 @@ def test_grid_is_the_product_without_duplicates() -> None:
 
 
 def test_adminutils_replicas_are_the_java_vector() -> None:
-    # REFERENCE.md: 7 partitions RF3 fixed start 0 over the embedded racks → this exact map; with a
-    # seed the start is random, so compare against the core with the same seed instead.
+    # Kafka's AdminRackAwareTest: 7 partitions RF3 fixed start 0 over the embedded racks → this exact
+    # map; with a seed the start is random, so compare against the core with the same seed instead.
     placement = Placement(seed=5)
     expected = assign_replicas_to_brokers(list(placement.brokers), 7, 3, seed=5)
     assert placement.replicas(7) == [expected[p] for p in range(7)]

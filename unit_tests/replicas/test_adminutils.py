@@ -1,4 +1,4 @@
-"""AdminUtils.assignReplicasToBrokers: REFERENCE.md / seed 000 vectors, Javadoc examples, errors."""
+"""AdminUtils.assignReplicasToBrokers: Kafka's AdminRackAwareTest vectors, Javadoc examples, errors."""
 
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ def test_rack_unaware_ten_partitions_from_reference() -> None:
 
 
 def test_rack_unaware_uses_caller_order_and_start_partition() -> None:
-    # Javadoc table (seed 000): with the broker list in the given order; partition ids continue.
+    # assignReplicasToBrokers javadoc table: with the broker list in the given order; partition ids continue.
     result = assign_replicas_to_brokers([0, 1, 2, 3, 4], 5, 3, 0, start_partition_id=5)
     assert result == {5: [0, 2, 3], 6: [1, 3, 4], 7: [2, 4, 0], 8: [3, 0, 1], 9: [4, 1, 2]}
 

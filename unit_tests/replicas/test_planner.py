@@ -44,7 +44,8 @@ def _check_goals(plan: Plan, brokers: list[Broker], rf: int) -> None:
 
 @pytest.mark.parametrize(("old", "new"), [(5, 6), (12, 13)])
 def test_reference_adding_one_broker_moves_the_minimum(old: int, new: int) -> None:
-    # REFERENCE: --generate moves 50% (5->6) / 77% (12->13) of replicas; the minimum is 1/6 / 1/13.
+    # kafka-reassign-partitions --generate moves ~50% (5->6) / ~77% (12->13) of replicas; the minimum
+    # is 1/6 / 1/13.
     partitions, rf = old * new * 2, 3
     current = _topic(assign_replicas_to_brokers(range(old), partitions, rf, seed=11))
     brokers = [Broker(i) for i in range(new)]

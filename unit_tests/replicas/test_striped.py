@@ -1,4 +1,4 @@
-"""StripedReplicaPlacer: vectors from REFERENCE.md and Kafka's StripedReplicaPlacerTest (MockRandom)."""
+"""StripedReplicaPlacer: vectors from Kafka's StripedReplicaPlacerTest (MockRandom)."""
 
 from __future__ import annotations
 

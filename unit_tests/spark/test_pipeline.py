@@ -176,7 +176,7 @@ def test_moved_equals_direct_comparison(result: PlanResult, records: pd.DataFram
         # one denominator for both: the keyed records and their bytes
         assert row["records_fraction"] == pytest.approx(row["records"] / by_key["records"].sum())
         assert row["bytes_fraction"] == pytest.approx(row["bytes"] / by_key["bytes"].sum())
-    # REFERENCE.md: modulo hashing 12 → 16 moves 75% of keys, jump moves the minimum 25%.
+    # By arithmetic: modulo hashing 12 → 16 moves 75% of keys, jump moves the minimum 25%.
     m = result.moved.set_index(["from", "to"])
     assert m.loc[("murmur2/12", "murmur2/16"), "keys_fraction"] == pytest.approx(0.75, abs=0.05)
     assert m.loc[("jump/12", "jump/16"), "keys_fraction"] == pytest.approx(0.25, abs=0.05)

@@ -4,7 +4,8 @@ Modules, in the order a call goes through them:
 
 * :mod:`.assignor` — ``assign_sticky``, the entry point (fast path for a fresh equal group);
 * :mod:`.problem` — the integer view of a group (member and topic numbers in Java ``String`` order,
-  global partition ids, the ``owner`` array), owned-partition claims (KIP-341), the rack view, output;
+  global partition ids, the ``owner`` array), the rack view, output;
+* :mod:`.claims` — owned-partition claims (KIP-341): the highest generation keeps a partition;
 * :mod:`.equal_subscriptions` — every member subscribes to the same topics: Java's
   ``ConstrainedAssignmentBuilder`` step by step, rack-aware variant included (exact);
 * :mod:`.general` — unequal subscriptions: the balancer (members × topics counts, augmenting paths,
@@ -22,7 +23,7 @@ How it works (from docs/sticky.md):
   another of its potential consumers that has two or more fewer partitions. Like Java, once this
   holds we stop moving previously owned partitions: a better balance score (KIP-54: sum of pairwise
   size differences) is only bought when it costs no more moves (details under the general path).
-  Issue 6's contract — never more partitions moved than Java, never a worse balance score — is
+  The sticky contract — never more partitions moved than Java, never a worse balance score — is
   checked on 10,000 random rebalances by `kafka-placement conformance` (numbers below).
 * **Then stickiness**: as many partitions as possible stay with their previous owner.
 * **Claims** (KIP-341, as Kafka 3.x+ `allSubscriptionsEqual`/`prepopulateCurrentAssignments`): a

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping
 
 import numpy as np
 
+from kafka_placement.assignment.sticky.claims import claim_winners, collect_claims, resolve_claims
 from kafka_placement.assignment.sticky.equal_subscriptions import constrained_assign
 from kafka_placement.assignment.sticky.general import general_assign
 from kafka_placement.assignment.sticky.java_general import java_general_owner_array
@@ -27,12 +28,9 @@ from kafka_placement.assignment.sticky.problem import (
     RackView,
     build_problem,
     build_racks,
-    claim_winners,
-    collect_claims,
     gc_paused,
     materialize,
     partitions_of_topic,
-    resolve_claims,
     validate_inputs,
 )
 from kafka_placement.vocabulary import Member, TopicPartition

@@ -15,21 +15,18 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 
 from kafka_placement.assignment.sticky.assignor import valid_owner_array
+from kafka_placement.assignment.sticky.claims import Claims, claim_winners, collect_claims, resolve_claims
 from kafka_placement.assignment.sticky.equal_subscriptions import constrained_assign
 from kafka_placement.assignment.sticky.general import general_assign
 from kafka_placement.assignment.sticky.java_general import java_general_owner_array
 from kafka_placement.assignment.sticky.problem import (
-    Claims,
     IntArray,
     Problem,
     RackView,
     build_problem,
     build_racks,
-    claim_winners,
-    collect_claims,
     gc_paused,
     materialize,
-    resolve_claims,
     validate_inputs,
 )
 from kafka_placement.vocabulary import Member, TopicPartition

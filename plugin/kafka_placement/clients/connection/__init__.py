@@ -19,14 +19,11 @@ functions that use them; it holds no placement algorithm.
 from __future__ import annotations
 
 from kafka_placement.clients.connection.probe import check_connection, diagnose, translate_error
+from kafka_placement.clients.connection.properties import is_secret, masked, parse_jaas, read_properties
 from kafka_placement.clients.connection.settings import (
     DEFAULT_TIMEOUT_S,
     ConnectionSettings,
     connection_settings,
-    is_secret,
-    masked,
-    parse_jaas,
-    read_properties,
 )
 
 __all__ = [

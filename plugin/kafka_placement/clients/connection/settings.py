@@ -12,7 +12,6 @@ and secrets never appear in a ``repr``, a message or a log line.
 
 from __future__ import annotations
 
-import re
 import ssl
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -20,17 +19,20 @@ from pathlib import Path
 from typing import Any
 
 from kafka_placement.clients.connection import stores
+from kafka_placement.clients.connection.properties import (
+    jaas_quote,
+    masked,
+    parse_jaas,
+    parse_override,
+    read_properties,
+)
 from kafka_placement.errors import ConnectionSettingsError
 
 PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER")
-#: A properties file larger than this is refused before parsing.
-MAX_PROPERTIES_BYTES = 1024 * 1024
 #: Default for every network wait of a command (``--timeout`` changes it).
 DEFAULT_TIMEOUT_S = 15.0
 
-_SECRET = re.compile(r"password|secret|jaas|token|key\.pem|keystore\.key|credentials", re.IGNORECASE)
-_JAAS_OPTION = re.compile(r'(\w+)\s*=\s*"((?:[^"\\]|\\.)*)"')
 _JAAS_MODULES = {
     "org.apache.kafka.common.security.plain.PlainLoginModule": ("PLAIN",),
     "org.apache.kafka.common.security.scram.ScramLoginModule": ("SCRAM-SHA-256", "SCRAM-SHA-512"),
@@ -61,67 +63,6 @@ KNOWN = frozenset(
         "request.timeout.ms",
     }
 )
-
-
-def is_secret(name: str) -> bool:
-    """True for settings whose value must never be shown (passwords, JAAS lines, keys, tokens)."""
-    return bool(_SECRET.search(name))
-
-
-def masked(settings: Mapping[str, Any]) -> dict[str, Any]:
-    """``settings`` with every secret value replaced by ``***`` (for messages and logs)."""
-    return {k: ("***" if is_secret(k) and v not in (None, "") else v) for k, v in settings.items()}
-
-
-def read_properties(path: str) -> dict[str, str]:
-    """A Java ``.properties`` file (escapes, continuations, ``=``/``:``/blank separators, comments)."""
-    import javaproperties
-
-    p = Path(path)
-    try:
-        size = p.stat().st_size
-        if not p.is_file():
-            raise ConnectionSettingsError(f"--command-config {path!r} is not a file")
-        if size > MAX_PROPERTIES_BYTES:
-            raise ConnectionSettingsError(
-                f"--command-config {path!r} is {size} bytes; a client properties file is at most "
-                f"{MAX_PROPERTIES_BYTES} bytes"
-            )
-        raw = p.read_bytes()
-    except OSError as exc:
-        raise ConnectionSettingsError(
-            f"--command-config {path!r} cannot be read: {exc.strerror or exc}"
-        ) from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        text = raw.decode("latin-1")  # java.util.Properties.load(InputStream) reads ISO-8859-1
-    return dict(javaproperties.loads(text))
-
-
-def parse_override(item: str) -> tuple[str, str]:
-    """``key=value`` (librdkafka's ``-X``); the value may contain ``=``."""
-    key, sep, value = item.partition("=")
-    if not sep or not key.strip():
-        raise ConnectionSettingsError(f"-X expects key=value, got {item.split('=')[0]!r}")
-    return key.strip(), value
-
-
-def parse_jaas(text: str) -> tuple[str, dict[str, str]]:
-    """``(login module class, options)`` of a ``sasl.jaas.config`` line (values unescaped)."""
-    body = text.strip().rstrip(";").strip()
-    module, _, rest = body.partition(" ")
-    flag, _, options_text = rest.strip().partition(" ")
-    if not module or flag not in ("required", "requisite", "sufficient", "optional"):
-        raise ConnectionSettingsError(
-            'sasl.jaas.config must look like \'<LoginModule class> required username="…" password="…";\''
-        )
-    options = {k: re.sub(r"\\(.)", r"\1", v) for k, v in _JAAS_OPTION.findall(options_text)}
-    return module, options
-
-
-def _jaas_quote(value: str) -> str:
-    return value.replace("\\", "\\\\").replace('"', '\\"')
 
 
 @dataclass(frozen=True)
@@ -264,15 +205,14 @@ class ConnectionSettings:
             )
 
     # ---- per client ----------------------------------------------------------------------------
-    def kafka_python(self) -> dict[str, Any]:
-        """Keyword arguments for kafka-python's KafkaAdminClient / KafkaProducer / KafkaConsumer."""
-        self._unknown("kafka-python")
-        self._oauth("kafka-python")
-        timeout_ms = int(self.timeout_s * 1000)
+    def _python_client_kwargs(self, client: str, bootstrap_servers: object) -> dict[str, Any]:
+        """What kafka-python and aiokafka spell alike: address, protocol, timeout, client id, SASL."""
+        self._unknown(client)
+        self._oauth(client)
         kwargs: dict[str, Any] = {
-            "bootstrap_servers": self.bootstrap_servers.split(","),
+            "bootstrap_servers": bootstrap_servers,
             "security_protocol": self.security_protocol,
-            "request_timeout_ms": int(self.get("request.timeout.ms") or timeout_ms),
+            "request_timeout_ms": int(self.get("request.timeout.ms") or self.timeout_s * 1000),
         }
         if self.get("client.id"):
             kwargs["client_id"] = self.properties["client.id"]
@@ -281,6 +221,11 @@ class ConnectionSettings:
             kwargs.update(
                 sasl_mechanism=self.sasl_mechanism, sasl_plain_username=user, sasl_plain_password=password
             )
+        return kwargs
+
+    def kafka_python(self) -> dict[str, Any]:
+        """Keyword arguments for kafka-python's KafkaAdminClient / KafkaProducer / KafkaConsumer."""
+        kwargs = self._python_client_kwargs("kafka-python", self.bootstrap_servers.split(","))
         if self.tls:
             kwargs["ssl_check_hostname"] = self.check_hostname
             ca = self.ca_file()
@@ -326,20 +271,7 @@ class ConnectionSettings:
 
     def aiokafka(self) -> dict[str, Any]:
         """Keyword arguments for aiokafka (TLS through an ``ssl.SSLContext``)."""
-        self._unknown("aiokafka")
-        self._oauth("aiokafka")
-        kwargs: dict[str, Any] = {
-            "bootstrap_servers": self.bootstrap_servers,
-            "security_protocol": self.security_protocol,
-            "request_timeout_ms": int(self.get("request.timeout.ms") or self.timeout_s * 1000),
-        }
-        if self.get("client.id"):
-            kwargs["client_id"] = self.properties["client.id"]
-        if self.sasl:
-            user, password = self.credentials()
-            kwargs.update(
-                sasl_mechanism=self.sasl_mechanism, sasl_plain_username=user, sasl_plain_password=password
-            )
+        kwargs = self._python_client_kwargs("aiokafka", self.bootstrap_servers)
         if self.tls:
             kwargs["ssl_context"] = self.ssl_context()
         return kwargs
@@ -379,7 +311,7 @@ class ConnectionSettings:
                     else "org.apache.kafka.common.security.scram.ScramLoginModule"
                 )
                 opts["kafka.sasl.jaas.config"] = (
-                    f'{module} required username="{_jaas_quote(user)}" password="{_jaas_quote(password)}";'
+                    f'{module} required username="{jaas_quote(user)}" password="{jaas_quote(password)}";'
                 )
         if self.get("ssl.ca.location"):
             opts["kafka.ssl.truststore.location"] = self.properties["ssl.ca.location"]

@@ -1,5 +1,5 @@
 /*
- * kafka-placement conformance helper (our own code): the failover/priority assignor of seed 002
+ * kafka-placement conformance helper (our own code): the active/passive failover/priority assignor
  * written against Kafka's Java ConsumerPartitionAssignor API, independently of the Python one, for
  * the mixed Java/Python live group tests. Protocol name "failover"; each member's priority is a
  * 4-byte big-endian int in its subscription userData (config "failover.priority"). Per topic, the
