@@ -15,7 +15,11 @@ setup(
     else [
         Extension(
             "kafka_placement.partitioning._native",
-            sources=["plugin/kafka_placement/partitioning/_native.c"],
+            sources=[
+                "plugin/kafka_placement/partitioning/_native.c",
+                "plugin/kafka_placement/partitioning/_router.c",
+            ],
+            depends=["plugin/kafka_placement/partitioning/_hash_kernels.h"],
             extra_compile_args=[] if sys.platform == "win32" else ["-O3", "-std=c99"],
             optional=True,
         )

@@ -17,10 +17,12 @@ Rows:
   coop one leaves+joins  the same group's own fresh assignment as history; one member leaves, one joins
                          (``CooperativeStickyAssignor``)
   sticky unequal         the fresh group plus one member subscribed to one topic (``StickyAssignor``)
-  confluent produce      (only with ``--bootstrap-server``) keyed 100-byte records to a 12-partition topic:
-                         our ``Producer("murmur2_random")`` (native: librdkafka places the records) and
-                         with ``native=False`` (our partitioner per record, Java's keyless semantics) vs
-                         plain ``confluent_kafka.Producer`` with ``partitioner=murmur2_random``; records/s
+  produce ...            (only with ``--bootstrap-server``) 100-byte records, keyed and keyless, to a
+                         12-partition topic, ``produce(topic, value[, key])`` with no per-record callback:
+                         our ``Producer`` natively (librdkafka places), through the C record router
+                         (Java's default partitioner; ``jump``) and, the C accelerator off, through Python
+                         vs plain ``confluent_kafka.Producer`` with ``partitioner=murmur2_random``; best
+                         records/s of three rounds, each round running every row once
 
 ``--quick`` shrinks the assignor cases to 100 topics x 1,000 partitions x 500 members and the keys to 200k
 (CI-sized); the full sizes are the ones docs/performance.md quotes.
@@ -180,13 +182,28 @@ def run_ours(*args: str) -> Result:
 
 
 # --- live produce -------------------------------------------------------------------------------------------
-def produce_rates(bootstrap: str, records: int) -> tuple[float, float, float]:
-    """records/s of plain confluent (murmur2_random), of our Producer (native) and of our Producer with
-    native=False, alternating, best of two each."""
+#: (label, keyed?, how to make the producer) of every produce row; plain confluent is the baseline of
+#: its kind (keyed or keyless) and runs in the same round as the others.
+PRODUCE_ROWS = (
+    ("keyed: plain confluent", True, "plain"),
+    ("keyed: ours native", True, "native"),
+    ("keyed: ours C router", True, "routed"),
+    ("keyed: ours C router, jump", True, "jump"),
+    ("keyed: ours Python path", True, "python"),
+    ("keyless: plain confluent", False, "plain"),
+    ("keyless: ours C router lease", False, "routed"),
+    ("keyless: ours Python path", False, "python"),
+)
+
+
+def produce_rates(bootstrap: str, records: int, rounds: int = 3) -> dict[tuple[bool, str], float]:
+    """Best records/s of every PRODUCE_ROWS row over ``rounds`` rounds; each round runs every row once,
+    one after the other, so a ratio compares rows measured under the same machine load."""
     import confluent_kafka
     from confluent_kafka.admin import AdminClient, NewTopic
 
     from kafka_placement.clients.confluent.producer import Producer
+    from kafka_placement.partitioning import native as native_switch
 
     topic = f"bench-produce-{os.getpid()}"
     admin = AdminClient({"bootstrap.servers": bootstrap})
@@ -197,27 +214,41 @@ def produce_rates(bootstrap: str, records: int) -> tuple[float, float, float]:
     config = {"bootstrap.servers": bootstrap, "linger.ms": 20, "batch.num.messages": 10000,
               "queue.buffering.max.messages": 1000000}
 
-    def run(producer: Any) -> float:
+    def make(kind: str) -> Any:
+        if kind == "plain":
+            return confluent_kafka.Producer({**config, "partitioner": "murmur2_random"})
+        if kind == "native":
+            return Producer(dict(config), partitioner="murmur2_random")
+        if kind == "jump":
+            return Producer(dict(config), partitioner="jump")
+        if kind == "python":  # the C accelerator off: no router, every record through Python
+            with native_switch.numpy_only():
+                return Producer(dict(config))
+        return Producer(dict(config))  # Java's default partitioner: the C router
+
+    def run(producer: Any, keyed: bool) -> float:
+        produce = producer.produce
         t0 = time.perf_counter()
         for k in keys:
             while True:
                 try:
-                    producer.produce(topic, value, k)
+                    if keyed:
+                        produce(topic, value, k)
+                    else:
+                        produce(topic, value)
                     break
                 except BufferError:
                     producer.poll(0.05)
         producer.flush(60)
         return records / (time.perf_counter() - t0)
 
-    plain: list[float] = []
-    native: list[float] = []
-    python: list[float] = []
-    for _ in range(2):
-        plain.append(run(confluent_kafka.Producer({**config, "partitioner": "murmur2_random"})))
-        native.append(run(Producer(dict(config), partitioner="murmur2_random")))
-        python.append(run(Producer(dict(config), partitioner="murmur2_random", native=False)))
+    best: dict[tuple[bool, str], float] = {}
+    for _ in range(rounds):
+        for _label, keyed, kind in PRODUCE_ROWS:
+            rate = run(make(kind), keyed)
+            best[keyed, kind] = max(best.get((keyed, kind), 0.0), rate)
     admin.delete_topics([topic])
-    return max(plain), max(native), max(python)
+    return best
 
 
 # --- report -------------------------------------------------------------------------------------------------
@@ -284,11 +315,14 @@ def main(argv: list[str] | None = None) -> int:
               f"ours peak RSS {ours['rss_peak_mb']:.0f} MB (whole process); max/member {ours['check']} "
               f"(Java {java['check']})")
     if args.bootstrap_server:
-        plain, native, python = produce_rates(args.bootstrap_server, args.records)
-        for label, rate in (("native", native), ("native=False", python)):
-            print(f"{'confluent produce ' + str(args.records) + ' x 100 B, ' + label:<42} {rate:>8.0f}/s "
-                  f"{'':>11} {plain:>8.0f}/s {'':>11} {rate / plain:8.2f}x  ours/plain confluent "
-                  "(murmur2_random), records/s")
+        rates = produce_rates(args.bootstrap_server, args.records)
+        for label, keyed, kind in PRODUCE_ROWS:
+            if kind == "plain":
+                continue
+            rate, plain = rates[keyed, kind], rates[keyed, "plain"]
+            ours_k, plain_k = f"{rate / 1000:.0f}k/s", f"{plain / 1000:.0f}k/s"
+            print(f"{'produce ' + label:<42} {ours_k:>11} {'':>11} {plain_k:>11} {'':>11} "
+                  f"{rate / plain:8.2f}x  ours/plain confluent (murmur2_random), {args.records} x 100 B")
     return 0 if ok else 1
 
 

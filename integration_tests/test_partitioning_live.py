@@ -231,6 +231,56 @@ def test_confluent_wrapper_places_records_as_predicted(kafka_cluster: Any, admin
     assert len(records) == 1800
 
 
+def test_confluent_producer_routed_in_c_places_keyed_and_keyless_records_exactly(
+    kafka_cluster: Any, admin: Any
+) -> None:
+    """The C record router on a real cluster: records without per-record callbacks (the common call) are
+    placed in C; keyed ones land on the scheme's partition, keyless ones in sticky runs of at least
+    ``batch.size`` bytes (Java's BuiltInPartitioner), and every record arrives."""
+    from kafka_placement.clients.confluent.producer import Producer
+    from kafka_placement.partitioning import partition_key
+
+    for scheme in (None, "jump"):  # None: Java's producer (murmur2 keyed, uniform sticky keyless)
+        topic = create_topic(admin)
+        placed: dict[bytes, int] = {}
+
+        def report(err: Any, msg: Any, out: dict[bytes, int] = placed) -> None:
+            assert err is None, err
+            out[msg.value()] = msg.partition()
+
+        config = {"bootstrap.servers": kafka_cluster.bootstrap_servers, "on_delivery": report}
+        if scheme is None:
+            config["batch.size"] = 2000  # our keyless stickiness follows it, as Java's does
+        producer = Producer(config, partitioner=scheme)
+        assert producer.router is not None and not producer.native
+        keyed: dict[bytes, bytes] = {}
+        keyless: list[bytes] = []
+        for i in range(3000):
+            value = f"{i:05d}-".encode() + b"v" * 95
+            if i % 3 == 0:
+                keyless.append(value)
+                producer.produce(topic, value)
+            else:
+                key = f"user-{i % 700}".encode()
+                keyed[value] = key
+                producer.produce(topic, value, key)
+        assert producer.flush(60) == 0
+        assert producer.router.fast >= 2900, (producer.router.fast, producer.router.slow_calls)
+        assert len(placed) == 3000
+        for value, key in keyed.items():
+            assert placed[value] == partition_key(key, N, scheme or "murmur2_random"), (scheme, key)
+        runs: list[int] = []  # bytes per run of consecutive keyless records on one partition
+        for i, value in enumerate(keyless):
+            if i and placed[value] == placed[keyless[i - 1]]:
+                runs[-1] += len(value)
+            else:
+                runs.append(len(value))
+        batch = 2000 if scheme is None else 16384
+        assert len(runs) > 1 and all(r >= batch for r in runs[:-1]), runs
+        got = consume_all(kafka_cluster.bootstrap_servers, topic, 3000)
+        assert {value: part for part, _, value in got} == placed  # stored where the reports said
+
+
 def test_aiokafka_producer_places_by_scheme_with_keyless_state_per_topic(
     kafka_cluster: Any, admin: Any
 ) -> None:

@@ -8,6 +8,7 @@ partition each record was given — the one librdkafka would have sent it to.
 from __future__ import annotations
 
 import inspect
+import random
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,7 +24,8 @@ from kafka_placement.errors import (
     KeyTypeError,
     UnknownTopicError,
 )
-from kafka_placement.partitioning import RecordPartitioner, RoundRobin, partition_key
+from kafka_placement.partitioning import RecordPartitioner, RoundRobin, native, partition_key, routing
+from kafka_placement.partitioning.sticky import UniformSticky
 from kafka_placement.partitioning.topicview import TopicView
 
 UNREACHABLE = {"bootstrap.servers": "127.0.0.1:1", "message.timeout.ms": 100, "log_level": 0}
@@ -212,3 +214,60 @@ def test_kip794_keyless_records_skip_partitions_that_stopped_taking_data() -> No
     ):
         Producer(UNREACHABLE, partitioner="murmur2_random", native=True, availability_timeout_s=1.0)
     assert not Producer(UNREACHABLE, partitioner="murmur2_random", availability_timeout_s=1.0).native
+
+
+@pytest.mark.skipif(native.native_module() is None, reason="the C accelerator is not built")
+@pytest.mark.parametrize(
+    ("scheme", "route_ttl_s"),
+    [
+        ("murmur2_random", 0.5),
+        ("murmur2", 0.5),
+        ("consistent_random", 0.5),
+        ("fnv1a", 0.5),
+        ("jump", 0.5),
+        ("murmur2_random", 0.0002),
+    ],  # routes renewed (and leases taken back) every few records
+)
+def test_routed_records_land_where_the_python_path_puts_them(
+    scheme: str, route_ttl_s: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The C router (keyed records, keyless ones under a sticky lease) against the same producer built
+    with the C accelerator off, record by record: every record's delivery report names its partition."""
+    monkeypatch.setattr(routing, "ROUTE_TTL_S", route_ttl_s)
+    rng = random.Random(7)
+    records = []
+    for i in range(3000):
+        size = rng.randrange(0, 120)
+        kind = rng.random()
+        key: bytes | str | None = (
+            None
+            if kind < 0.4
+            else b""
+            if kind < 0.45
+            else f"user-{rng.randrange(500)}"
+            if kind < 0.6
+            else f"user-{rng.randrange(500)}".encode()
+        )
+        records.append((f"{i:05d}".encode() + b"x" * size, key))
+
+    def run(seed: int) -> tuple[dict[bytes, int], Producer]:
+        reports = Reports()
+        partitioner = RecordPartitioner(scheme, UniformSticky(300, rng=random.Random(seed)))
+        prod = Producer(
+            {**UNREACHABLE, "on_delivery": reports}, partitioner=partitioner, metadata_max_age_s=3600
+        )
+        cluster = Cluster({"t": 9}, down={4})
+        prod.metadata.fetch_view = cluster.view
+        for value, key in records:
+            prod.produce("t", value, key)
+        got = reports.wait(prod, len(records))
+        return {
+            msg_value: p for msg_value, p in zip((v for v, _ in records), [p for _, p, _ in got], strict=True)
+        }, prod
+
+    routed, with_router = run(11)
+    assert with_router.router is not None and with_router.router.fast > (2000 if route_ttl_s > 0.1 else 0)
+    with native.numpy_only():
+        expected, without = run(11)
+    assert without.router is None
+    assert routed == expected

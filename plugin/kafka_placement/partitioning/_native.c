@@ -2,7 +2,7 @@
  * Optional C accelerator for batch key hashing (kafka_placement.partitioning._native).
  *
  * The pure-numpy path (vectorized.py) is the fallback and the cross-check: every function here must give
- * exactly what kafka_placement.partitioning.murmur2 / hashes give for every key (property-tested).
+ * exactly what kafka_placement.partitioning.murmur2 / librdkafka_hashes give for every key (property-tested).
  *
  *   hash_offsets(algo, data, offsets, out, nulls=None) -> None
  *       Keys in Arrow's binary layout: key i is data[offsets[i]:offsets[i+1]]. data: any contiguous
@@ -20,6 +20,7 @@
  *       out[i] = (hashes[i] & mask) % n: uint32 hashes in, int64 partition indices out (1 <= n < 2**32).
  *   murmur2(data) -> int   Kafka Utils.murmur2 of one bytes-like object, signed 32-bit.
  *   simd([enable]) -> bool  whether murmur2 batches run eight keys at a time with AVX2 (off: scalar).
+ *   Router                  a producer's keyed-record hot path (_router.c).
  *
  * algo: MURMUR2 (Kafka Utils.murmur2, written as its signed int32 bits), CRC32 (zlib / librdkafka
  * rd_crc32, unsigned) or FNV1A (librdkafka rd_fnv1a: abs of the signed FNV-1a-32, as uint32).
@@ -33,60 +34,23 @@
 #include <stdint.h>
 #include <string.h>
 
-enum { ALGO_MURMUR2 = 0, ALGO_CRC32 = 1, ALGO_FNV1A = 2 };
+#include "_hash_kernels.h"
 
-#define MM_SEED 0x9747b28cu
-#define MM_M 0x5bd1e995u
-#define FNV_OFFSET 0x811c9dc5u
-#define FNV_PRIME 0x01000193u
-#define CRC_POLY 0xedb88320u
+int kp_add_router(PyObject *module); /* _router.c */
 
-static uint32_t crc_table[8][256];
+uint32_t kp_crc_table[8][256];
 
-static void crc_init(void)
+void kp_crc_init(void)
 {
     for (uint32_t i = 0; i < 256; i++) {
         uint32_t c = i;
         for (int k = 0; k < 8; k++)
             c = (c & 1u) ? (c >> 1) ^ CRC_POLY : c >> 1;
-        crc_table[0][i] = c;
+        kp_crc_table[0][i] = c;
     }
     for (uint32_t i = 0; i < 256; i++)
         for (int t = 1; t < 8; t++)
-            crc_table[t][i] = (crc_table[t - 1][i] >> 8) ^ crc_table[0][crc_table[t - 1][i] & 0xffu];
-}
-
-/* little-endian 32-bit load from any address (one mov on x86, correct on big-endian hosts too) */
-static inline uint32_t load_le32(const unsigned char *p)
-{
-    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
-}
-
-static inline uint32_t murmur2_one(const unsigned char *p, Py_ssize_t len)
-{
-    uint32_t h = MM_SEED ^ (uint32_t)len;
-    Py_ssize_t nblocks = len >> 2;
-    for (Py_ssize_t i = 0; i < nblocks; i++, p += 4) {
-        uint32_t k = load_le32(p) * MM_M;
-        k ^= k >> 24;
-        k *= MM_M;
-        h = (h * MM_M) ^ k;
-    }
-    switch (len & 3) {
-    case 3:
-        h ^= (uint32_t)p[2] << 16;
-        /* fall through */
-    case 2:
-        h ^= (uint32_t)p[1] << 8;
-        /* fall through */
-    case 1:
-        h ^= (uint32_t)p[0];
-        h *= MM_M;
-    }
-    h ^= h >> 13;
-    h *= MM_M;
-    h ^= h >> 15;
-    return h;
+            kp_crc_table[t][i] = (kp_crc_table[t - 1][i] >> 8) ^ kp_crc_table[0][kp_crc_table[t - 1][i] & 0xffu];
 }
 
 /* murmur2 of many keys given as (pointer, length). With AVX2 (checked at run time, so the extension
@@ -251,46 +215,6 @@ static void murmur2_ptrs(const unsigned char *const *ptrs, const Py_ssize_t *len
     }
 #endif
     murmur2_ptrs_scalar(ptrs, lens, n, out);
-}
-
-static inline uint32_t crc32_one(const unsigned char *p, Py_ssize_t len)
-{
-    uint32_t c = 0xffffffffu;
-    while (len >= 8) {
-        uint32_t a = load_le32(p) ^ c;
-        uint32_t b = load_le32(p + 4);
-        c = crc_table[7][a & 0xffu] ^ crc_table[6][(a >> 8) & 0xffu] ^ crc_table[5][(a >> 16) & 0xffu] ^
-            crc_table[4][a >> 24] ^ crc_table[3][b & 0xffu] ^ crc_table[2][(b >> 8) & 0xffu] ^
-            crc_table[1][(b >> 16) & 0xffu] ^ crc_table[0][b >> 24];
-        p += 8;
-        len -= 8;
-    }
-    while (len-- > 0)
-        c = crc_table[0][(c ^ *p++) & 0xffu] ^ (c >> 8);
-    return c ^ 0xffffffffu;
-}
-
-static inline uint32_t fnv1a_one(const unsigned char *p, Py_ssize_t len)
-{
-    uint32_t h = FNV_OFFSET;
-    for (Py_ssize_t i = 0; i < len; i++) {
-        h ^= p[i];
-        h *= FNV_PRIME;
-    }
-    /* librdkafka: abs() of the signed value (Sarama); INT32_MIN stays 0x80000000 */
-    return (h & 0x80000000u) ? (uint32_t)0u - h : h;
-}
-
-static inline uint32_t hash_one(int algo, const unsigned char *p, Py_ssize_t len)
-{
-    switch (algo) {
-    case ALGO_MURMUR2:
-        return murmur2_one(p, len);
-    case ALGO_CRC32:
-        return crc32_one(p, len);
-    default:
-        return fnv1a_one(p, len);
-    }
 }
 
 static int check_algo(int algo)
@@ -779,7 +703,7 @@ static struct PyModuleDef native_module = {
 
 PyMODINIT_FUNC PyInit__native(void)
 {
-    crc_init();
+    kp_crc_init();
 #ifdef HAVE_AVX2_KERNEL
     __builtin_cpu_init();
     use_avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
@@ -789,7 +713,7 @@ PyMODINIT_FUNC PyInit__native(void)
         return NULL;
     if (PyModule_AddIntConstant(m, "MURMUR2", ALGO_MURMUR2) < 0 ||
         PyModule_AddIntConstant(m, "CRC32", ALGO_CRC32) < 0 ||
-        PyModule_AddIntConstant(m, "FNV1A", ALGO_FNV1A) < 0) {
+        PyModule_AddIntConstant(m, "FNV1A", ALGO_FNV1A) < 0 || kp_add_router(m) < 0) {
         Py_DECREF(m);
         return NULL;
     }

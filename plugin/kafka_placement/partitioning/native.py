@@ -10,7 +10,8 @@ and :func:`numpy_only` does so for a block of code. Both paths return identical 
   x86-64 CPUs with AVX2 (checked at run time) murmur2 runs eight keys side by side, and keys of one
   length stored back to back (fixed_size_binary, equal-length binary) are loaded sixteen bytes at a time
   and transposed; :func:`simd_off` switches that off for a block (tests compare both).
-- :func:`murmur2_u32` hashes one key (the scalar record path of the client adapters).
+- :func:`murmur2_u32` hashes one key (the scalar record path of the client adapters); the record router
+  of :mod:`~kafka_placement.partitioning.routing` is in the same module (:func:`native_module`).
 - :func:`hash_remainder` turns hashes into partition indices (C: a multiply by a precomputed
   reciprocal instead of a division per key).
 - :func:`hash_list` hashes a Python list/tuple of ``bytes``/``None`` straight from the objects (no join,
@@ -24,7 +25,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -69,6 +70,18 @@ def numpy_only() -> Iterator[None]:
         yield
     finally:
         _enabled = previous
+
+
+def native_module() -> Any:
+    """The C accelerator module while it is enabled (see :func:`native_enabled`) and has the record
+    router of this source, else None."""
+    return _native if _enabled and _has("Router") else None
+
+
+def algo_code(kind: HashKind) -> int:
+    """The C accelerator's number for a hash kind (``MURMUR2``, ``CRC32``, ``FNV1A``)."""
+    _check_kind(kind)
+    return _ALGO[kind]
 
 
 def _has(name: str) -> bool:

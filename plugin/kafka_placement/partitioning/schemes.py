@@ -77,6 +77,8 @@ class Scheme:
     (:func:`~kafka_placement.partitioning.native.hash_batch`, C or numpy) and ``from_hash(hashes, n)`` turns
     those hashes into partition indices; ``null_is_keyless`` / ``empty_is_keyless`` say when a record is
     instead keyless (random / the keyless strategy); ``always_random`` ignores keys entirely.
+    ``index_mask``/``jump`` say the same as ``from_hash`` in numbers, for the C record router: the index
+    is ``(hash & index_mask) % n``, or the jump bucket of the unsigned hash.
     """
 
     name: str
@@ -87,6 +89,8 @@ class Scheme:
     empty_is_keyless: bool = False
     always_random: bool = False
     source: str = ""
+    index_mask: int = 0xFFFFFFFF
+    jump: bool = False
 
     def is_keyless(self, key: bytes | None) -> bool:
         """True if a record with this key is placed by the keyless strategy under this scheme."""
@@ -123,6 +127,7 @@ SCHEMES: dict[str, Scheme] = {
             _murmur2_from_hash,
             null_is_keyless=False,
             source="librdkafka murmur2 (NULL hashed like empty)",
+            index_mask=POSITIVE_MASK,
         ),
         Scheme(
             "murmur2_random",
@@ -131,6 +136,7 @@ SCHEMES: dict[str, Scheme] = {
             _murmur2_from_hash,
             null_is_keyless=True,
             source="librdkafka murmur2_random = Java DefaultPartitioner/BuiltInPartitioner keyed",
+            index_mask=POSITIVE_MASK,
         ),
         Scheme(
             "consistent",
@@ -181,6 +187,7 @@ SCHEMES: dict[str, Scheme] = {
             _jump_from_hash,
             null_is_keyless=True,
             source="jump consistent hash (Lamping & Veach 2014) over unsigned murmur2",
+            jump=True,
         ),
     )
 }

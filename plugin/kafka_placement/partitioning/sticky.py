@@ -101,6 +101,24 @@ class UniformSticky:
                 self._state[view.topic] = _StickyState(self.next_partition(view), 0, undo)
             return partition
 
+    def add_produced(self, topic: str, partition: int, produced: int) -> None:
+        """Count ``produced`` bytes that another path (the C record router, under :meth:`lease`) sent to
+        ``topic``'s sticky ``partition``."""
+        with self._lock:
+            state = self._state.get(topic)
+            if state is not None and state.partition == partition and produced > 0:
+                state.produced += produced
+                state.undo = None
+
+    def lease(self, topic: str) -> tuple[int, int] | None:
+        """``(sticky partition, room)``: records whose bytes stay below ``room`` would go to that partition
+        without a switch (None before the first record)."""
+        with self._lock:
+            state = self._state.get(topic)
+            if state is None or state.produced >= self.batch_size:
+                return None
+            return state.partition, self.batch_size - state.produced
+
     def on_new_batch(self, topic: str, prev_partition: int) -> None:
         """The client will partition the last record again: un-count it so it lands on the same partition."""
         with self._lock:

@@ -18,6 +18,7 @@ here.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -25,9 +26,19 @@ import confluent_kafka
 
 from kafka_placement.clients.confluent.topic_metadata import TopicMetadataCache, topic_view_from_metadata
 from kafka_placement.errors import ConnectionFailedError, InvalidArgumentError, UnknownTopicError
+from kafka_placement.partitioning import routing
 from kafka_placement.partitioning.availability import PartitionAvailability
 from kafka_placement.partitioning.record import RecordPartitioner, default_partitioner, scheme_partitioner
+from kafka_placement.partitioning.routing import (
+    KeyedRouter,
+    grant_lease,
+    keyed_router,
+    routable,
+    set_route,
+    take_lease,
+)
 from kafka_placement.partitioning.schemes import Scheme
+from kafka_placement.partitioning.sticky import UniformSticky
 from kafka_placement.partitioning.topicview import TopicView
 from kafka_placement.partitioning.validation import check_explicit_partition, check_key
 
@@ -116,6 +127,9 @@ class Producer(confluent_kafka.Producer):
         super().__init__(conf, **kwargs)
         settings = {**conf, **kwargs}
         self.native: bool = bool(native)
+        # confluent's config-level delivery callback: a record we give our own callback must still reach it
+        default = settings.get("on_delivery")
+        self._default_delivery: DeliveryCallback | None = default if callable(default) else None
         if self.native:
             # librdkafka places every record: the C methods themselves, no Python per record
             self.__dict__["produce"] = confluent_kafka.Producer.produce.__get__(self)
@@ -137,6 +151,29 @@ class Producer(confluent_kafka.Producer):
         self.broker_racks = dict(broker_racks) if broker_racks else None
         self.metadata = TopicMetadataCache(self._fetch_view, metadata_max_age_s)
         self.availability = PartitionAvailability(availability_timeout_s) if availability_timeout_s else None
+        self.router: KeyedRouter | None = None
+        self._routes: dict[str, tuple[TopicView, float]] = {}  # topic → (view routed, until)
+        if (
+            not self.native
+            and self.availability is None  # it counts every record sent
+            and type(self.partitioner) is RecordPartitioner  # a subclass may place keyed records its way
+            and routable(self.partitioner.scheme)
+            and type(self).produce is Producer.produce  # a subclass's own produce stays in charge
+        ):
+            # keyed records of known topics: hashed and sent from C, see kafka_placement.partitioning.routing
+            c_produce = confluent_kafka.Producer.produce.__get__(self)
+            self.router = keyed_router(c_produce, Producer.produce.__get__(self))
+            if self.router is not None:
+                self.__dict__["produce"] = self.router
+        keyless = self.partitioner.keyless
+        # keyless records under a lease only where the strategy is Java's sticky one, unmodified
+        self._leasing: UniformSticky | None = (
+            keyless
+            if self.router is not None
+            and isinstance(keyless, UniformSticky)
+            and type(keyless).choose is UniformSticky.choose
+            else None
+        )
 
     # --- metadata -------------------------------------------------------------------------------
     def _fetch_view(self, topic: str) -> TopicView:
@@ -174,6 +211,8 @@ class Producer(confluent_kafka.Producer):
         """``(partition, key as confluent-kafka takes it)`` for one record."""
         key_bytes = check_key(key)  # the bytes every adapter hashes; str as UTF-8, like confluent-kafka
         view = self.metadata.view(topic)
+        if self.router is not None:
+            self._renew_route(topic, view)
         if partition is not None and partition != -1:
             if (
                 isinstance(partition, int)
@@ -184,11 +223,29 @@ class Producer(confluent_kafka.Producer):
             chosen = check_explicit_partition(partition, view.num_partitions)
         else:
             size = (len(key_bytes) if key_bytes else 0) + (len(value) if value is not None else 0)
+            leased = self._leasing is not None and self.partitioner.scheme.is_keyless(key_bytes)
+            if leased:
+                take_lease(self.router, topic, self._leasing)  # type: ignore[arg-type]
             chosen = self.partitioner.partition(view, key_bytes, size, availability=self.availability)
+            if leased:
+                grant_lease(self.router, topic, self._leasing)  # type: ignore[arg-type]
         if self.availability is not None:
             self.availability.sent(topic, chosen)
         # confluent-kafka takes bytes or str keys only: a bytearray/memoryview goes as the bytes we hashed
         return chosen, (key if key is None or isinstance(key, bytes | str) else key_bytes)
+
+    def _renew_route(self, topic: str, view: TopicView) -> None:
+        """Let the router place ``topic``'s keyed records by ``view`` for the next ``ROUTE_TTL_S``."""
+        assert self.router is not None
+        now = time.monotonic()
+        routed = self._routes.get(topic)
+        if routed is not None and routed[0] is view and routed[1] > now:
+            return
+        if self._leasing is not None:  # count its bytes; the next keyless record asks the strategy anew
+            take_lease(self.router, topic, self._leasing)
+        until = now + routing.ROUTE_TTL_S
+        set_route(self.router, topic, self.partitioner.scheme, view.partitions, until)
+        self._routes[topic] = (view, until)
 
     def _on_delivery(self, topic: str, callback: DeliveryCallback | None) -> DeliveryCallback:
         def on_delivery(err: Any, msg: Any) -> None:
@@ -217,7 +274,7 @@ class Producer(confluent_kafka.Producer):
         chosen, sent = self._place(topic, key, value, partition)
         kwargs: dict[str, Any] = {
             "partition": chosen,
-            "on_delivery": self._on_delivery(topic, on_delivery or callback),
+            "on_delivery": self._on_delivery(topic, on_delivery or callback or self._default_delivery),
         }
         if timestamp:
             kwargs["timestamp"] = timestamp
@@ -240,7 +297,7 @@ class Producer(confluent_kafka.Producer):
         ``RD_KAFKA_MSG_F_PARTITION``: a message's own ``partition`` is ignored), so the messages are
         grouped by the partition we chose, in their order, and each group goes as one batch. Returns how
         many were enqueued; a message that was not gets an ``_error`` entry, as with confluent-kafka."""
-        batch_callback = on_delivery or callback
+        batch_callback = on_delivery or callback or self._default_delivery
         groups: dict[int, list[tuple[dict[str, Any], dict[str, Any]]]] = {}
         for message in messages:
             wanted = message.get("partition", -1)
