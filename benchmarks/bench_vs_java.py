@@ -21,14 +21,20 @@ Rows:
                          12-partition topic, ``produce(topic, value[, key])`` with no per-record callback:
                          our ``Producer`` natively (librdkafka places), through the C record router
                          (Java's default partitioner; ``jump``) and, the C accelerator off, through Python
-                         vs plain ``confluent_kafka.Producer`` with ``partitioner=murmur2_random``; best
-                         records/s of three rounds, each round running every row once
+                         vs plain ``confluent_kafka.Producer`` with ``partitioner=murmur2_random``; and
+                         kafka-python's ``KafkaProducer`` with our ``JavaDefaultPartitioner`` vs its own
+                         default (a tenth of the records); best records/s of three rounds, each round
+                         running every row once
 
 ``--quick`` shrinks the assignor cases to 100 topics x 1,000 partitions x 500 members and the keys to 200k
 (CI-sized); the full sizes are the ones docs/performance.md quotes.
 
+``--growth`` prints how cost grows instead (docs/performance.md's growth table): sticky fresh from 10k
+to 1M partitions and from 100 to 5,000 members, hashing from 1M to 100M keys, with growth exponents.
+
 Usage: python benchmarks/bench_vs_java.py [--quick] [--only hash,sticky,coop,unequal] [--reps 7]
        [--bootstrap-server HOST:PORT --records 1000000]
+       python benchmarks/bench_vs_java.py --growth
 """
 
 from __future__ import annotations
@@ -144,6 +150,28 @@ def child_hash(form: str, count: int, reps: int) -> Result:
             "check": _checksum(result), "rss_peak_mb": _vm_kb("VmHWM") / 1024}
 
 
+def child_hash_large(count: int, reps: int) -> Result:
+    """``partition_keys`` on ``count`` 16-byte keys as a pyarrow binary array built straight from the key
+    bytes (no Python object per key, so 100M keys fit)."""
+    import numpy as np
+    import pyarrow as pa
+
+    from kafka_placement.partitioning import partition_keys
+
+    blob = _key_bytes(count)
+    offsets = np.arange(0, KEY_LEN * (count + 1), KEY_LEN, dtype=np.int32)
+    keys = pa.Array.from_buffers(pa.binary(), count, [None, pa.py_buffer(offsets), pa.py_buffer(blob)])
+    times = []
+    result = None
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        result = partition_keys(keys, N_PARTITIONS)
+        times.append(time.perf_counter() - t0)
+    warm = sorted(times[1:]) or times
+    return {"cold_s": times[0], "warm_s": warm[len(warm) // 2], "best_s": min(times),
+            "check": _checksum(result), "rss_peak_mb": _vm_kb("VmHWM") / 1024}
+
+
 def _group(topics: int, partitions: int, members: int) -> tuple[dict[str, int], dict[str, list[str]]]:
     ppt = {f"topic-{t:04d}": partitions for t in range(topics)}
     names = list(ppt)
@@ -182,18 +210,24 @@ def run_ours(*args: str) -> Result:
 
 
 # --- live produce -------------------------------------------------------------------------------------------
-#: (label, keyed?, how to make the producer) of every produce row; plain confluent is the baseline of
-#: its kind (keyed or keyless) and runs in the same round as the others.
+#: (label, keyed?, how to make the producer, baseline) of every produce row; a baseline is the plain client
+#: of the same kind (keyed or keyless) and runs in the same round as the others.
 PRODUCE_ROWS = (
-    ("keyed: plain confluent", True, "plain"),
-    ("keyed: ours native", True, "native"),
-    ("keyed: ours C router", True, "routed"),
-    ("keyed: ours C router, jump", True, "jump"),
-    ("keyed: ours Python path", True, "python"),
-    ("keyless: plain confluent", False, "plain"),
-    ("keyless: ours C router lease", False, "routed"),
-    ("keyless: ours Python path", False, "python"),
+    ("keyed: plain confluent", True, "plain", "plain"),
+    ("keyed: ours native", True, "native", "plain"),
+    ("keyed: ours C router", True, "routed", "plain"),
+    ("keyed: ours C router, jump", True, "jump", "plain"),
+    ("keyed: ours Python path", True, "python", "plain"),
+    ("keyless: plain confluent", False, "plain", "plain"),
+    ("keyless: ours C router lease", False, "routed", "plain"),
+    ("keyless: ours Python path", False, "python", "plain"),
+    ("keyed: kafka-python default", True, "kp-default", "kp-default"),
+    ("keyed: kafka-python + ours", True, "kp-ours", "kp-default"),
+    ("keyless: kafka-python default", False, "kp-default", "kp-default"),
+    ("keyless: kafka-python + ours", False, "kp-ours", "kp-default"),
 )
+#: kafka-python sends ~30x slower than librdkafka: its rows send this fraction of the records
+KAFKA_PYTHON_SHARE = 10
 
 
 def produce_rates(bootstrap: str, records: int, rounds: int = 3) -> dict[tuple[bool, str], float]:
@@ -215,6 +249,13 @@ def produce_rates(bootstrap: str, records: int, rounds: int = 3) -> dict[tuple[b
               "queue.buffering.max.messages": 1000000}
 
     def make(kind: str) -> Any:
+        if kind.startswith("kp-"):
+            from kafka import KafkaProducer
+
+            from kafka_placement.clients.kafka_python.partitioners import JavaDefaultPartitioner
+
+            ours = {"partitioner": JavaDefaultPartitioner()} if kind == "kp-ours" else {}
+            return KafkaProducer(bootstrap_servers=bootstrap, linger_ms=20, batch_size=65536, **ours)
         if kind == "plain":
             return confluent_kafka.Producer({**config, "partitioner": "murmur2_random"})
         if kind == "native":
@@ -227,6 +268,15 @@ def produce_rates(bootstrap: str, records: int, rounds: int = 3) -> dict[tuple[b
         return Producer(dict(config))  # Java's default partitioner: the C router
 
     def run(producer: Any, keyed: bool) -> float:
+        if not hasattr(producer, "produce"):  # kafka-python
+            count = records // KAFKA_PYTHON_SHARE
+            t0 = time.perf_counter()
+            for k in keys[:count]:
+                producer.send(topic, value=value, key=k if keyed else None)
+            producer.flush(120)
+            elapsed = time.perf_counter() - t0
+            producer.close()
+            return count / elapsed
         produce = producer.produce
         t0 = time.perf_counter()
         for k in keys:
@@ -244,11 +294,61 @@ def produce_rates(bootstrap: str, records: int, rounds: int = 3) -> dict[tuple[b
 
     best: dict[tuple[bool, str], float] = {}
     for _ in range(rounds):
-        for _label, keyed, kind in PRODUCE_ROWS:
+        for _label, keyed, kind, _baseline in PRODUCE_ROWS:
             rate = run(make(kind), keyed)
             best[keyed, kind] = max(best.get((keyed, kind), 0.0), rate)
     admin.delete_topics([topic])
     return best
+
+
+# --- growth ----------------------------------------------------------------------------------------------
+#: (topics, partitions per topic, members) of the sticky growth rows: partitions grow at 500 members, then
+#: members grow at 100k partitions.
+STICKY_GROWTH = ((10, 1000, 500), (100, 1000, 500), (1000, 1000, 500), (100, 1000, 100), (100, 1000, 5000))
+HASH_GROWTH = (1_000_000, 10_000_000, 100_000_000)
+
+
+def _exponent(sizes: tuple[int, int], times: tuple[float, float]) -> float:
+    """The growth exponent k of time ~ size**k between two sizes."""
+    import math
+
+    return math.log(times[1] / times[0]) / math.log(sizes[1] / sizes[0])
+
+
+def growth(reps: int) -> None:
+    """How cost grows with size, ours and Java's side by side, and the growth exponents."""
+    print(f"{'growth':<42} {'ours warm':>11} {'Java warm':>11} {'Java/ours':>9}")
+    sticky: dict[tuple[int, int, int], tuple[float, float]] = {}
+    for shape in STICKY_GROWTH:
+        java = run_java(["sticky", *map(str, shape), str(max(2, min(reps, 4)))], heap="6g")
+        ours = run_ours("sticky", *map(str, shape))
+        sticky[shape] = (ours["warm_s"], java["warm_s"])
+        print(f"{f'sticky fresh {shape[0] * shape[1] // 1000}k partitions x {shape[2]} members':<42} "
+              f"{_fmt_s(ours['warm_s'])} {_fmt_s(java['warm_s'])} {java['warm_s'] / ours['warm_s']:8.2f}x")
+    hashing: dict[int, tuple[float, float]] = {}
+    for count in HASH_GROWTH:
+        with tempfile.NamedTemporaryFile(suffix=".keys") as f:
+            f.write(_key_bytes(count))
+            f.flush()
+            java = run_java(["murmur", f.name, str(KEY_LEN), str(N_PARTITIONS), str(min(reps, 4))], heap="6g")
+        ours = run_ours("hash-large", str(count), str(min(reps, 4)))
+        same = "same partitions" if ours["check"] == java["check"] else "DIFFERENT"
+        hashing[count] = (ours["warm_s"], java["warm_s"])
+        print(f"{f'hash {count // 1_000_000}M x 16 B (pyarrow binary)':<42} {_fmt_s(ours['warm_s'])} "
+              f"{_fmt_s(java['warm_s'])} {java['warm_s'] / ours['warm_s']:8.2f}x  {same}")
+    print("growth exponents (time ~ size**k), ours / Java:")
+    spans = (
+        ("partitions 10k -> 1M (500 members)", (10_000, 1_000_000), STICKY_GROWTH[0], STICKY_GROWTH[2]),
+        ("members 100 -> 5,000 (100k partitions)", (100, 5000), STICKY_GROWTH[3], STICKY_GROWTH[4]),
+    )
+    for label, sizes, a, b in spans:
+        ours_k = _exponent(sizes, (sticky[a][0], sticky[b][0]))
+        java_k = _exponent(sizes, (sticky[a][1], sticky[b][1]))
+        print(f"  sticky, {label}: {ours_k:.2f} / {java_k:.2f}")
+    first, last = HASH_GROWTH[0], HASH_GROWTH[-1]
+    ours_k = _exponent((first, last), (hashing[first][0], hashing[last][0]))
+    java_k = _exponent((first, last), (hashing[first][1], hashing[last][1]))
+    print(f"  hashing, keys 1M -> 100M: {ours_k:.2f} / {java_k:.2f}")
 
 
 # --- report -------------------------------------------------------------------------------------------------
@@ -266,17 +366,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reps", type=int, default=7, help="Java calls per case (the first is cold)")
     parser.add_argument("--bootstrap-server", help="also measure confluent produce on this cluster")
     parser.add_argument("--records", type=int, default=1_000_000)
+    parser.add_argument("--growth", action="store_true",
+                        help="how cost grows: sticky 10k -> 1M partitions and 100 -> 5,000 members, hashing "
+                             "1M -> 100M keys, ours and Java side by side (several minutes, ~8 GB of memory)")
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
         kind, *rest = args.child
         if kind == "hash":
             out = child_hash(rest[0], int(rest[1]), int(rest[2]))
+        elif kind == "hash-large":
+            out = child_hash_large(int(rest[0]), int(rest[1]))
         else:
             out = child_assign(kind, *map(int, rest))
         print(json.dumps(out))
         return 0
 
+    if args.growth:
+        growth(args.reps)
+        return 0
     only = set(args.only.split(","))
     keys = 200_000 if args.quick else 1_000_000
     shape = (100, 1000, 500) if args.quick else (500, 2000, 2000)
@@ -316,13 +424,13 @@ def main(argv: list[str] | None = None) -> int:
               f"(Java {java['check']})")
     if args.bootstrap_server:
         rates = produce_rates(args.bootstrap_server, args.records)
-        for label, keyed, kind in PRODUCE_ROWS:
-            if kind == "plain":
+        for label, keyed, kind, baseline in PRODUCE_ROWS:
+            if kind == baseline:
                 continue
-            rate, plain = rates[keyed, kind], rates[keyed, "plain"]
+            rate, plain = rates[keyed, kind], rates[keyed, baseline]
             ours_k, plain_k = f"{rate / 1000:.0f}k/s", f"{plain / 1000:.0f}k/s"
             print(f"{'produce ' + label:<42} {ours_k:>11} {'':>11} {plain_k:>11} {'':>11} "
-                  f"{rate / plain:8.2f}x  ours/plain confluent (murmur2_random), {args.records} x 100 B")
+                  f"{rate / plain:8.2f}x  ours/{baseline} (plain: confluent murmur2_random), 100 B records")
     return 0 if ok else 1
 
 

@@ -64,7 +64,9 @@ def consume_all(bootstrap: str, topic: str, partitions: int, expected: int) -> l
         consumer.close()
 
 
-@pytest.mark.parametrize(("scheme", "partitions"), [("murmur2", 12), ("fnv1a", 7), ("jump", 16)])
+@pytest.mark.parametrize(
+    ("scheme", "partitions"), [("murmur2", 12), ("fnv1a", 7), ("jump", 16), ("murmur2_random", 9)]
+)
 def test_writer_puts_every_record_in_its_predicted_partition(
     kafka_cluster: Any, spark: Any, scheme: str, partitions: int
 ) -> None:
@@ -79,7 +81,7 @@ def test_writer_puts_every_record_in_its_predicted_partition(
     df = sample_dataframe(spark, SampleSpec(RECORDS, distinct_keys=400, seed=9)).selectExpr(
         "key", "CAST(CONCAT('v-', CAST(value_size AS STRING)) AS BINARY) AS value"
     )
-    write_to_kafka(df, bootstrap, topic, partitions, scheme=scheme)
+    write_to_kafka(df, bootstrap, topic, partitions, scheme=scheme)  # murmur2_random: Java's own partitioner
 
     got = consume_all(bootstrap, topic, partitions, RECORDS)
     assert len(got) == RECORDS

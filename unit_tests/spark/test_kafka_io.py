@@ -26,3 +26,14 @@ def test_partition_column_equals_partition_key_for_binary_and_string_keys(spark:
     for frame in (as_binary, as_string):
         rows = with_partition_column(frame, 13, scheme).collect()
         assert {bytes(r["key"]): r["partition"] for r in rows} == expected
+
+
+def test_native_writing_is_only_for_the_java_producers_own_partitioner(spark: Any) -> None:
+    from kafka_placement.errors import InvalidArgumentError
+    from kafka_placement.spark.kafka_io import write_to_kafka
+
+    df = spark.createDataFrame([(b"k", b"v")], "key binary, value binary")
+    with pytest.raises(InvalidArgumentError, match="native=True needs scheme='murmur2_random'"):
+        write_to_kafka(df, "127.0.0.1:1", "t", 3, scheme="jump", native=True, check_topic=False)
+    with pytest.raises(InvalidArgumentError, match="key column 'id' is not in the DataFrame"):
+        write_to_kafka(df, "127.0.0.1:1", "t", 3, key_column="id", check_topic=False)

@@ -105,14 +105,20 @@ def write_to_kafka(
     value_column: str = "value",
     options: dict[str, str] | None = None,
     check_topic: bool = True,
+    native: bool | None = None,
 ) -> None:
     """Write ``df`` to ``topic`` through Spark's Kafka sink, each record in our partitioner's partition.
 
     ``num_partitions`` must be the topic's partition count: with ``check_topic`` (default) it is
     compared with the cluster's metadata through kafka-python first (a mismatch would silently put
     keys elsewhere than producers do). The value column may be binary or string. NULL keys follow
-    ``scheme`` (``murmur2`` hashes them like b"" as librdkafka does; ``murmur2_random`` spreads them
-    at random like Java's keyless records).
+    ``scheme`` (``murmur2`` hashes them like b"" as librdkafka does; ``murmur2_random`` is Java's
+    producer: keyless records sticky by ``batch.size``).
+
+    ``native`` (default: yes for ``murmur2_random``): the sink's own Java producer places the records —
+    its default partitioner *is* ``murmur2_random`` (``toPositive(murmur2(key)) % n``, keyless records
+    sticky), so no partition column and no Python pass over the data are needed. Other schemes always
+    get the partition column.
     """
     fields = {f.name for f in df.schema.fields}
     if value_column not in fields:
@@ -123,11 +129,27 @@ def write_to_kafka(
     settings = _as_settings(bootstrap_servers)
     if check_topic:
         _check_partition_count(settings, topic, num_partitions)
+    if native is None:
+        native = scheme == "murmur2_random"
+    elif native and scheme != "murmur2_random":
+        raise InvalidArgumentError(
+            f"native=True needs scheme='murmur2_random' (the Java producer's own partitioner), got {scheme!r}"
+        )
+    if key_column not in fields:
+        raise InvalidArgumentError(
+            f"key column {key_column!r} is not in the DataFrame; "
+            f"available columns: {', '.join(sorted(fields))}"
+        )
     ensure_kafka_connector(df.sparkSession)
-    keyed = with_partition_column(df.select(key_column, value_column), num_partitions, scheme, key_column)
+    if native:
+        records = df.selectExpr(
+            f"CAST(`{key_column}` AS BINARY) AS key", f"CAST(`{value_column}` AS BINARY) AS value"
+        )
+    else:
+        keyed = with_partition_column(df.select(key_column, value_column), num_partitions, scheme, key_column)
+        records = keyed.selectExpr("key", f"CAST(`{value_column}` AS BINARY) AS value", "partition")
     writer = (
-        keyed.selectExpr("key", f"CAST(`{value_column}` AS BINARY) AS value", "partition")
-        .write.format("kafka")
+        records.write.format("kafka")
         .options(**settings.spark_options())
         .option("topic", topic)
     )

@@ -13,7 +13,9 @@ confluent-kafka speed. Keyed records land exactly where our scheme puts them (li
 ones our schemes reproduce, Java's murmur2 included); keyless records follow librdkafka's stickiness
 (``sticky.partitioning.linger.ms``) instead of Java's ``batch.size`` stickiness. ``native=False`` keeps
 Java's keyless semantics through our partitioner; ``jump``, rack-aware or custom partitioners always run
-here.
+here. Then ``produce(topic, value[, key])`` without a callback is taken by the C record router
+(:mod:`kafka_placement.partitioning.routing`): keyed records hashed in C, keyless ones under a sticky
+lease, the same partitions as the Python path below, which takes every other call.
 """
 
 from __future__ import annotations
@@ -152,28 +154,29 @@ class Producer(confluent_kafka.Producer):
         self.metadata = TopicMetadataCache(self._fetch_view, metadata_max_age_s)
         self.availability = PartitionAvailability(availability_timeout_s) if availability_timeout_s else None
         self.router: KeyedRouter | None = None
+        self._leasing: UniformSticky | None = None
         self._routes: dict[str, tuple[TopicView, float]] = {}  # topic → (view routed, until)
+        if not self.native:
+            self._install_router()
+
+    def _install_router(self) -> None:
+        """Let the C record router take ``produce`` calls it can place exactly (see
+        :mod:`kafka_placement.partitioning.routing`) — unless something needs every record in Python."""
         if (
-            not self.native
-            and self.availability is None  # it counts every record sent
-            and type(self.partitioner) is RecordPartitioner  # a subclass may place keyed records its way
-            and routable(self.partitioner.scheme)
-            and type(self).produce is Producer.produce  # a subclass's own produce stays in charge
+            self.availability is not None  # it counts every record sent
+            or type(self.partitioner) is not RecordPartitioner  # a subclass may place keyed records its way
+            or not routable(self.partitioner.scheme)
+            or type(self).produce is not Producer.produce  # a subclass's own produce stays in charge
         ):
-            # keyed records of known topics: hashed and sent from C, see kafka_placement.partitioning.routing
-            c_produce = confluent_kafka.Producer.produce.__get__(self)
-            self.router = keyed_router(c_produce, Producer.produce.__get__(self))
-            if self.router is not None:
-                self.__dict__["produce"] = self.router
+            return
+        c_produce = confluent_kafka.Producer.produce.__get__(self)
+        self.router = keyed_router(c_produce, Producer.produce.__get__(self))  # slow path: the Python one
+        if self.router is None:  # no C accelerator
+            return
+        self.__dict__["produce"] = self.router
         keyless = self.partitioner.keyless
-        # keyless records under a lease only where the strategy is Java's sticky one, unmodified
-        self._leasing: UniformSticky | None = (
-            keyless
-            if self.router is not None
-            and isinstance(keyless, UniformSticky)
-            and type(keyless).choose is UniformSticky.choose
-            else None
-        )
+        if isinstance(keyless, UniformSticky) and type(keyless).choose is UniformSticky.choose:
+            self._leasing = keyless  # Java's sticky strategy, unmodified: keyless records under a lease
 
     # --- metadata -------------------------------------------------------------------------------
     def _fetch_view(self, topic: str) -> TopicView:
