@@ -1,4 +1,5 @@
-"""Types of the optional C accelerator (``_native.c``); see kafka_placement.partitioning.native."""
+"""Types of the optional C accelerator (``_native.c``, ``_router.c``); see kafka_placement.partitioning.native
+and kafka_placement.partitioning.routing."""
 
 MURMUR2: int
 CRC32: int

@@ -21,46 +21,18 @@ metadata says it has no leader; a lease is taken back when its route is renewed,
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from kafka_placement.partitioning import native
 from kafka_placement.partitioning.schemes import Scheme
 from kafka_placement.partitioning.sticky import UniformSticky
 
+if TYPE_CHECKING:  # the C type (its stub: _native.pyi); absent without the C accelerator
+    from kafka_placement.partitioning._native import Router as KeyedRouter
+
 #: How long a route is used before one record goes the Python way again (which re-reads the topic's
 #: cached metadata, refreshed in the background): partition changes are picked up within this time.
 ROUTE_TTL_S = 0.5
-
-
-class KeyedRouter(Protocol):
-    """The C router's interface (see ``_router.c``)."""
-
-    fast: int
-    slow_calls: int
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
-
-    def set_route(
-        self,
-        topic: str,
-        algo: int,
-        mask: int,
-        partitions: tuple[int, ...],
-        null_is_keyless: bool,
-        empty_is_keyless: bool,
-        jump: bool,
-        expires_at: float,
-    ) -> None: ...
-
-    def set_lease(self, topic: str, partition: int, room: int) -> None: ...
-
-    def take_lease(self, topic: str) -> tuple[int, int] | None: ...
-
-    def drop_route(self, topic: str) -> None: ...
-
-    def drop_routes(self) -> None: ...
-
-    def has_route(self, topic: str) -> bool: ...
 
 
 def keyed_router(sink: Callable[..., Any], slow: Callable[..., Any]) -> KeyedRouter | None:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import confluent_kafka
 
@@ -32,7 +32,6 @@ from kafka_placement.partitioning import routing
 from kafka_placement.partitioning.availability import PartitionAvailability
 from kafka_placement.partitioning.record import RecordPartitioner, default_partitioner, scheme_partitioner
 from kafka_placement.partitioning.routing import (
-    KeyedRouter,
     grant_lease,
     keyed_router,
     routable,
@@ -43,6 +42,9 @@ from kafka_placement.partitioning.schemes import Scheme
 from kafka_placement.partitioning.sticky import UniformSticky
 from kafka_placement.partitioning.topicview import TopicView
 from kafka_placement.partitioning.validation import check_explicit_partition, check_key
+
+if TYPE_CHECKING:
+    from kafka_placement.partitioning._native import Router as KeyedRouter
 
 __all__ = ["DEFAULT_METADATA_TIMEOUT_S", "LIBRDKAFKA_PARTITIONERS", "Producer", "topic_view_from_metadata"]
 
