@@ -128,3 +128,18 @@ def test_unknown_topic_is_typed() -> None:
         JavaDefaultPartitioner().partition("nope", None, None, b"x", b"x", _cluster())
     with pytest.raises(UnknownTopicError, match="'nope'"):
         JavaDefaultPartitioner().partition("nope", b"k", b"k", b"x", b"x", _cluster())
+
+
+def test_keyless_view_follows_metadata_changes() -> None:
+    """The keyless view is reused while the metadata is unchanged and rebuilt as soon as it changes."""
+    cluster = _cluster(6)
+    partitioner = LegacyDefaultPartitioner(start=0)  # round robin: every partition in turn
+    first = [partitioner.partition("t", None, None, b"v", b"v", cluster) for _ in range(6)]
+    assert sorted(first) == [0, 1, 2, 3, 4, 5]
+    cluster.leaders["t"][2] = -1  # partition 2 lost its leader
+    cluster.leaders["t"][4] = -1
+    later = {partitioner.partition("t", None, None, b"v", b"v", cluster) for _ in range(12)}
+    assert later == {0, 1, 3, 5}
+    cluster.leaders["t"] = {p: p for p in range(8)}  # the topic grew, everything led again
+    grown = {partitioner.partition("t", None, None, b"v", b"v", cluster) for _ in range(16)}
+    assert grown == set(range(8))

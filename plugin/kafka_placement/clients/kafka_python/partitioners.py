@@ -61,6 +61,8 @@ class PlacementPartitioner(Partitioner):  # type: ignore[misc]
         #: KIP-794 tracking, set by our KafkaProducer (kafka_placement.clients.kafka_python.producer)
         self.availability: PartitionAvailability | None = None
         self._hashes_key = not isinstance(core, _CoreRoundRobin)
+        # topic → (partitions, available, view): the view is rebuilt only when the metadata changed
+        self._views: dict[str, tuple[set[int], set[int], TopicView]] = {}
 
     def partition(
         self,
@@ -80,11 +82,25 @@ class PlacementPartitioner(Partitioner):  # type: ignore[misc]
             n = len(partitions)
             idx = scheme.keyed_index(serialized_key, n)
             return idx if idx in partitions and n - 1 in partitions else sorted(partitions)[idx]
-        view = topic_view(cluster, topic, with_racks=self._needs_racks)
+        view = self._view(cluster, topic)
         size = (len(serialized_key) if serialized_key else 0) + (
             len(serialized_value) if serialized_value else 0
         )
         return self.core.partition(view, serialized_key, size, availability=self.availability)
+
+    def _view(self, cluster: Any, topic: str) -> TopicView:
+        """``topic``'s view, reused while kafka-python reports the same partitions and available ones
+        (a rack-aware view also depends on the leaders, so it is built every time)."""
+        if self._needs_racks:
+            return topic_view(cluster, topic, with_racks=True)
+        partitions = cluster.partitions_for_topic(topic)
+        available = cluster.available_partitions_for_topic(topic) or set()
+        cached = self._views.get(topic)
+        if cached is not None and cached[0] == partitions and cached[1] == available:
+            return cached[2]
+        view = topic_view(cluster, topic)
+        self._views[topic] = (set(partitions or ()), set(available), view)
+        return view
 
     def on_new_batch(self, topic: str, cluster: Any, prev_partition: int) -> None:
         self.core.on_new_batch(topic, prev_partition)
