@@ -3,14 +3,16 @@
 The same DataFrame (``--records`` keyed records, 100-byte values, 10% NULL keys) is written to a
 12-partition topic by:
   plain             Spark's Kafka sink as is (its Java producer's default partitioner)
-  ours murmur2      ``write_to_kafka(scheme="murmur2")``: a partition column computed in Arrow batches
+  ours murmur2      ``write_to_kafka(scheme="murmur2")``: a partition column from the keys in Arrow
+                    batches (a scalar Arrow UDF on PySpark 4.1+)
   ours jump         ``write_to_kafka(scheme="jump")``: the same with jump consistent hashing
   ours native       ``write_to_kafka(scheme="murmur2_random")``: the Java producer places the records
                     (its default partitioner is that scheme): no partition column
-Each round writes with every path once (the input cached first), best records/s of ``--rounds`` rounds;
-the ratio is ours / plain of the same run.
+Each round writes with every path once, starting at a different path each round (the JVM keeps warming
+up), the input cached first; best records/s of ``--rounds`` rounds; the ratio is ours / plain of the
+same run.
 
-Usage: python benchmarks/bench_spark_writer.py --bootstrap-server HOST:PORT [--records 2000000] [--rounds 3]
+Usage: python benchmarks/bench_spark_writer.py --bootstrap-server HOST:PORT [--records 2000000] [--rounds 4]
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ def main() -> int:
     )
     parser.add_argument("--bootstrap-server", required=True)
     parser.add_argument("--records", type=int, default=2_000_000)
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=4)
     args = parser.parse_args()
 
     from kafka.admin import KafkaAdminClient, NewTopic
@@ -36,7 +38,8 @@ def main() -> int:
     from kafka_placement.spark.kafka_io import write_to_kafka
     from kafka_placement.spark.session import ensure_kafka_connector, spark_session
 
-    spark = spark_session("local[2]")
+    spark = spark_session("local[2]", conf={"spark.ui.showConsoleProgress": "false"})
+    spark.sparkContext.setLogLevel("ERROR")
     ensure_kafka_connector(spark)
     df = (
         spark.range(args.records)
@@ -52,7 +55,8 @@ def main() -> int:
     best: dict[str, float] = {}
     topics = []
     for round_no in range(args.rounds):
-        for path in PATHS:
+        order = PATHS[round_no % len(PATHS) :] + PATHS[: round_no % len(PATHS)]  # no path always runs last
+        for path in order:
             topic = f"bench-writer-{os.getpid()}-{round_no}-{path.replace(' ', '-')}"
             admin.create_topics([NewTopic(topic, 12, 1)])
             topics.append(topic)

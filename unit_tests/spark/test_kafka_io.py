@@ -1,4 +1,3 @@
-# ruff: noqa: E501
 """The Spark → Kafka writer's partition column: the same partition as every other adapter for the same
 key, whether the column holds binary keys or strings (sent as their UTF-8 bytes)."""
 
@@ -20,7 +19,9 @@ KEYS = ["alice", "bob", "émile", "", "北京", "x" * 300, "\U0001f600"]
 def test_partition_column_equals_partition_key_for_binary_and_string_keys(spark: Any, scheme: str) -> None:
     from pyspark.sql import types as T
 
-    as_binary = spark.createDataFrame([(k.encode(),) for k in KEYS], T.StructType([T.StructField("key", T.BinaryType())]))
+    as_binary = spark.createDataFrame(
+        [(k.encode(),) for k in KEYS], T.StructType([T.StructField("key", T.BinaryType())])
+    )
     as_string = spark.createDataFrame([(k,) for k in KEYS], "key string")
     expected = {k.encode(): partition_key(k.encode(), 13, scheme) for k in KEYS}
     for frame in (as_binary, as_string):
@@ -37,3 +38,12 @@ def test_native_writing_is_only_for_the_java_producers_own_partitioner(spark: An
         write_to_kafka(df, "127.0.0.1:1", "t", 3, scheme="jump", native=True, check_topic=False)
     with pytest.raises(InvalidArgumentError, match="key column 'id' is not in the DataFrame"):
         write_to_kafka(df, "127.0.0.1:1", "t", 3, key_column="id", check_topic=False)
+
+
+def test_the_partition_column_takes_only_the_keys_through_python_where_pyspark_can(spark: Any) -> None:
+    from pyspark.sql import functions as F
+
+    from kafka_placement.spark.kafka_io import _partition_udf
+
+    column = _partition_udf(5, "jump")
+    assert (column is not None) == hasattr(F, "arrow_udf")  # PySpark 4.1+: a scalar Arrow UDF

@@ -1,7 +1,8 @@
 """Spark ⇄ Kafka: read a topic with Spark's Kafka source; write a DataFrame with Spark's Kafka sink.
 
 The writer computes an explicit ``partition`` column with our partitioners
-(:func:`kafka_placement.partitioning.partition_keys`, vectorized in ``mapInArrow``); Spark's sink
+(:func:`kafka_placement.partitioning.partition_keys` on Arrow batches of the keys: a scalar Arrow UDF on
+PySpark 4.1+, ``mapInArrow`` before); Spark's sink
 honours it, so Spark-produced records land exactly where a Java producer (``murmur2``) or
 librdkafka (``consistent_random``, ``fnv1a``…) with the same key would put them.
 
@@ -11,7 +12,7 @@ ConnectionSettings` (TLS/SASL): Spark's Java client gets every setting as a ``ka
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kafka_placement.clients.connection import ConnectionSettings
 from kafka_placement.errors import InvalidArgumentError, UnknownTopicError
@@ -68,8 +69,35 @@ def with_partition_column(
             "the DataFrame already has a 'key' column; drop it or use it as the key column"
         )
     df = df.drop("partition") if "partition" in fields else df
-    out = with_partitions(df.withColumnRenamed(key_column, "key"), [Partitioning(num_partitions, scheme)])
+    df = df.withColumnRenamed(key_column, "key")
+    column = _partition_udf(num_partitions, scheme)
+    if column is not None:  # PySpark 4.1+: only the key column goes through Python
+        return df.withColumn("partition", column(df["key"]))
+    out = with_partitions(df, [Partitioning(num_partitions, scheme)])  # the whole row goes through Python
     return out.withColumnRenamed("p0", "partition")
+
+
+def _partition_udf(num_partitions: int, scheme: str) -> Any:
+    """A scalar Arrow UDF (PySpark 4.1+) from binary keys to our partitions, or None before 4.1."""
+    from pyspark.sql import functions as F
+
+    arrow_udf = getattr(F, "arrow_udf", None)
+    if arrow_udf is None:
+        return None
+    Partitioning(num_partitions, scheme)  # checked here, on the driver, not in a task
+
+    def partitions(keys: Any) -> Any:
+        import numpy as np
+        import pyarrow as pa
+
+        from kafka_placement.partitioning import partition_keys
+
+        return pa.array(np.asarray(partition_keys(keys, num_partitions, scheme), dtype=np.int32))
+
+    import pyarrow as pa
+
+    partitions.__annotations__ = {"keys": pa.Array, "return": pa.Array}  # how PySpark tells a scalar UDF
+    return arrow_udf(partitions, "int")
 
 
 def _check_partition_count(settings: ConnectionSettings, topic: str, num_partitions: int) -> None:
