@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kafka_placement.assignment import assign
 from kafka_placement.assignment.assignment_quality import balance_score
 from kafka_placement.assignment.sticky import assign_sticky
 from kafka_placement.assignment.sticky.checks import kept, problems
@@ -459,3 +460,21 @@ def test_rack_dealing_reaches_full_locality_when_it_exists() -> None:
         assert all(members[m].rack in racks[tp] for m, v in result.items() for tp in v)
         as_frozen = {tp: frozenset(r) for tp, r in racks.items()}
         assert assign_sticky(ppt, members, partition_racks=as_frozen) == result
+
+
+@pytest.mark.parametrize("strategy", ["sticky", "cooperative-sticky"])
+def test_lists_are_in_python_order_where_java_orders_topics_differently(strategy: str) -> None:
+    """Java orders "\\U0001f600" (UTF-16 D83D DE00) before "\\ufffd"; Python's code points the other way.
+    The sticky functions build lists in Java order and skip ``assign``'s sort: they must still come out
+    as Python sorts them, for the fresh path and the general one."""
+    ppt = {"\U0001f600": 3, "\ufffd": 3, "a": 2}
+    fresh = assign(strategy, ppt, {"m1": Member(list(ppt)), "m2": Member(list(ppt))})
+    rebalance = assign(
+        strategy,
+        ppt,
+        {"m1": Member(list(ppt), owned=fresh["m1"], generation=1), "m3": Member(["\ufffd", "a"])},
+    )
+    for result in (fresh, rebalance):
+        assert all(parts == sorted(parts) for parts in result.values()), result
+    every = sorted(TopicPartition(t, p) for t, n in ppt.items() for p in range(n))
+    assert sorted(tp for parts in fresh.values() for tp in parts) == every

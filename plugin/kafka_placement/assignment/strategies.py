@@ -56,7 +56,8 @@ UserDataEncoder = Callable[[Iterable[TopicPartition] | None, int | None, int | N
 class Strategy:
     """A strategy's row: ``module``/``function`` name its assign function (imported on first use),
     ``rack_aware`` says whether it uses partition racks (KIP-881), ``cooperative`` its rebalance
-    protocol, ``read_subscription``/``encode_user_data`` its side of the wire."""
+    protocol, ``read_subscription``/``encode_user_data`` its side of the wire, ``sorted_output`` whether
+    its function's lists need no sorting."""
 
     name: StrategyName
     module: str
@@ -65,6 +66,8 @@ class Strategy:
     cooperative: bool
     read_subscription: SubscriptionReader
     encode_user_data: UserDataEncoder
+    #: its function already returns each member's partitions sorted by (topic, partition)
+    sorted_output: bool = False
 
     def assign_function(self) -> AssignFunction:
         loaded: AssignFunction = getattr(importlib.import_module(self.module), self.function)
@@ -154,7 +157,14 @@ STRATEGY_TABLE: dict[StrategyName, Strategy] = {
             _no_user_data,
         ),
         Strategy(
-            "sticky", f"{_ASSIGNMENT}.sticky", "assign_sticky", True, False, _read_sticky, _sticky_user_data
+            "sticky",
+            f"{_ASSIGNMENT}.sticky",
+            "assign_sticky",
+            True,
+            False,
+            _read_sticky,
+            _sticky_user_data,
+            sorted_output=True,
         ),
         Strategy(
             "cooperative-sticky",
@@ -164,6 +174,7 @@ STRATEGY_TABLE: dict[StrategyName, Strategy] = {
             True,
             _read_cooperative,
             _cooperative_user_data,
+            sorted_output=True,
         ),
         _FAILOVER,
         replace(_FAILOVER, name="priority"),  # the same assignor under its alias

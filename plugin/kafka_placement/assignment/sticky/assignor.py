@@ -29,6 +29,7 @@ from kafka_placement.assignment.sticky.problem import (
     build_problem,
     build_racks,
     gc_paused,
+    in_python_order,
     materialize,
     partitions_of_topic,
     validate_inputs,
@@ -95,7 +96,7 @@ def _fresh_equal(problem: Problem) -> dict[str, list[TopicPartition]]:
     for topic, count in zip(problem.topics, problem.counts.tolist(), strict=True):
         flat.extend(partitions_of_topic(topic, count))
     m = problem.n_members
-    return {member_id: flat[i::m] for i, member_id in enumerate(problem.member_ids)}
+    return in_python_order(problem, {member_id: flat[i::m] for i, member_id in enumerate(problem.member_ids)})
 
 
 def assign_sticky(

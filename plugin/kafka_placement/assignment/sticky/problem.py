@@ -308,6 +308,18 @@ def round_robin_deal(
 
 
 # --- output -----------------------------------------------------------------------------------------
+Assignment = dict[str, list[TopicPartition]]
+
+
+def in_python_order(problem: Problem, result: Assignment) -> Assignment:
+    """``result`` with each list sorted as Python sorts TopicPartitions. Lists built in global-id order
+    are sorted in *Java* ``String`` order of the topics, which differs from Python's (code points) only
+    for topic names mixing supplementary characters with U+E000..U+FFFF: only then is anything sorted."""
+    if list(problem.topics) == sorted(problem.topics):
+        return result
+    return {member_id: sorted(parts) for member_id, parts in result.items()}
+
+
 def materialize(problem: Problem, owner: IntArray) -> dict[str, list[TopicPartition]]:
     """``{member_id: sorted TopicPartitions}`` for every member from an owner array."""
     result: dict[str, list[TopicPartition]] = {}
@@ -334,4 +346,4 @@ def materialize(problem: Problem, owner: IntArray) -> dict[str, list[TopicPartit
     for i, member_id in enumerate(problem.member_ids):
         lo, hi = bounds[i], bounds[i + 1]
         result[member_id] = objects[order[lo:hi]].tolist() if hi > lo else []
-    return result
+    return in_python_order(problem, result)
