@@ -146,37 +146,25 @@ class Problem:
 def build_problem(partitions_per_topic: Mapping[str, int], members: Mapping[str, Member]) -> Problem:
     member_ids = java_sorted(members)
     member_list = [members[m] for m in member_ids]
-    wanted: set[str] = set()
-    for member in member_list:
-        wanted.update(member.topics)
+    # members mostly share a handful of subscriptions: the work below is per distinct subscription
+    # (Member keeps its topics sorted and unique, so equal sets are equal tuples)
+    rows_by_topics: dict[tuple[str, ...], list[int]] = {}
+    for i, member in enumerate(member_list):
+        rows_by_topics.setdefault(member.topics, []).append(i)
+    wanted: set[str] = set().union(*rows_by_topics)
     topics = java_sorted(t for t in wanted if partitions_per_topic.get(t, 0) > 0)
     topic_index = {t: i for i, t in enumerate(topics)}
     counts = np.fromiter((partitions_per_topic[t] for t in topics), dtype=np.int64, count=len(topics))
     offsets = np.zeros(len(topics) + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
     subscribed = np.zeros((len(member_ids), len(topics)), dtype=np.bool_)
-    memo: dict[tuple[str, ...], IntArray] = {}  # members mostly share a handful of subscriptions
-    first: IntArray | None = None
-    equal = True
-    for i, member in enumerate(member_list):
-        idx = memo.get(member.topics)
-        if idx is None:
-            idx = np.fromiter((topic_index[t] for t in member.topics if t in topic_index), dtype=np.int64)
-            memo[member.topics] = idx
+    for subscription, rows in rows_by_topics.items():
+        idx = np.fromiter((topic_index[t] for t in subscription if t in topic_index), dtype=np.int64)
         if idx.size:
-            subscribed[i, idx] = True
-        if first is None:
-            first = idx
-        elif equal and not np.array_equal(idx, first):
-            equal = False
-    if equal and member_list:
-        # Java compares the subscriptions themselves, topics without metadata included
-        # (allSubscriptionsEqual): {t, gone} and {t} take the general path there too
-        first_topics = set(member_list[0].topics)
-        equal = all(
-            len(member.topics) == len(first_topics) and first_topics.issuperset(member.topics)
-            for member in member_list
-        )
+            subscribed[np.ix_(np.asarray(rows, dtype=np.int64), idx)] = True
+    # Java compares the subscriptions themselves, topics without metadata included
+    # (allSubscriptionsEqual): {t, gone} and {t} take the general path there too
+    equal = len(rows_by_topics) <= 1
     position = {m: i for i, m in enumerate(members)}
     arrival = [position[m] for m in member_ids]
     return Problem(member_ids, member_list, topics, topic_index, counts, offsets, subscribed, equal, arrival)
