@@ -116,11 +116,25 @@ def _checksum(partitions: Any) -> int:
     return int((p * weights).sum())
 
 
+def _time_partition_keys(keys: Any, reps: int) -> Result:
+    """``partition_keys(keys, 12)`` ``reps`` times: the first call is cold, the median of the rest warm."""
+    from kafka_placement.partitioning import partition_keys
+
+    times = []
+    result = None
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        result = partition_keys(keys, N_PARTITIONS)
+        times.append(time.perf_counter() - t0)
+    warm = sorted(times[1:]) or times
+    return {"cold_s": times[0], "warm_s": warm[len(warm) // 2], "best_s": min(times),
+            "check": _checksum(result), "rss_peak_mb": _vm_kb("VmHWM") / 1024}
+
+
 def child_hash(form: str, count: int, reps: int) -> Result:
     import numpy as np
     import pyarrow as pa
 
-    from kafka_placement.partitioning import partition_keys
 
     blob = _key_bytes(count)
     fixed = np.frombuffer(blob, dtype=f"S{KEY_LEN}")
@@ -139,15 +153,7 @@ def child_hash(form: str, count: int, reps: int) -> Result:
     else:
         keys = as_list
     del as_list
-    times = []
-    result = None
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        result = partition_keys(keys, N_PARTITIONS)
-        times.append(time.perf_counter() - t0)
-    warm = sorted(times[1:]) or times
-    return {"cold_s": times[0], "warm_s": warm[len(warm) // 2], "best_s": min(times),
-            "check": _checksum(result), "rss_peak_mb": _vm_kb("VmHWM") / 1024}
+    return _time_partition_keys(keys, reps)
 
 
 def child_hash_large(count: int, reps: int) -> Result:
@@ -156,20 +162,11 @@ def child_hash_large(count: int, reps: int) -> Result:
     import numpy as np
     import pyarrow as pa
 
-    from kafka_placement.partitioning import partition_keys
 
     blob = _key_bytes(count)
     offsets = np.arange(0, KEY_LEN * (count + 1), KEY_LEN, dtype=np.int32)
     keys = pa.Array.from_buffers(pa.binary(), count, [None, pa.py_buffer(offsets), pa.py_buffer(blob)])
-    times = []
-    result = None
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        result = partition_keys(keys, N_PARTITIONS)
-        times.append(time.perf_counter() - t0)
-    warm = sorted(times[1:]) or times
-    return {"cold_s": times[0], "warm_s": warm[len(warm) // 2], "best_s": min(times),
-            "check": _checksum(result), "rss_peak_mb": _vm_kb("VmHWM") / 1024}
+    return _time_partition_keys(keys, reps)
 
 
 def _group(topics: int, partitions: int, members: int) -> tuple[dict[str, int], dict[str, list[str]]]:

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from aiokafka.coordinator.assignors.abstract import AbstractPartitionAssignor
 from aiokafka.coordinator.protocol import ConsumerProtocol
+from cluster_stub import PartitionCounts  # this directory is on sys.path
 
 from kafka_placement.assignment import Member, TopicPartition, assign
 from kafka_placement.assignment.userdata import decode_sticky_user_data
@@ -22,14 +23,7 @@ from kafka_placement.clients.aiokafka import (
 from kafka_placement.errors import InvalidArgumentError
 
 TP = TopicPartition
-
-
-class FakeCluster:
-    def __init__(self, ppt: dict[str, int]) -> None:
-        self.ppt = ppt
-
-    def partitions_for_topic(self, topic: str) -> set[int] | None:
-        return set(range(self.ppt[topic])) if topic in self.ppt else None
+FakeCluster = PartitionCounts
 
 
 def join(assignors: dict[str, Any], topics: dict[str, list[str]]) -> dict[str, Any]:

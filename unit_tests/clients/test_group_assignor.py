@@ -6,6 +6,7 @@ from __future__ import annotations
 import struct
 
 import pytest
+from cluster_stub import PartitionCounts  # this directory is on sys.path
 
 from kafka_placement.assignment import TopicPartition
 from kafka_placement.clients.group_assignor import (
@@ -18,14 +19,7 @@ from kafka_placement.clients.group_assignor import (
 from kafka_placement.errors import InvalidArgumentError, UnknownStrategyError
 
 TP = TopicPartition
-
-
-class FakeCluster:
-    def __init__(self, ppt: dict[str, int]) -> None:
-        self.ppt = ppt
-
-    def partitions_for_topic(self, topic: str) -> set[int] | None:
-        return set(range(self.ppt[topic])) if topic in self.ppt else None
+FakeCluster = PartitionCounts
 
 
 def test_failover_member_sends_its_priority_as_a_big_endian_int32() -> None:
