@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from kafka_placement.conformance.generators import GroupScenario
+from kafka_placement.conformance.group_scenarios import GroupScenario
 from kafka_placement.vocabulary import Member, TopicPartition
 
 Assignment = Mapping[str, Sequence[TopicPartition]]

@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from kafka_placement.assignment.assignment_quality import balance_score
-from kafka_placement.conformance import checks, generators
+from kafka_placement.conformance import checks, group_scenarios
 from kafka_placement.conformance.bridge import JavaError, JavaReference
 from kafka_placement.conformance.outcome import Agreement, OursUnavailable, ReferenceAnomaly, _ours
 from kafka_placement.vocabulary import Member, TopicPartition
@@ -20,7 +20,7 @@ MAX_COOPERATIVE_ROUNDS = 4
 def _agreement(
     java: Mapping[str, Sequence[TopicPartition]],
     ours: Mapping[str, Sequence[TopicPartition]],
-    s: generators.GroupScenario,
+    s: group_scenarios.GroupScenario,
     java_moves: int,
     our_moves: int,
 ) -> Agreement:
@@ -39,7 +39,7 @@ def _agreement(
 
 
 # ---- partition -> consumer --------------------------------------------------------------------------
-def _our_assign(strategy: str, s: generators.GroupScenario) -> dict[str, list[TopicPartition]]:
+def _our_assign(strategy: str, s: group_scenarios.GroupScenario) -> dict[str, list[TopicPartition]]:
     assign = _ours("kafka_placement.assignment", "assign")
     result: dict[str, list[TopicPartition]] = assign(
         strategy, s.partitions_per_topic, s.members, partition_racks=s.partition_racks()
@@ -47,13 +47,13 @@ def _our_assign(strategy: str, s: generators.GroupScenario) -> dict[str, list[To
     return result
 
 
-def _java_assign(ref: JavaReference, strategy: str, s: generators.GroupScenario) -> Any:
+def _java_assign(ref: JavaReference, strategy: str, s: group_scenarios.GroupScenario) -> Any:
     return ref.assign(
         strategy, s.partitions_per_topic, s.members, replicas=s.replicas, broker_racks=s.broker_racks
     )
 
 
-def _exact_assignment(ref: JavaReference, strategy: str, s: generators.GroupScenario) -> str | None:
+def _exact_assignment(ref: JavaReference, strategy: str, s: group_scenarios.GroupScenario) -> str | None:
     java = _java_assign(ref, strategy, s)
     if isinstance(java, JavaError):
         return f"Java threw {java.class_name}: {java.message}"
@@ -73,22 +73,22 @@ def _exact_assignment(ref: JavaReference, strategy: str, s: generators.GroupScen
 
 
 def check_range(ref: JavaReference, rng: random.Random) -> tuple[Any, str | None]:
-    s = generators.group_scenario(rng, racks=False)
+    s = group_scenarios.group_scenario(rng, racks=False)
     return s, _exact_assignment(ref, "range", s)
 
 
 def check_range_rack(ref: JavaReference, rng: random.Random) -> tuple[Any, str | None]:
-    s = generators.group_scenario(rng, racks=True)
+    s = group_scenarios.group_scenario(rng, racks=True)
     return s, _exact_assignment(ref, "range", s)
 
 
 def check_roundrobin(ref: JavaReference, rng: random.Random) -> tuple[Any, str | None]:
-    s = generators.group_scenario(rng, racks=False)
+    s = group_scenarios.group_scenario(rng, racks=False)
     return s, _exact_assignment(ref, "roundrobin", s)
 
 
 def _quality(
-    s: generators.GroupScenario,
+    s: group_scenarios.GroupScenario,
     java: Mapping[str, Sequence[TopicPartition]],
     ours: Mapping[str, Sequence[TopicPartition]],
     java_moves: int,
@@ -105,11 +105,11 @@ def _quality(
 
 
 def check_sticky(ref: JavaReference, rng: random.Random) -> tuple[Any, str | None]:
-    s = generators.sticky_scenario(rng, racks=rng.random() < 0.3)
+    s = group_scenarios.sticky_scenario(rng, racks=rng.random() < 0.3)
     return s, _sticky_quality(ref, s)
 
 
-def _sticky_quality(ref: JavaReference, s: generators.GroupScenario) -> str | None:
+def _sticky_quality(ref: JavaReference, s: group_scenarios.GroupScenario) -> str | None:
     """Ours valid; where Java's result is valid: balance score, moves and (where KIP-881 applies)
     partitions off their consumer's rack each no worse than Java's."""
     java = _java_assign(ref, "sticky", s)
@@ -143,7 +143,7 @@ def _sticky_quality(ref: JavaReference, s: generators.GroupScenario) -> str | No
 def check_sticky_equal(ref: JavaReference, rng: random.Random) -> tuple[Any, str | None]:
     """Equal subscriptions, no racks (Java's ConstrainedAssignmentBuilder), stale members and
     zombies included: exact equality with Java."""
-    s = generators.sticky_scenario(rng, racks=False, equal=True)
+    s = group_scenarios.sticky_scenario(rng, racks=False, equal=True)
     return s, _exact_assignment(ref, "sticky", s)
 
 
@@ -151,9 +151,9 @@ def check_sticky_rack_equal(ref: JavaReference, rng: random.Random) -> tuple[Any
     """Equal subscriptions with consumer and replica racks (KIP-881; Java's rack-aware
     ConstrainedAssignmentBuilder, deterministic): half of the groups fresh, half after a previous
     rebalance (stale members and zombies included): exact equality with Java."""
-    s = generators.sticky_scenario(rng, racks=True, equal=True)
+    s = group_scenarios.sticky_scenario(rng, racks=True, equal=True)
     if rng.random() < 0.5:
-        s = generators.without_history(s)
+        s = group_scenarios.without_history(s)
     return s, _exact_assignment(ref, "sticky", s)
 
 
@@ -161,7 +161,7 @@ def check_sticky_rack_fresh(ref: JavaReference, rng: random.Random) -> tuple[Any
     """A group's first assignment with consumer and replica racks, any subscriptions: exact equality
     with Java where KIP-881's rack-aware logic applies (Java's result is deterministic then); the
     sticky quality criteria where it does not."""
-    s = generators.without_history(generators.sticky_scenario(rng, racks=True))
+    s = group_scenarios.without_history(group_scenarios.sticky_scenario(rng, racks=True))
     if checks.rack_aware(s):
         return s, _exact_assignment(ref, "sticky", s)
     return s, _sticky_quality(ref, s)
@@ -170,24 +170,24 @@ def check_sticky_rack_fresh(ref: JavaReference, rng: random.Random) -> tuple[Any
 def check_cooperative_sticky_equal(ref: JavaReference, rng: random.Random) -> tuple[Any, str | None]:
     """Equal subscriptions, no racks, no conflicting claims: one cooperative rebalance, exact
     equality with Java (conflicting claims are covered by ``cooperative-sticky``)."""
-    s = generators.sticky_scenario(rng, racks=False, conflicts=False, equal=True)
+    s = group_scenarios.sticky_scenario(rng, racks=False, conflicts=False, equal=True)
     return s, _exact_assignment(ref, "cooperative-sticky", s)
 
 
 def _next_round(
-    s: generators.GroupScenario, assignment: Mapping[str, Sequence[TopicPartition]]
-) -> generators.GroupScenario:
+    s: group_scenarios.GroupScenario, assignment: Mapping[str, Sequence[TopicPartition]]
+) -> group_scenarios.GroupScenario:
     members = {
         m: Member(member.topics, owned=assignment.get(m, ()), generation=s.generation, rack=member.rack)
         for m, member in s.members.items()
     }
-    return generators.GroupScenario(
+    return group_scenarios.GroupScenario(
         s.partitions_per_topic, members, s.replicas, s.broker_racks, s.generation + 1
     )
 
 
 def _cooperative_rounds(
-    run: Callable[[generators.GroupScenario], Any], s: generators.GroupScenario, side: str
+    run: Callable[[group_scenarios.GroupScenario], Any], s: group_scenarios.GroupScenario, side: str
 ) -> tuple[dict[str, list[TopicPartition]] | None, list[str]]:
     """Rebalances until the assignment stops changing (at most :data:`MAX_COOPERATIVE_ROUNDS`);
     returns (final assignment, problems). A partition changing owner needs two rounds, and with
@@ -216,7 +216,7 @@ def _cooperative_rounds(
 
 
 def check_cooperative_sticky(ref: JavaReference, rng: random.Random) -> tuple[Any, str | None]:
-    s = generators.sticky_scenario(rng, racks=rng.random() < 0.3)
+    s = group_scenarios.sticky_scenario(rng, racks=rng.random() < 0.3)
     java_final, java_problems = _cooperative_rounds(
         lambda c: _java_assign(ref, "cooperative-sticky", c), s, "Java"
     )

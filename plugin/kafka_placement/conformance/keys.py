@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from kafka_placement.conformance import generators
+from kafka_placement.conformance import key_scenarios
 from kafka_placement.conformance.bridge import JavaReference
 from kafka_placement.conformance.outcome import OursUnavailable, _ours
 
@@ -14,7 +14,7 @@ from kafka_placement.conformance.outcome import OursUnavailable, _ours
 def check_murmur2(ref: JavaReference, rng: random.Random) -> tuple[Any, str | None]:
     """``Utils.murmur2`` vs our scalar ``murmur2`` on every key of a batch."""
     murmur2 = _ours("kafka_placement.partitioning", "murmur2")
-    s = generators.key_batch_scenario(rng)
+    s = key_scenarios.key_batch_scenario(rng)
     problems = []
     for key in s.keys:
         java, ours = ref.murmur2(key), murmur2(key)
@@ -28,7 +28,7 @@ def check_partition_for_key(ref: JavaReference, rng: random.Random) -> tuple[Any
     ``partition_keys`` over the whole batch."""
     partition_key = _ours("kafka_placement.partitioning", "partition_key")
     partition_keys = _ours("kafka_placement.partitioning", "partition_keys")
-    s = generators.key_batch_scenario(rng)
+    s = key_scenarios.key_batch_scenario(rng)
     vectorized = [int(p) for p in partition_keys(list(s.keys), s.num_partitions, scheme="murmur2")]
     problems = []
     for key, batched in zip(s.keys, vectorized, strict=True):
@@ -48,7 +48,7 @@ def check_librdkafka(ref: JavaReference, rng: random.Random) -> tuple[Any, str |
         import confluent_kafka
     except ImportError as exc:  # pragma: no cover - the confluent extra installs it
         raise OursUnavailable(f"confluent-kafka not installed: {exc}") from exc
-    s = generators.key_batch_scenario(rng)
+    s = key_scenarios.key_batch_scenario(rng)
     problems = []
     for scheme in ("murmur2", "consistent", "fnv1a"):
         helper = getattr(confluent_kafka, scheme)

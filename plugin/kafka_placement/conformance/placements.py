@@ -6,7 +6,7 @@ import random
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from kafka_placement.conformance import generators
+from kafka_placement.conformance import placement_scenarios
 from kafka_placement.conformance.bridge import JavaError, JavaReference
 from kafka_placement.conformance.outcome import _compare_outcome, _ours
 
@@ -15,7 +15,7 @@ from kafka_placement.conformance.outcome import _compare_outcome, _ours
 def check_adminutils(ref: JavaReference, rng: random.Random) -> tuple[Any, str | None]:
     assign = _ours("kafka_placement.replicas", "assign_replicas_to_brokers")
     broker_cls = _ours("kafka_placement.replicas", "Broker")
-    s = generators.admin_utils_scenario(rng)
+    s = placement_scenarios.admin_utils_scenario(rng)
     java = ref.assign_replicas_to_brokers(
         list(s.brokers), s.n_partitions, s.replication_factor, s.fixed_start_index, s.start_partition_id
     )
@@ -35,7 +35,7 @@ def check_adminutils_random(ref: JavaReference, rng: random.Random) -> tuple[Any
     the scenario's seed vs ours with ``seed=`` (``JavaRandom``) — exact equality."""
     assign = _ours("kafka_placement.replicas", "assign_replicas_to_brokers")
     broker_cls = _ours("kafka_placement.replicas", "Broker")
-    s = generators.admin_utils_scenario(rng)
+    s = placement_scenarios.admin_utils_scenario(rng)
     seed = rng.getrandbits(64) - 2**63
     java = ref.assign_replicas_to_brokers(
         list(s.brokers), s.n_partitions, s.replication_factor, -1, s.start_partition_id, seed=seed
@@ -53,7 +53,7 @@ def check_striped(ref: JavaReference, rng: random.Random) -> tuple[Any, str | No
     place = _ours("kafka_placement.replicas.striped", "place_striped")
     usable = _ours("kafka_placement.replicas.striped", "UsableBroker")
     mock_random = _ours("kafka_placement.replicas.javarandom", "MockRandom")
-    s = generators.striped_scenario(rng)
+    s = placement_scenarios.striped_scenario(rng)
     java = ref.place_striped(list(s.brokers), s.num_partitions, s.replication_factor, s.seed)
 
     def ours(order: Sequence[str | None] | None = None) -> list[list[int]]:
@@ -77,7 +77,9 @@ def check_striped(ref: JavaReference, rng: random.Random) -> tuple[Any, str | No
 IDENTITY_ORDER_SAMPLES = 3000
 
 
-def _identity_orders(s: generators.StripedScenario, rng: random.Random) -> Iterator[list[str | None]]:
+def _identity_orders(
+    s: placement_scenarios.StripedScenario, rng: random.Random
+) -> Iterator[list[str | None]]:
     """When racks sharing a hashCode land in a treeified bucket (11 of them, or fewer plus other
     racks in that bucket), Java's ``HashMap<Optional<String>, Rack>`` orders them in a red-black
     tree by ``System.identityHashCode`` (``Optional`` is not ``Comparable``), so Java's own placement
