@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kafka_placement.partitioning import native
-from kafka_placement.partitioning.routing import grant_lease, keyed_router, routable, set_route, take_lease
+from kafka_placement.partitioning.routing import grant_lease, record_router, routable, set_route, take_lease
 from kafka_placement.partitioning.schemes import SCHEMES, get_scheme
 from kafka_placement.partitioning.sticky import UniformSticky
 from kafka_placement.partitioning.topicview import TopicView
@@ -40,7 +40,7 @@ class Recorder:
 
 def router() -> tuple[Any, Recorder]:
     rec = Recorder()
-    made = keyed_router(rec.sink, rec.slow_path)
+    made = record_router(rec.sink, rec.slow_path)
     assert made is not None
     return made, rec
 
@@ -143,7 +143,7 @@ def test_bad_routes_are_refused() -> None:
     with pytest.raises(ValueError, match="room >= 1"):
         r.set_lease("t", 0, 0)
     with pytest.raises(TypeError):
-        keyed_router(None, print)  # type: ignore[arg-type]
+        record_router(None, print)  # type: ignore[arg-type]
 
 
 @settings(max_examples=60, deadline=None)
@@ -170,7 +170,7 @@ def test_keyless_records_under_a_lease_go_where_the_sticky_strategy_puts_them(
         else:
             chosen.append(view.partitions[scheme.keyed_index(key, view.num_partitions)])
 
-    r = keyed_router(lambda topic, value, key, partition: chosen.append(partition), slow)
+    r = record_router(lambda topic, value, key, partition: chosen.append(partition), slow)
     assert r is not None
     set_route(r, "t", scheme, view.partitions, FOREVER)
     alone = UniformSticky(batch_size, rng=random.Random(seed))

@@ -1,5 +1,6 @@
 /*
- * Router: a producer's per-record hot path for keyed records, in C (part of the _native module).
+ * Router: a producer's per-record hot path in C (part of the _native module): keyed records hashed,
+ * keyless ones under a sticky lease.
  *
  *   router = Router(sink, slow)
  *   router(topic, value=None, key=None, **other)

@@ -1,4 +1,4 @@
-"""A producer's per-record hot path for keyed records, without a Python frame per record.
+"""A producer's per-record hot path in C: keyed records hashed, keyless ones under a sticky lease.
 
 A client that takes ``partition=`` from us (confluent-kafka has no partitioner callback) pays for every
 Python call between the user's ``produce(topic, value, key)`` and the client's own C ``produce``. The
@@ -28,20 +28,20 @@ from kafka_placement.partitioning.schemes import Scheme
 from kafka_placement.partitioning.sticky import UniformSticky
 
 if TYPE_CHECKING:  # the C type (its stub: _native.pyi); absent without the C accelerator
-    from kafka_placement.partitioning._native import Router as KeyedRouter
+    from kafka_placement.partitioning._native import Router as RecordRouter
 
 #: How long a route is used before one record goes the Python way again (which re-reads the topic's
 #: cached metadata, refreshed in the background): partition changes are picked up within this time.
 ROUTE_TTL_S = 0.5
 
 
-def keyed_router(sink: Callable[..., Any], slow: Callable[..., Any]) -> KeyedRouter | None:
-    """A router sending routed keyed records to ``sink(topic, value, key, partition)`` and every other call
-    to ``slow(*args, **kwargs)``; None when the C accelerator is not available or switched off."""
+def record_router(sink: Callable[..., Any], slow: Callable[..., Any]) -> RecordRouter | None:
+    """A router sending the records it can place to ``sink(topic, value, key, partition)`` and every other
+    call to ``slow(*args, **kwargs)``; None when the C accelerator is not available or switched off."""
     module = native.native_module()
     if module is None:
         return None
-    router: KeyedRouter = module.Router(sink, slow)
+    router: RecordRouter = module.Router(sink, slow)
     return router
 
 
@@ -51,7 +51,7 @@ def routable(scheme: Scheme) -> bool:
 
 
 def set_route(
-    router: KeyedRouter, topic: str, scheme: Scheme, partitions: Sequence[int], expires_at: float
+    router: RecordRouter, topic: str, scheme: Scheme, partitions: Sequence[int], expires_at: float
 ) -> None:
     """Route ``topic``'s keyed records by ``scheme`` over ``partitions`` (all of the topic's partition ids,
     in id order, as the scheme indexes them) until ``time.monotonic()`` passes ``expires_at``."""
@@ -70,14 +70,14 @@ def set_route(
     )
 
 
-def take_lease(router: KeyedRouter, topic: str, sticky: UniformSticky) -> None:
+def take_lease(router: RecordRouter, topic: str, sticky: UniformSticky) -> None:
     """End ``topic``'s keyless lease and count what the router sent under it into ``sticky``."""
     taken = router.take_lease(topic)
     if taken is not None:
         sticky.add_produced(topic, taken[0], taken[1])
 
 
-def grant_lease(router: KeyedRouter, topic: str, sticky: UniformSticky) -> None:
+def grant_lease(router: RecordRouter, topic: str, sticky: UniformSticky) -> None:
     """Let the router send ``topic``'s keyless records to ``sticky``'s current partition while they fit."""
     lease = sticky.lease(topic)
     if lease is not None:

@@ -33,7 +33,7 @@ from kafka_placement.partitioning.availability import PartitionAvailability
 from kafka_placement.partitioning.record import RecordPartitioner, default_partitioner, scheme_partitioner
 from kafka_placement.partitioning.routing import (
     grant_lease,
-    keyed_router,
+    record_router,
     routable,
     set_route,
     take_lease,
@@ -44,7 +44,7 @@ from kafka_placement.partitioning.topicview import TopicView
 from kafka_placement.partitioning.validation import check_explicit_partition, check_key
 
 if TYPE_CHECKING:
-    from kafka_placement.partitioning._native import Router as KeyedRouter
+    from kafka_placement.partitioning._native import Router as RecordRouter
 
 __all__ = ["DEFAULT_METADATA_TIMEOUT_S", "LIBRDKAFKA_PARTITIONERS", "Producer", "topic_view_from_metadata"]
 
@@ -155,7 +155,7 @@ class Producer(confluent_kafka.Producer):
         self.broker_racks = dict(broker_racks) if broker_racks else None
         self.metadata = TopicMetadataCache(self._fetch_view, metadata_max_age_s)
         self.availability = PartitionAvailability(availability_timeout_s) if availability_timeout_s else None
-        self.router: KeyedRouter | None = None
+        self.router: RecordRouter | None = None
         self._leasing: UniformSticky | None = None
         self._routes: dict[str, tuple[TopicView, float]] = {}  # topic → (view routed, until)
         if not self.native:
@@ -172,7 +172,7 @@ class Producer(confluent_kafka.Producer):
         ):
             return
         c_produce = confluent_kafka.Producer.produce.__get__(self)
-        self.router = keyed_router(c_produce, Producer.produce.__get__(self))  # slow path: the Python one
+        self.router = record_router(c_produce, Producer.produce.__get__(self))  # slow path: the Python one
         if self.router is None:  # no C accelerator
             return
         self.__dict__["produce"] = self.router
