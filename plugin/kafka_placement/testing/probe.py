@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 import re
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
@@ -17,18 +19,37 @@ def describe_brokers(bootstrap_servers: str, timeout_s: float = 10.0,
 
     kwargs: dict[str, Any] = dict(client_kwargs or {})
     kwargs["bootstrap_servers"] = bootstrap_servers
-    admin = KafkaAdminClient(
-        client_id="kafka-placement-harness",
-        request_timeout_ms=int(timeout_s * 1000),
-        bootstrap_timeout_ms=int(timeout_s * 1000),
-        **kwargs,
-    )
+    try:
+        admin = KafkaAdminClient(
+            client_id="kafka-placement-harness",
+            request_timeout_ms=int(timeout_s * 1000),
+            bootstrap_timeout_ms=int(timeout_s * 1000),
+            **kwargs,
+        )
+    except Exception as exc:
+        raise _without_half_built_client(exc) from None
     try:
         info = admin.describe_cluster()
     finally:
         admin.close()
     brokers = info["brokers"]
     return {int(b["broker_id"]): b.get("rack") for b in brokers if not b.get("is_fenced", False)}
+
+
+def _without_half_built_client(exc: Exception) -> Exception:
+    """``exc`` with its traceback dropped, after closing what kafka-python left open.
+
+    A KafkaAdminClient whose constructor fails (no broker answered in time: the normal case while a
+    cluster starts) keeps its half-built client's sockets, mid-connect, and nobody can close them; the
+    traceback's frames keep that client alive. Dropped here and collected at once, its sockets close now
+    instead of warning wherever the garbage collector happens to run later.
+    """
+    exc.__traceback__ = None
+    exc.__context__ = None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ResourceWarning)
+        gc.collect()
+    return exc
 
 
 def transient_errors() -> tuple[type[BaseException], ...]:
