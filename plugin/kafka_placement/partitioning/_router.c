@@ -56,7 +56,6 @@ typedef struct {
     int empty_is_keyless;
     int jump;
     double expires_at;
-    Py_ssize_t n;
 } RouteData;
 
 /* A keyless lease: the sticky partition may take records while their bytes stay below ``room``; what
@@ -142,11 +141,9 @@ static PyObject *router_vectorcall(PyObject *callable, PyObject *const *args, si
         key = Py_None;
     if (!PyUnicode_CheckExact(topic))
         return call_slow(self, args, nargsf, kwnames);
-    const char *bytes = NULL;
+    const char *bytes = ""; /* a None key: hashed like an empty one, unless the scheme calls it keyless */
     Py_ssize_t len = 0;
-    if (key == Py_None) {
-    }
-    else if (PyBytes_CheckExact(key)) {
+    if (PyBytes_CheckExact(key)) {
         bytes = PyBytes_AS_STRING(key);
         len = PyBytes_GET_SIZE(key);
     }
@@ -157,7 +154,7 @@ static PyObject *router_vectorcall(PyObject *callable, PyObject *const *args, si
             return call_slow(self, args, nargsf, kwnames);
         }
     }
-    else
+    else if (key != Py_None)
         return call_slow(self, args, nargsf, kwnames);
     PyObject *route = PyDict_GetItemWithError(self->routes, topic); /* borrowed */
     if (route == NULL) {
@@ -171,13 +168,10 @@ static PyObject *router_vectorcall(PyObject *callable, PyObject *const *args, si
         return call_slow(self, args, nargsf, kwnames);
     if ((key == Py_None && rd->null_is_keyless) || (len == 0 && rd->empty_is_keyless))
         return keyless(self, args, nargsf, kwnames, topic, value, key, PyTuple_GET_ITEM(route, 2));
-    if (key == Py_None) { /* hashed like an empty key by this scheme */
-        bytes = "";
-        len = 0;
-    }
     uint32_t h = hash_one(rd->algo, (const unsigned char *)bytes, len);
-    Py_ssize_t index = rd->jump ? (Py_ssize_t)jump_bucket((uint64_t)h, (int64_t)rd->n)
-                                : (Py_ssize_t)((h & rd->mask) % (uint32_t)rd->n);
+    Py_ssize_t n = PyTuple_GET_SIZE(partitions);
+    Py_ssize_t index = rd->jump ? (Py_ssize_t)jump_bucket((uint64_t)h, (int64_t)n)
+                                : (Py_ssize_t)((h & rd->mask) % (uint32_t)n);
     PyObject *sink_args[4] = {topic, value, key, PyTuple_GET_ITEM(partitions, index)};
     self->fast++;
     return PyObject_Vectorcall(self->sink, sink_args, 4, NULL);
@@ -260,7 +254,7 @@ static PyObject *router_set_route(Router *self, PyObject *args)
             return NULL;
         }
     }
-    RouteData rd = {algo, (uint32_t)mask, null_is_keyless, empty_is_keyless, jump, expires_at, n};
+    RouteData rd = {algo, (uint32_t)mask, null_is_keyless, empty_is_keyless, jump, expires_at};
     PyObject *data = PyBytes_FromStringAndSize((const char *)&rd, sizeof rd);
     if (data == NULL)
         return NULL;
