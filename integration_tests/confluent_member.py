@@ -16,7 +16,7 @@ import threading
 import time
 from typing import Any
 
-Json = dict[str, Any]
+from member_process import Json, event_writer  # this directory is sys.path[0] of a member
 
 
 def main(config: Json) -> int:
@@ -25,14 +25,7 @@ def main(config: Json) -> int:
     from kafka_placement.clients.confluent import Consumer, FailoverAssignor
     from kafka_placement.errors import CommitFailedError
 
-    lock = threading.Lock()
-
-    def emit(event: Json) -> None:
-        event["t"] = time.time()
-        event["name"] = config["name"]
-        with lock:
-            sys.stdout.write(json.dumps(event) + "\n")
-            sys.stdout.flush()
+    emit = event_writer(config["name"])
 
     closing = threading.Event()
 

@@ -37,11 +37,10 @@ import contextlib
 import json
 import sys
 import threading
-import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-Json = dict[str, Any]
+from member_process import Json, event_writer  # this directory is sys.path[0] of a member
 
 
 class JoinWatchdog:
@@ -137,15 +136,8 @@ def main(config: Json) -> int:  # pragma: no cover - runs in a subprocess
     logging.getLogger("kafka.coordinator").setLevel(logging.DEBUG)
     # its need_rejoin() debug line is written on every poll (150 MB per worker per minute)
     logging.getLogger("kafka.coordinator.consumer").setLevel(logging.INFO)
-    lock = threading.Lock()
     session_timeout_ms = int(config.get("session_timeout_ms", 6000))
-
-    def emit(event: Json) -> None:
-        event["t"] = time.time()
-        event["name"] = config["name"]
-        with lock:
-            sys.stdout.write(json.dumps(event) + "\n")
-            sys.stdout.flush()
+    emit = event_writer(config["name"])
 
     base = ASSIGNOR_CLASSES[config["strategy"]]
 

@@ -1,9 +1,10 @@
 """Test-side helpers shared by the live group tests (assignment, mixed Java/Python group).
 
 :class:`MemberProcess` is a group member in a subprocess that prints one JSON event per line on
-stdout and takes commands (``close``, ``recover``) on stdin; the member side of kafka-python
-workers is ``kafka_python_member``. :func:`create_ready_topic` creates a topic and waits until
-every partition has a leader (CreateTopics only says the controller accepted it).
+stdout (written by :func:`event_writer`) and takes commands (``close``, ``recover``) on stdin; the
+member side of kafka-python workers is ``kafka_python_member``, of confluent ones
+``confluent_member``. :func:`create_ready_topic` creates a topic and waits until every partition has
+a leader (CreateTopics only says the controller accepted it).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import threading
 import time
 import uuid
@@ -20,6 +22,21 @@ from collections.abc import Callable
 from typing import IO, Any
 
 Json = dict[str, Any]
+
+
+def event_writer(name: str) -> Callable[[Json], None]:
+    """The member side: ``emit(event)`` prints ``event`` as one JSON line on stdout, stamped with the
+    time and the member's ``name`` (thread-safe: listeners and the poll loop both report)."""
+    lock = threading.Lock()
+
+    def emit(event: Json) -> None:
+        event["t"] = time.time()
+        event["name"] = name
+        with lock:
+            sys.stdout.write(json.dumps(event) + "\n")
+            sys.stdout.flush()
+
+    return emit
 
 
 class MemberProcess:
