@@ -20,7 +20,8 @@ from kafka_placement.vocabulary import Member, TopicPartition
 log = logging.getLogger(__name__)
 
 
-def _clean_topics(topics: object, member_id: str) -> list[str]:
+def clean_topics(topics: object, member_id: str) -> list[str]:
+    """The topic names of a member's subscription; anything else is dropped with a warning."""
     if topics is None:
         return []
     try:
@@ -72,7 +73,7 @@ def member_from_subscription(
     partition counts of the topics in metadata — claims on partitions that do not exist (deleted
     topics, shrunk metadata, garbage) are dropped here.
     """
-    clean_topics = _clean_topics(topics, member_id)
+    names = clean_topics(topics, member_id)
     rack = rack_id if isinstance(rack_id, str) and rack_id else None
     instance = group_instance_id if isinstance(group_instance_id, str) else None
     data = strategy(name).read_subscription(
@@ -91,7 +92,7 @@ def member_from_subscription(
     # duplicates in a claim carry no information; keep the first occurrence
     owned = list(dict.fromkeys(owned))
     return Member(
-        clean_topics,
+        names,
         owned=owned,
         generation=generation,
         rack=rack,

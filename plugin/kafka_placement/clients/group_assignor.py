@@ -20,7 +20,7 @@ from typing import Any, Literal
 from kafka_placement.assignment import assign, strategy
 from kafka_placement.assignment.strategy_names import StrategyName, parse_strategies
 from kafka_placement.assignment.userdata import DEFAULT_GENERATION
-from kafka_placement.assignment.wire import member_from_subscription, subscription_user_data
+from kafka_placement.assignment.wire import clean_topics, member_from_subscription, subscription_user_data
 from kafka_placement.clients.cluster_metadata import partitions_per_topic
 from kafka_placement.errors import InvalidArgumentError, UnknownStrategyError
 from kafka_placement.vocabulary import Member, TopicPartition, check_priority
@@ -97,14 +97,14 @@ def assign_group(
     """The leader's work: partition counts from the client's ``cluster`` metadata, each subscription
     read as its strategy reads it, then :func:`~kafka_placement.assignment.assign`. Partition racks are
     read only for a rack-aware strategy with at least one member that has a rack."""
-    subscriptions = list(subscriptions)
-    topics = {topic for s in subscriptions for topic in _topic_names(s.topics)}
-    counts = partitions_per_topic(cluster, sorted(topics))
+    # each member's topics cleaned once, here (a hostile list is logged once): the counts need them
+    cleaned = [(s, clean_topics(s.topics, s.member_id)) for s in subscriptions]
+    counts = partitions_per_topic(cluster, sorted({topic for _, names in cleaned for topic in names}))
     members: dict[str, Member] = {
         s.member_id: member_from_subscription(
             strategy_name,
             s.member_id,
-            s.topics,
+            names,
             s.user_data,
             owned_partitions=s.owned_partitions,
             generation_id=s.generation_id,
@@ -112,21 +112,13 @@ def assign_group(
             group_instance_id=s.group_instance_id,
             existing=counts,
         )
-        for s in subscriptions
+        for s, names in cleaned
     }
     racks = None
     rack_aware = strategy(strategy_name).rack_aware and any(m.rack for m in members.values())
     if partition_racks is not None and rack_aware:
         racks = partition_racks(counts)
     return assign(strategy_name, counts, members, partition_racks=racks)
-
-
-def _topic_names(topics: object) -> list[str]:
-    # Hostile topics are logged once, where the member is read; here they only add no topic.
-    try:
-        return [t for t in topics if isinstance(t, str)]  # type: ignore[attr-defined]
-    except TypeError:
-        return []
 
 
 def strategies_for_client(
