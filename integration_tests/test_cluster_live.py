@@ -85,12 +85,17 @@ def ck_brokers(bootstrap: str) -> dict[int, tuple[str, int, str | None]]:
 
 
 def make_topic(admin: Any, partitions: int, rf: int) -> str:
-    from kafka.admin import NewTopic
+    from kafka import KafkaAdminClient
+
+    from kafka_placement.testing.topics import create_topic
 
     name = f"cluster-live-{uuid.uuid4().hex[:10]}"
-    admin.create_topics([NewTopic(name, partitions, rf)])
+    bootstrap = admin.config["bootstrap_servers"]
     CREATED.append(name)
-    wait_until(lambda: len(replicas_of(admin, name)) == partitions, 30, f"topic {name} metadata")
+    create_topic(
+        admin, name, partitions, rf,
+        fresh_admin=lambda: KafkaAdminClient(bootstrap_servers=bootstrap, client_id="cluster-live"),
+    )
     return name
 
 

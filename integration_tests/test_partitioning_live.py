@@ -54,17 +54,17 @@ def admin(kafka_cluster: Any) -> Iterator[Any]:
 
 
 def create_topic(admin: Any, partitions: int = N, replication_factor: int = 2) -> str:
-    from kafka.admin import NewTopic
+    """A fresh topic whose partitions all have a leader (also right after a test restarted a broker)."""
+    from kafka import KafkaAdminClient
+
+    from kafka_placement.testing.topics import create_topic as create_ready_topic
 
     name = f"part-{uuid.uuid4().hex[:10]}"
-    admin.create_topics([NewTopic(name, partitions, replication_factor)])
-
-    def ready() -> bool:
-        (topic,) = admin.describe_topics([name])
-        parts = topic.get("partitions") or []
-        return len(parts) == partitions and all(p.get("leader_id", -1) >= 0 for p in parts)
-
-    wait_until(ready, 60, f"topic {name} with {partitions} partitions")
+    bootstrap = admin.config["bootstrap_servers"]
+    create_ready_topic(
+        admin, name, partitions, replication_factor,
+        fresh_admin=lambda: KafkaAdminClient(bootstrap_servers=bootstrap, client_id="partitioning-live"),
+    )
     return name
 
 

@@ -23,7 +23,6 @@ import fcntl
 import os
 import signal
 import threading
-import time
 import uuid
 import warnings
 from collections.abc import Callable, Iterator, Mapping
@@ -39,6 +38,7 @@ from kafka_placement.testing.external import ExternalCluster
 from kafka_placement.testing.image import ImageUnavailable
 from kafka_placement.testing.plugin_options import ClusterOptions, cluster_options, pytest_addoption
 from kafka_placement.testing.state import StateError, read_state, write_state
+from kafka_placement.testing.topics import create_topic
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -196,14 +196,19 @@ def kafka_admin(kafka_cluster: KafkaCluster | ExternalCluster) -> Iterator[Any]:
 
 
 @pytest.fixture()
-def kafka_topic_factory(kafka_admin: Any, request: pytest.FixtureRequest) -> Iterator[Callable[..., str]]:
+def kafka_topic_factory(
+    kafka_cluster: KafkaCluster | ExternalCluster, kafka_admin: Any, request: pytest.FixtureRequest
+) -> Iterator[Callable[..., str]]:
     """``create(partitions=3, replication_factor=1, *, name=None, config=None)`` → the name of a new
-    topic (unique per call unless ``name`` is given), present in the metadata when it returns; every
-    topic created is deleted after the test."""
-    from kafka.admin import NewTopic
+    topic (unique per call unless ``name`` is given) whose partitions all have a leader when it returns
+    (also right after a test restarted a broker); every topic created is deleted after the test."""
+    from kafka.admin import KafkaAdminClient
 
     created: list[str] = []
     stem = "".join(c if c.isalnum() or c in "-_." else "-" for c in request.node.name)[:80]
+
+    def fresh_admin() -> Any:
+        return KafkaAdminClient(**kafka_cluster.kafka_python_settings(), client_id="kafka-placement-tests")
 
     def create(
         partitions: int = 3,
@@ -213,19 +218,11 @@ def kafka_topic_factory(kafka_admin: Any, request: pytest.FixtureRequest) -> Ite
         config: Mapping[str, str] | None = None,
     ) -> str:
         topic = name or f"{stem}-{uuid.uuid4().hex[:8]}"
-        kafka_admin.create_topics(
-            [NewTopic(topic, partitions, replication_factor, topic_configs=dict(config or {}))]
+        create_topic(
+            kafka_admin, topic, partitions, replication_factor, config=config, fresh_admin=fresh_admin
         )
         created.append(topic)
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            described = kafka_admin.describe_topics([topic])
-            if described and len(described[0].get("partitions") or ()) == partitions:
-                return topic
-            time.sleep(0.1)
-        raise TimeoutError(
-            f"topic {topic!r} was created but did not show {partitions} partitions within 30 s"
-        )
+        return topic
 
     yield create
     if created:
