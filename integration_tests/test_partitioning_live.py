@@ -69,8 +69,14 @@ def create_topic(admin: Any, partitions: int = N, replication_factor: int = 2) -
 
 
 def leaders(admin: Any, topic: str) -> dict[int, int]:
-    (described,) = admin.describe_topics([topic])
-    return {p["partition_index"]: p["leader_id"] for p in described["partitions"]}
+    """partition → leader id (-1: none). Waits while the broker asked does not know the topic yet: a new
+    topic's metadata reaches the brokers one by one."""
+
+    def described() -> dict[int, int]:
+        (topic_info,) = admin.describe_topics([topic])
+        return {p["partition_index"]: p["leader_id"] for p in topic_info.get("partitions") or []}
+
+    return wait_until(described, 30, f"topic {topic} known to the broker asked")
 
 
 def consume_all(

@@ -9,7 +9,8 @@ import pytest
 from kafka.partitioner.default import murmur2 as kafka_python_murmur2
 
 from kafka_placement.errors import InvalidArgumentError
-from kafka_placement.planning.local import plan_table, record_table
+from kafka_placement.planning.local import plan_table
+from kafka_placement.planning.records import record_table
 from kafka_placement.planning.scenarios import Group, Placement, scenario_grid
 
 

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+from unit_tests.spark.record_oracle import partition_oracle
 
 from kafka_placement.assignment import assign
 from kafka_placement.errors import InvalidArgumentError
@@ -298,34 +299,6 @@ def test_null_keys_follow_the_scheme_in_every_load(spark: Any) -> None:
     assert consumers.groupby("scenario")["records"].sum().tolist() == [100] * 4
 
 
-def _oracle(keys: list[bytes | None], sizes: list[int], n: int, scheme: str) -> tuple[list[int], list[int]]:
-    """Records and bytes per partition, counted directly: kafka-python's murmur2, zlib's CRC-32; keys a
-    scheme treats as keyless (NULL for murmur2_random, NULL and empty for consistent_random) spread evenly."""
-    import zlib
-
-    from kafka.partitioner.default import murmur2 as kafka_python_murmur2
-
-    records, nbytes = [0] * n, [0] * n
-    keyless_r = keyless_b = 0
-    for k, s in zip(keys, sizes, strict=True):
-        b = len(k or b"") + s
-        if scheme == "murmur2":
-            q = (kafka_python_murmur2(k or b"") & 0x7FFFFFFF) % n
-        elif scheme == "murmur2_random" and k is not None:
-            q = (kafka_python_murmur2(k) & 0x7FFFFFFF) % n
-        elif scheme == "consistent_random" and k:
-            q = zlib.crc32(k) % n
-        else:
-            keyless_r, keyless_b = keyless_r + 1, keyless_b + b
-            continue
-        records[q] += 1
-        nbytes[q] += b
-    for q in range(n):
-        records[q] += keyless_r // n + (q < keyless_r % n)
-        nbytes[q] += keyless_b // n + (q < keyless_b % n)
-    return records, nbytes
-
-
 @pytest.mark.parametrize("fmt", ["csv", "json", "parquet"])
 def test_csv_json_and_parquet_give_the_directly_counted_figures(spark: Any, tmp_path: Any, fmt: str) -> None:
     from kafka_placement.cli.plan import with_size_column
@@ -354,7 +327,7 @@ def test_csv_json_and_parquet_give_the_directly_counted_figures(spark: Any, tmp_
     parts = got.partitions.set_index(["partitioning", "partition"])
     for n in (5, 7):
         for scheme in schemes:
-            records, nbytes = _oracle(keys, sizes, n, scheme)
+            records, nbytes = partition_oracle(keys, sizes, n, scheme)
             assert [parts.loc[(f"{scheme}/{n}", q), "records"] for q in range(n)] == records, (fmt, scheme, n)
             assert [parts.loc[(f"{scheme}/{n}", q), "bytes"] for q in range(n)] == nbytes, (fmt, scheme, n)
     assert got.totals["keyless_records"] == keys.count(None)

@@ -141,8 +141,9 @@ def check_topic(settings: ConnectionSettings, topic: str) -> None:
         )
 
 
-def load_input(spark: SparkSession, args: argparse.Namespace) -> tuple[DataFrame, str, str | None]:
-    """The input DataFrame, a description of it, and the value column to use."""
+def load_input(spark: SparkSession, args: argparse.Namespace) -> tuple[DataFrame | Path, str, str | None]:
+    """The input — a DataFrame, or the path of Parquet files the executors read themselves
+    (:mod:`kafka_placement.spark.parquet_plan`) — a description of it, and the value column to use."""
     chosen = [name for name in ("sample", "input", "topic") if getattr(args, name) is not None]
     if len(chosen) != 1:
         raise InvalidArgumentError(
@@ -165,6 +166,11 @@ def load_input(spark: SparkSession, args: argparse.Namespace) -> tuple[DataFrame
         if not path.exists():
             raise InvalidArgumentError(f"input path {str(path)!r} does not exist")
         fmt = args.format or _infer_format(path)
+        if fmt == "parquet" and not args.value_size_column:
+            from kafka_placement.spark.parquet_plan import executors_can_read
+
+            if executors_can_read(path, args.key_column, args.value_column):
+                return path, f"{fmt}: {path}", args.value_column
         reader = spark.read
         if fmt == "csv":
             reader = reader.option("header", "true")
@@ -226,7 +232,7 @@ def _infer_format(path: Path) -> str:
 
 def run_plan(
     spark: SparkSession,
-    df: DataFrame,
+    data: DataFrame | Path,
     scenarios: Sequence[Scenario],
     *,
     key_column: str,
@@ -237,13 +243,22 @@ def run_plan(
     period_s: float | None = None,
     out: Callable[[str], None] = print,
 ) -> PlanResult:
-    """Plan, print the tables, write results and the report (shared by ``plan`` and ``demo``)."""
+    """Plan ``data`` (a DataFrame, or Parquet files the executors read), print the tables, write results
+    and the report (shared by ``plan`` and ``demo``)."""
     from kafka_placement.planning.report import write_report, write_results
     from kafka_placement.planning.summary import summarize
+    from kafka_placement.spark.parquet_plan import plan_parquet
     from kafka_placement.spark.pipeline import plan
 
     started = time.monotonic()
-    result = plan(spark, df, scenarios, key_column=key_column, value_column=value_column, top_keys=top_keys)
+    if isinstance(data, Path):
+        result = plan_parquet(
+            spark, data, scenarios, key_column=key_column, value_column=value_column, top_keys=top_keys
+        )
+    else:
+        result = plan(
+            spark, data, scenarios, key_column=key_column, value_column=value_column, top_keys=top_keys
+        )
     summary = summarize(result, period_s)
     print_result(result, out, summary=summary)
     write_results(result, output, summary)
@@ -301,10 +316,10 @@ def run(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     spark = spark_session(args.master, conf=spark_conf)
-    df, source, value_column = load_input(spark, args)
+    data, source, value_column = load_input(spark, args)
     run_plan(
         spark,
-        df,
+        data,
         scenarios,
         key_column=args.key_column,
         value_column=value_column,

@@ -18,22 +18,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kafka_placement.errors import InvalidArgumentError
+from kafka_placement.planning.parquet_row_groups import parquet_files
 from kafka_placement.planning.scenarios import Partitioning
 
 if TYPE_CHECKING:
     import pyarrow as pa
     from pyspark.sql import SparkSession
-
-
-def parquet_files(path: str | Path) -> list[str]:
-    """``path`` itself, or every ``*.parquet`` file under it (Spark's output directories)."""
-    root = Path(path)
-    if root.is_file():
-        return [str(root)]
-    files = sorted(str(p) for p in root.rglob("*.parquet") if not p.name.startswith(("_", ".")))
-    if not files:
-        raise InvalidArgumentError(f"no Parquet files at {str(root)!r}")
-    return files
 
 
 def partition_counts_parquet(

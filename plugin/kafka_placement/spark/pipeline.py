@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from kafka_placement.errors import InvalidArgumentError
 from kafka_placement.planning.key_loads import PARTIAL_DDL, merge_partials, partitionings_of
-from kafka_placement.planning.local import check_column
+from kafka_placement.planning.records import check_column
 from kafka_placement.planning.result import PlanResult, plan_result
 from kafka_placement.planning.scenarios import Partitioning, Scenario
 
