@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 
 import pyarrow as pa
 import pytest
@@ -104,3 +105,23 @@ def test_bad_columns_are_named() -> None:
         plan_table(table, scenario_grid([3]), key_column="k")
     with pytest.raises(InvalidArgumentError, match=r"top keys must be in \[0, 10000\], got -1"):
         plan_table(table, scenario_grid([3]), key_column="k", top_keys=-1)
+
+
+def test_parquet_read_by_threads_gives_the_one_thread_figures(tmp_path: Path) -> None:
+    import pandas as pd
+    import pyarrow.parquet as pq
+
+    from kafka_placement.planning.local import plan_parquet
+
+    grid = scenario_grid([5, 8], ["murmur2", "consistent_random"], [Placement(seed=2)], [Group(2)])
+    keys = [None if i % 19 == 0 else f"k{(i * 13) % 101}" for i in range(3000)]
+    table = pa.table({"key": keys, "size": pa.array([i % 97 for i in range(3000)], pa.int64())})
+    pq.write_table(table, tmp_path / "in.parquet", row_group_size=128)  # 24 row groups
+    one = plan_parquet(tmp_path / "in.parquet", grid, value_column="size")
+    three = plan_parquet(tmp_path / "in.parquet", grid, value_column="size", threads=3)
+    whole = plan_table(table, grid, value_column="size")
+    for name in ("partitions", "moved", "hot_keys", "keyless"):
+        pd.testing.assert_frame_equal(getattr(one, name), getattr(three, name), obj=name)
+        pd.testing.assert_frame_equal(getattr(one, name), getattr(whole, name), obj=name)
+    with pytest.raises(InvalidArgumentError, match=r"threads must be in \[1, 1024\], got 0"):
+        plan_parquet(tmp_path / "in.parquet", grid, threads=0)

@@ -109,6 +109,14 @@ def register(subparsers: Any) -> None:
         help="how long the input covers, in seconds: the summary then gives records/s and MB/s",
     )
     add_spark_arguments(p)
+    p.add_argument(
+        "--engine",
+        choices=("auto", "spark", "local"),
+        default="auto",
+        help="where to plan: spark (the Spark job), local (this process, one thread per local core; Parquet "
+        "input with a string/binary key column), auto (default: local for such input on a local master, "
+        "else spark)",
+    )
     p.set_defaults(handler=run)
 
 
@@ -231,7 +239,7 @@ def _infer_format(path: Path) -> str:
 
 
 def run_plan(
-    spark: SparkSession,
+    spark: SparkSession | None,
     data: DataFrame | Path,
     scenarios: Sequence[Scenario],
     *,
@@ -241,17 +249,28 @@ def run_plan(
     source: str,
     top_keys: int = 20,
     period_s: float | None = None,
+    threads: int = 1,
     out: Callable[[str], None] = print,
 ) -> PlanResult:
-    """Plan ``data`` (a DataFrame, or Parquet files the executors read), print the tables, write results
-    and the report (shared by ``plan`` and ``demo``)."""
+    """Plan ``data`` — a DataFrame, or Parquet files read by Spark's executors or, with no ``spark``, by
+    ``threads`` threads of this process — print the tables, write results and the report (shared by
+    ``plan`` and ``demo``)."""
     from kafka_placement.planning.report import write_report, write_results
     from kafka_placement.planning.summary import summarize
     from kafka_placement.spark.parquet_plan import plan_parquet
     from kafka_placement.spark.pipeline import plan
 
     started = time.monotonic()
-    if isinstance(data, Path):
+    if spark is None:
+        if not isinstance(data, Path):
+            raise TypeError("planning in this process takes Parquet files, not a DataFrame")
+        from kafka_placement.planning.local import plan_parquet as plan_in_process
+
+        result = plan_in_process(
+            data, scenarios, key_column=key_column, value_column=value_column, top_keys=top_keys,
+            threads=threads,
+        )
+    elif isinstance(data, Path):
         result = plan_parquet(
             spark, data, scenarios, key_column=key_column, value_column=value_column, top_keys=top_keys
         )
@@ -309,23 +328,81 @@ def run(args: argparse.Namespace) -> int:
     scenarios = build_scenarios(args)
     check_input_args(args)
     spark_conf = spark_conf_from_args(args)
+    master = args.master or spark_conf.get("spark.master")
+    threads = choose_engine(args, master)
+    common: dict[str, Any] = {
+        "key_column": args.key_column,
+        "output": Path(args.output),
+        "top_keys": args.top_keys,
+        "period_s": args.period,
+    }
+    if threads:
+        print(
+            f"planning in this process with {threads} thread(s) (Parquet input, local master: Spark "
+            "would add a JVM and nothing else on one machine; --engine spark to run the Spark job) …",
+            file=sys.stderr,
+        )
+        path = Path(args.input)
+        run_plan(None, path, scenarios, value_column=args.value_column, source=f"parquet: {path}",
+                 threads=threads, **common)
+        return 0
     from kafka_placement.spark.session import spark_session
 
-    print(
-        f"starting Spark ({args.master or spark_conf.get('spark.master') or 'deployment default'}) …",
-        file=sys.stderr,
-    )
+    print(f"starting Spark ({master or 'deployment default'}) …", file=sys.stderr)
     spark = spark_session(args.master, conf=spark_conf)
     data, source, value_column = load_input(spark, args)
-    run_plan(
-        spark,
-        data,
-        scenarios,
-        key_column=args.key_column,
-        value_column=value_column,
-        output=Path(args.output),
-        source=source,
-        top_keys=args.top_keys,
-        period_s=args.period,
-    )
+    run_plan(spark, data, scenarios, value_column=value_column, source=source, **common)
     return 0
+
+
+def choose_engine(args: argparse.Namespace, master: str | None) -> int:
+    """Threads for planning in this process, or 0 for Spark. ``--engine auto`` plans in this process when
+    the input is Parquet whose key column pyarrow reads (string or binary) and the master is local —
+    given, or the default with no deployment configuration that could name another."""
+    from kafka_placement.spark.executors import is_local_master
+
+    engine = args.engine
+    if engine == "spark":
+        return 0
+    readable = (
+        args.input is not None
+        and (args.format or _infer_format(Path(args.input))) == "parquet"
+        and args.value_size_column is None
+    )
+    if readable:
+        from kafka_placement.spark.parquet_plan import executors_can_read
+
+        readable = executors_can_read(Path(args.input), args.key_column, args.value_column)
+    if engine == "local" and not readable:
+        raise InvalidArgumentError(
+            "--engine local plans Parquet input (--input) with a string or binary key column in the files "
+            "and no --value-size-column; use --engine spark for this input"
+        )
+    if master is None and engine == "auto" and _deployment_may_name_a_master():
+        return 0
+    chosen = master or "local[*]"
+    one_machine = is_local_master(chosen) and not chosen.startswith("local-cluster")
+    if engine == "auto" and not (readable and one_machine):
+        return 0
+    return local_threads(chosen if one_machine else "local[*]")
+
+
+def local_threads(master: str) -> int:
+    """Threads of the in-process engine for a local master: its cores, at most this machine's."""
+    import os
+
+    cores = os.cpu_count() or 1
+    inside = master[master.find("[") + 1 : master.find("]")] if "[" in master else "1"
+    return max(1, min(int(inside), cores)) if inside.isdigit() else cores
+
+
+def _deployment_may_name_a_master() -> bool:
+    """Under spark-submit, or with a spark-defaults.conf, the deployment may choose the master."""
+    import os
+
+    if os.environ.get("PYSPARK_GATEWAY_PORT"):
+        return True
+    dirs = [os.environ.get("SPARK_CONF_DIR")]
+    if os.environ.get("SPARK_HOME"):
+        dirs.append(os.path.join(os.environ["SPARK_HOME"], "conf"))
+    return any(d and os.path.isfile(os.path.join(d, "spark-defaults.conf")) for d in dirs)

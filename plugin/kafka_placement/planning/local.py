@@ -13,9 +13,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from kafka_placement.errors import InvalidArgumentError
 from kafka_placement.planning.key_loads import KeyLoadReducer, merge_partials, partitionings_of
 from kafka_placement.planning.key_totals import key_totals, merge_key_totals
-from kafka_placement.planning.parquet_row_groups import row_groups
+from kafka_placement.planning.parquet_row_groups import RowGroup, row_groups
 from kafka_placement.planning.result import PlanResult, plan_result
 from kafka_placement.planning.scenarios import Scenario
 
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
 
 _BATCH = 1 << 16  # distinct keys per reducer batch
 _MERGE_ROWS = 1 << 22  # per-row-group totals held before they are merged
+_MAX_THREADS = 1024
 
 
 def plan_table(
@@ -55,16 +57,26 @@ def plan_parquet(
     key_column: str = "key",
     value_column: str | None = None,
     top_keys: int = 20,
+    threads: int = 1,
 ) -> PlanResult:
-    """:func:`plan_table` over a Parquet file or directory, read with one thread, one row group at a time
-    (string/binary keys dictionary-encoded, so memory follows the distinct keys, not the records)."""
+    """:func:`plan_table` over a Parquet file or directory, one row group at a time (string/binary keys
+    dictionary-encoded, so memory follows the distinct keys, not the records), read by ``threads``
+    threads (pyarrow's reading and numpy's counting run outside the GIL)."""
+    from concurrent.futures import ThreadPoolExecutor
+
     partitionings_of(scenarios, top_keys)  # bad arguments fail before any work
+    if not 1 <= threads <= _MAX_THREADS:
+        raise InvalidArgumentError(f"threads must be in [1, {_MAX_THREADS}], got {threads}")
+    units = row_groups(path, key_column, value_column)
     pieces: list[pa.Table] = []
     held = 0
-    for unit in row_groups(path, key_column, value_column):
-        pieces.append(unit.key_totals())
-        held += pieces[-1].num_rows
-        if held > _MERGE_ROWS:  # bound memory by the distinct keys, not the row groups read
-            pieces = [merge_key_totals(pieces)]
-            held = pieces[0].num_rows
+    with ThreadPoolExecutor(threads) as pool:
+        # a bounded window of row groups in flight: results are merged as they arrive
+        for start in range(0, len(units), 4 * threads):
+            for totals in pool.map(RowGroup.key_totals, units[start : start + 4 * threads]):
+                pieces.append(totals)
+                held += totals.num_rows
+                if held > _MERGE_ROWS:  # bound memory by the distinct keys, not the row groups read
+                    pieces = [merge_key_totals(pieces)]
+                    held = pieces[0].num_rows
     return _plan_totals(merge_key_totals(pieces), scenarios, top_keys)
