@@ -4,6 +4,8 @@ Input: ``--sample N`` (Zipf-skewed generated keys), ``--input PATH`` (Parquet/CS
 directory) or ``--topic T --bootstrap-servers S`` (Spark's Kafka source). Scenarios are the
 product of ``--partitions`` × ``--schemes`` × ``--placers`` × ``--assignors``/``--consumers``.
 Prints terminal tables and writes ``OUTPUT/report.html`` (+ PNG plots), ``plan.json`` and Parquet.
+``--engine``: Parquet input on a local master is planned in this process (no JVM; the same figures),
+anything else by the Spark job (see :func:`choose_engine`).
 """
 
 from __future__ import annotations
