@@ -125,3 +125,17 @@ def test_parquet_read_by_threads_gives_the_one_thread_figures(tmp_path: Path) ->
         pd.testing.assert_frame_equal(getattr(one, name), getattr(whole, name), obj=name)
     with pytest.raises(InvalidArgumentError, match=r"threads must be in \[1, 1024\], got 0"):
         plan_parquet(tmp_path / "in.parquet", grid, threads=0)
+
+
+def test_a_categorical_key_column_is_planned_as_its_strings(tmp_path: Path) -> None:
+    import pandas as pd
+
+    from kafka_placement.planning.local import plan_parquet
+
+    users = [f"u{i % 9}" for i in range(500)]
+    pd.DataFrame({"user": pd.Categorical(users)}).to_parquet(tmp_path / "cat.parquet")
+    grid = scenario_grid([7], ["murmur2"], [Placement(seed=2)], [Group(2)])
+    got = plan_parquet(tmp_path / "cat.parquet", grid, key_column="user")
+    expected = Counter((kafka_python_murmur2(u.encode()) & 0x7FFFFFFF) % 7 for u in users)
+    assert got.partitions["records"].tolist() == [expected.get(q, 0) for q in range(7)]
+    assert got.partitions["bytes"].sum() == sum(len(u) for u in users)

@@ -38,6 +38,8 @@ def record_table(table: pa.Table, key_column: str = "key", value_column: str | N
 
     key = column(key_column, "key")
     t = key.type
+    if pa.types.is_dictionary(t):  # e.g. a pandas categorical: its values are the keys
+        key, t = key.cast(t.value_type), t.value_type
     if pa.types.is_binary(t) or pa.types.is_large_binary(t) or pa.types.is_fixed_size_binary(t):
         key_bin = key.cast(pa.binary())
     elif pa.types.is_string(t) or pa.types.is_large_string(t):
