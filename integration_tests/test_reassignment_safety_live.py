@@ -50,8 +50,10 @@ def cluster(kafka_cluster: KafkaCluster) -> Iterator[KafkaCluster]:
         own.stop()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture()
 def admin(cluster: KafkaCluster) -> Iterator[Any]:
+    # One per test: after a test restarted a broker, kafka-python's client may keep sending controller
+    # requests to it while its metadata no longer lists it (UnknownBrokerIdError until the next refresh).
     from kafka import KafkaAdminClient
 
     client = KafkaAdminClient(bootstrap_servers=cluster.bootstrap_servers, client_id="safety-test")
