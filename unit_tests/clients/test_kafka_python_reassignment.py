@@ -149,3 +149,26 @@ def test_retrying_forgets_a_dead_controller_and_gives_up_after_the_bound() -> No
 
     with pytest.raises(kerrors.TopicAuthorizationFailedError):  # not retried: waiting changes nothing
         kp.retrying(admin, wrong, timeout_s=10)
+
+
+def test_a_controller_the_clients_metadata_dropped_is_forgotten_and_retried() -> None:
+    class Stale:
+        _controller_id = 2
+        calls = 0
+
+    admin = Stale()
+
+    def call() -> str:
+        admin.calls += 1
+        if admin._controller_id == 2:  # kafka-python: the id is not in its broker metadata any more
+            raise kerrors.UnknownBrokerIdError(2)
+        return "sent"
+
+    assert kp.retrying(admin, call, timeout_s=10) == "sent" and admin.calls == 2
+    admin._controller_id = 2
+
+    def timed_out() -> str:
+        raise kerrors.KafkaTimeoutError("no answer")
+
+    with pytest.raises(kerrors.KafkaTimeoutError):  # maybe sent: not retried when only pre-send errors are
+        kp.retrying(admin, timed_out, timeout_s=10, retried=("UnknownBrokerIdError",))

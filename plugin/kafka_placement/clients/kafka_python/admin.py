@@ -126,8 +126,13 @@ def create_topic(
     spec: dict[str, Any] = {"assignments": checked}
     if configs:
         spec["configs"] = dict(configs)
-    admin.create_topics({topic: spec}, timeout_ms=timeout_ms)
     from kafka.errors import KafkaTimeoutError
+
+    from kafka_placement.clients.kafka_python.reassignment import retrying
+
+    # only errors raised before the request left: a CreateTopics sent twice would fail "already exists"
+    retrying(admin, lambda: admin.create_topics({topic: spec}, timeout_ms=timeout_ms),
+             retried=("UnknownBrokerIdError", "NodeNotReadyError"))
 
     try:
         admin.wait_for_topics([topic], timeout_ms=timeout_ms)

@@ -39,7 +39,9 @@ T = TypeVar("T")
 
 #: Client errors of a broker that is down or restarting; a reassignment is exactly when that happens.
 _UNREACHABLE = ("KafkaConnectionError", "NodeNotReadyError", "KafkaTimeoutError", "RequestTimedOutError")
-_RETRIED = (*_UNREACHABLE, "NotControllerError", "LeaderNotAvailableError")
+#: UnknownBrokerIdError: the remembered controller was restarted and the client's metadata dropped it
+#: meanwhile; the request was never sent.
+_RETRIED = (*_UNREACHABLE, "NotControllerError", "LeaderNotAvailableError", "UnknownBrokerIdError")
 #: How long a call keeps trying other brokers before the error is reported.
 RETRY_S = 20.0
 
@@ -48,20 +50,29 @@ def _unreachable(exc: BaseException) -> bool:
     return type(exc).__name__ in _UNREACHABLE
 
 
-def retrying(admin: Any, call: Callable[[], T], *, timeout_s: float = RETRY_S) -> T:
+def retrying(
+    admin: Any, call: Callable[[], T], *, timeout_s: float = RETRY_S, retried: tuple[str, ...] = _RETRIED
+) -> T:
     """``call()``, retried while the broker it went to is unreachable (killed, restarting). kafka-python
     keeps the controller id it learnt first; a dead "controller" (in KRaft: the broker the metadata
-    named) would fail every later call, so it is forgotten before each retry."""
+    named) would fail every later call, so it is forgotten before each retry. ``retried``: the error
+    class names retried (a request that must not be sent twice retries only errors raised before
+    sending)."""
     deadline = time.monotonic() + timeout_s
     while True:
         try:
             return call()
         except Exception as exc:
-            if type(exc).__name__ not in _RETRIED or time.monotonic() >= deadline:
+            if type(exc).__name__ not in retried or time.monotonic() >= deadline:
                 raise
-            if hasattr(admin, "_controller_id"):
-                admin._controller_id = None  # kafka-python private state: re-discover on the next call
+            forget_controller(admin)
             time.sleep(0.5)
+
+
+def forget_controller(admin: Any) -> None:
+    """Make kafka-python's admin client ask again which broker takes controller requests."""
+    if hasattr(admin, "_controller_id"):
+        admin._controller_id = None  # kafka-python private state: re-discovered on the next call
 
 
 def _kafka_tp(tp: TopicPartition) -> Any:
