@@ -33,11 +33,11 @@ def test_spark_output_directories_count_their_parquet_parts_only(tmp_path: Path)
 def test_columns_and_types_are_checked_in_every_file_before_reading(tmp_path: Path) -> None:
     pq.write_table(pa.table({"key": ["a"], "size": [1]}), tmp_path / "a.parquet")
     pq.write_table(pa.table({"key": ["b"]}), tmp_path / "b.parquet")
-    missing = "value column 'size' is not in the input; available columns: key$"
+    missing = r"b\.parquet: value column 'size' is not in the input; available columns: key$"  # which file
     with pytest.raises(InvalidArgumentError, match=missing):
         row_groups(tmp_path, "key", "size")
     pq.write_table(pa.table({"key": [1.5], "size": [1]}), tmp_path / "b.parquet")
-    with pytest.raises(InvalidArgumentError, match="key column 'key' has type double"):
+    with pytest.raises(InvalidArgumentError, match=r"b\.parquet: key column 'key' has type double"):
         row_groups(tmp_path, "key", "size")
     pq.write_table(pa.table({"key": [7], "size": [1]}), tmp_path / "b.parquet")
     units = row_groups(tmp_path, "key", "size")  # integer keys: read as they are, not dictionary-encoded

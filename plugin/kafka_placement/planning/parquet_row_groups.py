@@ -60,11 +60,14 @@ def row_groups(path: str | Path, key_column: str, value_column: str | None = Non
     for file in parquet_files(path):
         meta = pq.ParquetFile(file)
         schema = meta.schema_arrow
-        check_column(key_column, "key", schema.names)
-        if value_column is not None:
-            check_column(value_column, "value", schema.names)
-        columns = [key_column] + ([value_column] if value_column else [])
-        record_table(schema.empty_table().select(columns), key_column, value_column)  # types, at once
+        try:
+            check_column(key_column, "key", schema.names)
+            if value_column is not None:
+                check_column(value_column, "value", schema.names)
+            columns = [key_column] + ([value_column] if value_column else [])
+            record_table(schema.empty_table().select(columns), key_column, value_column)  # types, at once
+        except InvalidArgumentError as exc:
+            raise InvalidArgumentError(f"{file}: {exc}") from None
         dictionary = dictionary_keys(schema.field(key_column).type)
         units += [
             RowGroup(file, index, key_column, value_column, dictionary)
