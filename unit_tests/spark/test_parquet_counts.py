@@ -55,3 +55,12 @@ def test_errors_name_the_problem(spark: Any, tmp_path: Path) -> None:
         partition_counts_parquet(spark, path, 4, "random", key_column="a")
     with pytest.raises(InvalidArgumentError, match="no Parquet files at"):
         partition_counts_parquet(spark, tmp_path / "empty-dir-does-not-exist", 4)
+
+
+def test_integer_keys_count_as_the_bytes_kafkas_serializers_send(spark: Any, tmp_path: Path) -> None:
+    values = [None if i % 31 == 0 else (i * 7919) % 5000 - 2500 for i in range(3000)]
+    path = tmp_path / "ints.parquet"
+    pq.write_table(pa.table({"id": pa.array(values, pa.int32())}), path, row_group_size=700)
+    got = partition_counts_parquet(spark, path, 12, key_column="id")
+    present = [v.to_bytes(4, "big", signed=True) for v in values if v is not None]  # IntegerSerializer
+    assert got == np.bincount(partition_keys(present, 12), minlength=12).tolist()
