@@ -98,7 +98,7 @@ def main() -> int:
         [Placement(placer=p, seed=42) for p in PLACERS.split(",")],
         [Group(int(c)) for c in CONSUMERS.split(",")],
     )
-    from kafka_placement.cli.plan import local_threads
+    from kafka_placement.cli.plan_engine import local_threads
 
     threads = local_threads(args.master)  # what `plan` gives its in-process engine on this master
     tmp = Path(tempfile.mkdtemp(prefix="bench-plan-"))

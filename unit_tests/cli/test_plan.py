@@ -192,7 +192,7 @@ def test_auto_engine_plans_in_process_only_on_one_machine(
     import argparse
     import os
 
-    from kafka_placement.cli.plan import choose_engine
+    from kafka_placement.cli.plan_engine import choose_engine
 
     for name in ("PYSPARK_GATEWAY_PORT", "SPARK_CONF_DIR", "SPARK_HOME"):
         monkeypatch.delenv(name, raising=False)

@@ -301,7 +301,7 @@ def test_null_keys_follow_the_scheme_in_every_load(spark: Any) -> None:
 
 @pytest.mark.parametrize("fmt", ["csv", "json", "parquet"])
 def test_csv_json_and_parquet_give_the_directly_counted_figures(spark: Any, tmp_path: Any, fmt: str) -> None:
-    from kafka_placement.cli.plan import with_size_column
+    from kafka_placement.cli.plan_input import with_size_column
     from kafka_placement.planning.local import plan_table
 
     users: list[str | None] = [f"u{i % 17}" for i in range(300)] + [None] * 7 + [""] * 5

@@ -5,7 +5,8 @@ directory) or ``--topic T --bootstrap-servers S`` (Spark's Kafka source). Scenar
 product of ``--partitions`` × ``--schemes`` × ``--placers`` × ``--assignors``/``--consumers``.
 Prints terminal tables and writes ``OUTPUT/report.html`` (+ PNG plots), ``plan.json`` and Parquet.
 ``--engine``: Parquet input on a local master is planned in this process (no JVM; the same figures),
-anything else by the Spark job (see :func:`choose_engine`).
+anything else by the Spark job (:mod:`kafka_placement.cli.plan_engine`); the input is read by
+:mod:`kafka_placement.cli.plan_input`.
 """
 
 from __future__ import annotations
@@ -23,18 +24,17 @@ from kafka_placement.cli.connection_options import (
     settings_from_args,
 )
 from kafka_placement.cli.files import check_writable_dir
+from kafka_placement.cli.plan_engine import choose_engine
+from kafka_placement.cli.plan_input import FORMATS, check_topic, infer_format, load_input
 from kafka_placement.cli.plan_output import print_result
 from kafka_placement.cli.spark_options import add_spark_arguments, spark_conf_from_args
-from kafka_placement.clients.connection import ConnectionSettings, check_connection
-from kafka_placement.errors import InvalidArgumentError, UnknownTopicError
+from kafka_placement.errors import InvalidArgumentError
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
     from kafka_placement.planning.result import PlanResult
     from kafka_placement.planning.scenarios import Scenario
-
-FORMATS = ("parquet", "csv", "json")
 
 
 def _int_list(text: str, what: str) -> list[int]:
@@ -136,110 +136,6 @@ def build_scenarios(args: argparse.Namespace) -> list[Scenario]:
     return scenario_grid(_int_list(args.partitions, "--partitions"), _names(args.schemes), placements, groups)
 
 
-def check_topic(settings: ConnectionSettings, topic: str) -> None:
-    """The cluster answers (bounded, one clear line otherwise) and ``topic`` exists
-    (:class:`UnknownTopicError` naming the known topics)."""
-    from confluent_kafka.admin import AdminClient
-
-    check_connection(settings)
-    metadata = AdminClient(settings.confluent()).list_topics(timeout=settings.timeout_s)
-    known = sorted(t for t in metadata.topics if not t.startswith("__"))
-    if topic not in known:
-        shown = ", ".join(known[:20]) + (" …" if len(known) > 20 else "")
-        raise UnknownTopicError(
-            f"topic {topic!r} does not exist at {settings.bootstrap_servers}; known topics: {shown}"
-        )
-
-
-def load_input(spark: SparkSession, args: argparse.Namespace) -> tuple[DataFrame | Path, str, str | None]:
-    """The input — a DataFrame, or the path of Parquet files the executors read themselves
-    (:mod:`kafka_placement.spark.parquet_plan`) — a description of it, and the value column to use."""
-    chosen = [name for name in ("sample", "input", "topic") if getattr(args, name) is not None]
-    if len(chosen) != 1:
-        raise InvalidArgumentError(
-            "give exactly one input: --sample N, --input PATH or --topic T "
-            f"(got {', '.join(chosen) or 'none'})"
-        )
-    if args.sample is not None:
-        from kafka_placement.spark.sample import SampleSpec, sample_dataframe
-
-        spec = SampleSpec(
-            args.sample, args.distinct_keys, args.zipf, args.value_size, min(16, args.value_size), args.seed
-        )
-        desc = (
-            f"sample: {spec.records:,} records, {spec.key_count:,} keys, "
-            f"Zipf {spec.exponent}, seed {spec.seed}"
-        )
-        return sample_dataframe(spark, spec), desc, args.value_column or "value_size"
-    if args.input is not None:
-        path = Path(args.input)
-        if not path.exists():
-            raise InvalidArgumentError(f"input path {str(path)!r} does not exist")
-        fmt = args.format or _infer_format(path)
-        if fmt == "parquet" and not args.value_size_column:
-            from kafka_placement.spark.parquet_plan import executors_can_read
-
-            if executors_can_read(path, args.key_column, args.value_column):
-                return path, f"{fmt}: {path}", args.value_column
-        reader = spark.read
-        if fmt == "csv":
-            reader = reader.option("header", "true")
-        df = reader.format(fmt).load(str(path))
-        if args.value_size_column:
-            return with_size_column(df, args.value_size_column), f"{fmt}: {path}", args.value_size_column
-        if fmt == "csv" and args.value_column:
-            _warn_if_sizes(df, args.value_column)
-        return df, f"{fmt}: {path}", args.value_column
-    if not has_connection(args):
-        raise InvalidArgumentError("--topic needs --bootstrap-servers host:port")
-    settings = settings_from_args(args)
-    from kafka_placement.spark.kafka_io import read_topic
-
-    df = read_topic(spark, settings, args.topic)
-    return df, f"topic {args.topic} @ {settings.bootstrap_servers}", args.value_column or "value"
-
-
-def with_size_column(df: DataFrame, column: str) -> DataFrame:
-    """``column`` as a bigint size in bytes; a value that is not a whole number is refused by name."""
-    from pyspark.sql import functions as F
-
-    if column not in df.columns:
-        raise InvalidArgumentError(
-            f"--value-size-column {column!r} is not in the input; available columns: {', '.join(df.columns)}"
-        )
-    size = F.col(column).try_cast("bigint")  # null instead of an ANSI-mode cast error
-    bad = df.filter(F.col(column).isNotNull() & size.isNull()).select(column).limit(1).collect()
-    if bad:
-        raise InvalidArgumentError(
-            f"--value-size-column {column!r} must hold whole numbers of bytes, got {bad[0][0]!r:.60}"
-        )
-    return df.withColumn(column, size)
-
-
-def _warn_if_sizes(df: DataFrame, column: str) -> None:
-    """CSV gives every column as text: a value column of digits is probably a size, not the value."""
-    if column not in df.columns:
-        return  # the pipeline names the missing column
-    head = [row[0] for row in df.select(column).limit(1000).collect() if row[0] is not None]
-    if head and all(isinstance(v, str) and v.isdigit() for v in head):
-        print(
-            f"warning: CSV column {column!r} holds only digits; it is counted as text of that length. "
-            f"If it is a size in bytes, use --value-size-column {column}",
-            file=sys.stderr,
-        )
-
-
-def _infer_format(path: Path) -> str:
-    candidates = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
-    for candidate in candidates:
-        suffix = candidate.suffix.lower().lstrip(".")
-        if suffix in FORMATS:
-            return suffix
-        if suffix in ("jsonl", "ndjson"):
-            return "json"
-    raise InvalidArgumentError(f"cannot tell the format of {str(path)!r}; pass --format {'/'.join(FORMATS)}")
-
-
 def run_plan(
     spark: SparkSession | None,
     data: DataFrame | Path,
@@ -314,7 +210,7 @@ def check_input_args(args: argparse.Namespace) -> None:
         if not path.exists():
             raise InvalidArgumentError(f"input path {str(path)!r} does not exist")
         if args.format is None:
-            _infer_format(path)
+            infer_format(path)
     if args.topic is not None:
         if not has_connection(args):
             raise InvalidArgumentError("--topic needs --bootstrap-servers host:port")
@@ -357,54 +253,3 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def choose_engine(args: argparse.Namespace, master: str | None) -> int:
-    """Threads for planning in this process, or 0 for Spark. ``--engine auto`` plans in this process when
-    the input is Parquet whose key column pyarrow reads (string or binary) and the master is local —
-    given, or the default with no deployment configuration that could name another."""
-    from kafka_placement.spark.executors import is_local_master
-
-    engine = args.engine
-    if engine == "spark":
-        return 0
-    readable = (
-        args.input is not None
-        and (args.format or _infer_format(Path(args.input))) == "parquet"
-        and args.value_size_column is None
-    )
-    if readable:
-        from kafka_placement.spark.parquet_plan import executors_can_read
-
-        readable = executors_can_read(Path(args.input), args.key_column, args.value_column)
-    if engine == "local" and not readable:
-        raise InvalidArgumentError(
-            "--engine local plans Parquet input (--input) with a string or binary key column in the files "
-            "and no --value-size-column; use --engine spark for this input"
-        )
-    if master is None and engine == "auto" and _deployment_may_name_a_master():
-        return 0
-    chosen = master or "local[*]"
-    one_machine = is_local_master(chosen) and not chosen.startswith("local-cluster")
-    if engine == "auto" and not (readable and one_machine):
-        return 0
-    return local_threads(chosen if one_machine else "local[*]")
-
-
-def local_threads(master: str) -> int:
-    """Threads of the in-process engine for a local master: its cores, at most this machine's."""
-    import os
-
-    cores = os.cpu_count() or 1
-    inside = master[master.find("[") + 1 : master.find("]")] if "[" in master else "1"
-    return max(1, min(int(inside), cores)) if inside.isdigit() else cores
-
-
-def _deployment_may_name_a_master() -> bool:
-    """Under spark-submit, or with a spark-defaults.conf, the deployment may choose the master."""
-    import os
-
-    if os.environ.get("PYSPARK_GATEWAY_PORT"):
-        return True
-    dirs = [os.environ.get("SPARK_CONF_DIR")]
-    if os.environ.get("SPARK_HOME"):
-        dirs.append(os.path.join(os.environ["SPARK_HOME"], "conf"))
-    return any(d and os.path.isfile(os.path.join(d, "spark-defaults.conf")) for d in dirs)
