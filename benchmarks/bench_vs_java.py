@@ -216,13 +216,17 @@ PRODUCE_ROWS = (
     ("keyed: ours C router, jump", True, "jump", "plain"),
     ("keyed: ours Python path", True, "python", "plain"),
     ("keyless: plain confluent", False, "plain", "plain"),
+    ("keyless: plain confluent, partition= by hand", False, "plain-explicit", "plain"),
     ("keyless: ours C router lease", False, "routed", "plain"),
+    ("keyless: ours C router lease vs by hand", False, "routed", "plain-explicit"),
     ("keyless: ours Python path", False, "python", "plain"),
     ("keyed: kafka-python default", True, "kp-default", "kp-default"),
     ("keyed: kafka-python + ours", True, "kp-ours", "kp-default"),
     ("keyless: kafka-python default", False, "kp-default", "kp-default"),
     ("keyless: kafka-python + ours", False, "kp-ours", "kp-default"),
 )
+#: keyless records one partition takes before the next, as our lease runs with librdkafka's batch.size
+STICKY_RUN = 10_000
 #: kafka-python sends ~30x slower than librdkafka: its rows send this fraction of the records
 KAFKA_PYTHON_SHARE = 10
 
@@ -253,7 +257,7 @@ def produce_rates(bootstrap: str, records: int, rounds: int = 3) -> dict[tuple[b
 
             ours = {"partitioner": JavaDefaultPartitioner()} if kind == "kp-ours" else {}
             return KafkaProducer(bootstrap_servers=bootstrap, linger_ms=20, batch_size=65536, **ours)
-        if kind == "plain":
+        if kind in ("plain", "plain-explicit"):
             return confluent_kafka.Producer({**config, "partitioner": "murmur2_random"})
         if kind == "native":
             return Producer(dict(config), partitioner="murmur2_random")
@@ -264,7 +268,7 @@ def produce_rates(bootstrap: str, records: int, rounds: int = 3) -> dict[tuple[b
                 return Producer(dict(config))
         return Producer(dict(config))  # Java's default partitioner: the C router
 
-    def run(producer: Any, keyed: bool) -> float:
+    def run(producer: Any, keyed: bool, explicit: bool = False) -> float:
         if not hasattr(producer, "produce"):  # kafka-python
             count = records // KAFKA_PYTHON_SHARE
             t0 = time.perf_counter()
@@ -275,6 +279,18 @@ def produce_rates(bootstrap: str, records: int, rounds: int = 3) -> dict[tuple[b
             producer.close()
             return count / elapsed
         produce = producer.produce
+        if explicit:  # what Java's keyless placement costs librdkafka itself: a partition per record,
+            # sticky for STICKY_RUN records (librdkafka's 1 MB batch.size of these records), then the next
+            t0 = time.perf_counter()
+            for i in range(records):
+                while True:
+                    try:
+                        produce(topic, value, partition=(i // STICKY_RUN) % N_PARTITIONS)
+                        break
+                    except BufferError:
+                        producer.poll(0.05)
+            producer.flush(60)
+            return records / (time.perf_counter() - t0)
         t0 = time.perf_counter()
         for k in keys:
             while True:
@@ -292,7 +308,7 @@ def produce_rates(bootstrap: str, records: int, rounds: int = 3) -> dict[tuple[b
     best: dict[tuple[bool, str], float] = {}
     for _ in range(rounds):
         for _label, keyed, kind, _baseline in PRODUCE_ROWS:
-            rate = run(make(kind), keyed)
+            rate = run(make(kind), keyed, explicit=kind == "plain-explicit")
             best[keyed, kind] = max(best.get((keyed, kind), 0.0), rate)
     admin.delete_topics([topic])
     return best
