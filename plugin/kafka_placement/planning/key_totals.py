@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 
 #: Sums a float64 ``bincount`` keeps exact (integers below 2^53).
 _EXACT_FLOAT_SUM = 1 << 53
+#: Totals rows held unmerged before they are merged (memory follows the distinct keys, not the pieces).
+MERGE_ROWS = 1 << 22
 
 
 def totals_schema() -> pa.Schema:
@@ -105,6 +107,20 @@ def _dictionary_totals(chunk: pa.DictionaryArray, sizes: pa.ChunkedArray) -> pa.
         records = np.append(records, null_records)
         nbytes = np.append(nbytes, null_bytes)
     return pa.table({"key": keys, "records": records, "bytes": nbytes}, schema=totals_schema())
+
+
+def merge_as_they_come(pieces: Iterable[pa.Table]) -> pa.Table:
+    """:func:`merge_key_totals` of ``pieces`` that arrive one by one (row groups as they are read), merging
+    whenever more than :data:`MERGE_ROWS` rows are held."""
+    held: list[pa.Table] = []
+    rows = 0
+    for piece in pieces:
+        held.append(piece)
+        rows += piece.num_rows
+        if rows > MERGE_ROWS:
+            held = [merge_key_totals(held)]
+            rows = held[0].num_rows
+    return merge_key_totals(held)
 
 
 def merge_key_totals(pieces: Iterable[pa.Table | pa.RecordBatch]) -> pa.Table:

@@ -15,16 +15,15 @@ from typing import TYPE_CHECKING
 
 from kafka_placement.errors import InvalidArgumentError
 from kafka_placement.planning.key_loads import KeyLoadReducer, merge_partials, partitionings_of
-from kafka_placement.planning.key_totals import key_totals, merge_key_totals
+from kafka_placement.planning.key_totals import key_totals, merge_as_they_come, merge_key_totals
 from kafka_placement.planning.parquet_row_groups import RowGroup, row_groups
 from kafka_placement.planning.result import PlanResult, plan_result
-from kafka_placement.planning.scenarios import Scenario
+from kafka_placement.planning.scenarios import Partitioning, Scenario
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
 _BATCH = 1 << 16  # distinct keys per reducer batch
-_MERGE_ROWS = 1 << 22  # per-row-group totals held before they are merged
 _MAX_THREADS = 1024
 
 
@@ -37,12 +36,14 @@ def plan_table(
     top_keys: int = 20,
 ) -> PlanResult:
     """Every scenario over an in-memory Arrow table, in this process (same result as the Spark plan)."""
-    partitionings_of(scenarios, top_keys)  # bad arguments fail before any work
-    return _plan_totals(merge_key_totals([key_totals(table, key_column, value_column)]), scenarios, top_keys)
+    partitionings = partitionings_of(scenarios, top_keys)  # bad arguments fail before any work
+    by_key = merge_key_totals([key_totals(table, key_column, value_column)])
+    return _plan_totals(by_key, partitionings, scenarios, top_keys)
 
 
-def _plan_totals(by_key: pa.Table, scenarios: Sequence[Scenario], top_keys: int) -> PlanResult:
-    partitionings = partitionings_of(scenarios, top_keys)
+def _plan_totals(
+    by_key: pa.Table, partitionings: list[Partitioning], scenarios: Sequence[Scenario], top_keys: int
+) -> PlanResult:
     reducer = KeyLoadReducer(partitionings, top_keys)
     for batch in by_key.to_batches(max_chunksize=_BATCH):
         reducer.add(batch)
@@ -64,19 +65,17 @@ def plan_parquet(
     threads (pyarrow's reading and numpy's counting run outside the GIL)."""
     from concurrent.futures import ThreadPoolExecutor
 
-    partitionings_of(scenarios, top_keys)  # bad arguments fail before any work
+    partitionings = partitionings_of(scenarios, top_keys)  # bad arguments fail before any work
     if not 1 <= threads <= _MAX_THREADS:
         raise InvalidArgumentError(f"threads must be in [1, {_MAX_THREADS}], got {threads}")
     units = row_groups(path, key_column, value_column)
-    pieces: list[pa.Table] = []
-    held = 0
+    window = 4 * threads  # a bounded number of row groups in flight
+
     with ThreadPoolExecutor(threads) as pool:
-        # a bounded window of row groups in flight: results are merged as they arrive
-        for start in range(0, len(units), 4 * threads):
-            for totals in pool.map(RowGroup.key_totals, units[start : start + 4 * threads]):
-                pieces.append(totals)
-                held += totals.num_rows
-                if held > _MERGE_ROWS:  # bound memory by the distinct keys, not the row groups read
-                    pieces = [merge_key_totals(pieces)]
-                    held = pieces[0].num_rows
-    return _plan_totals(merge_key_totals(pieces), scenarios, top_keys)
+        pieces = (
+            totals
+            for start in range(0, len(units), window)
+            for totals in pool.map(RowGroup.key_totals, units[start : start + window])
+        )
+        by_key = merge_as_they_come(pieces)
+    return _plan_totals(by_key, partitionings, scenarios, top_keys)

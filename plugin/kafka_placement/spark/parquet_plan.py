@@ -33,7 +33,6 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 TOTALS_DDL = "key binary, records bigint, bytes bigint"
-_MERGE_ROWS = 1 << 22  # per-row-group totals a task holds before merging them
 _BATCH = 1 << 16  # rows per batch handed back to Spark / to the reducer
 
 
@@ -86,19 +85,10 @@ def _read_totals(units: Sequence[RowGroup]) -> Any:
     """Stage 1 (one task): its row groups → records and bytes per distinct key it saw."""
 
     def read(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        from kafka_placement.planning.key_totals import merge_key_totals
+        from kafka_placement.planning.key_totals import merge_as_they_come
 
-        pieces: list[pa.Table] = []
-        held = 0
-        for batch in batches:
-            for unit in batch.column(0).to_pylist():
-                pieces.append(units[unit].key_totals())
-                held += pieces[-1].num_rows
-                if held > _MERGE_ROWS:
-                    pieces = [merge_key_totals(pieces)]
-                    held = pieces[0].num_rows
-        if pieces:
-            yield from merge_key_totals(pieces).to_batches(max_chunksize=_BATCH)
+        pieces = (units[unit].key_totals() for batch in batches for unit in batch.column(0).to_pylist())
+        yield from merge_as_they_come(pieces).to_batches(max_chunksize=_BATCH)
 
     return read
 
