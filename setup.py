@@ -1,5 +1,6 @@
-"""Build hook only: metadata lives in pyproject.toml. Compiles the optional C accelerator for batch key
-hashing; ``optional=True`` lets an install without a C compiler succeed (numpy fallback is used then).
+"""Build hook only: metadata lives in pyproject.toml. Compiles the optional C accelerators (batch key
+hashing and the record router; dealing partitions to members); ``optional=True`` lets an install without
+a C compiler succeed (the numpy / pure-Python forms are used then).
 ``KAFKA_PLACEMENT_PURE=1`` builds without it: the pure-Python wheel (``py3-none-any``)."""
 
 import os
@@ -22,6 +23,12 @@ setup(
             depends=["plugin/kafka_placement/partitioning/_hash_kernels.h"],
             extra_compile_args=[] if sys.platform == "win32" else ["-O3", "-std=c99"],
             optional=True,
-        )
+        ),
+        Extension(
+            "kafka_placement.assignment._dealing",
+            sources=["plugin/kafka_placement/assignment/_dealing.c"],
+            extra_compile_args=[] if sys.platform == "win32" else ["-O3", "-std=c99"],
+            optional=True,
+        ),
     ]
 )

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping
 
 import numpy as np
 
+from kafka_placement.assignment.dealing import deal
 from kafka_placement.assignment.sticky.claims import claim_winners, collect_claims, resolve_claims
 from kafka_placement.assignment.sticky.equal_subscriptions import constrained_assign
 from kafka_placement.assignment.sticky.general import general_assign
@@ -92,11 +93,14 @@ def _quality(
 
 def _fresh_equal(problem: Problem) -> dict[str, list[TopicPartition]]:
     """No previous owner, equal subscriptions, no racks: member i gets every M-th partition from i."""
-    flat: list[TopicPartition] = []
-    for topic, count in zip(problem.topics, problem.counts.tolist(), strict=True):
-        flat.extend(partitions_of_topic(topic, count))
-    m = problem.n_members
-    return in_python_order(problem, {member_id: flat[i::m] for i, member_id in enumerate(problem.member_ids)})
+    if not problem.member_ids:
+        return {}
+    per_topic = [
+        partitions_of_topic(topic, count)
+        for topic, count in zip(problem.topics, problem.counts.tolist(), strict=True)
+    ]
+    hands = deal(per_topic, problem.n_members)
+    return in_python_order(problem, dict(zip(problem.member_ids, hands, strict=True)))
 
 
 def assign_sticky(
