@@ -23,14 +23,16 @@ Rows:
                          (Java's default partitioner; ``jump``) and, the C accelerator off, through Python
                          vs plain ``confluent_kafka.Producer`` with ``partitioner=murmur2_random``; and
                          kafka-python's ``KafkaProducer`` with our ``JavaDefaultPartitioner`` vs its own
-                         default (a tenth of the records); best records/s of three rounds, each round
-                         running every row once
+                         default (a tenth of the records); every producer sends one record before its
+                         clock starts; five rounds, each running every row once: the median of the
+                         per-round ratios, the best rates, and the first record's time of each row
 
 ``--quick`` shrinks the assignor cases to 100 topics x 1,000 partitions x 500 members and the keys to 200k
 (CI-sized); the full sizes are the ones docs/performance.md quotes.
 
 ``--growth`` prints how cost grows instead (docs/performance.md's growth table): sticky fresh from 10k
-to 1M partitions and from 100 to 5,000 members, hashing from 1M to 100M keys, with growth exponents.
+to 1M partitions and from 100 to 5,000 members, hashing from 1M to 100M keys, with growth exponents and
+the time each step adds per partition, member or key.
 
 Usage: python benchmarks/bench_vs_java.py [--quick] [--only hash,sticky,coop,unequal] [--reps 7]
        [--bootstrap-server HOST:PORT --records 1000000]
@@ -41,8 +43,10 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import itertools
 import json
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -217,9 +221,9 @@ PRODUCE_ROWS = (
     ("keyed: ours C router, jump", True, "jump", "plain"),
     ("keyed: ours Python path", True, "python", "plain"),
     ("keyless: plain confluent", False, "plain", "plain"),
-    ("keyless: plain confluent, partition= by hand", False, "plain-explicit", "plain"),
+    ("keyless: plain confluent, partition given", False, "plain-explicit", "plain"),
     ("keyless: ours C router lease", False, "routed", "plain"),
-    ("keyless: ours C router lease vs by hand", False, "routed", "plain-explicit"),
+    ("keyless: ours C router lease vs partition given", False, "routed", "plain-explicit"),
     ("keyless: ours Python path", False, "python", "plain"),
     ("keyed: kafka-python default", True, "kp-default", "kp-default"),
     ("keyed: kafka-python + ours", True, "kp-ours", "kp-default"),
@@ -230,11 +234,20 @@ PRODUCE_ROWS = (
 STICKY_RUN = 10_000
 #: kafka-python sends ~30x slower than librdkafka: its rows send this fraction of the records
 KAFKA_PYTHON_SHARE = 10
+#: a pause before each producer starts, so the brokers have written away the records of the last one
+SETTLE_S = 1.0
 
 
-def produce_rates(bootstrap: str, records: int, rounds: int = 3) -> dict[tuple[bool, str], float]:
-    """Best records/s of every PRODUCE_ROWS row over ``rounds`` rounds; each round runs every row once,
-    one after the other, so a ratio compares rows measured under the same machine load."""
+def produce_rates(
+    bootstrap: str, records: int, rounds: int = 5
+) -> tuple[dict[tuple[bool, str], list[float]], dict[tuple[bool, str], float]]:
+    """Records/s of every PRODUCE_ROWS row in each of ``rounds`` rounds (each round runs every row once,
+    one after the other in a shuffled order, so a ratio within a round compares rows under the same machine
+    load), and the median first record of each row: construction to its delivery.
+
+    Every producer sends one record and flushes before its clock starts (all rows alike): what is timed is
+    the producer at work, not its start-up — ours waits for the topic's metadata at the first record, the
+    plain client does not (it queues); the first-record times show that cost on its own."""
     import confluent_kafka
     from confluent_kafka.admin import AdminClient, NewTopic
 
@@ -269,6 +282,14 @@ def produce_rates(bootstrap: str, records: int, rounds: int = 3) -> dict[tuple[b
                 return Producer(dict(config))
         return Producer(dict(config))  # Java's default partitioner: the C router
 
+    def first_record(producer: Any, keyed: bool) -> None:
+        key = b"first" if keyed else None
+        if hasattr(producer, "produce"):
+            producer.produce(topic, value, key)
+        else:
+            producer.send(topic, value=value, key=key)
+        producer.flush(30)
+
     def run(producer: Any, keyed: bool, explicit: bool = False) -> float:
         if not hasattr(producer, "produce"):  # kafka-python
             count = records // KAFKA_PYTHON_SHARE
@@ -280,16 +301,20 @@ def produce_rates(bootstrap: str, records: int, rounds: int = 3) -> dict[tuple[b
             producer.close()
             return count / elapsed
         produce = producer.produce
-        if explicit:  # what Java's keyless placement costs librdkafka itself: a partition per record,
-            # sticky for STICKY_RUN records (librdkafka's 1 MB batch.size of these records), then the next
+        if explicit:  # what Java's keyless placement costs librdkafka itself: a partition given with every
+            # record (positionally, the cheapest call), STICKY_RUN records to one partition, then one drawn
+            # at random as Java draws it — the placement our lease makes, without our code
+            draw = random.Random(11).randrange
             t0 = time.perf_counter()
-            for i in range(records):
-                while True:
-                    try:
-                        produce(topic, value, partition=(i // STICKY_RUN) % N_PARTITIONS)
-                        break
-                    except BufferError:
-                        producer.poll(0.05)
+            for start in range(0, records, STICKY_RUN):
+                partition = draw(N_PARTITIONS)
+                for _ in range(min(STICKY_RUN, records - start)):
+                    while True:
+                        try:
+                            produce(topic, value, None, partition)
+                            break
+                        except BufferError:
+                            producer.poll(0.05)
             producer.flush(60)
             return records / (time.perf_counter() - t0)
         t0 = time.perf_counter()
@@ -306,13 +331,22 @@ def produce_rates(bootstrap: str, records: int, rounds: int = 3) -> dict[tuple[b
         producer.flush(60)
         return records / (time.perf_counter() - t0)
 
-    best: dict[tuple[bool, str], float] = {}
+    rates: dict[tuple[bool, str], list[float]] = {}
+    first: dict[tuple[bool, str], list[float]] = {}
+    producers = list(dict.fromkeys((keyed, kind) for _label, keyed, kind, _baseline in PRODUCE_ROWS))
+    shuffle = random.Random(7).shuffle
     for _ in range(rounds):
-        for _label, keyed, kind, _baseline in PRODUCE_ROWS:
-            rate = run(make(kind), keyed, explicit=kind == "plain-explicit")
-            best[keyed, kind] = max(best.get((keyed, kind), 0.0), rate)
+        shuffle(producers)  # no producer always runs right after the same one (the brokers' load follows)
+        for keyed, kind in producers:
+            time.sleep(SETTLE_S)
+            t0 = time.perf_counter()
+            producer = make(kind)
+            first_record(producer, keyed)
+            first.setdefault((keyed, kind), []).append(time.perf_counter() - t0)
+            rate = run(producer, keyed, explicit=kind == "plain-explicit")
+            rates.setdefault((keyed, kind), []).append(rate)
     admin.delete_topics([topic])
-    return best
+    return rates, {row: sorted(times)[len(times) // 2] for row, times in first.items()}
 
 
 # --- growth ----------------------------------------------------------------------------------------------
@@ -350,19 +384,36 @@ def growth(reps: int) -> None:
         hashing[count] = (ours["warm_s"], java["warm_s"])
         print(f"{f'hash {count // 1_000_000}M x 16 B (pyarrow binary)':<42} {_fmt_s(ours['warm_s'])} "
               f"{_fmt_s(java['warm_s'])} {java['warm_s'] / ours['warm_s']:8.2f}x  {same}")
-    print("growth exponents (time ~ size**k), ours / Java:")
-    spans = (
-        ("partitions 10k -> 1M (500 members)", (10_000, 1_000_000), STICKY_GROWTH[0], STICKY_GROWTH[2]),
-        ("members 100 -> 5,000 (100k partitions)", (100, 5000), STICKY_GROWTH[3], STICKY_GROWTH[4]),
+    # (label, unit, [(size, (ours s, Java s)) ...]) in growing size
+    series = (
+        ("sticky, partitions (500 members)", "partition",
+         [(t * p, sticky[t, p, m]) for t, p, m in STICKY_GROWTH if m == 500]),
+        ("sticky, members (100k partitions)", "member",
+         sorted((m, sticky[t, p, m]) for t, p, m in STICKY_GROWTH if t * p == 100_000)),
+        ("hashing, keys", "key", [(count, hashing[count]) for count in HASH_GROWTH]),
     )
-    for label, sizes, a, b in spans:
-        ours_k = _exponent(sizes, (sticky[a][0], sticky[b][0]))
-        java_k = _exponent(sizes, (sticky[a][1], sticky[b][1]))
-        print(f"  sticky, {label}: {ours_k:.2f} / {java_k:.2f}")
-    first, last = HASH_GROWTH[0], HASH_GROWTH[-1]
-    ours_k = _exponent((first, last), (hashing[first][0], hashing[last][0]))
-    java_k = _exponent((first, last), (hashing[first][1], hashing[last][1]))
-    print(f"  hashing, keys 1M -> 100M: {ours_k:.2f} / {java_k:.2f}")
+    print("growth exponents (time ~ size**k), ours / Java, end to end and per step; and the time each step "
+          "adds per unit of size (what growing costs, free of the fixed cost at the small end):")
+    for label, unit, points in series:
+        (first, (ours_a, java_a)), (last, (ours_b, java_b)) = points[0], points[-1]
+        whole = _exponents((first, last), (ours_a, ours_b), (java_a, java_b))
+        steps = []
+        for (size_a, (ours_1, java_1)), (size_b, (ours_2, java_2)) in itertools.pairwise(points):
+            k = _exponents((size_a, size_b), (ours_1, ours_2), (java_1, java_2))
+            ours_ns = (ours_2 - ours_1) / (size_b - size_a) * 1e9
+            java_ns = (java_2 - java_1) / (size_b - size_a) * 1e9
+            steps.append(f"{_count(size_a)} -> {_count(size_b)}: k {k}, "
+                         f"+{ours_ns:.1f} / +{java_ns:.1f} ns per {unit}")
+        print(f"  {label} {_count(first)} -> {_count(last)}: k {whole}; " + "; ".join(steps))
+
+
+def _exponents(sizes: tuple[int, int], ours: tuple[float, float], java: tuple[float, float]) -> str:
+    return f"{_exponent(sizes, ours):.2f} / {_exponent(sizes, java):.2f}"
+
+
+def _count(n: int) -> str:
+    return f"{n // 1_000_000}M" if n >= 1_000_000 and n % 1_000_000 == 0 else (
+        f"{n // 1000}k" if n >= 10_000 and n % 1000 == 0 else f"{n:,}")
 
 
 # --- report -------------------------------------------------------------------------------------------------
@@ -380,6 +431,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reps", type=int, default=7, help="Java calls per case (the first is cold)")
     parser.add_argument("--bootstrap-server", help="also measure confluent produce on this cluster")
     parser.add_argument("--records", type=int, default=1_000_000)
+    parser.add_argument("--rounds", type=int, default=5, help="produce rounds (each runs every row once)")
     parser.add_argument("--growth", action="store_true",
                         help="how cost grows: sticky 10k -> 1M partitions and 100 -> 5,000 members, hashing "
                              "1M -> 100M keys, ours and Java side by side (several minutes, ~8 GB of memory)")
@@ -437,14 +489,21 @@ def main(argv: list[str] | None = None) -> int:
               f"ours peak RSS {ours['rss_peak_mb']:.0f} MB (whole process); max/member {ours['check']} "
               f"(Java {java['check']})")
     if args.bootstrap_server:
-        rates = produce_rates(args.bootstrap_server, args.records)
+        rates, first = produce_rates(args.bootstrap_server, args.records, args.rounds)
+        print(f"# produce: {args.records:,} records of 100 B per confluent row, {args.rounds} rounds; "
+              "columns: best records/s of ours and of the baseline, the median of the per-round ratios, "
+              "the ratio of the best rates, and the median first record (construction to delivery)")
         for label, keyed, kind, baseline in PRODUCE_ROWS:
             if kind == baseline:
                 continue
-            rate, plain = rates[keyed, kind], rates[keyed, baseline]
-            ours_k, plain_k = f"{rate / 1000:.0f}k/s", f"{plain / 1000:.0f}k/s"
-            print(f"{'produce ' + label:<42} {ours_k:>11} {'':>11} {plain_k:>11} {'':>11} "
-                  f"{rate / plain:8.2f}x  ours/{baseline} (plain: confluent murmur2_random), 100 B records")
+            mine, base = rates[keyed, kind], rates[keyed, baseline]
+            per_round = sorted(a / b for a, b in zip(mine, base, strict=True))
+            median = per_round[len(per_round) // 2]
+            print(f"{'produce ' + label:<42} {max(mine) / 1000:>9.0f}k/s {'':>11} "
+                  f"{max(base) / 1000:>9.0f}k/s {'':>11} {median:8.2f}x  median of rounds "
+                  f"(best rates {max(mine) / max(base):.2f}x; "
+                  f"rounds {min(per_round):.2f}-{max(per_round):.2f}x); first record "
+                  f"{first[keyed, kind] * 1000:.0f} ms vs {first[keyed, baseline] * 1000:.0f} ms")
     return 0 if ok else 1
 
 
