@@ -418,3 +418,27 @@ def test_numpy_s_array_full_width_chunks(width: int) -> None:
     assert c == numpy_ == expected
     with c_kernels(), native.simd_off():
         assert partition_keys(arr, 11).tolist() == expected
+
+
+@pytest.mark.parametrize("width", [1, 15, 16, 33])
+def test_numpy_s_array_empty_and_nul_ended_items(width: int) -> None:
+    """Empty items (all NUL) and items ending in NUL bytes, among full-width ones, in chunks the wide
+    kernel takes: each hashed as its value without the trailing NULs, the empty ones reported as empty."""
+    rng = np.random.default_rng(width)
+    raw = np.frombuffer(rng.bytes(width * 300), dtype=np.uint8).reshape(300, width).copy()
+    raw[:, -1] |= 1
+    raw[[5, 77, 299], :] = 0  # empty
+    raw[[6, 150], -1] = 0  # one trailing NUL
+    raw[7, max(0, width - 3) :] = 0  # several
+    arr = raw.view(f"S{width}").ravel()
+    values = arr.tolist()
+    with c_kernels():
+        fast = native.hash_list("murmur2", arr) if native.native_available() else None
+    if fast is None:
+        pytest.skip("the C accelerator is not compiled")
+    assert fast[0].tolist() == _scalar("murmur2", values)
+    empty = [i for i, v in enumerate(values) if not v]
+    assert fast[2] is not None and np.flatnonzero(fast[2]).tolist() == empty
+    assert partition_keys(arr, 9, "consistent_random", rng=np.random.default_rng(1)).tolist() == _both(
+        lambda: partition_keys(arr, 9, "consistent_random", rng=np.random.default_rng(1)).tolist()
+    )[1]

@@ -13,9 +13,9 @@
  *       keys: a list or tuple of bytes / None, read in place (no join). flags[i] = 0 non-empty bytes,
  *       1 None (hashed as b""), 2 b"". Stops at the first item that is neither bytes nor None and returns
  *       its index (the caller falls back to the general path); bad_index is -1 when all were taken.
- *   hash_fixed(algo, data, width, out, lengths) -> None
+ *   hash_fixed(algo, data, width, out) -> number of empty keys
  *       A numpy "S<width>" array's buffer: key i is its item i without trailing NUL bytes (numpy's
- *       reading of an S item); lengths (4-byte items) receives every key's length.
+ *       reading of an S item).
  *   remainder(hashes, mask, n, out) -> None
  *       out[i] = (hashes[i] & mask) % n: uint32 hashes in, int64 partition indices out (1 <= n < 2**32).
  *   murmur2(data) -> int   Kafka Utils.murmur2 of one bytes-like object, signed 32-bit.
@@ -436,17 +436,17 @@ static void hash_chunk(int algo, const unsigned char *const *ptrs, const Py_ssiz
 #define NOGIL_MIN_BYTES (256 * 1024)
 
 /* Keys of a numpy fixed-width bytes ("S<width>") array: item i is data[i*width:(i+1)*width] with its
- * trailing NUL bytes stripped, as numpy reads an S item. lengths[i] receives each key's length. */
+ * trailing NUL bytes stripped, as numpy reads an S item. Returns how many keys are empty (all NUL). */
 static PyObject *py_hash_fixed(PyObject *self, PyObject *args)
 {
     int algo;
     Py_ssize_t width;
-    PyObject *data_obj, *out_obj, *lengths_obj;
-    if (!PyArg_ParseTuple(args, "iOnOO:hash_fixed", &algo, &data_obj, &width, &out_obj, &lengths_obj))
+    PyObject *data_obj, *out_obj;
+    if (!PyArg_ParseTuple(args, "iOnO:hash_fixed", &algo, &data_obj, &width, &out_obj))
         return NULL;
     if (check_algo(algo) < 0)
         return NULL;
-    Py_buffer data, out, lengths;
+    Py_buffer data, out;
     if (get_bytes(data_obj, &data, -1, "data", 0) < 0)
         return NULL;
     if (width < 1 || width > INT32_MAX || data.len % width != 0) {
@@ -460,48 +460,48 @@ static PyObject *py_hash_fixed(PyObject *self, PyObject *args)
         PyBuffer_Release(&data);
         return NULL;
     }
-    if (get_out(lengths_obj, &lengths, n, "lengths") < 0) {
-        PyBuffer_Release(&out);
-        PyBuffer_Release(&data);
-        return NULL;
-    }
     const unsigned char *base = (const unsigned char *)data.buf;
-    uint32_t *hashes = (uint32_t *)out.buf, *lens_out = (uint32_t *)lengths.buf;
+    uint32_t *hashes = (uint32_t *)out.buf;
+    Py_ssize_t empties = 0;
     Py_BEGIN_ALLOW_THREADS;
     const unsigned char *ptrs[PTR_CHUNK];
     Py_ssize_t lens[PTR_CHUNK];
     for (Py_ssize_t lo = 0; lo < n; lo += PTR_CHUNK) {
         const Py_ssize_t hi = lo + PTR_CHUNK < n ? lo + PTR_CHUNK : n;
-        int full = 1; /* no item of the chunk ends in NUL: keys back to back, one length */
+#ifdef HAVE_AVX2_KERNEL
+        if (algo == ALGO_MURMUR2 && use_avx2 && width >= 16) {
+            /* all items at full width, then again, one by one, the few that end in NUL (1 in 256 of
+             * random keys: most chunks have one, so skipping the kernel for them lost it); only the last
+             * byte of the others is read again */
+            murmur2_uniform_avx2(base + lo * width, width, hi - lo, hashes + lo);
+            for (Py_ssize_t i = lo; i < hi; i++) {
+                const unsigned char *p = base + i * width;
+                if (p[width - 1] != 0)
+                    continue;
+                Py_ssize_t len = width - 1;
+                while (len > 0 && p[len - 1] == 0)
+                    len--;
+                empties += len == 0;
+                hashes[i] = murmur2_one(p, len);
+            }
+            continue;
+        }
+#endif
         for (Py_ssize_t i = lo; i < hi; i++) {
             const unsigned char *p = base + i * width;
             Py_ssize_t len = width;
             while (len > 0 && p[len - 1] == 0)
                 len--;
-            full &= len == width;
+            empties += len == 0;
             ptrs[i - lo] = p;
             lens[i - lo] = len;
-            lens_out[i] = (uint32_t)len;
         }
-#ifdef HAVE_AVX2_KERNEL
-        if (algo == ALGO_MURMUR2 && use_avx2 && width >= 16) {
-            /* all items at full width, then again, one by one, the few that end in NUL (1 in 256 of
-             * random keys: most chunks have one, so skipping the kernel for them lost it) */
-            murmur2_uniform_avx2(base + lo * width, width, hi - lo, hashes + lo);
-            if (!full)
-                for (Py_ssize_t i = lo; i < hi; i++)
-                    if (lens[i - lo] != width)
-                        hashes[i] = murmur2_one(ptrs[i - lo], lens[i - lo]);
-            continue;
-        }
-#endif
         hash_chunk(algo, ptrs, lens, hi - lo, hashes + lo);
     }
     Py_END_ALLOW_THREADS;
-    PyBuffer_Release(&lengths);
     PyBuffer_Release(&out);
     PyBuffer_Release(&data);
-    Py_RETURN_NONE;
+    return PyLong_FromSsize_t(empties);
 }
 
 static PyObject *py_hash_list(PyObject *self, PyObject *args)
@@ -690,8 +690,8 @@ static PyMethodDef native_methods[] = {
     {"remainder", py_remainder, METH_VARARGS,
      "remainder(hashes, mask, n, out): out[i] = (hashes[i] & mask) % n as int64 (unsigned 32-bit hashes)."},
     {"hash_fixed", py_hash_fixed, METH_VARARGS,
-     "hash_fixed(algo, data, width, out, lengths): hash every item of a numpy S<width> buffer (trailing NULs "
-     "stripped, as numpy reads items); lengths receives each key's length."},
+     "hash_fixed(algo, data, width, out) -> int: hash every item of a numpy S<width> buffer (trailing NULs "
+     "stripped, as numpy reads items); returns how many keys are empty."},
     {"simd", py_simd, METH_VARARGS,
      "simd([enable]) -> bool: whether murmur2 batches use the eight-lane AVX2 kernel (0 turns it off, 1 "
      "back on where the CPU has AVX2)."},

@@ -167,10 +167,9 @@ def hash_list(
     ):
         data = np.ascontiguousarray(keys).view(np.uint8)
         out = np.empty(keys.size, dtype=np.uint32)
-        lengths = np.empty(keys.size, dtype=np.uint32)
-        _native.hash_fixed(_ALGO[kind], data, keys.itemsize, out, lengths)
-        empty = lengths == 0
-        return out, None, empty if empty.any() else None
+        if _native.hash_fixed(_ALGO[kind], data, keys.itemsize, out) == 0:
+            return out, None, None
+        return out, None, keys == b""  # numpy compares S items without their trailing NULs
     if not isinstance(keys, list | tuple):
         return None
     n = len(keys)
