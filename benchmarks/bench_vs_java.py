@@ -260,6 +260,12 @@ def produce_rates(
     time.sleep(2)
     value = b"v" * 100
     keys = [f"key-{i:012d}".encode() for i in range(records)]
+    # Java's keyless placement by hand: STICKY_RUN records to one partition, then one drawn at random
+    draw = random.Random(11).randrange
+    java_keyless_partitions: list[int] = []
+    while len(java_keyless_partitions) < records:
+        java_keyless_partitions.extend([draw(N_PARTITIONS)] * STICKY_RUN)
+    del java_keyless_partitions[records:]
     config = {"bootstrap.servers": bootstrap, "linger.ms": 20, "batch.num.messages": 10000,
               "queue.buffering.max.messages": 1000000}
 
@@ -301,33 +307,33 @@ def produce_rates(
             producer.close()
             return count / elapsed
         produce = producer.produce
-        if explicit:  # what Java's keyless placement costs librdkafka itself: a partition given with every
-            # record (positionally, the cheapest call), STICKY_RUN records to one partition, then one drawn
-            # at random as Java draws it — the placement our lease makes, without our code
-            draw = random.Random(11).randrange
-            t0 = time.perf_counter()
-            for start in range(0, records, STICKY_RUN):
-                partition = draw(N_PARTITIONS)
-                for _ in range(min(STICKY_RUN, records - start)):
-                    while True:
-                        try:
-                            produce(topic, value, None, partition)
-                            break
-                        except BufferError:
-                            producer.poll(0.05)
-            producer.flush(60)
-            return records / (time.perf_counter() - t0)
+        # one loop shape for every row (a list walked, one call per item), so rows differ only in the call
         t0 = time.perf_counter()
-        for k in keys:
-            while True:
-                try:
-                    if keyed:
+        if explicit:  # what Java's keyless placement costs librdkafka itself: a partition given with every
+            # record (positionally, the cheapest call) — the placement our lease makes, without our code
+            for partition in java_keyless_partitions:
+                while True:
+                    try:
+                        produce(topic, value, None, partition)
+                        break
+                    except BufferError:
+                        producer.poll(0.05)
+        elif keyed:
+            for k in keys:
+                while True:
+                    try:
                         produce(topic, value, k)
-                    else:
+                        break
+                    except BufferError:
+                        producer.poll(0.05)
+        else:
+            for _ in keys:
+                while True:
+                    try:
                         produce(topic, value)
-                    break
-                except BufferError:
-                    producer.poll(0.05)
+                        break
+                    except BufferError:
+                        producer.poll(0.05)
         producer.flush(60)
         return records / (time.perf_counter() - t0)
 
@@ -347,6 +353,51 @@ def produce_rates(
             rates.setdefault((keyed, kind), []).append(rate)
     admin.delete_topics([topic])
     return rates, {row: sorted(times)[len(times) // 2] for row, times in first.items()}
+
+
+def router_overhead(calls: int = 2_000_000, rounds: int = 3) -> dict[str, tuple[float, float]]:
+    """ns per call of the C record router in front of a C sink vs the same sink called directly from
+    Python (``operator.itemgetter`` stands in for confluent's ``produce``: a C callable taking the same four
+    arguments), keyless under a lease and keyed; the best of ``rounds``."""
+    import operator
+
+    from kafka_placement.partitioning import native as native_switch
+
+    module = native_switch.native_module()
+    if module is None:
+        return {}
+    sink, topic, value, key = operator.itemgetter, "topic-a", b"v" * 100, b"key-000000000001"
+    router = module.Router(sink, lambda *a, **k: None)
+    router.set_route(topic, module.MURMUR2, 0x7FFFFFFF, tuple(range(N_PARTITIONS)), True, False, False,
+                     time.monotonic() + 3600)
+    router.set_lease(topic, 3, 1 << 62)
+
+    def per_call(fn: Any) -> float:
+        best = float("inf")
+        for _ in range(rounds):
+            t0 = time.perf_counter()
+            fn()
+            best = min(best, (time.perf_counter() - t0) / calls * 1e9)
+        return best
+
+    def keyless_routed() -> None:
+        for _ in range(calls):
+            router(topic, value)
+
+    def keyless_direct() -> None:
+        for _ in range(calls):
+            sink(topic, value, None, 3)
+
+    def keyed_routed() -> None:
+        for _ in range(calls):
+            router(topic, value, key)
+
+    def keyed_direct() -> None:
+        for _ in range(calls):
+            sink(topic, value, key, 3)
+
+    return {"keyless": (per_call(keyless_routed), per_call(keyless_direct)),
+            "keyed": (per_call(keyed_routed), per_call(keyed_direct))}
 
 
 # --- growth ----------------------------------------------------------------------------------------------
@@ -489,6 +540,9 @@ def main(argv: list[str] | None = None) -> int:
               f"ours peak RSS {ours['rss_peak_mb']:.0f} MB (whole process); max/member {ours['check']} "
               f"(Java {java['check']})")
     if args.bootstrap_server:
+        for kind, (routed, direct) in router_overhead().items():
+            print(f"# produce: the C record router, {kind}: {routed:.1f} ns per call vs {direct:.1f} ns "
+                  f"calling the same C sink directly (+{routed - direct:.1f} ns)")
         rates, first = produce_rates(args.bootstrap_server, args.records, args.rounds)
         print(f"# produce: {args.records:,} records of 100 B per confluent row, {args.rounds} rounds; "
               "columns: best records/s of ours and of the baseline, the median of the per-round ratios, "
