@@ -39,13 +39,8 @@ def check_topic(settings: ConnectionSettings, topic: str) -> None:
 
 def load_input(spark: SparkSession, args: argparse.Namespace) -> tuple[DataFrame | Path, str, str | None]:
     """The input — a DataFrame, or the path of Parquet files the executors read themselves
-    (:mod:`kafka_placement.spark.parquet_plan`) — a description of it, and the value column to use."""
-    chosen = [name for name in ("sample", "input", "topic") if getattr(args, name) is not None]
-    if len(chosen) != 1:
-        raise InvalidArgumentError(
-            "give exactly one input: --sample N, --input PATH or --topic T "
-            f"(got {', '.join(chosen) or 'none'})"
-        )
+    (:mod:`kafka_placement.spark.parquet_plan`) — a description of it, and the value column to use.
+    ``args`` passed :func:`kafka_placement.cli.plan.check_input_args` (exactly one input among them)."""
     if args.sample is not None:
         from kafka_placement.spark.sample import SampleSpec, sample_dataframe
 
