@@ -31,7 +31,7 @@ from kafka_placement.partitioning.topicview import TopicView
 DEFAULT_BATCH_SIZE = 16384  # batch.size default in Java and kafka-python
 
 
-@dataclass
+@dataclass(slots=True)
 class _StickyState:
     partition: int
     produced: int = 0
@@ -95,7 +95,8 @@ class UniformSticky:
                 self._state[view.topic] = state
             partition = state.partition
             undo = (partition, state.produced)
-            state.produced += max(record_size, 0)
+            if record_size > 0:
+                state.produced += record_size
             state.undo = undo
             if state.produced >= self.batch_size:  # Java: switch after batch.size bytes were produced
                 self._state[view.topic] = _StickyState(self.next_partition(view), 0, undo)

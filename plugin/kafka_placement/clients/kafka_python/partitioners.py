@@ -61,6 +61,10 @@ class PlacementPartitioner(Partitioner):  # type: ignore[misc]
         #: KIP-794 tracking, set by our KafkaProducer (kafka_placement.clients.kafka_python.producer)
         self.availability: PartitionAvailability | None = None
         self._hashes_key = not isinstance(core, _CoreRoundRobin)
+        # a keyless record goes straight to the keyless strategy when the core's own partition() would do
+        # only that (kafka-python calls us for every record: a Python call less per keyless one)
+        self._keyless_direct = self._hashes_key and type(core).partition is RecordPartitioner.partition
+        self._null_is_keyless = core.scheme.is_keyless(None)  # the scheme's answer, asked once
         # topic → (partitions, available, view): the view is rebuilt only when the metadata changed
         self._views: dict[str, tuple[set[int], set[int], TopicView]] = {}
 
@@ -73,9 +77,13 @@ class PlacementPartitioner(Partitioner):  # type: ignore[misc]
         serialized_value: bytes | None,
         cluster: Any,
     ) -> int:
-        serialized_key = check_key(serialized_key)  # any bytes-like form hashes its raw bytes
         scheme = self.core.scheme
-        if self._hashes_key and not scheme.is_keyless(serialized_key):
+        if serialized_key is not None:
+            serialized_key = check_key(serialized_key)  # any bytes-like form hashes its raw bytes
+            keyless = scheme.is_keyless(serialized_key)
+        else:
+            keyless = self._null_is_keyless
+        if self._hashes_key and not keyless:
             partitions = cluster.partitions_for_topic(topic)
             if not partitions:
                 raise UnknownTopicError(f"topic {topic!r} is not in the cluster metadata")
@@ -86,6 +94,8 @@ class PlacementPartitioner(Partitioner):  # type: ignore[misc]
         size = (len(serialized_key) if serialized_key else 0) + (
             len(serialized_value) if serialized_value else 0
         )
+        if self._keyless_direct and self.availability is None:  # keyless: what core.partition would do
+            return self.core.keyless.choose(view, size)
         return self.core.partition(view, serialized_key, size, availability=self.availability)
 
     def _view(self, cluster: Any, topic: str) -> TopicView:
