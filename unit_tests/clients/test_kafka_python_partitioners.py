@@ -13,6 +13,7 @@ from kafka.structs import TopicPartition
 from kafka_placement.clients.kafka_python.partitioners import (
     JavaDefaultPartitioner,
     LegacyDefaultPartitioner,
+    PlacementPartitioner,
     RackAwarePartitioner,
     RoundRobinPartitioner,
     SchemePartitioner,
@@ -143,3 +144,36 @@ def test_keyless_view_follows_metadata_changes() -> None:
     cluster.leaders["t"] = {p: p for p in range(8)}  # the topic grew, everything led again
     grown = {partitioner.partition("t", None, None, b"v", b"v", cluster) for _ in range(16)}
     assert grown == set(range(8))
+
+
+def test_keyless_records_place_as_the_core_places_them() -> None:
+    """The adapter's direct keyless path (no call through the core's partition()) gives the sequence the
+    core itself gives, with the same random draws, switching after batch_size bytes."""
+    import random
+
+    from kafka_placement.partitioning.record import RecordPartitioner
+    from kafka_placement.partitioning.sticky import UniformSticky
+
+    cluster = _cluster(12, down=frozenset({2}))
+    def sticky() -> UniformSticky:
+        return UniformSticky(300, rng=random.Random(5))
+
+    adapter = PlacementPartitioner(RecordPartitioner("murmur2_random", sticky()))
+    core = RecordPartitioner("murmur2_random", sticky())
+    view = topic_view(cluster, "t")
+    values = [b"v" * (i % 70) for i in range(400)]
+    got = [adapter.partition("t", None, None, v, v, cluster) for v in values]
+    assert got == [core.partition(view, None, len(v)) for v in values]
+    assert len(set(got)) > 3 and all(cluster.leaders["t"][p] != -1 for p in got)
+
+
+def test_a_core_with_its_own_partition_method_is_asked_for_keyless_records() -> None:
+    from kafka_placement.partitioning.record import RecordPartitioner
+
+    class Fixed(RecordPartitioner):
+        def partition(self, view: object, key: object, record_size: int = 0, explicit: object = None,
+                      availability: object = None) -> int:
+            return 7
+
+    adapter = PlacementPartitioner(Fixed("murmur2_random"))
+    assert adapter.partition("t", None, None, b"v", b"v", _cluster()) == 7
