@@ -234,6 +234,8 @@ PRODUCE_ROWS = (
 STICKY_RUN = 10_000
 #: kafka-python sends ~30x slower than librdkafka: its rows send this fraction of the records
 KAFKA_PYTHON_SHARE = 10
+#: the kafka-python producers' batch_size
+KAFKA_PYTHON_BATCH = 65536
 #: a pause before each producer starts, so the brokers have written away the records of the last one
 SETTLE_S = 1.0
 
@@ -275,8 +277,10 @@ def produce_rates(
 
             from kafka_placement.clients.kafka_python.partitioners import JavaDefaultPartitioner
 
-            ours = {"partitioner": JavaDefaultPartitioner()} if kind == "kp-ours" else {}
-            return KafkaProducer(bootstrap_servers=bootstrap, linger_ms=20, batch_size=65536, **ours)
+            # Java's keyless stickiness switches after batch.size bytes: the partitioner gets the producer's
+            ours = {"partitioner": JavaDefaultPartitioner(KAFKA_PYTHON_BATCH)} if kind == "kp-ours" else {}
+            return KafkaProducer(bootstrap_servers=bootstrap, linger_ms=20, batch_size=KAFKA_PYTHON_BATCH,
+                                 **ours)
         if kind in ("plain", "plain-explicit"):
             return confluent_kafka.Producer({**config, "partitioner": "murmur2_random"})
         if kind == "native":
