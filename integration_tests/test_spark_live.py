@@ -65,30 +65,47 @@ def consume_all(bootstrap: str, topic: str, partitions: int, expected: int) -> l
 
 
 @pytest.mark.parametrize(
-    ("scheme", "partitions"), [("murmur2", 12), ("fnv1a", 7), ("jump", 16), ("murmur2_random", 9)]
+    ("scheme", "partitions", "native"),
+    [
+        ("murmur2", 12, None),  # native: the sink's Java producer hashes the keys, NULL keys get a column
+        ("murmur2", 12, False),  # the partition column for every record
+        ("fnv1a", 7, None),
+        ("jump", 16, None),
+        ("murmur2_random", 9, None),  # native: Java's own partitioner, keyless records sticky
+    ],
 )
 def test_writer_puts_every_record_in_its_predicted_partition(
-    kafka_cluster: Any, spark: Any, scheme: str, partitions: int
+    kafka_cluster: Any, spark: Any, scheme: str, partitions: int, native: bool | None
 ) -> None:
     from kafka.partitioner.default import murmur2 as kafka_python_murmur2
 
-    from kafka_placement.partitioning import partition_key
+    from kafka_placement.partitioning import get_scheme, partition_key
     from kafka_placement.spark.kafka_io import write_to_kafka
     from kafka_placement.spark.sample import SampleSpec, sample_dataframe
 
     bootstrap = kafka_cluster.bootstrap_servers
     topic = create_topic(bootstrap, partitions)
-    df = sample_dataframe(spark, SampleSpec(RECORDS, distinct_keys=400, seed=9)).selectExpr(
+    keyed = sample_dataframe(spark, SampleSpec(RECORDS - 100, distinct_keys=400, seed=9)).selectExpr(
         "key", "CAST(CONCAT('v-', CAST(value_size AS STRING)) AS BINARY) AS value"
     )
-    write_to_kafka(df, bootstrap, topic, partitions, scheme=scheme)  # murmur2_random: Java's own partitioner
+    null_keys = spark.range(100).selectExpr(
+        "CAST(NULL AS BINARY) AS key", "CAST(CONCAT('null-', CAST(id AS STRING)) AS BINARY) AS value"
+    )
+    df = keyed.unionByName(null_keys)
+    # a small batch.size makes the producer's own keyless stickiness switch partitions every ~25 NULL-key
+    # records: NULL keys it placed itself could not all land on the one partition murmur2 gives them
+    write_to_kafka(df, bootstrap, topic, partitions, scheme=scheme, native=native,
+                   options={"kafka.batch.size": "512"})
 
     got = consume_all(bootstrap, topic, partitions, RECORDS)
     assert len(got) == RECORDS
-    wrong = [(p, k) for p, k, _ in got if p != partition_key(k, partitions, scheme)]
+    keyless = get_scheme(scheme).null_is_keyless  # NULL keys: random or sticky there, no one partition
+    placed = [(p, k) for p, k, _ in got if k is not None or not keyless]
+    assert len(placed) == RECORDS - (100 if keyless else 0)
+    wrong = [(p, k) for p, k in placed if p != partition_key(k, partitions, scheme)]
     assert wrong == []
-    if scheme == "murmur2":
-        assert all(p == (kafka_python_murmur2(k) & 0x7FFFFFFF) % partitions for p, k, _ in got)
+    if scheme == "murmur2":  # kafka-python's murmur2, NULL hashed like b"" as librdkafka's murmur2 does
+        assert all(p == (kafka_python_murmur2(k or b"") & 0x7FFFFFFF) % partitions for p, k in placed)
     assert len({p for p, _, _ in got}) > partitions // 2  # the data really spread
 
 

@@ -34,8 +34,13 @@ def test_native_writing_is_only_for_the_java_producers_own_partitioner(spark: An
     from kafka_placement.spark.kafka_io import write_to_kafka
 
     df = spark.createDataFrame([(b"k", b"v")], "key binary, value binary")
-    with pytest.raises(InvalidArgumentError, match="native=True needs scheme='murmur2_random'"):
+    with pytest.raises(InvalidArgumentError, match="native=True needs scheme='murmur2' or 'murmur2_random'"):
         write_to_kafka(df, "127.0.0.1:1", "t", 3, scheme="jump", native=True, check_topic=False)
+    with pytest.raises(InvalidArgumentError, match=r"options set kafka\.partitioner\.class"):
+        write_to_kafka(
+            df, "127.0.0.1:1", "t", 3, native=True, check_topic=False,
+            options={"kafka.partitioner.class": "org.example.Mine"},
+        )
     with pytest.raises(InvalidArgumentError, match="key column 'id' is not in the DataFrame"):
         write_to_kafka(df, "127.0.0.1:1", "t", 3, key_column="id", check_topic=False)
 

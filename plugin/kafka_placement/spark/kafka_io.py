@@ -16,9 +16,15 @@ from typing import TYPE_CHECKING, Any
 
 from kafka_placement.clients.connection import ConnectionSettings
 from kafka_placement.errors import InvalidArgumentError, UnknownTopicError
+from kafka_placement.partitioning import partition_key
 from kafka_placement.planning.scenarios import Partitioning
 from kafka_placement.spark.pipeline import with_partitions
 from kafka_placement.spark.session import ensure_kafka_connector
+
+#: schemes whose keyed records the Java producer's default partitioner places exactly as we do
+_NATIVE_SCHEMES = frozenset({"murmur2", "murmur2_random"})
+#: sink options that replace or change that partitioner
+_PARTITIONER_OPTIONS = frozenset({"kafka.partitioner.class", "kafka.partitioner.ignore.keys"})
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -143,10 +149,14 @@ def write_to_kafka(
     ``scheme`` (``murmur2`` hashes them like b"" as librdkafka does; ``murmur2_random`` is Java's
     producer: keyless records sticky by ``batch.size``).
 
-    ``native`` (default: yes for ``murmur2_random``): the sink's own Java producer places the records —
-    its default partitioner *is* ``murmur2_random`` (``toPositive(murmur2(key)) % n``, keyless records
-    sticky), so no partition column and no Python pass over the data are needed. Other schemes always
-    get the partition column.
+    ``native`` (default: yes for ``murmur2_random`` and ``murmur2``): the sink's own Java producer places
+    the keyed records — its default partitioner hashes a key exactly as both schemes do
+    (``toPositive(murmur2(key)) % n``), so they need no partition column and no Python pass. For
+    ``murmur2_random`` its keyless records are Java's too (sticky by ``batch.size``); for ``murmur2`` a
+    NULL key is hashed like b"", one fixed partition, which a column computed in Spark itself gives them
+    (NULL for every keyed record: Spark's sink then lets the producer choose). Not native when ``options``
+    set the producer's ``partitioner.class`` or ``partitioner.ignore.keys``; other schemes always get the
+    partition column.
     """
     fields = {f.name for f in df.schema.fields}
     if value_column not in fields:
@@ -157,11 +167,18 @@ def write_to_kafka(
     settings = _as_settings(bootstrap_servers)
     if check_topic:
         _check_partition_count(settings, topic, num_partitions)
+    own_partitioner = sorted(set(options or {}) & _PARTITIONER_OPTIONS)
     if native is None:
-        native = scheme == "murmur2_random"
-    elif native and scheme != "murmur2_random":
+        native = scheme in _NATIVE_SCHEMES and not own_partitioner
+    elif native and scheme not in _NATIVE_SCHEMES:
         raise InvalidArgumentError(
-            f"native=True needs scheme='murmur2_random' (the Java producer's own partitioner), got {scheme!r}"
+            "native=True needs scheme='murmur2' or 'murmur2_random' (the Java producer's own partitioner "
+            f"places their keyed records), got {scheme!r}"
+        )
+    elif native and own_partitioner:
+        raise InvalidArgumentError(
+            f"native=True lets the Java producer's default partitioner place records; options set "
+            f"{', '.join(own_partitioner)}"
         )
     if key_column not in fields:
         raise InvalidArgumentError(
@@ -173,6 +190,13 @@ def write_to_kafka(
         records = df.selectExpr(
             f"CAST(`{key_column}` AS BINARY) AS key", f"CAST(`{value_column}` AS BINARY) AS value"
         )
+        if scheme == "murmur2":  # NULL keys to murmur2(b"")'s partition; the producer places the others
+            from pyspark.sql import functions as F
+
+            null_key_partition = partition_key(None, num_partitions, scheme)
+            records = records.withColumn(
+                "partition", F.when(F.col("key").isNull(), F.lit(null_key_partition)).cast("int")
+            )
     else:
         keyed = with_partition_column(df.select(key_column, value_column), num_partitions, scheme, key_column)
         records = keyed.selectExpr("key", f"CAST(`{value_column}` AS BINARY) AS value", "partition")
