@@ -4,7 +4,9 @@ The writer computes an explicit ``partition`` column with our partitioners
 (:func:`kafka_placement.partitioning.partition_keys` on Arrow batches of the keys: a scalar Arrow UDF on
 PySpark 4.1+, ``mapInArrow`` before); Spark's sink
 honours it, so Spark-produced records land exactly where a Java producer (``murmur2``) or
-librdkafka (``consistent_random``, ``fnv1a``…) with the same key would put them.
+librdkafka (``consistent_random``, ``fnv1a``…) with the same key would put them. For ``murmur2`` and
+``murmur2_random`` the sink's own Java producer hashes the keyed records instead (the same function):
+no pass over the keys in Python.
 
 Both take the cluster as a bootstrap address or as :class:`~kafka_placement.clients.connection.
 ConnectionSettings` (TLS/SASL): Spark's Java client gets every setting as a ``kafka.``-prefixed option.
