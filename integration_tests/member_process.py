@@ -118,20 +118,15 @@ def wait_until(predicate: Callable[[], Any], timeout: float, what: str, step: fl
 
 
 def create_ready_topic(admin: Any, prefix: str, partitions: int, replication_factor: int) -> str:
-    """Create ``<prefix>-<random>`` through kafka-python's admin client; return its name once
-    describe_topics shows all ``partitions`` with a leader."""
+    """Create ``<prefix>-<random>`` through kafka-python's admin client; return its name once every
+    partition has a leader and every broker lists it (the harness's own waits)."""
     from kafka.admin import NewTopic
+
+    from kafka_placement.testing.topics import wait_for_every_broker, wait_for_leaders
 
     name = f"{prefix}-{uuid.uuid4().hex[:10]}"
     admin.create_topics([NewTopic(name, partitions, replication_factor)])
-
-    def ready() -> bool:
-        try:
-            (topic,) = admin.describe_topics([name])
-        except Exception:
-            return False
-        parts = topic.get("partitions") or []
-        return len(parts) == partitions and all(p.get("leader_id", -1) >= 0 for p in parts)
-
-    wait_until(ready, 30, f"topic {name} with {partitions} partitions")
+    deadline = time.monotonic() + 30
+    wait_for_leaders(admin, name, partitions, deadline=deadline)
+    wait_for_every_broker(admin, name, partitions, deadline=deadline)
     return name
