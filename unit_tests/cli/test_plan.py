@@ -193,6 +193,7 @@ def test_auto_engine_plans_in_process_only_on_one_machine(
     import os
 
     from kafka_placement.cli.plan_engine import choose_engine
+    from kafka_placement.cli.plan_input import parquet_in_place
 
     for name in ("PYSPARK_GATEWAY_PORT", "SPARK_CONF_DIR", "SPARK_HOME"):
         monkeypatch.delenv(name, raising=False)
@@ -201,6 +202,8 @@ def test_auto_engine_plans_in_process_only_on_one_machine(
     pd.DataFrame({"key": ["a"]}).to_parquet(tmp_path / "in.parquet", index=False)
     args = argparse.Namespace(engine="auto", input=str(tmp_path / "in.parquet"), format=None, key_column="key",
                               value_column=None, value_size_column=None)
-    assert choose_engine(args, master) == (os.cpu_count() if threads == "cores" else threads)
+    in_place = parquet_in_place(args)
+    assert in_place
+    assert choose_engine(args, master, in_place) == (os.cpu_count() if threads == "cores" else threads)
     args.engine = "spark"
-    assert choose_engine(args, master) == 0
+    assert choose_engine(args, master, in_place) == 0

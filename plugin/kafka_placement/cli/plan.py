@@ -25,7 +25,7 @@ from kafka_placement.cli.connection_options import (
 )
 from kafka_placement.cli.files import check_writable_dir
 from kafka_placement.cli.plan_engine import choose_engine
-from kafka_placement.cli.plan_input import FORMATS, check_topic, infer_format, load_input
+from kafka_placement.cli.plan_input import FORMATS, check_topic, infer_format, load_input, parquet_in_place
 from kafka_placement.cli.plan_output import print_result
 from kafka_placement.cli.spark_options import add_spark_arguments, spark_conf_from_args
 from kafka_placement.errors import InvalidArgumentError
@@ -227,7 +227,8 @@ def run(args: argparse.Namespace) -> int:
     check_input_args(args)
     spark_conf = spark_conf_from_args(args)
     master = args.master or spark_conf.get("spark.master")
-    threads = choose_engine(args, master)
+    in_place = parquet_in_place(args)
+    threads = choose_engine(args, master, in_place)
     common: dict[str, Any] = {
         "key_column": args.key_column,
         "output": Path(args.output),
@@ -248,7 +249,7 @@ def run(args: argparse.Namespace) -> int:
 
     print(f"starting Spark ({master or 'deployment default'}) …", file=sys.stderr)
     spark = spark_session(args.master, conf=spark_conf)
-    data, source, value_column = load_input(spark, args)
+    data, source, value_column = load_input(spark, args, in_place)
     run_plan(spark, data, scenarios, value_column=value_column, source=source, **common)
     return 0
 

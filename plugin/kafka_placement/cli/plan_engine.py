@@ -9,31 +9,21 @@ from __future__ import annotations
 
 import argparse
 import os
-from pathlib import Path
 
-from kafka_placement.cli.plan_input import infer_format
 from kafka_placement.errors import InvalidArgumentError
 
 
-def choose_engine(args: argparse.Namespace, master: str | None) -> int:
+def choose_engine(args: argparse.Namespace, master: str | None, in_place: bool) -> int:
     """Threads for planning in this process, or 0 for Spark. ``--engine auto`` plans in this process when
-    the input is Parquet whose key column pyarrow reads (string or binary) and the master is local —
-    given, or the default with no deployment configuration that could name another."""
+    the input is Parquet read as it is (``in_place``: :func:`~kafka_placement.cli.plan_input.
+    parquet_in_place`) and the master is local — given, or the default with no deployment configuration
+    that could name another."""
     from kafka_placement.spark.executors import is_local_master
 
     engine = args.engine
     if engine == "spark":
         return 0
-    readable = (
-        args.input is not None
-        and (args.format or infer_format(Path(args.input))) == "parquet"
-        and args.value_size_column is None
-    )
-    if readable:
-        from kafka_placement.spark.parquet_plan import executors_can_read
-
-        readable = executors_can_read(Path(args.input), args.key_column, args.value_column)
-    if engine == "local" and not readable:
+    if engine == "local" and not in_place:
         raise InvalidArgumentError(
             "--engine local plans Parquet input (--input) with a string or binary key column in the files "
             "and no --value-size-column; use --engine spark for this input"
@@ -42,7 +32,7 @@ def choose_engine(args: argparse.Namespace, master: str | None) -> int:
         return 0
     chosen = master or "local[*]"
     one_machine = is_local_master(chosen) and not chosen.startswith("local-cluster")
-    if engine == "auto" and not (readable and one_machine):
+    if engine == "auto" and not (in_place and one_machine):
         return 0
     return local_threads(chosen if one_machine else "local[*]")
 

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kafka_placement.cli.connection_options import has_connection, settings_from_args
+from kafka_placement.cli.connection_options import settings_from_args
 from kafka_placement.clients.connection import ConnectionSettings, check_connection
 from kafka_placement.errors import InvalidArgumentError, UnknownTopicError
 
@@ -37,10 +37,27 @@ def check_topic(settings: ConnectionSettings, topic: str) -> None:
         )
 
 
-def load_input(spark: SparkSession, args: argparse.Namespace) -> tuple[DataFrame | Path, str, str | None]:
-    """The input — a DataFrame, or the path of Parquet files the executors read themselves
-    (:mod:`kafka_placement.spark.parquet_plan`) — a description of it, and the value column to use.
-    ``args`` passed :func:`kafka_placement.cli.plan.check_input_args` (exactly one input among them)."""
+def parquet_in_place(args: argparse.Namespace) -> bool:
+    """Whether the input is Parquet files read as they are — by this process or by Spark's executors
+    (:mod:`kafka_placement.spark.parquet_plan`): a string or binary key column (and the value column) in
+    the files themselves, no ``--value-size-column``. Reads the files' footers: asked once per plan."""
+    if args.input is None or args.value_size_column is not None:
+        return False
+    path = Path(args.input)
+    if (args.format or infer_format(path)) != "parquet":
+        return False
+    from kafka_placement.spark.parquet_plan import executors_can_read
+
+    return executors_can_read(path, args.key_column, args.value_column)
+
+
+def load_input(
+    spark: SparkSession, args: argparse.Namespace, in_place: bool
+) -> tuple[DataFrame | Path, str, str | None]:
+    """The input — a DataFrame, or (``in_place``: :func:`parquet_in_place`) the path of Parquet files the
+    executors read themselves — a description of it, and the value column to use. ``args`` passed
+    :func:`kafka_placement.cli.plan.check_input_args` (one input, an existing path, a topic with a
+    cluster)."""
     if args.sample is not None:
         from kafka_placement.spark.sample import SampleSpec, sample_dataframe
 
@@ -54,14 +71,9 @@ def load_input(spark: SparkSession, args: argparse.Namespace) -> tuple[DataFrame
         return sample_dataframe(spark, spec), desc, args.value_column or "value_size"
     if args.input is not None:
         path = Path(args.input)
-        if not path.exists():
-            raise InvalidArgumentError(f"input path {str(path)!r} does not exist")
         fmt = args.format or infer_format(path)
-        if fmt == "parquet" and not args.value_size_column:
-            from kafka_placement.spark.parquet_plan import executors_can_read
-
-            if executors_can_read(path, args.key_column, args.value_column):
-                return path, f"{fmt}: {path}", args.value_column
+        if in_place:
+            return path, f"{fmt}: {path}", args.value_column
         reader = spark.read
         if fmt == "csv":
             reader = reader.option("header", "true")
@@ -71,8 +83,6 @@ def load_input(spark: SparkSession, args: argparse.Namespace) -> tuple[DataFrame
         if fmt == "csv" and args.value_column:
             _warn_if_sizes(df, args.value_column)
         return df, f"{fmt}: {path}", args.value_column
-    if not has_connection(args):
-        raise InvalidArgumentError("--topic needs --bootstrap-servers host:port")
     settings = settings_from_args(args)
     from kafka_placement.spark.kafka_io import read_topic
 
