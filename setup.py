@@ -1,7 +1,7 @@
 """Build hook only: metadata lives in pyproject.toml. Compiles the optional C accelerators (batch key
 hashing and the record router; dealing partitions to members); ``optional=True`` lets an install without
 a C compiler succeed (the numpy / pure-Python forms are used then).
-``KAFKA_PLACEMENT_PURE=1`` builds without it: the pure-Python wheel (``py3-none-any``)."""
+``KAFKA_PLACEMENT_PURE=1`` builds without them: the pure-Python wheel (``py3-none-any``)."""
 
 import os
 import sys
@@ -9,6 +9,7 @@ import sys
 from setuptools import Extension, setup
 
 PURE = os.environ.get("KAFKA_PLACEMENT_PURE", "") not in ("", "0")
+C_ARGS = [] if sys.platform == "win32" else ["-O3", "-std=c99"]
 
 setup(
     ext_modules=[]
@@ -21,13 +22,13 @@ setup(
                 "plugin/kafka_placement/partitioning/_router.c",
             ],
             depends=["plugin/kafka_placement/partitioning/_hash_kernels.h"],
-            extra_compile_args=[] if sys.platform == "win32" else ["-O3", "-std=c99"],
+            extra_compile_args=C_ARGS,
             optional=True,
         ),
         Extension(
             "kafka_placement.assignment._dealing",
             sources=["plugin/kafka_placement/assignment/_dealing.c"],
-            extra_compile_args=[] if sys.platform == "win32" else ["-O3", "-std=c99"],
+            extra_compile_args=C_ARGS,
             optional=True,
         ),
     ]

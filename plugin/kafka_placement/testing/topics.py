@@ -105,10 +105,8 @@ def wait_for_every_broker(admin: Any, name: str, partitions: int, *, deadline: f
 
     def knows(node_id: int) -> bool:
         topics = manager.run(ask, node_id).to_dict()["topics"]
-        parts = [t for t in topics if t["name"] == name and not t["error_code"]]
-        return bool(parts) and len(parts[0]["partitions"]) == partitions and all(
-            p["leader_id"] >= 0 for p in parts[0]["partitions"]
-        )
+        known = [t for t in topics if t["name"] == name and not t["error_code"]]
+        return bool(known) and _all_led(known[0].get("partitions") or [], partitions)
 
     pending = {broker["broker_id"] for broker in admin.describe_cluster()["brokers"]}
     last: object = "no answer yet"
@@ -137,7 +135,7 @@ def wait_for_leaders(admin: Any, name: str, partitions: int, *, deadline: float)
         try:
             (described,) = admin.describe_topics([name])
             parts = described.get("partitions") or []
-            if len(parts) == partitions and all(p.get("leader_id", -1) >= 0 for p in parts):
+            if _all_led(parts, partitions):
                 return
             last = f"{len(parts)} partitions, leaders {[p.get('leader_id') for p in parts]}"
         except transient_errors() as exc:  # the new topic's metadata still spreading
@@ -148,3 +146,8 @@ def wait_for_leaders(admin: Any, name: str, partitions: int, *, deadline: float)
                 f" in time (last: {last})"
             )
         time.sleep(0.1)
+
+
+def _all_led(parts: list[dict[str, Any]], partitions: int) -> bool:
+    """A topic's partitions, as a metadata answer lists them: ``partitions`` of them, each with a leader."""
+    return len(parts) == partitions and all(p.get("leader_id", -1) >= 0 for p in parts)
