@@ -435,6 +435,14 @@ static void hash_chunk(int algo, const unsigned char *const *ptrs, const Py_ssiz
  * to each key and release the GIL while hashing. */
 #define NOGIL_MIN_BYTES (256 * 1024)
 
+/* The length of a numpy S item of `width` bytes at p: without its trailing NUL bytes, as numpy reads it. */
+static inline Py_ssize_t s_item_length(const unsigned char *p, Py_ssize_t width)
+{
+    while (width > 0 && p[width - 1] == 0)
+        width--;
+    return width;
+}
+
 /* Keys of a numpy fixed-width bytes ("S<width>") array: item i is data[i*width:(i+1)*width] with its
  * trailing NUL bytes stripped, as numpy reads an S item. Returns how many keys are empty (all NUL). */
 static PyObject *py_hash_fixed(PyObject *self, PyObject *args)
@@ -478,9 +486,7 @@ static PyObject *py_hash_fixed(PyObject *self, PyObject *args)
                 const unsigned char *p = base + i * width;
                 if (p[width - 1] != 0)
                     continue;
-                Py_ssize_t len = width - 1;
-                while (len > 0 && p[len - 1] == 0)
-                    len--;
+                const Py_ssize_t len = s_item_length(p, width);
                 empties += len == 0;
                 hashes[i] = murmur2_one(p, len);
             }
@@ -489,9 +495,7 @@ static PyObject *py_hash_fixed(PyObject *self, PyObject *args)
 #endif
         for (Py_ssize_t i = lo; i < hi; i++) {
             const unsigned char *p = base + i * width;
-            Py_ssize_t len = width;
-            while (len > 0 && p[len - 1] == 0)
-                len--;
+            const Py_ssize_t len = s_item_length(p, width);
             empties += len == 0;
             ptrs[i - lo] = p;
             lens[i - lo] = len;
