@@ -150,3 +150,38 @@ def test_verify_reports_mismatch() -> None:
     admin = FakeAdmin({("t", 0): [0, 1]})
     mismatches, _ = kp_admin.verify(admin, {TopicPartition("t", 0): [1, 0]})
     assert mismatches == {TopicPartition("t", 0): ([1, 0], [0, 1])}
+
+
+def test_verify_waits_for_a_lagging_broker_to_drop_the_removed_replica() -> None:
+    """The reassignment left the controller's list, but the broker answering still shows the adding
+    state (target + removing) for two reads: verify re-reads instead of reporting a mismatch."""
+
+    class Lagging(FakeAdmin):
+        stale_reads = 2
+
+        def describe_topics(self, topics: list[str] | None = None) -> list[dict[str, Any]]:
+            if self.stale_reads:
+                self.stale_reads -= 1
+                return FakeAdmin({("t", 0): [2, 1, 0]}).describe_topics(topics)
+            return super().describe_topics(topics)
+
+    admin = Lagging({("t", 0): [2, 1]})
+    assert kp_admin.verify(admin, {TopicPartition("t", 0): [2, 1]}, settle_s=5.0) == ({}, [])
+    assert admin.stale_reads == 0
+    # without a settle window the first (stale) read is reported, as Kafka's tool would
+    assert kp_admin.verify(Lagging({("t", 0): [2, 1]}), {TopicPartition("t", 0): [2, 1]}) == (
+        {TopicPartition("t", 0): ([2, 1], [2, 1, 0])}, [])
+
+
+def test_a_settled_snapshot_gives_up_on_a_real_mismatch_after_its_window() -> None:
+    import time
+
+    started = time.monotonic()
+    snap = kp_admin.settled_snapshot(FakeAdmin({("t", 0): [0, 1]}), {TopicPartition("t", 0): [1, 0]}, settle_s=0.6)
+    assert snap.partitions[TopicPartition("t", 0)].replicas == (0, 1)
+    assert 0.5 <= time.monotonic() - started < 5
+    # a partition still moving is not waited for
+    started = time.monotonic()
+    kp_admin.settled_snapshot(FakeAdmin({("t", 0): [0, 1]}), {TopicPartition("t", 0): [1, 0]},
+                              moving=[TopicPartition("t", 0)], settle_s=5.0)
+    assert time.monotonic() - started < 1

@@ -205,7 +205,7 @@ def _wait_and_finish(
 
         admin.elect_leaders(0, group_by_topic(target), raise_errors=False)
     mismatches, not_preferred = kp.retrying(admin, lambda: kp_admin.verify(
-        admin, target, wait_leaders_s=0.0 if args.no_elect_leaders else 10.0
+        admin, target, wait_leaders_s=0.0 if args.no_elect_leaders else 10.0, settle_s=kp_admin.SETTLE_S
     ))
     for tp, (expected, actual) in sorted(mismatches.items()):
         print(replica_set_differs(tp, actual, expected))

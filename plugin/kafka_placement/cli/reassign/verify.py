@@ -92,8 +92,9 @@ def run_verify(args: argparse.Namespace) -> int:
     admin = admin_client(args)
     try:
         in_flight = kp.ongoing(admin)
-        topics = sorted({tp.topic for tp in target})
-        snap = kp.retrying(admin, lambda: kp_admin.snapshot(admin, topics))
+        snap = kp.retrying(admin, lambda: kp_admin.settled_snapshot(
+            admin, target, moving=in_flight, settle_s=kp_admin.SETTLE_S / 2
+        ))
         print("Status of partition reassignment:")
         differs = False
         for tp in sorted(target):

@@ -27,6 +27,10 @@ Progress = Callable[[int, int, float], None]
 
 INTERNAL_TOPIC_PREFIX = "__"
 
+#: How long a finished reassignment's replica lists may take to reach the broker answering
+#: describe_topics (KRaft brokers apply the controller's records asynchronously).
+SETTLE_S = 10.0
+
 
 def brokers(admin: Any) -> list[Broker]:
     """Brokers (id, rack) from ``describe_cluster`` (fenced brokers excluded)."""
@@ -187,21 +191,49 @@ def apply_reassignment(
     result = ApplyResult(total, completed, time.monotonic() - started)
     if completed and elect_preferred_leaders:
         admin.elect_leaders(0, group_by_topic(target), raise_errors=False)
-    mismatches, not_preferred = verify(admin, target, wait_leaders_s=10.0 if elect_preferred_leaders else 0.0)
+    mismatches, not_preferred = verify(
+        admin, target, wait_leaders_s=10.0 if elect_preferred_leaders else 0.0, settle_s=SETTLE_S
+    )
     result.mismatches = mismatches
     result.not_preferred_leaders = not_preferred
     result.seconds = time.monotonic() - started
     return result
 
 
+def settled_snapshot(
+    admin: Any, target: Mapping[TopicPartition, Sequence[int]], *, moving: Iterable[TopicPartition] = (),
+    settle_s: float = 0.0,
+) -> ClusterSnapshot:
+    """A snapshot of ``target``'s topics, re-read for up to ``settle_s`` while a partition that is not
+    ``moving`` still shows replicas other than its target: a reassignment leaves the controller's
+    list before every broker's metadata cache drops the removed replicas, so the broker answering
+    describe_topics may still show ``target + removing`` for a moment."""
+    topics = sorted({tp.topic for tp in target})
+    skip = set(moving)
+    deadline = time.monotonic() + settle_s
+    while True:
+        snap = snapshot(admin, topics)
+        differs = any(
+            tp not in skip and (snap.partitions[tp].replicas if tp in snap.partitions else ()) != tuple(r)
+            for tp, r in target.items()
+        )
+        if not differs or time.monotonic() >= deadline:
+            return snap
+        time.sleep(0.5)
+
+
 def verify(
-    admin: Any, target: Mapping[TopicPartition, Sequence[int]], *, wait_leaders_s: float = 0.0
+    admin: Any, target: Mapping[TopicPartition, Sequence[int]], *, wait_leaders_s: float = 0.0,
+    settle_s: float = 0.0,
 ) -> tuple[dict[TopicPartition, tuple[list[int], list[int]]], list[TopicPartition]]:
     """``(partitions whose replicas differ {tp: (expected, actual)}, partitions not led by the
-    first replica)`` — reading describe_topics (retried up to ``wait_leaders_s`` for leaders)."""
+    first replica)`` — reading describe_topics, re-read up to ``settle_s`` for replica lists to
+    settle (:func:`settled_snapshot`) and up to ``wait_leaders_s`` for leaders."""
     deadline = time.monotonic() + wait_leaders_s
+    settle = settle_s
     while True:
-        snap = snapshot(admin, sorted({tp.topic for tp in target}))
+        snap = settled_snapshot(admin, target, settle_s=settle)
+        settle = 0.0  # replica lists settle once; the leader wait re-reads plainly
         mismatches: dict[TopicPartition, tuple[list[int], list[int]]] = {}
         not_preferred: list[TopicPartition] = []
         for tp, expected in target.items():
