@@ -3,9 +3,12 @@
 The same DataFrame (``--records`` keyed records, 100-byte values, 10% NULL keys) is written to a
 12-partition topic by:
   plain             Spark's Kafka sink as is (its Java producer's default partitioner)
-  ours murmur2      ``write_to_kafka(scheme="murmur2")``: a partition column from the keys in Arrow
-                    batches (a scalar Arrow UDF on PySpark 4.1+)
-  ours jump         ``write_to_kafka(scheme="jump")``: the same with jump consistent hashing
+  ours murmur2      ``write_to_kafka(scheme="murmur2")``: the producer's default partitioner places keyed
+                    records, a partition column computed in Spark the NULL-key ones
+  ours jump         ``write_to_kafka(scheme="jump")``: jump consistent hashing by our Java partitioner in
+                    the sink's producer (compiled on the driver with javac)
+  ours jump column  ``write_to_kafka(scheme="jump", native=False)``: a partition column from the keys in
+                    Arrow batches through a Python worker (what runs where the driver has no JDK)
   ours native       ``write_to_kafka(scheme="murmur2_random")``: the Java producer places the records
                     (its default partitioner is that scheme): no partition column
 Each round writes with every path once, starting at a different path each round, the input cached first;
@@ -22,7 +25,7 @@ import argparse
 import os
 import time
 
-PATHS = ("plain", "ours murmur2", "ours jump", "ours native")
+PATHS = ("plain", "ours murmur2", "ours jump", "ours jump column", "ours native")
 
 
 def main() -> int:
@@ -38,11 +41,15 @@ def main() -> int:
     from kafka.admin import KafkaAdminClient, NewTopic
 
     from kafka_placement.spark.kafka_io import write_to_kafka
+    from kafka_placement.spark.partitioner_jar import scheme_partitioner
     from kafka_placement.spark.session import ensure_kafka_connector, spark_session
 
     spark = spark_session("local[2]", conf={"spark.ui.showConsoleProgress": "false"})
     spark.sparkContext.setLogLevel("ERROR")
     ensure_kafka_connector(spark)
+    jar = scheme_partitioner(spark)
+    print(f"our Java partitioner: {jar}" if not isinstance(jar, str) else f"our Java partitioner unavailable "
+          f"({jar}): 'ours jump' computes the partition column too")
     df = (
         spark.range(args.records)
         .selectExpr(
@@ -70,15 +77,15 @@ def main() -> int:
                     "topic", topic
                 ).save()
             else:
-                scheme = {"ours murmur2": "murmur2", "ours jump": "jump", "ours native": "murmur2_random"}[
-                    path
-                ]
-                write_to_kafka(df, args.bootstrap_server, topic, 12, scheme=scheme, check_topic=False)
+                scheme = {"ours murmur2": "murmur2", "ours jump": "jump", "ours jump column": "jump",
+                          "ours native": "murmur2_random"}[path]
+                write_to_kafka(df, args.bootstrap_server, topic, 12, scheme=scheme, check_topic=False,
+                               native=False if path == "ours jump column" else None)
             rate = args.records / (time.perf_counter() - t0)
             if counted:
                 rates[path].append(rate)
             label = f"round {round_no + 1 - args.warmup}" if counted else f"warm-up {round_no + 1}"
-            print(f"  {label} {path:<14} {rate / 1000:8.0f}k records/s", flush=True)
+            print(f"  {label} {path:<16} {rate / 1000:8.0f}k records/s", flush=True)
     admin.delete_topics(topics)
     admin.close()
     print(f"\n# Spark local[2] -> Kafka, {args.records:,} records of 100 B, {args.rounds} rounds after "
@@ -87,7 +94,7 @@ def main() -> int:
     for path in PATHS:
         ratios = sorted(a / b for a, b in zip(rates[path], rates["plain"], strict=True))
         median = ratios[len(ratios) // 2]
-        print(f"{path:<14} {max(rates[path]) / 1000:8.0f}k records/s   {median:5.2f}x plain "
+        print(f"{path:<16} {max(rates[path]) / 1000:8.0f}k records/s   {median:5.2f}x plain "
               f"Spark sink (best rates {max(rates[path]) / max(rates['plain']):.2f}x; rounds "
               f"{ratios[0]:.2f}-{ratios[-1]:.2f}x)")
     spark.stop()

@@ -1,4 +1,5 @@
-"""``kafka-placement plan`` on a real Spark standalone cluster whose executors do not have our package.
+"""``kafka-placement plan`` and the Kafka writer on a real Spark standalone cluster whose executors do not
+have our package.
 
 A master and one worker are started on 127.0.0.1 with ``spark-class`` from the pyspark package; the
 worker's Python is a separate venv with only pyspark, pyarrow, numpy and pandas (the versions of the
@@ -16,6 +17,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -146,3 +148,62 @@ def test_executors_without_pyarrow_are_one_clear_error(standalone: str, tmp_path
     assert len(lines) == 1 and "lacks numpy, pyarrow, pandas" in lines[0], result.stderr[-2000:]
     assert "Traceback" not in result.stderr
     assert time.monotonic() - started < 120
+
+
+WRITER = """
+import sys
+from kafka_placement.spark.kafka_io import write_to_kafka
+from kafka_placement.spark.partitioner_jar import scheme_partitioner
+from kafka_placement.spark.session import spark_session
+
+master, executor_python, bootstrap, topic = sys.argv[1:5]
+spark = spark_session(master, conf={"spark.pyspark.python": executor_python, "spark.executor.memory": "1g"})
+df = spark.range(0, 20000, 1, 4).selectExpr(
+    "CASE WHEN id % 100 = 0 THEN NULL "
+    "ELSE CAST(CONCAT('user-', CAST(id % 997 AS STRING)) AS BINARY) END AS key",
+    "CAST(id AS STRING) AS value",
+)
+write_to_kafka(df, bootstrap, topic, 11, scheme="jump", native=True)
+print("partitioner jar:", scheme_partitioner(spark))
+spark.stop()
+"""
+
+
+def test_the_writer_on_a_standalone_cluster_places_records_by_our_java_partitioner(
+    standalone: str, executor_python: str, kafka_cluster: Any
+) -> None:
+    """The executors' JVMs load our partitioner from the jar the driver compiled and served: every keyed
+    record sits in jump's partition, the 200 NULL-key ones spread at random."""
+    from kafka import KafkaAdminClient, KafkaConsumer, TopicPartition
+
+    from kafka_placement.partitioning import partition_key
+    from kafka_placement.testing.topics import create_topic
+
+    bootstrap = kafka_cluster.bootstrap_servers
+    topic = f"spark-cluster-writer-{os.getpid()}"
+    def admin_client() -> Any:
+        return KafkaAdminClient(bootstrap_servers=bootstrap, client_id="spark-cluster-live")
+
+    admin = admin_client()
+    try:
+        create_topic(admin, topic, 11, 2, fresh_admin=admin_client)
+    finally:
+        admin.close()
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "plugin")}
+    run = subprocess.run([sys.executable, "-c", WRITER, standalone, executor_python, bootstrap, topic],
+                         env=env, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "partitioner jar: " in run.stdout and run.stdout.strip().endswith(".jar"), run.stdout
+
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False, consumer_timeout_ms=3000)
+    try:
+        tps = [TopicPartition(topic, p) for p in range(11)]
+        consumer.assign(tps)
+        consumer.seek_to_beginning(*tps)
+        got = [(r.partition, r.key) for r in consumer]
+    finally:
+        consumer.close()
+    assert len(got) == 20000
+    wrong = [(p, k) for p, k in got if k is not None and p != partition_key(k, 11, "jump")]
+    assert wrong == []
+    assert len({p for p, k in got if k is None}) >= 6  # keyless: random, not one partition

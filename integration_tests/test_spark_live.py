@@ -14,6 +14,7 @@ import time
 import uuid
 from collections import Counter
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -69,8 +70,10 @@ def consume_all(bootstrap: str, topic: str, partitions: int, expected: int) -> l
     [
         ("murmur2", 12, None),  # native: the sink's Java producer hashes the keys, NULL keys get a column
         ("murmur2", 12, False),  # the partition column for every record
-        ("fnv1a", 7, None),
+        ("fnv1a", 7, None),  # native: our Java partitioner in the sink's producer
         ("jump", 16, None),
+        ("jump", 16, False),  # the partition column through a Python worker
+        ("consistent_random", 5, None),
         ("murmur2_random", 9, None),  # native: Java's own partitioner, keyless records sticky
     ],
 )
@@ -96,12 +99,16 @@ def test_writer_puts_every_record_in_its_predicted_partition(
     # records: NULL keys it placed itself could not all land on the one partition murmur2 gives them
     write_to_kafka(df, bootstrap, topic, partitions, scheme=scheme, native=native,
                    options={"kafka.batch.size": "512"})
+    if native is None and scheme not in ("murmur2", "murmur2_random"):  # really our Java partitioner
+        from kafka_placement.spark.partitioner_jar import scheme_partitioner
+
+        assert isinstance(scheme_partitioner(spark), Path)
 
     got = consume_all(bootstrap, topic, partitions, RECORDS)
     assert len(got) == RECORDS
-    keyless = get_scheme(scheme).null_is_keyless  # NULL keys: random or sticky there, no one partition
-    placed = [(p, k) for p, k, _ in got if k is not None or not keyless]
-    assert len(placed) == RECORDS - (100 if keyless else 0)
+    keyless = get_scheme(scheme).is_keyless  # NULL keys: random or sticky there, no one partition
+    placed = [(p, k) for p, k, _ in got if not keyless(k)]
+    assert len(placed) == RECORDS - (100 if keyless(None) else 0)
     wrong = [(p, k) for p, k in placed if p != partition_key(k, partitions, scheme)]
     assert wrong == []
     if scheme == "murmur2":  # kafka-python's murmur2, NULL hashed like b"" as librdkafka's murmur2 does

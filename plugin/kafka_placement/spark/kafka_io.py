@@ -1,12 +1,12 @@
 """Spark ⇄ Kafka: read a topic with Spark's Kafka source; write a DataFrame with Spark's Kafka sink.
 
-The writer computes an explicit ``partition`` column with our partitioners
-(:func:`kafka_placement.partitioning.partition_keys` on Arrow batches of the keys: a scalar Arrow UDF on
-PySpark 4.1+, ``mapInArrow`` before); Spark's sink
-honours it, so Spark-produced records land exactly where a Java producer (``murmur2``) or
-librdkafka (``consistent_random``, ``fnv1a``…) with the same key would put them. For ``murmur2`` and
-``murmur2_random`` the sink's own Java producer hashes the keyed records instead (the same function):
-no pass over the keys in Python.
+The writer places every record where a Java producer (``murmur2``) or librdkafka (``consistent_random``,
+``fnv1a``…) with the same key would put it. Inside the sink's own Java producer when it can: its default
+partitioner for ``murmur2``/``murmur2_random`` (the same function), our Java partitioner
+(:mod:`kafka_placement.spark.partitioner_jar`) for the other schemes. Otherwise (no JDK on the driver,
+``native=False``) it computes an explicit ``partition`` column with
+:func:`kafka_placement.partitioning.partition_keys` on Arrow batches of the keys (a scalar Arrow UDF on
+PySpark 4.1+, ``mapInArrow`` before), which Spark's sink honours.
 
 Both take the cluster as a bootstrap address or as :class:`~kafka_placement.clients.connection.
 ConnectionSettings` (TLS/SASL): Spark's Java client gets every setting as a ``kafka.``-prefixed option.
@@ -14,12 +14,15 @@ ConnectionSettings` (TLS/SASL): Spark's Java client gets every setting as a ``ka
 
 from __future__ import annotations
 
+import warnings
 from typing import TYPE_CHECKING, Any
 
 from kafka_placement.clients.connection import ConnectionSettings
-from kafka_placement.errors import InvalidArgumentError, UnknownTopicError
+from kafka_placement.errors import ClusterError, InvalidArgumentError, UnknownTopicError
 from kafka_placement.partitioning import partition_key
 from kafka_placement.planning.scenarios import Partitioning
+from kafka_placement.spark.partitioner_jar import CLASS_NAME as PARTITIONER_CLASS
+from kafka_placement.spark.partitioner_jar import SCHEME_PROPERTY, scheme_partitioner
 from kafka_placement.spark.pipeline import with_partitions
 from kafka_placement.spark.session import ensure_kafka_connector
 
@@ -151,14 +154,16 @@ def write_to_kafka(
     ``scheme`` (``murmur2`` hashes them like b"" as librdkafka does; ``murmur2_random`` is Java's
     producer: keyless records sticky by ``batch.size``).
 
-    ``native`` (default: yes for ``murmur2_random`` and ``murmur2``): the sink's own Java producer places
-    the keyed records — its default partitioner hashes a key exactly as both schemes do
-    (``toPositive(murmur2(key)) % n``), so they need no partition column and no Python pass. For
+    ``native`` (default: yes whenever possible): the sink's own Java producer places the records, so no
+    key goes through a Python worker. For ``murmur2_random`` and ``murmur2`` that is its default
+    partitioner, which hashes a key exactly as both schemes do (``toPositive(murmur2(key)) % n``); for
     ``murmur2_random`` its keyless records are Java's too (sticky by ``batch.size``); for ``murmur2`` a
     NULL key is hashed like b"", one fixed partition, which a column computed in Spark itself gives them
-    (NULL for every keyed record: Spark's sink then lets the producer choose). Not native when ``options``
-    set the producer's ``partitioner.class`` or ``partitioner.ignore.keys``; other schemes always get the
-    partition column.
+    (NULL for every keyed record: Spark's sink then lets the producer choose). Every other scheme is
+    placed by our Java partitioner (:mod:`kafka_placement.spark.partitioner_jar`, compiled on the driver
+    with ``javac``); without a JDK there, the writer computes the partition column in Python instead
+    (``native=True`` then raises, saying why). Not native when ``options`` set the producer's
+    ``partitioner.class`` or ``partitioner.ignore.keys``.
     """
     fields = {f.name for f in df.schema.fields}
     if value_column not in fields:
@@ -170,16 +175,9 @@ def write_to_kafka(
     if check_topic:
         _check_partition_count(settings, topic, num_partitions)
     own_partitioner = sorted(set(options or {}) & _PARTITIONER_OPTIONS)
-    if native is None:
-        native = scheme in _NATIVE_SCHEMES and not own_partitioner
-    elif native and scheme not in _NATIVE_SCHEMES:
+    if native and own_partitioner:
         raise InvalidArgumentError(
-            "native=True needs scheme='murmur2' or 'murmur2_random' (the Java producer's own partitioner "
-            f"places their keyed records), got {scheme!r}"
-        )
-    elif native and own_partitioner:
-        raise InvalidArgumentError(
-            f"native=True lets the Java producer's default partitioner place records; options set "
+            f"native=True lets the Java producer place records with our scheme; options set "
             f"{', '.join(own_partitioner)}"
         )
     if key_column not in fields:
@@ -187,26 +185,37 @@ def write_to_kafka(
             f"key column {key_column!r} is not in the DataFrame; "
             f"available columns: {', '.join(sorted(fields))}"
         )
+    Partitioning(num_partitions, scheme)  # the scheme and count checked here, before any Spark work
     ensure_kafka_connector(df.sparkSession)
-    if native:
+    extra: dict[str, str] = {}
+    use_ours = native is not False and not own_partitioner and scheme not in _NATIVE_SCHEMES
+    jar = scheme_partitioner(df.sparkSession) if use_ours else None
+    if isinstance(jar, str) and native:
+        raise ClusterError(f"native=True: our Java partitioner for {scheme!r} is unavailable: {jar}")
+    if isinstance(jar, str):
+        warnings.warn(f"kafka-placement's Java partitioner is unavailable ({jar}): the partition column is "
+                      "computed through Python workers instead", RuntimeWarning, stacklevel=2)
+    if native is False or own_partitioner or isinstance(jar, str):
+        keyed = with_partition_column(df.select(key_column, value_column), num_partitions, scheme, key_column)
+        records = keyed.selectExpr("key", f"CAST(`{value_column}` AS BINARY) AS value", "partition")
+    else:
         records = df.selectExpr(
             f"CAST(`{key_column}` AS BINARY) AS key", f"CAST(`{value_column}` AS BINARY) AS value"
         )
-        if scheme == "murmur2":  # NULL keys to murmur2(b"")'s partition; the producer places the others
+        if jar is not None:
+            extra = {"kafka.partitioner.class": PARTITIONER_CLASS, f"kafka.{SCHEME_PROPERTY}": scheme}
+        elif scheme == "murmur2":  # NULL keys to murmur2(b"")'s partition; the producer places the others
             from pyspark.sql import functions as F
 
             null_key_partition = partition_key(None, num_partitions, scheme)
             records = records.withColumn(
                 "partition", F.when(F.col("key").isNull(), F.lit(null_key_partition)).cast("int")
             )
-    else:
-        keyed = with_partition_column(df.select(key_column, value_column), num_partitions, scheme, key_column)
-        records = keyed.selectExpr("key", f"CAST(`{value_column}` AS BINARY) AS value", "partition")
     writer = (
         records.write.format("kafka")
         .options(**settings.spark_options())
         .option("topic", topic)
     )
-    for key, value in (options or {}).items():
+    for key, value in {**(options or {}), **extra}.items():
         writer = writer.option(key, value)
     writer.save()
