@@ -44,3 +44,16 @@ def test_broker_ids_are_non_negative_ints() -> None:
     for bad in (-1, True, "1"):
         with pytest.raises(InvalidArgumentError, match="broker id"):
             Broker(bad)  # type: ignore[arg-type]
+
+
+def test_equal_subscriptions_share_one_tuple_and_the_sharing_is_bounded() -> None:
+    from kafka_placement import vocabulary
+
+    a = Member(["b", "a", "b"])
+    b = Member(("a", "b"))
+    assert a.topics == ("a", "b") and a.topics is b.topics
+    assert Member(["a"]).topics is not a.topics
+    for i in range(vocabulary._SUBSCRIPTIONS_LIMIT + 10):
+        Member([f"topic-{i}"])
+    assert len(vocabulary._SUBSCRIPTIONS) <= vocabulary._SUBSCRIPTIONS_LIMIT
+    assert Member(["a", "b"]).topics == ("a", "b")  # after starting over: equal, shared again from now

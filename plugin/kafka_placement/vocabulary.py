@@ -54,6 +54,22 @@ def check_priority(priority: object) -> int | None:
     return priority
 
 
+#: Equal subscriptions share one tuple (members of a group mostly subscribe alike), so an assignor
+#: groups members by identity instead of comparing or hashing long tuples once per member. Bounded: it
+#: starts over past this many distinct subscriptions.
+_SUBSCRIPTIONS: dict[tuple[str, ...], tuple[str, ...]] = {}
+_SUBSCRIPTIONS_LIMIT = 4096
+
+
+def _shared_subscription(topics: tuple[str, ...]) -> tuple[str, ...]:
+    shared = _SUBSCRIPTIONS.get(topics)
+    if shared is None:
+        if len(_SUBSCRIPTIONS) >= _SUBSCRIPTIONS_LIMIT:
+            _SUBSCRIPTIONS.clear()
+        _SUBSCRIPTIONS[topics] = shared = topics
+    return shared
+
+
 @dataclass(frozen=True)
 class Member:
     """A consumer group member as an assignor sees it.
@@ -93,7 +109,7 @@ class Member:
         for topic in topic_names:
             if not isinstance(topic, str):
                 raise InvalidArgumentError(f"topic names must be str, got {topic!r:.60}")
-        topic_list = tuple(sorted(set(topic_names)))
+        topic_list = _shared_subscription(tuple(sorted(set(topic_names))))
         if isinstance(generation, bool) or not isinstance(generation, int):
             raise InvalidArgumentError(f"generation must be an int, got {generation!r}")
         check_priority(priority)

@@ -149,8 +149,15 @@ def build_problem(partitions_per_topic: Mapping[str, int], members: Mapping[str,
     # members mostly share a handful of subscriptions: the work below is per distinct subscription
     # (Member keeps its topics sorted and unique, so equal sets are equal tuples)
     rows_by_topics: dict[tuple[str, ...], list[int]] = {}
+    last_topics: tuple[str, ...] | None = None
+    last_rows: list[int] = []
     for i, member in enumerate(member_list):
-        rows_by_topics.setdefault(member.topics, []).append(i)
+        # equal subscriptions are mostly one shared tuple (Member shares them): an identity check per
+        # member instead of hashing a long subscription for the dict
+        if member.topics is not last_topics and member.topics != last_topics:
+            last_topics = member.topics
+            last_rows = rows_by_topics.setdefault(last_topics, [])
+        last_rows.append(i)
     wanted: set[str] = set().union(*rows_by_topics)
     topics = java_sorted(t for t in wanted if partitions_per_topic.get(t, 0) > 0)
     topic_index = {t: i for i, t in enumerate(topics)}
@@ -159,9 +166,9 @@ def build_problem(partitions_per_topic: Mapping[str, int], members: Mapping[str,
     np.cumsum(counts, out=offsets[1:])
     subscribed = np.zeros((len(member_ids), len(topics)), dtype=np.bool_)
     for subscription, rows in rows_by_topics.items():
-        idx = np.fromiter((topic_index[t] for t in subscription if t in topic_index), dtype=np.int64)
-        if idx.size:
-            subscribed[np.ix_(np.asarray(rows, dtype=np.int64), idx)] = True
+        row = np.zeros(len(topics), dtype=np.bool_)
+        row[[topic_index[t] for t in subscription if t in topic_index]] = True
+        subscribed[np.asarray(rows, dtype=np.int64)] = row  # one row broadcast to the group's members
     # Java compares the subscriptions themselves, topics without metadata included
     # (allSubscriptionsEqual): {t, gone} and {t} take the general path there too
     equal = len(rows_by_topics) <= 1
