@@ -8,8 +8,9 @@ each item once; :func:`deal_in_python` is the fallback and the reference the C f
 
 from __future__ import annotations
 
-import os
 from typing import TypeVar
+
+from kafka_placement.accelerators import native_allowed
 
 try:
     from kafka_placement.assignment import _dealing
@@ -18,7 +19,7 @@ except ImportError:  # not compiled: the Python form
 
 T = TypeVar("T")
 
-_enabled = _dealing is not None and os.environ.get("KAFKA_PLACEMENT_NO_NATIVE", "").strip() in ("", "0")
+_enabled = _dealing is not None and native_allowed()
 
 
 def deal_in_python(sources: list[list[T]], members: int) -> list[list[T]]:

@@ -22,7 +22,6 @@ and :func:`numpy_only` does so for a block of code. Both paths return identical 
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, Literal
@@ -30,6 +29,7 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
+from kafka_placement.accelerators import native_allowed
 from kafka_placement.partitioning.keybatch import KeyBatch
 from kafka_placement.partitioning.murmur2 import murmur2_unsigned
 from kafka_placement.partitioning.vectorized import crc32_batch, fnv1a_batch, murmur2_batch
@@ -47,7 +47,7 @@ _ALGO: dict[str, int] = (
     if _native is not None
     else {}
 )
-_enabled = _native is not None and os.environ.get("KAFKA_PLACEMENT_NO_NATIVE", "").strip() in ("", "0")
+_enabled = _native is not None and native_allowed()
 
 
 def native_available() -> bool:
