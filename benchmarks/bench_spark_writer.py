@@ -41,13 +41,13 @@ def main() -> int:
     from kafka.admin import KafkaAdminClient, NewTopic
 
     from kafka_placement.spark.kafka_io import write_to_kafka
-    from kafka_placement.spark.partitioner_jar import scheme_partitioner
+    from kafka_placement.spark.partitioner_jar import add_java_partitioner
     from kafka_placement.spark.session import ensure_kafka_connector, spark_session
 
     spark = spark_session("local[2]", conf={"spark.ui.showConsoleProgress": "false"})
     spark.sparkContext.setLogLevel("ERROR")
     ensure_kafka_connector(spark)
-    jar = scheme_partitioner(spark)
+    jar = add_java_partitioner(spark)
     print(f"our Java partitioner: {jar}" if not isinstance(jar, str) else f"our Java partitioner unavailable "
           f"({jar}): 'ours jump' computes the partition column too")
     df = (

@@ -153,7 +153,7 @@ def test_executors_without_pyarrow_are_one_clear_error(standalone: str, tmp_path
 WRITER = """
 import sys
 from kafka_placement.spark.kafka_io import write_to_kafka
-from kafka_placement.spark.partitioner_jar import scheme_partitioner
+from kafka_placement.spark.partitioner_jar import add_java_partitioner
 from kafka_placement.spark.session import spark_session
 
 master, executor_python, bootstrap, topic = sys.argv[1:5]
@@ -164,7 +164,7 @@ df = spark.range(0, 20000, 1, 4).selectExpr(
     "CAST(id AS STRING) AS value",
 )
 write_to_kafka(df, bootstrap, topic, 11, scheme="jump", native=True)
-print("partitioner jar:", scheme_partitioner(spark))
+print("partitioner jar:", add_java_partitioner(spark))
 spark.stop()
 """
 

@@ -100,9 +100,9 @@ def test_writer_puts_every_record_in_its_predicted_partition(
     write_to_kafka(df, bootstrap, topic, partitions, scheme=scheme, native=native,
                    options={"kafka.batch.size": "512"})
     if native is None and scheme not in ("murmur2", "murmur2_random"):  # really our Java partitioner
-        from kafka_placement.spark.partitioner_jar import scheme_partitioner
+        from kafka_placement.spark.partitioner_jar import add_java_partitioner
 
-        assert isinstance(scheme_partitioner(spark), Path)
+        assert isinstance(add_java_partitioner(spark), Path)
 
     got = consume_all(bootstrap, topic, partitions, RECORDS)
     assert len(got) == RECORDS

@@ -28,7 +28,7 @@ def _java_partitioner(spark: Any, scheme: str) -> Any:
     from kafka_placement.spark.session import ensure_kafka_connector
 
     ensure_kafka_connector(spark)
-    jar = partitioner_jar.scheme_partitioner(spark)
+    jar = partitioner_jar.add_java_partitioner(spark)
     assert isinstance(jar, Path), jar  # a JDK is part of this project's test machine
     jvm = spark._jvm
     loader = spark._jsparkSession.sharedState().jarClassLoader()
@@ -76,7 +76,7 @@ def test_without_javac_it_says_why_and_the_writer_falls_back(
     with pytest.raises(partitioner_jar.PartitionerUnavailable, match="javac not found"):
         partitioner_jar.build_jar(partitioner_jar.kafka_clients_jar(spark))
     monkeypatch.setattr(partitioner_jar, "_added", {})
-    assert "javac not found" in str(partitioner_jar.scheme_partitioner(spark))
+    assert "javac not found" in str(partitioner_jar.add_java_partitioner(spark))
     from kafka_placement.errors import ClusterError
     from kafka_placement.spark.kafka_io import write_to_kafka
 

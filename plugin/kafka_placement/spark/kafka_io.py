@@ -22,7 +22,7 @@ from kafka_placement.errors import ClusterError, InvalidArgumentError, UnknownTo
 from kafka_placement.partitioning import partition_key
 from kafka_placement.planning.scenarios import Partitioning
 from kafka_placement.spark.partitioner_jar import CLASS_NAME as PARTITIONER_CLASS
-from kafka_placement.spark.partitioner_jar import SCHEME_PROPERTY, scheme_partitioner
+from kafka_placement.spark.partitioner_jar import SCHEME_PROPERTY, add_java_partitioner
 from kafka_placement.spark.pipeline import with_partitions
 from kafka_placement.spark.session import ensure_kafka_connector
 
@@ -189,7 +189,7 @@ def write_to_kafka(
     ensure_kafka_connector(df.sparkSession)
     extra: dict[str, str] = {}
     use_ours = native is not False and not own_partitioner and scheme not in _NATIVE_SCHEMES
-    jar = scheme_partitioner(df.sparkSession) if use_ours else None
+    jar = add_java_partitioner(df.sparkSession) if use_ours else None
     if isinstance(jar, str) and native:
         raise ClusterError(f"native=True: our Java partitioner for {scheme!r} is unavailable: {jar}")
     if isinstance(jar, str):

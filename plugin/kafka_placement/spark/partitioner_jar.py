@@ -7,7 +7,7 @@ compiled with ``javac`` against the very ``kafka-clients`` jar the session's Kaf
 packed into a jar cached under ``~/.cache/kafka-placement/spark-partitioner/`` and added to the
 session with ``ADD JAR`` (Spark serves it to the executors, on a cluster too).
 
-Without a JDK on the driver (only a JRE) :func:`scheme_partitioner` says why and the writer keeps the
+Without a JDK on the driver (only a JRE) :func:`add_java_partitioner` says why and the writer keeps the
 partition column.
 """
 
@@ -88,7 +88,7 @@ def build_jar(clients_jar: Path) -> Path:
     return out
 
 
-def scheme_partitioner(spark: SparkSession) -> Path | str:
+def add_java_partitioner(spark: SparkSession) -> Path | str:
     """Add the partitioner's jar to ``spark`` (once per session): its path, or why it is unavailable.
 
     Needs Spark's Kafka connector in the session first (its ``kafka-clients`` is compiled against)."""
