@@ -58,6 +58,8 @@ def java_string_key(text: str) -> bytes:
 
 
 def _all_bmp(strings: Sequence[str]) -> bool:
+    if "".join(strings).isascii():  # the usual case in one C pass, not a Python step per string
+        return True
     return all(s.isascii() or max(s) <= "\uffff" for s in strings)
 
 
