@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from kafka_placement.assignment.inputs import check_members, check_partitions_per_topic
 from kafka_placement.assignment.rack import consumer_rack
 from kafka_placement.errors import InvalidArgumentError
 from kafka_placement.java import java_sorted
@@ -87,28 +88,11 @@ def validate_inputs(
     partitions_per_topic: Mapping[str, int],
     members: Mapping[str, Member],
 ) -> None:
-    """Typed errors for inputs no assignor can work with (names the bad value and the allowed range)."""
-    if not isinstance(partitions_per_topic, Mapping):
-        raise InvalidArgumentError(
-            f"partitions_per_topic must be a mapping topic -> partition count, got {partitions_per_topic!r}"
-        )
-    if not isinstance(members, Mapping):
-        raise InvalidArgumentError(f"members must be a mapping member id -> Member, got {members!r}")
-    for topic, count in partitions_per_topic.items():
-        if not isinstance(topic, str):
-            raise InvalidArgumentError(f"topic names must be str, got {topic!r}")
-        if isinstance(count, bool) or not isinstance(count, int) or count < 0 or count > 2**31 - 1:
-            raise InvalidArgumentError(
-                f"partition count of topic {topic!r} must be an int in [0, 2147483647], got {count!r}"
-            )
-    for member_id, member in members.items():
-        if not isinstance(member_id, str):
-            raise InvalidArgumentError(f"member ids must be str, got {member_id!r}")
-        if not isinstance(member, Member):
-            raise InvalidArgumentError(
-                f"member {member_id!r} must be a kafka_placement.vocabulary.Member, "
-                f"got {type(member).__name__}"
-            )
+    """Typed errors for inputs no assignor can work with (names the bad value and the allowed range):
+    the checks every strategy shares (:mod:`kafka_placement.assignment.inputs`), for callers of the
+    sticky functions themselves."""
+    check_partitions_per_topic(partitions_per_topic)
+    check_members(members)
 
 
 # --- the integer view of one assignment problem ----------------------------------------------------
