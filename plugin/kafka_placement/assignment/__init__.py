@@ -69,9 +69,8 @@ def assign(
     checked_members = check_members(members)
     racks = check_partition_racks(partition_racks)
     raw = function(counts, checked_members, partition_racks=racks)
-    result: dict[str, list[TopicPartition]] = {}
-    for member_id in checked_members:
-        mine = raw.get(member_id)
-        # sorting a million already sorted tuples still costs a million comparisons: skip it
-        result[member_id] = (mine if row.sorted_output else sorted(mine)) if mine else []
-    return result
+    # every member, in the caller's order; sorting a million already sorted tuples still costs a million
+    # comparisons: lists a strategy returns sorted are taken as they are
+    if row.sorted_output:
+        return {member_id: raw.get(member_id) or [] for member_id in checked_members}
+    return {member_id: sorted(raw.get(member_id) or ()) for member_id in checked_members}
