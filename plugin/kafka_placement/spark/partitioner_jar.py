@@ -34,7 +34,7 @@ SCHEMES = frozenset({"murmur2", "consistent", "consistent_random", "fnv1a", "fnv
 SOURCE = Path(__file__).with_name("java") / "io" / "kafkaplacement" / "spark" / "SchemePartitioner.java"
 _PARTITIONER_INTERFACE = "org.apache.kafka.clients.producer.Partitioner"
 
-_added: dict[int, Path | str] = {}
+_added: dict[tuple[int, str], Path | str] = {}
 
 
 class PartitionerUnavailable(Exception):
@@ -71,7 +71,7 @@ def build_jar(clients_jar: Path) -> Path:
     if javac is None:
         raise PartitionerUnavailable("javac not found (the driver has a JRE, not a JDK)")
     out.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="kp-partitioner-") as tmp:
+    with tempfile.TemporaryDirectory(prefix=".build-", dir=out.parent) as tmp:  # same file system as out
         classes = Path(tmp, "classes")
         result = subprocess.run(
             [javac, "--release", "17", "-nowarn", "-d", str(classes), "-cp", str(clients_jar), str(SOURCE)],
@@ -84,7 +84,7 @@ def build_jar(clients_jar: Path) -> Path:
             jar.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\r\n\r\n")
             for path in sorted(classes.rglob("*.class")):
                 jar.write(path, path.relative_to(classes).as_posix())
-        shutil.move(staged, out)  # whole or not at all: another process may build the same jar
+        os.replace(staged, out)  # whole or not at all: another process may build the same jar
     return out
 
 
@@ -92,7 +92,9 @@ def add_java_partitioner(spark: SparkSession) -> Path | str:
     """Add the partitioner's jar to ``spark`` (once per session): its path, or why it is unavailable.
 
     Needs Spark's Kafka connector in the session first (its ``kafka-clients`` is compiled against)."""
-    key = id(spark)
+    from kafka_placement.spark.session import session_key
+
+    key = session_key(spark)
     if key not in _added:
         try:
             jar = build_jar(kafka_clients_jar(spark))

@@ -59,7 +59,7 @@ DEFAULT_CONF: dict[str, str] = {
     "spark.python.worker.reuse": "true",
 }
 
-_connector_loaded: dict[int, str] = {}
+_connector_loaded: dict[tuple[int, str], str] = {}
 
 
 def spark_session(
@@ -182,9 +182,15 @@ def _add_jar(spark: SparkSession, uri: str) -> bool:
     return True
 
 
+def session_key(spark: SparkSession) -> tuple[int, str]:
+    """What identifies a running session for what was added to it: ``id()`` alone may come back for a
+    new session once an old one is gone; its Spark application id does not."""
+    return id(spark), str(spark.sparkContext.applicationId)
+
+
 def ensure_kafka_connector(spark: SparkSession) -> str:
     """Add Spark's Kafka connector to ``spark`` (once per session) and return its coordinates."""
-    key = id(spark)
+    key = session_key(spark)
     if key in _connector_loaded:
         return _connector_loaded[key]
     import pyspark
