@@ -63,6 +63,25 @@ def test_null_keys_follow_the_scheme(spark: Any, scheme: str) -> None:
         assert got == {partition_key(None, 16, scheme)}
 
 
+def test_the_jar_is_compiled_against_the_sessions_kafka_clients_once(
+    spark: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import zipfile
+
+    from kafka_placement.spark.session import ensure_kafka_connector
+
+    ensure_kafka_connector(spark)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))  # nothing built before: javac runs here
+    clients = partitioner_jar.kafka_clients_jar(spark)
+    assert clients.is_file() and "kafka-clients" in clients.name
+    jar = partitioner_jar.build_jar(clients)
+    assert jar.parent == tmp_path / "kafka-placement" / "spark-partitioner"
+    assert "io/kafkaplacement/spark/SchemePartitioner.class" in zipfile.ZipFile(jar).namelist()
+    assert [p.name for p in jar.parent.iterdir()] == [jar.name]  # no staging left behind
+    built = jar.stat().st_mtime_ns
+    assert partitioner_jar.build_jar(clients) == jar and jar.stat().st_mtime_ns == built  # cached
+
+
 def test_a_scheme_it_does_not_place_is_refused_by_name(spark: Any) -> None:
     with pytest.raises(Exception, match=r"murmur2_random.*not a scheme this partitioner places"):
         _java_partitioner(spark, "murmur2_random")
