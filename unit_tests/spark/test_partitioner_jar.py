@@ -82,6 +82,47 @@ def test_the_jar_is_compiled_against_the_sessions_kafka_clients_once(
     assert partitioner_jar.build_jar(clients) == jar and jar.stat().st_mtime_ns == built  # cached
 
 
+def test_a_missing_source_or_a_hung_javac_is_a_reason_not_a_crash(
+    spark: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import subprocess
+
+    from kafka_placement.spark.session import ensure_kafka_connector
+
+    ensure_kafka_connector(spark)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    clients = partitioner_jar.kafka_clients_jar(spark)
+    monkeypatch.setattr(partitioner_jar, "SOURCE", tmp_path / "absent" / "SchemePartitioner.java")
+    with pytest.raises(partitioner_jar.PartitionerUnavailable, match="source is missing"):
+        partitioner_jar.build_jar(clients)
+    monkeypatch.undo()
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+
+    def hung(*args: Any, **kwargs: Any) -> Any:
+        raise subprocess.TimeoutExpired(args[0], kwargs["timeout"])
+
+    monkeypatch.setattr(partitioner_jar.subprocess, "run", hung)
+    with pytest.raises(partitioner_jar.PartitionerUnavailable, match="javac took over 120 s"):
+        partitioner_jar.build_jar(clients)
+
+
+def test_spark_refusing_the_jar_is_a_reason_too(spark: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    class Refusing:
+        sparkContext = spark.sparkContext
+        _jsparkSession = spark._jsparkSession
+        _jvm = spark._jvm
+
+        def sql(self, query: str) -> None:
+            raise RuntimeError("Permission denied: jars are not allowed here\nat ...")
+
+    from kafka_placement.spark.session import ensure_kafka_connector
+
+    ensure_kafka_connector(spark)
+    monkeypatch.setattr(partitioner_jar, "_added", {})
+    reason = partitioner_jar.add_java_partitioner(Refusing())  # type: ignore[arg-type]
+    assert isinstance(reason, str) and reason.endswith("failed: Permission denied: jars are not allowed here")
+
+
 def test_a_scheme_it_does_not_place_is_refused_by_name(spark: Any) -> None:
     with pytest.raises(Exception, match=r"murmur2_random.*not a scheme this partitioner places"):
         _java_partitioner(spark, "murmur2_random")

@@ -33,6 +33,8 @@ SCHEMES = frozenset({"murmur2", "consistent", "consistent_random", "fnv1a", "fnv
 
 SOURCE = Path(__file__).with_name("java") / "io" / "kafkaplacement" / "spark" / "SchemePartitioner.java"
 _PARTITIONER_INTERFACE = "org.apache.kafka.clients.producer.Partitioner"
+#: A bound on compiling one small class (it takes a second or two).
+JAVAC_TIMEOUT_S = 120
 
 _added: dict[tuple[int, str], Path | str] = {}
 
@@ -62,7 +64,10 @@ def kafka_clients_jar(spark: SparkSession) -> Path:
 
 def build_jar(clients_jar: Path) -> Path:
     """Compile the partitioner against ``clients_jar`` (once per source and jar) and return its jar."""
-    digest = hashlib.sha256(SOURCE.read_bytes())
+    try:
+        digest = hashlib.sha256(SOURCE.read_bytes())
+    except OSError as exc:  # an install without its package data
+        raise PartitionerUnavailable(f"the partitioner's source is missing: {exc}") from None
     digest.update(clients_jar.name.encode())
     out = cache_dir() / f"kafka-placement-partitioner-{digest.hexdigest()[:16]}.jar"
     if out.exists():
@@ -73,10 +78,12 @@ def build_jar(clients_jar: Path) -> Path:
     out.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=".build-", dir=out.parent) as tmp:  # same file system as out
         classes = Path(tmp, "classes")
-        result = subprocess.run(
-            [javac, "--release", "17", "-nowarn", "-d", str(classes), "-cp", str(clients_jar), str(SOURCE)],
-            capture_output=True, text=True, check=False, timeout=120,
-        )
+        try:
+            command = [javac, "--release", "17", "-nowarn", "-d", str(classes), "-cp", str(clients_jar)]
+            result = subprocess.run([*command, str(SOURCE)], capture_output=True, text=True, check=False,
+                                    timeout=JAVAC_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            raise PartitionerUnavailable(f"javac took over {JAVAC_TIMEOUT_S} s") from None
         if result.returncode != 0:
             raise PartitionerUnavailable(f"javac failed: {result.stderr.strip()[:2000]}")
         staged = Path(tmp, out.name)
@@ -98,8 +105,14 @@ def add_java_partitioner(spark: SparkSession) -> Path | str:
     if key not in _added:
         try:
             jar = build_jar(kafka_clients_jar(spark))
-            spark.sql(f"ADD JAR '{jar}'")
-            _added[key] = jar
         except PartitionerUnavailable as exc:
             _added[key] = str(exc)
+            return _added[key]
+        try:
+            spark.sql(f"ADD JAR '{jar}'")
+        except Exception as exc:  # Spark's own error (py4j/Analysis): a reason, and the column instead
+            first_line = (str(exc).splitlines() or [type(exc).__name__])[0]
+            _added[key] = f"ADD JAR {jar} failed: {first_line}"
+            return _added[key]
+        _added[key] = jar
     return _added[key]
