@@ -39,8 +39,9 @@ def executor_python() -> str:
 
     pins = [f"{name}=={version(name)}" for name in EXECUTOR_PACKAGES]
     tag = "-".join(p.replace("==", "") for p in pins) + f"-py{sys.version_info[0]}{sys.version_info[1]}"
-    home = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "kafka-placement"
-    venv = home / f"spark-executor-{tag}"
+    from kafka_placement.cache import cache_root
+
+    venv = cache_root() / f"spark-executor-{tag}"
     python = venv / "bin" / "python"
     if not (venv / ".complete").exists():
         base = getattr(sys, "_base_executable", sys.executable)

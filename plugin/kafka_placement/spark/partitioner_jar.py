@@ -22,6 +22,8 @@ import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kafka_placement.cache import cache_root
+
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
@@ -44,8 +46,7 @@ class PartitionerUnavailable(Exception):
 
 
 def cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "kafka-placement" / "spark-partitioner"
+    return cache_root() / "spark-partitioner"
 
 
 def kafka_clients_jar(spark: SparkSession) -> Path:

@@ -27,6 +27,7 @@ import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kafka_placement.cache import cache_root
 from kafka_placement.errors import ClusterError
 from kafka_placement.spark.executors import check_executors, is_local_master, ship_package
 
@@ -145,8 +146,7 @@ def _candidate_versions(installed: str) -> list[str]:
 
 
 def _memo_path() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "kafka-placement" / "spark-kafka-connector.json"
+    return cache_root() / "spark-kafka-connector.json"
 
 
 def _remembered(pyspark_version: str) -> dict[str, Any] | None:

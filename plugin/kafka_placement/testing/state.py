@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kafka_placement.cache import cache_root
 from kafka_placement.errors import KafkaPlacementError
 from kafka_placement.testing.layout import ClusterLayout
 
@@ -22,8 +23,7 @@ def default_state_path() -> Path:
     env = os.environ.get("KAFKA_PLACEMENT_STATE")
     if env:
         return Path(env)
-    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(cache) / "kafka-placement" / "dev-cluster.json"
+    return cache_root() / "dev-cluster.json"
 
 
 class StateError(KafkaPlacementError, ValueError):
