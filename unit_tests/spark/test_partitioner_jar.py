@@ -157,3 +157,12 @@ def test_without_javac_it_says_why_and_the_writer_falls_back(
     with pytest.warns(RuntimeWarning, match=r"Java partitioner is unavailable \(javac not found"), \
             pytest.raises(ColumnTaken, match=r"\(3, 'jump', 'key'\)"):
         write_to_kafka(df, "127.0.0.1:1", "t", 3, scheme="jump", check_topic=False)
+
+
+def test_the_java_class_places_every_scheme_but_javas_own_default() -> None:
+    """A scheme added in Python and not in Java would reach executors as a ConfigException: caught here."""
+    from kafka_placement.partitioning.schemes import SCHEMES
+
+    assert set(SCHEMES) - {"murmur2_random"} == partitioner_jar.SCHEMES
+    java = partitioner_jar.SOURCE.read_text()
+    assert all(f'case "{name}":' in java for name in partitioner_jar.SCHEMES)
