@@ -167,6 +167,45 @@ def test_keyless_records_place_as_the_core_places_them() -> None:
     assert len(set(got)) > 3 and all(cluster.leaders["t"][p] != -1 for p in got)
 
 
+@pytest.mark.parametrize("rack", [None, "rack2"])
+def test_keyless_fast_path_follows_the_core_through_leader_loss_and_new_batches(rack: str | None) -> None:
+    """A keyless record that stays on the sticky partition is placed from that partition's leader alone;
+    the sequence still equals the core's, fed the full view each time, while leaders come and go and
+    kafka-python re-partitions records after ``on_new_batch``."""
+    import random
+
+    from kafka_placement.partitioning.record import RecordPartitioner
+    from kafka_placement.partitioning.sticky import UniformSticky
+
+    def sticky() -> UniformSticky:
+        return UniformSticky(500, rack=rack, rng=random.Random(7))
+
+    cluster = _cluster(12)
+    core_of_adapter = RecordPartitioner("murmur2_random", sticky())
+    adapter = PlacementPartitioner(core_of_adapter, needs_racks=rack is not None)
+    core = RecordPartitioner("murmur2_random", sticky())
+    events = random.Random(3)
+    got, expected = [], []
+    for i in range(3000):
+        if events.random() < 0.02:  # a leader is lost or comes back
+            p = events.randrange(12)
+            cluster.leaders["t"][p] = -1 if cluster.leaders["t"][p] != -1 else p % 6
+        view = topic_view(cluster, "t", with_racks=rack is not None)
+        value = b"v" * (i % 90)
+        placed = adapter.partition("t", None, None, value, value, cluster)
+        wanted = core.partition(view, None, len(value))
+        if events.random() < 0.05:  # the append opened a new batch: kafka-python asks again
+            adapter.on_new_batch("t", cluster, placed)
+            core.on_new_batch("t", wanted)
+            placed = adapter.partition("t", None, None, value, value, cluster)
+            wanted = core.partition(view, None, len(value))
+        got.append(placed)
+        expected.append(wanted)
+        assert cluster.leaders["t"][placed] != -1 or not any(v != -1 for v in cluster.leaders["t"].values())
+    assert got == expected
+    assert len(set(got)) > 3
+
+
 def test_a_core_with_its_own_partition_method_is_asked_for_keyless_records() -> None:
     from kafka_placement.partitioning.record import RecordPartitioner
 

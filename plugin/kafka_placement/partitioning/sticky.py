@@ -120,6 +120,21 @@ class UniformSticky:
                 return None
             return state.partition, self.batch_size - state.produced
 
+    def stay(self, topic: str, partition: int, record_size: int = 0) -> bool:
+        """Count a record for ``topic``'s sticky ``partition`` if that is still the sticky one and the record
+        leaves room before the switch: what :meth:`choose` does for such a record, for a caller that
+        checked the partition is available without building a view. False: ask :meth:`choose`."""
+        with self._lock:
+            state = self._state.get(topic)
+            if state is None or state.partition != partition:
+                return False
+            produced = state.produced + record_size if record_size > 0 else state.produced
+            if produced >= self.batch_size:  # this record switches: choose() draws the next partition
+                return False
+            state.undo = (partition, state.produced)
+            state.produced = produced
+            return True
+
     def on_new_batch(self, topic: str, prev_partition: int) -> None:
         """The client will partition the last record again: un-count it so it lands on the same partition."""
         with self._lock:
