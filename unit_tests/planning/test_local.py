@@ -6,6 +6,7 @@ from collections import Counter
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from kafka.partitioner.default import murmur2 as kafka_python_murmur2
 
@@ -125,6 +126,23 @@ def test_parquet_read_by_threads_gives_the_one_thread_figures(tmp_path: Path) ->
         pd.testing.assert_frame_equal(getattr(one, name), getattr(whole, name), obj=name)
     with pytest.raises(InvalidArgumentError, match=r"threads must be in \[1, 1024\], got 0"):
         plan_parquet(tmp_path / "in.parquet", grid, threads=0)
+
+
+def test_parquet_is_opened_once_per_thread_not_once_per_row_group(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from unit_tests.planning.test_parquet_row_groups import counting_opens
+
+    from kafka_placement.planning.local import plan_parquet
+
+    table = pa.table({"key": [f"k{i % 31}" for i in range(2000)]})
+    pq.write_table(table, tmp_path / "in.parquet", row_group_size=20)  # 100 row groups
+    opened = counting_opens(monkeypatch)
+    plan_parquet(tmp_path / "in.parquet", scenario_grid([4]))
+    assert opened == ["in.parquet", "in.parquet"]  # the footer check, then the one reader
+    opened.clear()
+    plan_parquet(tmp_path / "in.parquet", scenario_grid([4]), threads=3)
+    assert 2 <= len(opened) <= 4  # the check, then one per thread that got work
 
 
 def test_a_categorical_key_column_is_planned_as_its_strings(tmp_path: Path) -> None:

@@ -44,3 +44,39 @@ def test_columns_and_types_are_checked_in_every_file_before_reading(tmp_path: Pa
     assert [u.dictionary for u in units] == [True, False]
     with pytest.raises(InvalidArgumentError, match="no Parquet files at"):
         row_groups(tmp_path / "a.parquet.missing", "key")
+
+
+def counting_opens(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every ``pyarrow.parquet.ParquetFile`` opened from now on, by file name."""
+    opened: list[str] = []
+    real = pq.ParquetFile
+
+    def open_file(source: object, *args: object, **kwargs: object) -> pq.ParquetFile:
+        opened.append(Path(str(source)).name)
+        return real(source, *args, **kwargs)
+
+    monkeypatch.setattr(pq, "ParquetFile", open_file)
+    return opened
+
+
+def test_a_reader_opens_each_file_once_for_all_its_row_groups(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A footer holds every row group's metadata: opening the file per row group parses it once per row
+    group (quadratic in the row groups). The reader parses it once per file, and reads what pyarrow reads."""
+    from kafka_placement.planning.parquet_row_groups import RowGroupReader
+
+    first = pa.table({"key": [f"k{i % 7}" for i in range(400)], "size": list(range(400))})
+    pq.write_table(first, tmp_path / "a.parquet", row_group_size=10)  # 40 row groups
+    pq.write_table(first.slice(0, 30), tmp_path / "b.parquet", row_group_size=10)  # 3
+    units = row_groups(tmp_path, "key", "size")
+    assert len(units) == 43
+    opened = counting_opens(monkeypatch)
+    with RowGroupReader() as reader:
+        tables = [reader.read(unit) for unit in units]
+    assert opened == ["a.parquet", "b.parquet"]
+    got = pa.concat_tables(tables)
+    expected = pa.concat_tables([first, first.slice(0, 30)])
+    assert got.column("key").to_pylist() == expected.column("key").to_pylist()
+    assert got.column("size").to_pylist() == expected.column("size").to_pylist()
+    assert pa.types.is_dictionary(got.schema.field("key").type)  # string keys dictionary-encoded

@@ -83,3 +83,24 @@ def test_bad_columns_and_paths_fail_before_any_spark_job(spark: Any, tmp_path: P
     (tmp_path / "empty").mkdir()
     with pytest.raises(InvalidArgumentError, match="no Parquet files at"):
         plan_parquet(spark, tmp_path / "empty", GRID, key_column="user")
+
+
+def test_a_task_opens_its_file_once_for_all_its_row_groups(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Stage 1 as a task runs it (the function Spark calls, called here directly): the row groups it is
+    handed are read through one reader, and the totals are those of the whole file."""
+    from unit_tests.planning.test_parquet_row_groups import counting_opens
+
+    from kafka_placement.planning.parquet_row_groups import row_groups
+    from kafka_placement.spark.parquet_plan import _read_totals
+
+    keys = [f"k{i % 13}" for i in range(600)]
+    pq.write_table(pa.table({"key": keys}), tmp_path / "in.parquet", row_group_size=10)  # 60 row groups
+    units = row_groups(tmp_path / "in.parquet", "key")
+    opened = counting_opens(monkeypatch)
+    handed = [pa.record_batch([pa.array(range(a, b))], ["id"]) for a, b in ((0, 35), (35, 60))]
+    totals = pa.Table.from_batches(list(_read_totals(units)(iter(handed))))
+    assert opened == ["in.parquet"]
+    counted = dict(zip(totals.column("key").to_pylist(), totals.column("records").to_pylist(), strict=True))
+    assert counted == {f"k{i}".encode(): keys.count(f"k{i}") for i in range(13)}

@@ -9,6 +9,7 @@ against, and a way to plan inputs that fit in memory without starting a JVM.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -16,7 +17,7 @@ from typing import TYPE_CHECKING
 from kafka_placement.errors import InvalidArgumentError
 from kafka_placement.planning.key_loads import KeyLoadReducer, merge_partials, partitionings_of
 from kafka_placement.planning.key_totals import key_totals, merge_as_they_come, merge_key_totals
-from kafka_placement.planning.parquet_row_groups import RowGroup, row_groups
+from kafka_placement.planning.parquet_row_groups import RowGroup, RowGroupReader, row_groups
 from kafka_placement.planning.result import PlanResult, plan_result
 from kafka_placement.planning.scenarios import Partitioning, Scenario
 
@@ -70,12 +71,25 @@ def plan_parquet(
         raise InvalidArgumentError(f"threads must be in [1, {_MAX_THREADS}], got {threads}")
     units = row_groups(path, key_column, value_column)
     window = 4 * threads  # a bounded number of row groups in flight
+    per_thread = threading.local()
+    readers: list[RowGroupReader] = []
 
-    with ThreadPoolExecutor(threads) as pool:
-        pieces = (
-            totals
-            for start in range(0, len(units), window)
-            for totals in pool.map(RowGroup.key_totals, units[start : start + window])
-        )
-        by_key = merge_as_they_come(pieces)
+    def totals(unit: RowGroup) -> pa.Table:
+        reader = getattr(per_thread, "reader", None)
+        if reader is None:
+            reader = per_thread.reader = RowGroupReader()
+            readers.append(reader)
+        return reader.key_totals(unit)
+
+    try:
+        with ThreadPoolExecutor(threads) as pool:
+            pieces = (
+                piece
+                for start in range(0, len(units), window)
+                for piece in pool.map(totals, units[start : start + window])
+            )
+            by_key = merge_as_they_come(pieces)
+    finally:
+        for reader in readers:
+            reader.close()
     return _plan_totals(by_key, partitionings, scenarios, top_keys)

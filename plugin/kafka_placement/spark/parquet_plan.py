@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from kafka_placement.errors import InvalidArgumentError
 from kafka_placement.planning.key_loads import PARTIAL_DDL, merge_partials, partitionings_of
-from kafka_placement.planning.parquet_row_groups import RowGroup, parquet_files, row_groups
+from kafka_placement.planning.parquet_row_groups import RowGroup, RowGroupReader, parquet_files, row_groups
 from kafka_placement.planning.result import PlanResult, plan_result
 from kafka_placement.planning.scenarios import Partitioning, Scenario
 
@@ -87,8 +87,9 @@ def _read_totals(units: Sequence[RowGroup]) -> Any:
     def read(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         from kafka_placement.planning.key_totals import merge_as_they_come
 
-        pieces = (units[unit].key_totals() for batch in batches for unit in batch.column(0).to_pylist())
-        yield from merge_as_they_come(pieces).to_batches(max_chunksize=_BATCH)
+        with RowGroupReader() as reader:  # a task's row groups are consecutive: mostly one file, opened once
+            pieces = (reader.key_totals(units[i]) for batch in batches for i in batch.column(0).to_pylist())
+            yield from merge_as_they_come(pieces).to_batches(max_chunksize=_BATCH)
 
     return read
 
