@@ -64,3 +64,21 @@ def test_our_producer_keeps_keyless_state_per_topic() -> None:
     got, shared = asyncio.run(place())
     assert got == [0, 0, 1, 1, 2, 2]  # round robin per topic: a0 b0 a1 b1 a2 b2
     assert shared == [0, 1, 2, 3, 0, 1]  # plain aiokafka: one counter for both topics
+
+
+def test_the_view_follows_the_partitions_aiokafka_hands_over() -> None:
+    """aiokafka lists the partitions anew for every record: the adapter reuses its view while they are the
+    same and builds it again as soon as they change (a lost leader, a grown topic, a bad list)."""
+    import pytest
+
+    from kafka_placement.errors import InvalidArgumentError
+
+    rr = PlacementPartitioner(RecordPartitioner("murmur2_random", RoundRobin(0)))
+    assert {rr(None, [0, 1, 2, 3], [0, 1, 2, 3]) for _ in range(8)} == {0, 1, 2, 3}
+    assert {rr(None, [0, 1, 2, 3], [0, 3]) for _ in range(8)} == {0, 3}  # 1 and 2 lost their leaders
+    assert {rr.place("t", None, list(range(6)), list(range(6))) for _ in range(12)} == set(range(6))
+    assert rr(b"k", list(range(9)), list(range(9))) == partition_key(b"k", 9, "murmur2")  # grown
+    with pytest.raises(InvalidArgumentError, match=r"available partitions \[7\]"):
+        rr(None, [0, 1], [0, 7])
+    with pytest.raises(InvalidArgumentError, match=r"available partitions \[7\]"):
+        rr(None, [0, 1], [0, 7])  # refused again: a bad list is never remembered

@@ -33,12 +33,27 @@ class PlacementPartitioner:
         elif not isinstance(core, RecordPartitioner):
             core = scheme_partitioner(core)
         self.core = core
+        # topic → (partitions, available, view): aiokafka lists both anew for every record; the view is
+        # built (and checked) again only when they changed — one entry per topic
+        self._views: dict[str, tuple[tuple[int, ...], tuple[int, ...] | None, TopicView]] = {}
 
     def __call__(
         self, key_bytes: bytes | None, all_partitions: Sequence[int], available_partitions: Sequence[int]
     ) -> int:
-        view = TopicView.build(_SHARED_TOPIC, all_partitions, available_partitions)
+        view = self._view(_SHARED_TOPIC, all_partitions, available_partitions)
         return self.core.partition(view, check_key(key_bytes))
+
+    def _view(
+        self, topic: str, all_partitions: Sequence[int], available_partitions: Sequence[int] | None
+    ) -> TopicView:
+        partitions = tuple(all_partitions)
+        available = None if available_partitions is None else tuple(available_partitions)
+        cached = self._views.get(topic)
+        if cached is not None and cached[0] == partitions and cached[1] == available:
+            return cached[2]
+        view = TopicView.build(topic, partitions, available)
+        self._views[topic] = (partitions, available, view)
+        return view
 
     def place(
         self,
@@ -50,5 +65,5 @@ class PlacementPartitioner:
         availability: PartitionAvailability | None = None,
     ) -> int:
         """The partition of one record of ``topic`` (keyless state kept per topic)."""
-        view = TopicView.build(topic, all_partitions, available_partitions)
+        view = self._view(topic, all_partitions, available_partitions)
         return self.core.partition(view, check_key(key_bytes), record_size, availability=availability)
