@@ -230,13 +230,57 @@ PRODUCE_ROWS = (
     ("keyed: kafka-python + ours", True, "kp-ours", "kp-default"),
     ("keyless: kafka-python default", False, "kp-default", "kp-default"),
     ("keyless: kafka-python + ours", False, "kp-ours", "kp-default"),
+    ("keyed: aiokafka default", True, "aio-default", "aio-default"),
+    ("keyed: aiokafka + ours", True, "aio-ours", "aio-default"),
+    ("keyless: aiokafka default", False, "aio-default", "aio-default"),
+    ("keyless: aiokafka + ours", False, "aio-ours", "aio-default"),
 )
 #: keyless records one partition takes before the next, as our lease runs with librdkafka's batch.size
 STICKY_RUN = 10_000
-#: kafka-python sends ~30x slower than librdkafka: its rows send this fraction of the records
+#: kafka-python and aiokafka send ~30x slower than librdkafka: their rows send this fraction of the records
 KAFKA_PYTHON_SHARE = 10
-#: the kafka-python producers' batch_size
+#: the kafka-python and aiokafka producers' batch size
 KAFKA_PYTHON_BATCH = 65536
+
+
+class AioProducer:
+    """An aiokafka producer driven from its own event loop, so its rows are timed like the others: every
+    record awaited into the accumulator one after the other, then a flush."""
+
+    def __init__(self, bootstrap: str, ours: bool) -> None:
+        import asyncio
+
+        self.loop = asyncio.new_event_loop()
+        self.producer = self.loop.run_until_complete(self._start(bootstrap, ours))
+
+    @staticmethod
+    async def _start(bootstrap: str, ours: bool) -> Any:
+        if ours:  # ours: the subclass that tells the partitioner the topic and the record's size
+            from kafka_placement.clients.aiokafka.partitioner import PlacementPartitioner
+            from kafka_placement.clients.aiokafka.producer import AIOKafkaProducer
+            from kafka_placement.partitioning.record import default_partitioner
+
+            producer = AIOKafkaProducer(bootstrap_servers=bootstrap, linger_ms=20,
+                                        max_batch_size=KAFKA_PYTHON_BATCH,
+                                        partitioner=PlacementPartitioner(default_partitioner(KAFKA_PYTHON_BATCH)))
+        else:
+            from aiokafka import AIOKafkaProducer as Plain
+
+            producer = Plain(bootstrap_servers=bootstrap, linger_ms=20, max_batch_size=KAFKA_PYTHON_BATCH)
+        await producer.start()
+        return producer
+
+    def send_all(self, topic: str, value: bytes, keys: list[bytes | None]) -> None:
+        async def send() -> None:
+            for key in keys:
+                await self.producer.send(topic, value=value, key=key)
+            await self.producer.flush()
+
+        self.loop.run_until_complete(send())
+
+    def close(self) -> None:
+        self.loop.run_until_complete(self.producer.stop())
+        self.loop.close()
 #: a pause before each producer starts, so the brokers have written away the records of the last one
 SETTLE_S = 1.0
 
@@ -273,6 +317,8 @@ def produce_rates(
               "queue.buffering.max.messages": 1000000}
 
     def make(kind: str) -> Any:
+        if kind.startswith("aio-"):
+            return AioProducer(bootstrap, ours=kind == "aio-ours")
         if kind.startswith("kp-"):
             from kafka import KafkaProducer
 
@@ -295,6 +341,9 @@ def produce_rates(
 
     def first_record(producer: Any, keyed: bool) -> None:
         key = b"first" if keyed else None
+        if isinstance(producer, AioProducer):
+            producer.send_all(topic, value, [key])
+            return
         if hasattr(producer, "produce"):
             producer.produce(topic, value, key)
         else:
@@ -302,6 +351,14 @@ def produce_rates(
         producer.flush(30)
 
     def run(producer: Any, keyed: bool, explicit: bool = False) -> float:
+        if isinstance(producer, AioProducer):
+            count = records // KAFKA_PYTHON_SHARE
+            batch: list[bytes | None] = keys[:count] if keyed else [None] * count
+            t0 = time.perf_counter()
+            producer.send_all(topic, value, batch)
+            elapsed = time.perf_counter() - t0
+            producer.close()
+            return count / elapsed
         if not hasattr(producer, "produce"):  # kafka-python
             count = records // KAFKA_PYTHON_SHARE
             t0 = time.perf_counter()

@@ -82,3 +82,90 @@ def test_the_view_follows_the_partitions_aiokafka_hands_over() -> None:
         rr(None, [0, 1], [0, 7])
     with pytest.raises(InvalidArgumentError, match=r"available partitions \[7\]"):
         rr(None, [0, 1], [0, 7])  # refused again: a bad list is never remembered
+
+
+def test_keyless_fast_path_follows_the_core_as_leaders_come_and_go() -> None:
+    """A keyless record that stays on the sticky partition is placed without a view; the sequence equals
+    the core's, fed the full view each time, while partitions lose and regain their leaders."""
+    import random
+
+    from kafka_placement.partitioning.sticky import UniformSticky
+    from kafka_placement.partitioning.topicview import TopicView
+
+    def sticky() -> UniformSticky:
+        return UniformSticky(400, rng=random.Random(11))
+
+    adapter = PlacementPartitioner(RecordPartitioner("murmur2_random", sticky()))
+    core = RecordPartitioner("murmur2_random", sticky())
+    events = random.Random(5)
+    partitions = list(range(12))
+    led = set(partitions)
+    got, expected = [], []
+    for i in range(3000):
+        if events.random() < 0.03:
+            led ^= {events.randrange(12)}  # a partition loses its leader, or gets it back
+        available = sorted(led)
+        size = i % 80
+        got.append(adapter.place("t", None, partitions, available, size))
+        expected.append(core.partition(TopicView.build("t", partitions, available), None, size))
+        assert got[-1] in (available or partitions)
+    assert got == expected
+    assert len(set(got)) > 3
+
+
+class _LeaderMetadata:
+    """aiokafka's ClusterMetadata methods the producer asks, with a settable leader per partition."""
+
+    def __init__(self, leaders: dict[int, int]) -> None:
+        self.leaders = leaders
+
+    def partitions_for_topic(self, topic: str) -> set[int]:
+        return set(self.leaders)
+
+    def available_partitions_for_topic(self, topic: str) -> set[int]:
+        return {p for p, leader in self.leaders.items() if leader != -1}
+
+    def leader_for_partition(self, tp: object) -> int | None:
+        return self.leaders.get(tp.partition)  # type: ignore[attr-defined]
+
+
+def test_our_producer_places_keyless_records_as_the_core_without_partition_lists() -> None:
+    """Our producer asks only the sticky partition's leader for a record that stays; the partitions are the
+    core's, fed the full view, through leader loss — and records with a key still hash."""
+    import asyncio
+    import random
+
+    from kafka_placement.clients.aiokafka.producer import AIOKafkaProducer
+    from kafka_placement.partitioning.sticky import UniformSticky
+    from kafka_placement.partitioning.topicview import TopicView
+
+    def sticky() -> UniformSticky:
+        return UniformSticky(600, rng=random.Random(3))
+
+    core = RecordPartitioner("murmur2_random", sticky())
+    meta = _LeaderMetadata({p: p % 3 for p in range(12)})
+
+    async def place() -> tuple[list[int], list[int]]:
+        producer = AIOKafkaProducer(
+            bootstrap_servers="127.0.0.1:1",
+            partitioner=PlacementPartitioner(RecordPartitioner("murmur2_random", sticky())),
+        )
+        producer._metadata = meta
+        events = random.Random(8)
+        got, expected = [], []
+        for i in range(2000):
+            if events.random() < 0.03:
+                p = events.randrange(12)
+                meta.leaders[p] = -1 if meta.leaders[p] != -1 else p % 3
+            value = b"v" * (i % 50)
+            got.append(producer._partition("t", None, None, value, None, value))
+            available = meta.available_partitions_for_topic("t")
+            view = TopicView.build("t", meta.partitions_for_topic("t"), available)
+            expected.append(core.partition(view, None, len(value)))
+        assert producer._partition("t", None, b"k", b"v", b"k", b"v") == partition_key(b"k", 12)
+        await producer.stop()
+        return got, expected
+
+    got, expected = asyncio.run(place())
+    assert got == expected
+    assert len(set(got)) > 3

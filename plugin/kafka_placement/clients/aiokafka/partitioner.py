@@ -12,10 +12,12 @@ decides.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from kafka_placement.partitioning.availability import PartitionAvailability
 from kafka_placement.partitioning.record import RecordPartitioner, default_partitioner, scheme_partitioner
 from kafka_placement.partitioning.schemes import Scheme
+from kafka_placement.partitioning.sticky import UniformSticky
 from kafka_placement.partitioning.topicview import TopicView
 from kafka_placement.partitioning.validation import check_key
 
@@ -36,12 +38,42 @@ class PlacementPartitioner:
         # topic → (partitions, available, view): aiokafka lists both anew for every record; the view is
         # built (and checked) again only when they changed — one entry per topic
         self._views: dict[str, tuple[tuple[int, ...], tuple[int, ...] | None, TopicView]] = {}
+        # Java's sticky strategy, unmodified, behind the core's own partition(): a keyless record that stays
+        # on the sticky partition is placed without a view (see place)
+        keyless = core.keyless
+        self._sticky: UniformSticky | None = (
+            keyless
+            if type(core).partition is RecordPartitioner.partition
+            and isinstance(keyless, UniformSticky)
+            and type(keyless).choose is UniformSticky.choose
+            else None
+        )
+        self._sticky_tps: dict[str, Any] = {}  # topic → aiokafka's TopicPartition of its sticky partition
+
+    def stay_sticky(self, topic: str, key_bytes: bytes | None, record_size: int, cluster: Any) -> int | None:
+        """For our producer: the sticky partition of a keyless record of ``topic`` that stays on it, counted
+        as :meth:`place` counts it, asking aiokafka's ``cluster`` metadata only whether that partition has
+        a leader (is among the available ones) — not for the partition lists; None: ask :meth:`place`."""
+        sticky = self._sticky
+        if sticky is None or not self.core.scheme.is_keyless(check_key(key_bytes)):
+            return None
+        current = sticky.current(topic)
+        if current is None:
+            return None
+        tp = self._sticky_tps.get(topic)
+        if tp is None or tp.partition != current:
+            from aiokafka.structs import TopicPartition as AioTopicPartition
+
+            tp = self._sticky_tps[topic] = AioTopicPartition(topic, current)
+        leader = cluster.leader_for_partition(tp)
+        if leader is None or leader == -1 or not sticky.stay(topic, current, record_size):
+            return None
+        return current
 
     def __call__(
         self, key_bytes: bytes | None, all_partitions: Sequence[int], available_partitions: Sequence[int]
     ) -> int:
-        view = self._view(_SHARED_TOPIC, all_partitions, available_partitions)
-        return self.core.partition(view, check_key(key_bytes))
+        return self.place(_SHARED_TOPIC, key_bytes, all_partitions, available_partitions)
 
     def _view(
         self, topic: str, all_partitions: Sequence[int], available_partitions: Sequence[int] | None
@@ -65,5 +97,14 @@ class PlacementPartitioner:
         availability: PartitionAvailability | None = None,
     ) -> int:
         """The partition of one record of ``topic`` (keyless state kept per topic)."""
+        key = check_key(key_bytes)
+        sticky = self._sticky
+        if sticky is not None and availability is None and self.core.scheme.is_keyless(key):
+            # what choose() does for a record that stays: the sticky partition is among the available ones
+            # (all, when none is) and the record leaves room before the switch
+            current = sticky.current(topic)
+            pool = available_partitions or all_partitions
+            if current is not None and current in pool and sticky.stay(topic, current, record_size):
+                return current
         view = self._view(topic, all_partitions, available_partitions)
-        return self.core.partition(view, check_key(key_bytes), record_size, availability=availability)
+        return self.core.partition(view, key, record_size, availability=availability)

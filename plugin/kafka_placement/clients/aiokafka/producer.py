@@ -41,6 +41,8 @@ class AIOKafkaProducer(aiokafka.AIOKafkaProducer):  # type: ignore[misc]  # aiok
                     f"{type(self._partitioner).__name__}"
                 )
             self.availability = PartitionAvailability(availability_timeout_s)
+        else:  # nothing to track: aiokafka's own send, without a coroutine of ours around each record
+            self.__dict__["send"] = super().send
 
     async def send(
         self,
@@ -68,17 +70,22 @@ class AIOKafkaProducer(aiokafka.AIOKafkaProducer):  # type: ignore[misc]  # aiok
         serialized_key: bytes | None,
         serialized_value: bytes | None,
     ) -> int:
-        if partition is not None or not isinstance(self._partitioner, PlacementPartitioner):
+        partitioner = self._partitioner
+        if partition is not None or not isinstance(partitioner, PlacementPartitioner):
             chosen = int(super()._partition(topic, partition, key, value, serialized_key, serialized_value))
+        else:
+            size = len(serialized_key or b"") + len(serialized_value or b"")
+            stayed = None
+            if self.availability is None:  # a keyless record on its sticky partition: no partition lists
+                stayed = partitioner.stay_sticky(topic, serialized_key, size, self._metadata)
+            chosen = stayed if stayed is not None else partitioner.place(
+                topic,
+                serialized_key,
+                list(self._metadata.partitions_for_topic(topic)),
+                list(self._metadata.available_partitions_for_topic(topic)),
+                size,
+                self.availability,
+            )
+        if self.availability is not None:  # for send(), which counts it as sent
             _CHOSEN.set(chosen)
-            return chosen
-        chosen = self._partitioner.place(
-            topic,
-            serialized_key,
-            list(self._metadata.partitions_for_topic(topic)),
-            list(self._metadata.available_partitions_for_topic(topic)),
-            len(serialized_key or b"") + len(serialized_value or b""),
-            self.availability,
-        )
-        _CHOSEN.set(chosen)
         return chosen
