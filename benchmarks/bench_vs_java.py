@@ -23,7 +23,8 @@ Rows:
                          (Java's default partitioner; ``jump``) and, the C accelerator off, through Python
                          vs plain ``confluent_kafka.Producer`` with ``partitioner=murmur2_random``; and
                          kafka-python's ``KafkaProducer`` with our ``JavaDefaultPartitioner`` vs its own
-                         default (a tenth of the records); every producer sends one record before its
+                         default, and our aiokafka ``AIOKafkaProducer`` with ``PlacementPartitioner()`` vs
+                         aiokafka's own (a tenth of the records); every producer sends one record before its
                          clock starts; five rounds, each running every row once: the median of the
                          per-round ratios, the best rates, and the first record's time of each row
 
