@@ -169,3 +169,31 @@ def test_our_producer_places_keyless_records_as_the_core_without_partition_lists
     got, expected = asyncio.run(place())
     assert got == expected
     assert len(set(got)) > 3
+
+
+def test_our_producer_sends_through_aiokafka_unless_it_tracks_or_is_subclassed() -> None:
+    """Without availability tracking our producer's send is aiokafka's own (no coroutine of ours per
+    record); with it, ours counts each record; a subclass's own send is never bypassed."""
+    import asyncio
+
+    import aiokafka
+
+    from kafka_placement.clients.aiokafka.producer import AIOKafkaProducer
+
+    class Counting(AIOKafkaProducer):
+        async def send(self, *args: object, **kwargs: object) -> object:
+            return await super().send(*args, **kwargs)
+
+    async def check() -> None:
+        plain = AIOKafkaProducer(bootstrap_servers="127.0.0.1:1", partitioner=PlacementPartitioner())
+        tracking = AIOKafkaProducer(
+            bootstrap_servers="127.0.0.1:1", partitioner=PlacementPartitioner(), availability_timeout_s=1.0
+        )
+        sub = Counting(bootstrap_servers="127.0.0.1:1", partitioner=PlacementPartitioner())
+        assert plain.send.__func__ is aiokafka.AIOKafkaProducer.send
+        assert tracking.send.__func__ is AIOKafkaProducer.send
+        assert sub.send.__func__ is Counting.send
+        for producer in (plain, tracking, sub):
+            await producer.stop()
+
+    asyncio.run(check())

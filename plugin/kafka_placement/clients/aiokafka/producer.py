@@ -41,7 +41,8 @@ class AIOKafkaProducer(aiokafka.AIOKafkaProducer):  # type: ignore[misc]  # aiok
                     f"{type(self._partitioner).__name__}"
                 )
             self.availability = PartitionAvailability(availability_timeout_s)
-        else:  # nothing to track: aiokafka's own send, without a coroutine of ours around each record
+        elif type(self).send is AIOKafkaProducer.send:  # (a subclass's own send stays in charge)
+            # nothing to track: aiokafka's own send, without a coroutine of ours around each record
             self.__dict__["send"] = super().send
 
     async def send(
