@@ -13,6 +13,7 @@ from kafka_placement.assignment.sticky import assign_sticky
 from kafka_placement.assignment.sticky.checks import problems
 from kafka_placement.assignment.sticky.cooperative import assign_cooperative_sticky, cooperative_owner_array
 from kafka_placement.assignment.sticky.problem import build_problem, materialize
+from kafka_placement.conformance.bridge import JavaError, JavaReference
 from kafka_placement.vocabulary import Member, TopicPartition
 
 TP = TopicPartition
@@ -200,7 +201,13 @@ def test_random_group_churn_many_rounds() -> None:
 
 
 @pytest.mark.full
-def test_full_random_churn() -> None:
+def test_full_random_churn(java: JavaReference) -> None:
+    """300 groups × 5 membership changes with unequal subscriptions: every round (ours) equals Java's
+    ``CooperativeStickyAssignor`` fed the same ownership, no partition ever has two owners, and the rounds
+    that follow a change complete the assignment when Java's do. Two rounds are not always enough with
+    unequal subscriptions: Java's second round may itself move a partition (it then goes unassigned for a
+    round), and ours does the same: 27 of these 1,500 changes need a third round (the 35th group's second
+    change is the first), on both sides."""
     rng = random.Random(4290)
     for _ in range(300):
         ppt = {f"t{i}": rng.randint(0, 30) for i in range(rng.randint(1, 8))}
@@ -212,9 +219,25 @@ def test_full_random_churn() -> None:
         for _generation in range(1, 6):
             live = dict(rng.sample(sorted(pool.items()), rng.randint(1, len(pool))))
             owned = {m: v for m, v in owned.items() if m in live}
-            _first, second = _two_rounds(ppt, live, owned)
-            assert problems(ppt, {m: Member(s) for m, s in live.items()}, second) == []
-            owned = {m: set(second[m]) for m in live}
+            subscribed = {m: Member(s) for m, s in live.items()}
+            for rounds in range(1, 5):
+                ours = _round(ppt, live, owned, rounds)
+                members = {
+                    m: Member(s, owned=sorted(owned.get(m, ())), generation=rounds) for m, s in live.items()
+                }
+                theirs = java.assign("cooperative-sticky", ppt, members)
+                assert not isinstance(theirs, JavaError), theirs
+                assert {m: sorted(v) for m, v in ours.items()} == {m: sorted(v) for m, v in theirs.items()}
+                claimants = _owners(owned)
+                for m, tps in ours.items():
+                    for tp in tps:
+                        others = [o for o in claimants.get(tp, []) if o != m]
+                        assert others == [], f"round {rounds}: {tp} given to {m} while {others} still own it"
+                owned = {m: set(ours[m]) for m in live}
+                if rounds >= 2 and problems(ppt, subscribed, ours) == []:
+                    break
+            else:
+                raise AssertionError(f"no complete assignment after 4 rounds: {ppt} {live}")
 
 
 def _racked(
