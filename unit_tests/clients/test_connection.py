@@ -291,16 +291,20 @@ def _server(handler: str) -> tuple[socket.socket, int]:
 
     def loop() -> None:
         held = []
-        while True:
-            try:
-                conn, _ = srv.accept()
-            except OSError:
-                return
-            if handler == "close":
-                conn.recv(1024)
+        try:
+            while True:
+                try:
+                    conn, _ = srv.accept()
+                except OSError:
+                    return
+                if handler == "close":
+                    conn.recv(1024)
+                    conn.close()
+                else:
+                    held.append(conn)
+        finally:  # the listener was closed: so are the connections it held open
+            for conn in held:
                 conn.close()
-            else:
-                held.append(conn)
 
     threading.Thread(target=loop, daemon=True).start()
     return srv, srv.getsockname()[1]

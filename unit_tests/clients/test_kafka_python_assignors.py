@@ -4,8 +4,11 @@ and hostile members that must not crash the leader."""
 
 from __future__ import annotations
 
+import gc
+import socket
 import struct
 from collections import namedtuple
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -255,7 +258,35 @@ def test_hostile_members_never_crash_the_leader() -> None:
     assert run_leader(RangeAssignor(), cluster, []) == {}
 
 
-def test_kafka_consumer_accepts_instances_and_classes_and_rejects_mixing() -> None:
+@pytest.fixture
+def kafka_python_clients() -> Iterator[Callable[..., Any]]:
+    """A ``kafka_client`` factory for kafka-python consumers that talk to no broker. kafka-python 3.0 does
+    not close the client of a constructor that fails after starting it, and a closed client leaves the
+    socket of a connection still in flight unclosed (held by the abandoned connect coroutine): this closes
+    every client made, then those sockets — else their ResourceWarning surfaces in whichever later test the
+    garbage collector happens to run."""
+    from kafka.consumer.group import KafkaConsumer
+
+    made: list[Any] = []
+
+    def client(**configs: Any) -> Any:
+        made.append(KafkaConsumer.DEFAULT_CONFIG["kafka_client"](**configs))
+        return made[-1]
+
+    yield client
+    for one in made:
+        one.close()
+    # what a closed client left: sockets held only by its abandoned connect coroutines
+    for obj in gc.get_objects():
+        if isinstance(obj, socket.socket) and obj.fileno() != -1:
+            holders = [getattr(r, "f_code", None) for r in gc.get_referrers(obj)]
+            if any(code is not None and "kafka" in code.co_filename for code in holders):
+                obj.close()
+
+
+def test_kafka_consumer_accepts_instances_and_classes_and_rejects_mixing(
+    kafka_python_clients: Callable[..., Any],
+) -> None:
     """The real KafkaConsumer (no broker needed with a fixed api_version): instances and classes
     register under their Kafka names; cooperative + eager in one consumer is refused."""
     from kafka import KafkaConsumer
@@ -266,6 +297,7 @@ def test_kafka_consumer_accepts_instances_and_classes_and_rejects_mixing() -> No
         api_version=(4, 0),
         group_id="g",
         partition_assignment_strategy=[FailoverAssignor(priority=3), RangeAssignor, StickyAssignor(rack="r")],
+        kafka_client=kafka_python_clients,
     )
     try:
         assignors = consumer._coordinator._assignors
@@ -279,6 +311,7 @@ def test_kafka_consumer_accepts_instances_and_classes_and_rejects_mixing() -> No
             api_version=(4, 0),
             group_id="g",
             partition_assignment_strategy=[CooperativeStickyAssignor(), RangeAssignor()],
+            kafka_client=kafka_python_clients,
         )
 
 
@@ -333,7 +366,7 @@ def test_leader_never_crashes_on_random_hostile_groups(cls: type, specs: list[An
         assert all(tp.topic in subs[member_id] and 0 <= tp.partition < cluster.ppt[tp.topic] for tp in parts)
 
 
-def test_assignors_from_a_java_style_config() -> None:
+def test_assignors_from_a_java_style_config(kafka_python_clients: Callable[..., Any]) -> None:
     import kafka
 
     from kafka_placement.clients.kafka_python import (
@@ -367,4 +400,5 @@ def test_assignors_from_a_java_style_config() -> None:
             bootstrap_servers="127.0.0.1:1",
             partition_assignment_strategy=[RangeAssignor(), CooperativeStickyAssignor()],
             api_version=(3, 0),
+            kafka_client=kafka_python_clients,
         )
