@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from kafka_placement.clients.cluster_metadata import StickyLeaderShortcut
 from kafka_placement.partitioning.availability import PartitionAvailability
 from kafka_placement.partitioning.record import RecordPartitioner, default_partitioner, scheme_partitioner
 from kafka_placement.partitioning.schemes import Scheme
@@ -48,7 +49,7 @@ class PlacementPartitioner:
             and type(keyless).choose is UniformSticky.choose
             else None
         )
-        self._sticky_tps: dict[str, Any] = {}  # topic → aiokafka's TopicPartition of its sticky partition
+        self._leader_shortcut: StickyLeaderShortcut | None = None  # made at its first use (aiokafka's type)
 
     def stay_sticky(self, topic: str, key_bytes: bytes | None, record_size: int, cluster: Any) -> int | None:
         """For our producer: the sticky partition of a keyless record of ``topic`` that stays on it, counted
@@ -57,18 +58,11 @@ class PlacementPartitioner:
         sticky = self._sticky
         if sticky is None or not self.core.scheme.is_keyless(check_key(key_bytes)):
             return None
-        current = sticky.current(topic)
-        if current is None:
-            return None
-        tp = self._sticky_tps.get(topic)
-        if tp is None or tp.partition != current:
+        if self._leader_shortcut is None:
             from aiokafka.structs import TopicPartition as AioTopicPartition
 
-            tp = self._sticky_tps[topic] = AioTopicPartition(topic, current)
-        leader = cluster.leader_for_partition(tp)
-        if leader is None or leader == -1 or not sticky.stay(topic, current, record_size):
-            return None
-        return current
+            self._leader_shortcut = StickyLeaderShortcut(sticky, AioTopicPartition)
+        return self._leader_shortcut.stay(cluster, topic, record_size)
 
     def __call__(
         self, key_bytes: bytes | None, all_partitions: Sequence[int], available_partitions: Sequence[int]

@@ -15,6 +15,7 @@ from typing import Any
 from kafka.partitioner.abc import Partitioner
 from kafka.structs import TopicPartition as KafkaTopicPartition
 
+from kafka_placement.clients.cluster_metadata import StickyLeaderShortcut
 from kafka_placement.errors import UnknownTopicError
 from kafka_placement.partitioning.availability import PartitionAvailability
 from kafka_placement.partitioning.record import RecordPartitioner, scheme_partitioner
@@ -68,14 +69,13 @@ class PlacementPartitioner(Partitioner):  # type: ignore[misc]
         # Java's sticky strategy, unmodified: a keyless record that stays on the sticky partition needs only
         # that partition's leader, not the topic's view (kafka-python rebuilds its partition sets per call)
         keyless = core.keyless
-        self._sticky: UniformSticky | None = (
-            keyless
+        self._sticky = (
+            StickyLeaderShortcut(keyless, KafkaTopicPartition)
             if self._keyless_direct
             and isinstance(keyless, UniformSticky)
             and type(keyless).choose is UniformSticky.choose
             else None
         )
-        self._sticky_tps: dict[str, KafkaTopicPartition] = {}  # topic → its sticky partition, kafka's type
         # topic → (partitions, available, view): the view is rebuilt only when the metadata changed
         self._views: dict[str, tuple[set[int], set[int], TopicView]] = {}
 
@@ -105,27 +105,13 @@ class PlacementPartitioner(Partitioner):  # type: ignore[misc]
             len(serialized_value) if serialized_value else 0
         )
         if self._sticky is not None and self.availability is None:
-            stayed = self._stay_sticky(self._sticky, cluster, topic, size)
+            stayed = self._sticky.stay(cluster, topic, size)
             if stayed is not None:
                 return stayed
         view = self._view(cluster, topic)
         if self._keyless_direct and self.availability is None:  # keyless: what core.partition would do
             return self.core.keyless.choose(view, size)
         return self.core.partition(view, serialized_key, size, availability=self.availability)
-
-    def _stay_sticky(self, sticky: UniformSticky, cluster: Any, topic: str, size: int) -> int | None:
-        """The sticky partition, counted, when it still has a leader (it is among the view's available
-        ones) and the record leaves room before the switch; None: the view and ``choose`` decide."""
-        current = sticky.current(topic)
-        if current is None:
-            return None
-        tp = self._sticky_tps.get(topic)
-        if tp is None or tp.partition != current:
-            tp = self._sticky_tps[topic] = KafkaTopicPartition(topic, current)
-        leader = cluster.leader_for_partition(tp)
-        if leader is None or leader == -1 or not sticky.stay(topic, current, size):
-            return None
-        return current
 
     def _view(self, cluster: Any, topic: str) -> TopicView:
         """``topic``'s view, reused while kafka-python reports the same partitions and available ones
