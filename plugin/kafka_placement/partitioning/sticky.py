@@ -148,6 +148,15 @@ class UniformSticky:
         return None if state is None else state.partition
 
 
+def unmodified_sticky(strategy: object) -> UniformSticky | None:
+    """``strategy`` when it is Java's sticky strategy with :meth:`UniformSticky.choose` as written (the
+    rack-aware form included), else None: the shortcuts that count a record onto the sticky partition
+    without calling ``choose`` (``stay``, the C router's lease) reproduce that ``choose`` only."""
+    if isinstance(strategy, UniformSticky) and type(strategy).choose is UniformSticky.choose:
+        return strategy
+    return None
+
+
 class RackAwareSticky(UniformSticky):
     """KIP-1123: uniform sticky restricted to partitions led from the producer's ``rack`` when possible."""
 

@@ -18,7 +18,7 @@ from kafka_placement.clients.cluster_metadata import StickyLeaderShortcut
 from kafka_placement.partitioning.availability import PartitionAvailability
 from kafka_placement.partitioning.record import RecordPartitioner, default_partitioner, scheme_partitioner
 from kafka_placement.partitioning.schemes import Scheme
-from kafka_placement.partitioning.sticky import UniformSticky
+from kafka_placement.partitioning.sticky import unmodified_sticky
 from kafka_placement.partitioning.topicview import TopicView
 from kafka_placement.partitioning.validation import check_key
 
@@ -41,13 +41,8 @@ class PlacementPartitioner:
         self._views: dict[str, tuple[tuple[int, ...], tuple[int, ...] | None, TopicView]] = {}
         # Java's sticky strategy, unmodified, behind the core's own partition(): a keyless record that stays
         # on the sticky partition is placed without a view (see place)
-        keyless = core.keyless
-        self._sticky: UniformSticky | None = (
-            keyless
-            if type(core).partition is RecordPartitioner.partition
-            and isinstance(keyless, UniformSticky)
-            and type(keyless).choose is UniformSticky.choose
-            else None
+        self._sticky = (
+            unmodified_sticky(core.keyless) if type(core).partition is RecordPartitioner.partition else None
         )
         self._leader_shortcut: StickyLeaderShortcut | None = None  # made at its first use (aiokafka's type)
 

@@ -39,7 +39,7 @@ from kafka_placement.partitioning.routing import (
     take_lease,
 )
 from kafka_placement.partitioning.schemes import Scheme
-from kafka_placement.partitioning.sticky import UniformSticky
+from kafka_placement.partitioning.sticky import UniformSticky, unmodified_sticky
 from kafka_placement.partitioning.topicview import TopicView
 from kafka_placement.partitioning.validation import check_explicit_partition, check_key
 
@@ -176,9 +176,7 @@ class Producer(confluent_kafka.Producer):
         if self.router is None:  # no C accelerator
             return
         self.__dict__["produce"] = self.router
-        keyless = self.partitioner.keyless
-        if isinstance(keyless, UniformSticky) and type(keyless).choose is UniformSticky.choose:
-            self._leasing = keyless  # Java's sticky strategy, unmodified: keyless records under a lease
+        self._leasing = unmodified_sticky(self.partitioner.keyless)  # keyless records under a lease
 
     # --- metadata -------------------------------------------------------------------------------
     def _fetch_view(self, topic: str) -> TopicView:

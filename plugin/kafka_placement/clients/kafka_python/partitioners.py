@@ -22,7 +22,12 @@ from kafka_placement.partitioning.record import RecordPartitioner, scheme_partit
 from kafka_placement.partitioning.record import RoundRobinPartitioner as _CoreRoundRobin
 from kafka_placement.partitioning.roundrobin import RoundRobin
 from kafka_placement.partitioning.schemes import Scheme
-from kafka_placement.partitioning.sticky import DEFAULT_BATCH_SIZE, RackAwareSticky, UniformSticky
+from kafka_placement.partitioning.sticky import (
+    DEFAULT_BATCH_SIZE,
+    RackAwareSticky,
+    UniformSticky,
+    unmodified_sticky,
+)
 from kafka_placement.partitioning.topicview import TopicView
 from kafka_placement.partitioning.validation import check_key
 
@@ -68,13 +73,9 @@ class PlacementPartitioner(Partitioner):  # type: ignore[misc]
         self._null_is_keyless = core.scheme.is_keyless(None)  # the scheme's answer, asked once
         # Java's sticky strategy, unmodified: a keyless record that stays on the sticky partition needs only
         # that partition's leader, not the topic's view (kafka-python rebuilds its partition sets per call)
-        keyless = core.keyless
-        self._sticky = (
-            StickyLeaderShortcut(keyless, KafkaTopicPartition)
-            if self._keyless_direct
-            and isinstance(keyless, UniformSticky)
-            and type(keyless).choose is UniformSticky.choose
-            else None
+        sticky = unmodified_sticky(core.keyless) if self._keyless_direct else None
+        self._sticky_shortcut = (
+            StickyLeaderShortcut(sticky, KafkaTopicPartition) if sticky is not None else None
         )
         # topic → (partitions, available, view): the view is rebuilt only when the metadata changed
         self._views: dict[str, tuple[set[int], set[int], TopicView]] = {}
@@ -104,8 +105,8 @@ class PlacementPartitioner(Partitioner):  # type: ignore[misc]
         size = (len(serialized_key) if serialized_key else 0) + (
             len(serialized_value) if serialized_value else 0
         )
-        if self._sticky is not None and self.availability is None:
-            stayed = self._sticky.stay(cluster, topic, size)
+        if self._sticky_shortcut is not None and self.availability is None:
+            stayed = self._sticky_shortcut.stay(cluster, topic, size)
             if stayed is not None:
                 return stayed
         view = self._view(cluster, topic)
