@@ -14,11 +14,14 @@ from hypothesis import strategies as st
 from kafka_placement.assignment.userdata import (
     DEFAULT_GENERATION,
     MAX_USER_DATA_BYTES,
+    FailoverAssignment,
     StickyUserData,
     decode_cooperative_user_data,
+    decode_failover_assignment,
     decode_priority,
     decode_sticky_user_data,
     encode_cooperative_user_data,
+    encode_failover_assignment,
     encode_priority,
     encode_sticky_user_data,
     read_cooperative_generation,
@@ -240,3 +243,45 @@ def test_cooperative_fallbacks_like_java() -> None:
     assert read_cooperative_generation(struct.pack(">i", 9) + b"x") == 9
     with pytest.raises(UserDataError, match="only 0 bytes available"):
         decode_cooperative_user_data(b"")
+
+
+# --- failover assignment userData (leader → member): INT16 version 0, INT8 ranked, INT32 priority ---
+def test_failover_assignment_layout() -> None:
+    # the layout spelled out byte by byte, not through our own struct
+    assert encode_failover_assignment(10) == bytes([0, 0, 1, 0, 0, 0, 10])
+    assert encode_failover_assignment(-2) == bytes([0, 0, 1, 0xFF, 0xFF, 0xFF, 0xFE])
+    assert encode_failover_assignment(None) == bytes(7)
+    with pytest.raises(UserDataError, match="out of range"):
+        encode_failover_assignment(2**31)
+
+
+@given(st.one_of(st.none(), INT32))
+def test_failover_assignment_round_trip(priority: int | None) -> None:
+    data = encode_failover_assignment(priority)
+    assert data  # never empty: that is what keeps Kafka from converting the group
+    assert decode_failover_assignment(data) == FailoverAssignment(priority)
+    # a later version may append fields: ignored
+    assert decode_failover_assignment(data + b"more") == FailoverAssignment(priority)
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b"", "at least 7 bytes, got 0"),
+        (b"\x00\x00\x01\x00", "at least 7 bytes, got 4"),
+        (b"\xff\xff\x01\x00\x00\x00\x01", "version -1 is negative"),
+        (b"\x00\x00\x02\x00\x00\x00\x01", "flag 2 is not 0 or 1"),
+    ],
+)
+def test_failover_assignment_malformed(data: bytes, message: str) -> None:
+    with pytest.raises(UserDataError, match=message):
+        decode_failover_assignment(data)
+
+
+@given(st.binary(max_size=64))
+def test_failover_assignment_hostile_bytes_raise_only_user_data_error(data: bytes) -> None:
+    try:
+        decoded = decode_failover_assignment(data)
+    except UserDataError:
+        return
+    assert decoded.priority is None or -(2**31) <= decoded.priority < 2**31

@@ -80,6 +80,26 @@ def test_failover_and_priority_user_data() -> None:
     assert result == {"hi": [TP("t", 0), TP("t", 1), TP("t", 2)], "lo": [], "none": []}
 
 
+def test_failover_assignment_user_data_on_the_wire_and_back() -> None:
+    # non-empty assignment userData keeps Kafka from converting the group (KAFKA-18134)
+    members = {"hi": FailoverAssignor(priority=10), "none": FailoverAssignor()}
+    raw = members["hi"].assign(FakeCluster({"t": 1}), join(members, {m: ["t"] for m in members}))
+    decoded = {m: ConsumerProtocol.ASSIGNMENT.decode(a.encode()) for m, a in raw.items()}
+    assert decoded["hi"].user_data == bytes([0, 0, 1, 0, 0, 0, 10])
+    assert decoded["none"].user_data == bytes(7)
+    members["hi"].on_assignment(decoded["hi"])
+    assert members["hi"].state.assignment_problem is None
+    members["none"].on_assignment(ConsumerProtocol.ASSIGNMENT(0, [], b""))
+    assert "no failover userData" in (members["none"].state.assignment_problem or "")
+
+
+def test_java_strategies_leave_assignment_user_data_empty() -> None:
+    members = {"a": StickyAssignor(), "b": StickyAssignor()}
+    raw = members["a"].assign(FakeCluster({"t": 2}), join(members, {m: ["t"] for m in members}))
+    assert {m: ConsumerProtocol.ASSIGNMENT.decode(a.encode()).user_data for m, a in raw.items()} == {
+        "a": b"", "b": b""}
+
+
 def test_sticky_sends_java_v0_after_assignment() -> None:
     assignor = StickyAssignor()
     assert assignor.metadata({"t"}).user_data == b""

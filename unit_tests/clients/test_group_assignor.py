@@ -3,6 +3,7 @@ subscriptions, and Java's strategy list for a client."""
 
 from __future__ import annotations
 
+import logging
 import struct
 
 import pytest
@@ -12,7 +13,9 @@ from kafka_placement.assignment import TopicPartition
 from kafka_placement.clients.group_assignor import (
     MemberState,
     Subscription,
+    SyncAssignment,
     assign_group,
+    assign_group_for_sync,
     check_rack,
     strategies_for_client,
 )
@@ -113,3 +116,70 @@ def test_java_strategy_lists_for_a_client() -> None:
         UnknownStrategyError, match="c has no assignor for strategy 'failover'; allowed: range"
     ):
         strategies_for_client("failover", client="c", supported=("range",), cooperative="never")
+
+
+def test_failover_leader_sends_every_member_non_empty_assignment_user_data() -> None:
+    # Kafka refuses to convert a classic group to the consumer protocol while a member's assignment
+    # userData is non-empty (KAFKA-18134): a failover leader's never is, standbys' included.
+    subscriptions = [
+        Subscription("active", ["t"], struct.pack(">i", 10)),
+        Subscription("standby", ["t"], struct.pack(">i", 5)),
+        Subscription("none", ["t"], None),
+        Subscription("garbage", ["t"], b"\x01\x02"),
+    ]
+    result = assign_group_for_sync("failover", FakeCluster({"t": 2}), subscriptions)
+    assert result == {
+        "active": SyncAssignment([TP("t", 0), TP("t", 1)], bytes([0, 0, 1, 0, 0, 0, 10])),
+        "standby": SyncAssignment([], bytes([0, 0, 1, 0, 0, 0, 5])),
+        "none": SyncAssignment([], bytes(7)),
+        "garbage": SyncAssignment([], bytes(7)),
+    }
+    assert assign_group_for_sync("priority", FakeCluster({"t": 1}), subscriptions[:1])["active"].user_data
+
+
+@pytest.mark.parametrize("strategy", ["range", "roundrobin", "sticky", "cooperative-sticky"])
+def test_java_strategies_send_empty_assignment_user_data_like_java(strategy: str) -> None:
+    # Java's Range/RoundRobin/Sticky/CooperativeSticky assignors leave the assignment userData empty,
+    # which keeps such groups convertible to the consumer protocol (Kafka's documented migration).
+    subscriptions = [Subscription(m, ["t"], None) for m in ("a", "b")]
+    result = assign_group_for_sync(strategy, FakeCluster({"t": 3}), subscriptions)  # type: ignore[arg-type]
+    assert {m: sync.user_data for m, sync in result.items()} == {"a": b"", "b": b""}
+
+
+def test_failover_member_logs_one_line_when_no_failover_leader_assigned_it(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO, logger="kafka_placement.clients.group_assignor")
+    state = MemberState("failover", priority=5)
+    state.on_assignment([], 3, bytes([0, 0, 1, 0, 0, 0, 5]))
+    assert state.assignment_problem is None and caplog.records == []
+    # the broker assigns a converted group: the assignment carries no userData
+    state.on_assignment([TP("t", 0)], 4, b"")
+    state.on_assignment([TP("t", 0)], 5, None)
+    warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 1 and "no failover userData" in warnings[0].getMessage()
+    assert "consumer protocol" in warnings[0].getMessage()
+    state.on_assignment([], 6, bytes([0, 0, 1, 0, 0, 0, 5]))
+    assert state.assignment_problem is None
+    assert [r.levelno for r in caplog.records] == [logging.WARNING, logging.INFO]
+
+
+@pytest.mark.parametrize(
+    ("user_data", "problem"),
+    [
+        (bytes(7), "ranked this member last (no usable priority), but its priority is 5"),
+        (bytes([0, 0, 1, 0, 0, 0, 9]), "ranked this member with priority 9, but its priority is 5"),
+        (b"\x00", "unreadable"),
+    ],
+)
+def test_failover_member_notices_a_leader_that_misread_its_priority(user_data: bytes, problem: str) -> None:
+    state = MemberState("failover", priority=5)
+    state.on_assignment([], 1, user_data)
+    assert state.assignment_problem is not None and problem in state.assignment_problem
+
+
+def test_other_strategies_accept_any_assignment_user_data() -> None:
+    state = MemberState("range")
+    state.on_assignment([TP("t", 0)], 1, b"")
+    state.on_assignment([TP("t", 0)], 2, b"whatever")
+    assert state.assignment_problem is None

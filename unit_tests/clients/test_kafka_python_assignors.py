@@ -173,6 +173,32 @@ def test_failover_flow_10_5_1() -> None:
     assert run_leader(members["c1"], cluster, join(members, topics)) == {"c1": everything}
 
 
+def test_failover_assignment_user_data_on_the_wire_and_back() -> None:
+    # non-empty for every member, the standby's too: Kafka then refuses to convert the group (KAFKA-18134)
+    members = {"c10": FailoverAssignor(priority=10), "c5": FailoverAssignor(priority=5)}
+    raw = members["c5"].assign(FakeCluster({"t": 2}), join(members, {"c10": ["t"], "c5": ["t"]}))
+    decoded = {m: ConsumerProtocolAssignment.decode(a.encode()) for m, a in raw.items()}
+    assert decoded["c10"].user_data == bytes([0, 0, 1, 0, 0, 0, 10])
+    assert decoded["c5"].user_data == bytes([0, 0, 1, 0, 0, 0, 5])
+    for member_id, assignment in decoded.items():
+        members[member_id].on_assignment(assignment, 3)
+        assert members[member_id].state.assignment_problem is None
+    # what a converted group's SyncGroup brings: the broker's assignment, no userData
+    converted = ConsumerProtocolAssignment(version=0, assigned_partitions=[], user_data=b"")
+    members["c5"].on_assignment(converted, 4)
+    assert "no failover userData" in (members["c5"].state.assignment_problem or "")
+
+
+@pytest.mark.parametrize(
+    "cls", [RangeAssignor, RoundRobinAssignor, StickyAssignor, CooperativeStickyAssignor]
+)
+def test_java_strategies_leave_assignment_user_data_empty_like_java(cls: type) -> None:
+    members = {"a": cls(), "b": cls()}
+    raw = members["a"].assign(FakeCluster({"t": 2}), join(members, {"a": ["t"], "b": ["t"]}))
+    assert {m: ConsumerProtocolAssignment.decode(a.encode()).user_data for m, a in raw.items()} == {
+        "a": b"", "b": b""}
+
+
 def test_sticky_flow_keeps_assignment_via_java_user_data() -> None:
     topics = {m: ["t0", "t1"] for m in ("C0", "C1", "C2")}
     members: dict[str, Any] = {m: StickyAssignor() for m in topics}

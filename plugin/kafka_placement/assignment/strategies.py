@@ -11,6 +11,12 @@ the leader is one table row: :func:`strategy` → ``encode_user_data`` on the me
 * ``cooperative-sticky``: ``OwnedPartitions`` (v1+), generation from ``GenerationId`` (v2+) when present,
   else from the userData INT32 (Java ``CooperativeStickyAssignor.memberData``);
 * ``failover``/``priority``: the 4-byte priority in the userData.
+
+The leader's *assignment* userData is empty for every strategy Java has (Java's assignors send none,
+and Kafka's documented migration of range/sticky/cooperative-sticky groups to the consumer protocol
+relies on it), and non-empty for failover/priority: a failover group must not be converted to the
+consumer protocol, whose broker-side assignor knows nothing of the priorities (KAFKA-18134 refuses the
+conversion while a member's assignment userData is non-empty). See ``docs/assignment.md``.
 """
 
 from __future__ import annotations
@@ -23,13 +29,16 @@ from typing import TYPE_CHECKING
 from kafka_placement.assignment.strategy_names import StrategyName, strategy_name
 from kafka_placement.assignment.userdata import (
     DEFAULT_GENERATION,
+    decode_failover_assignment,
     encode_cooperative_user_data,
+    encode_failover_assignment,
     encode_priority,
     encode_sticky_user_data,
     read_cooperative_generation,
     read_priority,
     read_sticky_user_data,
 )
+from kafka_placement.errors import UserDataError
 from kafka_placement.java import is_int32
 from kafka_placement.vocabulary import TopicPartition
 
@@ -50,6 +59,41 @@ class MemberData:
 SubscriptionReader = Callable[[object, Callable[[], list[TopicPartition]], object, str], MemberData]
 #: (owned, generation, priority) → userData bytes, or None for a null userData
 UserDataEncoder = Callable[[Iterable[TopicPartition] | None, int | None, int | None], bytes | None]
+#: the priority the leader read from a member → the assignment userData the leader sends it
+AssignmentUserDataEncoder = Callable[[int | None], bytes]
+#: (assignment userData received, the member's own priority) → what is wrong with it, or None
+AssignmentUserDataCheck = Callable[[object, int | None], str | None]
+
+
+def _empty_assignment_user_data(priority: int | None) -> bytes:
+    return b""
+
+
+def _accept_any_assignment(user_data: object, priority: int | None) -> None:
+    return None
+
+
+#: What a failover member says when its assignment was not made by a failover leader of ours.
+NOT_FROM_FAILOVER_LEADER = (
+    "this failover member's assignment carries no failover userData, so no kafka-placement failover "
+    "leader computed it: the broker converted the group to the consumer protocol and assigns it "
+    "(a group.protocol=consumer member joined while no member held a failover assignment), or a member "
+    "with another failover implementation leads; priorities are not guaranteed and the group is not "
+    "protected against conversion"
+)
+
+
+def _check_failover_assignment(user_data: object, priority: int | None) -> str | None:
+    if not user_data:
+        return NOT_FROM_FAILOVER_LEADER
+    try:
+        got = decode_failover_assignment(user_data)  # type: ignore[arg-type]
+    except UserDataError as exc:
+        return f"the failover leader's assignment userData is unreadable ({exc})"
+    if got.priority != priority:
+        ranked = "last (no usable priority)" if got.priority is None else f"with priority {got.priority}"
+        return f"the failover leader ranked this member {ranked}, but its priority is {priority}"
+    return None
 
 
 @dataclass(frozen=True)
@@ -68,6 +112,10 @@ class Strategy:
     encode_user_data: UserDataEncoder
     #: its function already returns each member's partitions sorted by (topic, partition)
     sorted_output: bool = False
+    #: the leader's assignment userData for a member (Java's assignors: empty)
+    encode_assignment_user_data: AssignmentUserDataEncoder = _empty_assignment_user_data
+    #: the member's check of the assignment userData it received
+    check_assignment_user_data: AssignmentUserDataCheck = _accept_any_assignment
 
     def assign_function(self) -> AssignFunction:
         loaded: AssignFunction = getattr(importlib.import_module(self.module), self.function)
@@ -142,6 +190,8 @@ _FAILOVER = Strategy(
     False,
     _read_priority,
     _priority_user_data,
+    encode_assignment_user_data=encode_failover_assignment,
+    check_assignment_user_data=_check_failover_assignment,
 )
 STRATEGY_TABLE: dict[StrategyName, Strategy] = {
     s.name: s

@@ -18,6 +18,11 @@ Formats (Kafka protocol primitives, big-endian): STRING = INT16 length + UTF-8 b
   Java reads V1 first, then V0; bytes after the last field are ignored, so an array followed by
   fewer than 4 bytes reads as V0.
 * cooperative-sticky: one INT32 generation.
+* failover *assignment* userData (leader → member, ours): ``version INT16`` (0), ``ranked INT8``
+  (1 when the leader read a priority from this member, 0 when it ranked the member last for having
+  none), ``priority INT32`` (0 when not ranked). Never empty, on purpose: Kafka refuses to convert a
+  classic group to the consumer protocol while a member's assignment userData is non-empty
+  (KAFKA-18134), and a converted group would be assigned by the broker, dropping the priorities.
 """
 
 from __future__ import annotations
@@ -176,6 +181,45 @@ def read_priority(data: object, *, member_id: str = "?") -> int | None:
         log.warning("member %s sent unusable failover priority userData (%s); ranking it lowest",
                     member_id, exc)
         return None
+
+
+# --- failover assignment userData (leader → member) -------------------------------------------
+FAILOVER_ASSIGNMENT_VERSION = 0
+_FAILOVER_ASSIGNMENT = struct.Struct(">hbi")
+
+
+class FailoverAssignment(NamedTuple):
+    """What a failover leader tells a member besides its partitions: the priority it ranked the
+    member with (``None``: it found no usable priority and ranked the member last)."""
+
+    priority: int | None
+
+
+def encode_failover_assignment(priority: int | None) -> bytes:
+    """The failover leader's assignment userData for a member it read ``priority`` from (7 bytes)."""
+    if priority is None:
+        return _FAILOVER_ASSIGNMENT.pack(FAILOVER_ASSIGNMENT_VERSION, 0, 0)
+    return _FAILOVER_ASSIGNMENT.pack(FAILOVER_ASSIGNMENT_VERSION, 1, _check_int32(priority, "priority"))
+
+
+def decode_failover_assignment(
+    data: bytes, *, max_bytes: int = MAX_USER_DATA_BYTES
+) -> FailoverAssignment:
+    """Strict decode; bytes after the fields are ignored (room for a later version's fields).
+
+    Raises :class:`UserDataError` for empty or short data, an unknown version or flag."""
+    blob = _as_bytes(data, "failover assignment", max_bytes)
+    if len(blob) < _FAILOVER_ASSIGNMENT.size:
+        raise UserDataError(
+            f"failover assignment userData must be at least {_FAILOVER_ASSIGNMENT.size} bytes, "
+            f"got {len(blob)}"
+        )
+    version, ranked, priority = _FAILOVER_ASSIGNMENT.unpack_from(blob)
+    if version < FAILOVER_ASSIGNMENT_VERSION:
+        raise UserDataError(f"failover assignment userData version {version} is negative")
+    if ranked not in (0, 1):
+        raise UserDataError(f"failover assignment userData flag {ranked} is not 0 or 1")
+    return FailoverAssignment(int(priority) if ranked else None)
 
 
 # --- Java StickyAssignor userData V0/V1 -------------------------------------------------------

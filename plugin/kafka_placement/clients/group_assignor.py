@@ -5,17 +5,21 @@ converts its client's objects: its subscription metadata into :class:`Subscripti
 its assignment type. Everything else is here, once:
 
 * the member side, :class:`MemberState`: what a member keeps between rebalances (its last assignment,
-  generation, rack and priority) and the userData its strategy sends, looked up in the strategy table;
-* the leader side, :func:`assign_group`: subscriptions → members → :func:`kafka_placement.assignment.assign`;
+  generation, rack and priority), the userData its strategy sends, looked up in the strategy table,
+  and the one log line when an assignment's userData says something went wrong (a failover member
+  assigned by someone other than a failover leader);
+* the leader side, :func:`assign_group_for_sync`: subscriptions → members →
+  :func:`kafka_placement.assignment.assign`, with each member's assignment userData;
 * the config side, :func:`strategies_for_client`: Java's ``partition.assignment.strategy`` → the
   strategies a client can run, refusing what it cannot by name.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from kafka_placement.assignment import assign, strategy
 from kafka_placement.assignment.strategy_names import StrategyName, parse_strategies
@@ -24,6 +28,8 @@ from kafka_placement.assignment.wire import clean_topics, member_from_subscripti
 from kafka_placement.clients.cluster_metadata import partitions_per_topic
 from kafka_placement.errors import InvalidArgumentError, UnknownStrategyError
 from kafka_placement.vocabulary import Member, TopicPartition, check_priority
+
+log = logging.getLogger(__name__)
 
 #: Replica racks of the given topics' partitions, read from a client's cluster metadata.
 PartitionRacks = Callable[[Mapping[str, int]], dict[TopicPartition, frozenset[str]]]
@@ -59,6 +65,8 @@ class MemberState:
         self.priority = priority
         self.generation = generation
         self.assigned: list[TopicPartition] | None = None
+        #: what the last assignment's userData said was wrong (None: nothing); logged once per change
+        self.assignment_problem: str | None = None
 
     def user_data(self) -> bytes | None:
         """This strategy's userData (None = null): the table row decides what goes in it."""
@@ -66,11 +74,22 @@ class MemberState:
             self.strategy, owned=self.assigned, generation=self.generation, priority=self.priority
         )
 
-    def on_assignment(self, partitions: Iterable[Any], generation: int | None = None) -> None:
-        """Remember the partitions (any objects with ``topic``/``partition``) and the generation."""
+    def on_assignment(
+        self, partitions: Iterable[Any], generation: int | None = None, user_data: object = b""
+    ) -> None:
+        """Remember the partitions (any objects with ``topic``/``partition``) and the generation; check
+        the assignment's ``user_data`` as the strategy says and log one line when what it says changes."""
         self.assigned = [TopicPartition(tp.topic, tp.partition) for tp in partitions]
         if generation is not None:
             self.generation = generation
+        problem = strategy(self.strategy).check_assignment_user_data(user_data, self.priority)
+        if problem != self.assignment_problem:
+            if problem is not None:
+                log.warning("%s (generation %s)", problem, generation)
+            else:
+                log.info("this %s member's assignment comes from a %s leader again (generation %s)",
+                         self.strategy, self.strategy, generation)
+        self.assignment_problem = problem
 
 
 @dataclass(frozen=True)
@@ -87,6 +106,13 @@ class Subscription:
     group_instance_id: object = None
 
 
+class SyncAssignment(NamedTuple):
+    """What the leader sends one member in SyncGroup: its partitions and the assignment userData."""
+
+    partitions: list[TopicPartition]
+    user_data: bytes
+
+
 def assign_group(
     strategy_name: StrategyName,
     cluster: Any,
@@ -94,8 +120,21 @@ def assign_group(
     *,
     partition_racks: PartitionRacks | None = None,
 ) -> dict[str, list[TopicPartition]]:
+    """The partitions of :func:`assign_group_for_sync`, without the userData."""
+    result = assign_group_for_sync(strategy_name, cluster, subscriptions, partition_racks=partition_racks)
+    return {member_id: sync.partitions for member_id, sync in result.items()}
+
+
+def assign_group_for_sync(
+    strategy_name: StrategyName,
+    cluster: Any,
+    subscriptions: Iterable[Subscription],
+    *,
+    partition_racks: PartitionRacks | None = None,
+) -> dict[str, SyncAssignment]:
     """The leader's work: partition counts from the client's ``cluster`` metadata, each subscription
-    read as its strategy reads it, then :func:`~kafka_placement.assignment.assign`. Partition racks are
+    read as its strategy reads it, then :func:`~kafka_placement.assignment.assign`; each member's
+    assignment userData from the strategy's row (empty for Java's strategies). Partition racks are
     read only for a rack-aware strategy with at least one member that has a rack."""
     # each member's topics cleaned once, here (a hostile list is logged once): the counts need them
     cleaned = [(s, clean_topics(s.topics, s.member_id)) for s in subscriptions]
@@ -118,7 +157,12 @@ def assign_group(
     rack_aware = strategy(strategy_name).rack_aware and any(m.rack for m in members.values())
     if partition_racks is not None and rack_aware:
         racks = partition_racks(counts)
-    return assign(strategy_name, counts, members, partition_racks=racks)
+    result = assign(strategy_name, counts, members, partition_racks=racks)
+    encode = strategy(strategy_name).encode_assignment_user_data
+    return {
+        member_id: SyncAssignment(partitions, encode(members[member_id].priority))
+        for member_id, partitions in result.items()
+    }
 
 
 def strategies_for_client(

@@ -22,7 +22,7 @@ from kafka_placement.assignment.strategy_names import StrategyName
 from kafka_placement.clients.group_assignor import (
     MemberState,
     Subscription,
-    assign_group,
+    assign_group_for_sync,
     strategies_for_client,
 )
 from kafka_placement.vocabulary import TopicPartition, group_by_topic
@@ -61,7 +61,7 @@ class _Assignor(AbstractPartitionAssignor):  # type: ignore[misc]
         return ConsumerProtocolMemberMetadata(self.version, sorted(topics), self.state.user_data() or b"")
 
     def on_assignment(self, assignment: Any) -> None:  # type: ignore[override]
-        self.state.on_assignment(assignment.partitions())
+        self.state.on_assignment(assignment.partitions(), user_data=getattr(assignment, "user_data", None))
 
     def assign(self, cluster: Any, members: Mapping[str, Any]) -> dict[str, Any]:  # type: ignore[override]
         subscriptions = (
@@ -72,12 +72,12 @@ class _Assignor(AbstractPartitionAssignor):  # type: ignore[misc]
             )
             for member_id, metadata in members.items()
         )
-        result = assign_group(self.strategy, cluster, subscriptions)
+        result = assign_group_for_sync(self.strategy, cluster, subscriptions)
         return {
             member_id: ConsumerProtocolMemberAssignment(
-                self.version, sorted(group_by_topic(partitions).items()), b""
+                self.version, sorted(group_by_topic(sync.partitions).items()), sync.user_data
             )
-            for member_id, partitions in result.items()
+            for member_id, sync in result.items()
         }
 
 

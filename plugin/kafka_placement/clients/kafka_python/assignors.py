@@ -26,7 +26,8 @@ from kafka_placement.assignment.userdata import DEFAULT_GENERATION
 from kafka_placement.clients.group_assignor import (
     MemberState,
     Subscription,
-    assign_group,
+    SyncAssignment,
+    assign_group_for_sync,
     check_rack,
     strategies_for_client,
 )
@@ -117,12 +118,12 @@ class _Assignor(AbstractPartitionAssignor):  # type: ignore[misc]
         )
 
     def on_assignment(self, assignment: Any, generation: int) -> None:
-        self.state.on_assignment(assignment.partitions(), generation)
+        self.state.on_assignment(assignment.partitions(), generation, getattr(assignment, "user_data", None))
 
     # --- leader side ------------------------------------------------------------------------
     def assign(self, cluster: Any, members: Sequence[Any]) -> dict[str, Any]:
         try:
-            result = assign_group(
+            result = assign_group_for_sync(
                 self.strategy,
                 cluster,
                 (_subscription(member) for member in members),
@@ -133,7 +134,7 @@ class _Assignor(AbstractPartitionAssignor):  # type: ignore[misc]
             # and leave the leader waiting forever: make it visible, then let it propagate.
             log.exception("%s assignment failed for %d members", self.name, len(members))
             raise
-        return {member_id: _to_assignment(partitions) for member_id, partitions in result.items()}
+        return {member_id: _to_assignment(sync) for member_id, sync in result.items()}
 
 
 def _subscription(member: Any) -> Subscription:
@@ -153,9 +154,11 @@ def _subscription(member: Any) -> Subscription:
     )
 
 
-def _to_assignment(partitions: list[TopicPartition]) -> Any:
+def _to_assignment(sync: SyncAssignment) -> Any:
     return ConsumerProtocolAssignment(
-        version=0, assigned_partitions=sorted(group_by_topic(partitions).items()), user_data=b""
+        version=0,
+        assigned_partitions=sorted(group_by_topic(sync.partitions).items()),
+        user_data=sync.user_data,
     )
 
 
