@@ -123,8 +123,8 @@ def run_member(
 def main(config: Json) -> int:  # pragma: no cover - runs in a subprocess
     """A consumer running one of our assignors that reports its assignment changes as JSON lines on
     stdout. ``config``: bootstrap, group, name, topics, strategy, and optionally priority, rack,
-    session_timeout_ms, report_records (records seen, committed), report_leader (a ``led`` event for
-    each assignment this member computed as the leader)."""
+    session_timeout_ms, group_instance_id (a static member), report_records (records seen, committed),
+    report_leader (a ``led`` event for each assignment this member computed as the leader)."""
     import logging
 
     from kafka import KafkaConsumer
@@ -163,8 +163,10 @@ def main(config: Json) -> int:  # pragma: no cover - runs in a subprocess
         def on_partitions_lost(self, lost: Iterable[Any]) -> None:
             emit({"ev": "lost", "parts": sorted([tp.topic, tp.partition] for tp in lost)})
 
-    # the consumer's own client.rack (KIP-392 fetch-from-follower) matches the assignor's
-    consumer_rack: Json = {"client_rack": config["rack"]} if config.get("rack") else {}
+    # the consumer's own client.rack (KIP-392 fetch-from-follower) matches the assignor's;
+    consumer_extra: Json = {"client_rack": config["rack"]} if config.get("rack") else {}
+    if config.get("group_instance_id"):  # a static member (KIP-345)
+        consumer_extra["group_instance_id"] = config["group_instance_id"]
 
     def make_consumer() -> Any:
         consumer = KafkaConsumer(
@@ -180,7 +182,7 @@ def main(config: Json) -> int:  # pragma: no cover - runs in a subprocess
             request_timeout_ms=10000,
             auto_offset_reset="earliest",
             enable_auto_commit=False,
-            **consumer_rack,
+            **consumer_extra,
         )
         consumer.subscribe(config["topics"], listener=Listener())
         return consumer

@@ -1,0 +1,164 @@
+"""``kafka-placement group describe`` on the live cluster (Kafka 4.4): a classic failover group, a
+consumer-protocol group (KIP-848) whose members carry priorities in ``client.rack``, and a classic
+failover group whose active member is not its best one.
+
+Expected values come from the test's own setup (which member got which priority, which client ids),
+never from the code under test.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from live_group import Worker
+from member_process import MemberProcess, create_ready_topic, wait_until
+
+pytestmark = [pytest.mark.integration]
+
+PARTITIONS = 4
+HERE = Path(__file__).parent
+
+
+class ConsumerProtocolMember(MemberProcess):
+    """``consumer_protocol_member.py``: a plain confluent-kafka consumer, ``group.protocol=consumer``."""
+
+    def __init__(
+        self, bootstrap: str, group: str, name: str, topic: str, log_dir: Path, conf: dict[str, Any]
+    ) -> None:
+        self.name = name
+        self.log = tempfile.NamedTemporaryFile(  # noqa: SIM115
+            prefix=f"cp-{name}-", suffix=".log", delete=False, dir=log_dir)
+        config = {"bootstrap": bootstrap, "group": group, "name": name, "topics": [topic], "conf": conf}
+        super().__init__([sys.executable, str(HERE / "consumer_protocol_member.py"), json.dumps(config)],
+                         stderr=self.log)
+
+    def owned(self) -> set[int]:
+        event = self.last("assignment")
+        return set(event["parts"]) if event else set()
+
+
+@pytest.fixture()
+def topic(kafka_cluster: Any) -> str:
+    from kafka import KafkaAdminClient
+
+    admin = KafkaAdminClient(bootstrap_servers=kafka_cluster.bootstrap_servers, client_id="describe-live")
+    try:
+        return create_ready_topic(admin, "describe", PARTITIONS, 2)
+    finally:
+        admin.close()
+
+
+@pytest.fixture()
+def members() -> Any:
+    started: list[MemberProcess] = []
+    yield started
+    for m in reversed(started):
+        m.close(timeout=15)
+
+
+def describe(bootstrap: str, group: str, capsys: pytest.CaptureFixture[str], *extra: str) -> tuple[int, Any]:
+    from kafka_placement.cli import main
+
+    capsys.readouterr()
+    code = main(["group", "describe", group, "--bootstrap-server", bootstrap, "--json", *extra])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def _owned(worker: Worker) -> set[int]:
+    return {p for _, p in worker.assignment()} if worker.alive() else set()
+
+
+def by_client(description: Any) -> dict[str, Any]:
+    return {m["client_id"]: m for m in description["members"]}
+
+
+def test_classic_failover_group(kafka_cluster: Any, topic: str, members: list[Any], tmp_path: Path,
+                                capsys: pytest.CaptureFixture[str]) -> None:
+    bootstrap = kafka_cluster.bootstrap_servers
+    group = f"describe-classic-{uuid.uuid4().hex[:8]}"
+    active = Worker(bootstrap, group, "kp-p10", [topic], "failover", str(tmp_path), priority=10)
+    standby = Worker(bootstrap, group, "kp-p5", [topic], "failover", str(tmp_path), priority=5)
+    members.extend([active, standby])
+    everything = set(range(PARTITIONS))
+    wait_until(lambda: _owned(active) == everything and standby.last("assignment") is not None
+               and not _owned(standby), 90, "p10 owning every partition, p5 in the group")
+    code, out = describe(bootstrap, group, capsys)
+    assert code == 0, out
+    assert (out["protocol"], out["assignor"], out["state"]) == ("classic", "failover", "Stable")
+    seen = by_client(out)
+    assert {c: (m["priority"], m["priority_source"]) for c, m in seen.items()} == {
+        "kp-p10": (10, "userData"), "kp-p5": (5, "userData")}
+    assert seen["kp-p10"]["assignment"] == [f"{topic}-{p}" for p in range(PARTITIONS)]
+    assert seen["kp-p5"]["assignment"] == []
+    assert {m["assignment_user_data"] for m in seen.values()} == {"failover"}
+    check = out["failover"]
+    p10 = seen["kp-p10"]["member_id"]
+    assert check["applies"] and check["ok"]
+    assert check["should_be_active"] == [p10] and check["active"] == [p10]
+    assert check["convertible_to_consumer_protocol"] is False
+
+
+def test_consumer_protocol_group_with_priorities_in_client_rack(
+    kafka_cluster: Any, topic: str, members: list[Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The broker's default ``uniform`` assignor spreads the partitions whatever the priorities: as a
+    failover group, that is a group whose partitions are not on its best member."""
+    bootstrap = kafka_cluster.bootstrap_servers
+    group = f"describe-consumer-{uuid.uuid4().hex[:8]}"
+    high = ConsumerProtocolMember(bootstrap, group, "cp-p10", topic, tmp_path,
+                                  {"client.rack": "#priority=10"})
+    low = ConsumerProtocolMember(bootstrap, group, "cp-p5", topic, tmp_path, {"client.rack": "#priority=5"})
+    members.extend([high, low])
+    wait_until(lambda: high.owned() and low.owned() and len(high.owned() | low.owned()) == PARTITIONS, 60,
+               "uniform spreading the partitions over both consumer-protocol members")
+    code, out = describe(bootstrap, group, capsys)
+    assert (out["protocol"], out["assignor"]) == ("consumer", "uniform")
+    seen = by_client(out)
+    assert set(seen) == {"cp-p10", "cp-p5"}
+    for name, member in (("cp-p10", high), ("cp-p5", low)):
+        assert member.owned() == {int(p.rsplit("-", 1)[1]) for p in seen[name]["assignment"]}
+        assert seen[name]["target_assignment"] is not None
+        assert seen[name]["priority_source"] == "not visible"
+    assert code == 0 and not out["failover"]["applies"]  # uniform and no visible priority: not judged
+    code, out = describe(bootstrap, group, capsys, "--failover")
+    assert code == 1, out
+    [topic_check] = out["failover"]["topics"]
+    assert topic_check["ok"] is False and sorted(topic_check["owners"]) == sorted(
+        m["member_id"] for m in out["members"])
+
+
+def test_classic_failover_group_whose_active_member_is_not_the_best(
+    kafka_cluster: Any, topic: str, members: list[Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A static member (group.instance.id) restarted with a lower priority: Kafka hands a static
+    follower that rejoins a Stable group with the same topics its old assignment without a rebalance,
+    so the member keeps every partition though another member now ranks above it."""
+    bootstrap = kafka_cluster.bootstrap_servers
+    group = f"describe-stale-{uuid.uuid4().hex[:8]}"
+    everything = set(range(PARTITIONS))
+    leader = Worker(bootstrap, group, "kp-p5", [topic], "failover", str(tmp_path), priority=5)
+    members.append(leader)
+    wait_until(lambda: _owned(leader) == everything, 90, "p5 alone owning every partition")
+    static = Worker(bootstrap, group, "kp-static", [topic], "failover", str(tmp_path), priority=10,
+                    group_instance_id="static-1", session_timeout_ms=30000)
+    members.append(static)
+    wait_until(lambda: _owned(static) == everything and not _owned(leader), 90, "static p10 taking over")
+    static.kill()  # no LeaveGroup: a static member keeps its place until its session times out
+    restarted = Worker(bootstrap, group, "kp-static", [topic], "failover", str(tmp_path), priority=1,
+                       group_instance_id="static-1", session_timeout_ms=30000)
+    members.append(restarted)
+    wait_until(lambda: _owned(restarted) == everything, 60, "the restarted static member back in the group")
+    code, out = describe(bootstrap, group, capsys)
+    seen = by_client(out)
+    assert {c: m["priority"] for c, m in seen.items()} == {"kp-p5": 5, "kp-static": 1}
+    assert code == 1, out
+    check = out["failover"]
+    assert check["should_be_active"] == [seen["kp-p5"]["member_id"]]
+    assert check["active"] == [seen["kp-static"]["member_id"]]

@@ -1,0 +1,168 @@
+"""``kafka-placement group describe GROUP``: a group's protocol, assignor and members, and whether a
+failover group's partitions are on its highest-priority live member.
+
+Classic groups through DescribeGroups (kafka-python; our failover userData decoded: each member's
+priority, and whether the leader's assignment userData keeps Kafka from converting the group to the
+consumer protocol), consumer-protocol groups through ConsumerGroupDescribe (confluent-kafka: assignment
+and target assignment; members' racks, hence consumer-protocol priorities, are not exposed), share
+groups recognised (failover does not apply). Exit 0: fine or not a failover group; 1: a failover group
+whose partitions are not on its highest-priority live member; 2: usage or connection error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import replace
+from typing import Any
+
+from kafka_placement.cli.connection_options import add_connection_arguments, settings_from_args
+from kafka_placement.cli.tables import format_table
+from kafka_placement.clients.connection import ConnectionSettings, check_connection, translate_error
+from kafka_placement.errors import KafkaPlacementError
+from kafka_placement.groups.description import DescribedGroup, partition_names
+from kafka_placement.groups.failover_check import SHARE_GROUPS_DO_NOT_FAIL_OVER, FailoverCheck, check_failover
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "group",
+        help="see a consumer group: protocol, assignor, members, failover health",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    commands = parser.add_subparsers(dest="group_command", metavar="SUBCOMMAND", required=True)
+    describe = commands.add_parser(
+        "describe",
+        help="describe one group; exit 1 when a failover group is not on its best live member",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    describe.add_argument("group", metavar="GROUP", help="the group id")
+    add_connection_arguments(describe, required=True)
+    describe.add_argument("--json", action="store_true", help="print the description as JSON")
+    judged = describe.add_mutually_exclusive_group()
+    judged.add_argument("--failover", dest="failover", action="store_const", const=True, default=None,
+                        help="judge it as a failover group whatever its assignor (e.g. uniform on the "
+                             "consumer protocol)")
+    judged.add_argument("--no-failover", dest="failover", action="store_const", const=False,
+                        help="never judge it as a failover group")
+    describe.set_defaults(handler=run_describe)
+
+
+def read_group(settings: ConnectionSettings, group_id: str) -> DescribedGroup:
+    """The group as the cluster describes it (client imports happen here, not at CLI start)."""
+    from kafka_placement.clients.kafka_python.group_description import (
+        GroupNotFoundError,
+        RawGroupsAdmin,
+        describe_classic_group,
+        group_type,
+    )
+
+    try:
+        admin = RawGroupsAdmin(client_id="kafka-placement-group", **settings.kafka_python())
+        try:
+            found = group_type(admin, group_id)
+            if found is None:
+                raise GroupNotFoundError(
+                    f"group {group_id!r} does not exist on {settings.bootstrap_servers} "
+                    "(no broker lists it in ListGroups)"
+                )
+            kind, state = found
+            if kind == "classic":
+                return describe_classic_group(admin, group_id, state)
+        finally:
+            admin.close()
+        if kind == "consumer":
+            from confluent_kafka.admin import AdminClient
+
+            from kafka_placement.clients.confluent.group_description import (
+                describe_consumer_group,
+                topic_partition_counts,
+            )
+
+            confluent_admin = AdminClient(settings.confluent())
+            group = describe_consumer_group(confluent_admin, group_id, timeout_s=settings.timeout_s)
+            counts = topic_partition_counts(confluent_admin, group.topics(), timeout_s=settings.timeout_s)
+            return replace(group, partitions_per_topic=counts)
+        notes = (
+            (SHARE_GROUPS_DO_NOT_FAIL_OVER,) if kind == "share" else (f"a {kind} group: members not read",)
+        )
+        return DescribedGroup(group_id, kind, state, None, notes=notes)
+    except KafkaPlacementError:
+        raise
+    except Exception as exc:
+        raise translate_error(exc, settings, f"describe group {group_id!r}") from None
+
+
+def _names(group: DescribedGroup) -> dict[str, str]:
+    """member id → ``client-id (member-id…)`` for the judgement lines."""
+    return {m.member_id: f"{m.client_id or '?'} ({m.member_id[:12]})" for m in group.members}
+
+
+def format_description(group: DescribedGroup, check: FailoverCheck) -> str:
+    lines = [f"group {group.group_id}: protocol {group.protocol}, state {group.state or '?'}, "
+             f"assignor {group.assignor or '?'}"]
+    if check.convertible is not None:
+        lines.append(
+            "conversion to the consumer protocol: "
+            + ("allowed (no member's assignment userData is non-empty)" if check.convertible else
+               "refused by Kafka (a member's assignment userData is non-empty, KAFKA-18134)")
+        )
+    if group.members:
+        consumer = group.protocol == "consumer"
+        headers = ["client id", "member id", "host", "instance id", "rack", "priority", "assignment"]
+        if consumer:
+            headers.append("target assignment")
+        rows = []
+        for m in group.members:
+            priority = m.priority if m.priority is not None else m.priority_source
+            row = [m.client_id, m.member_id, m.host, m.instance_id or "-", m.rack or "-", priority,
+                   ",".join(partition_names(m.assignment)) or "-"]
+            if consumer:
+                row.append(",".join(partition_names(m.target_assignment or ())) or "-")
+            rows.append(row)
+        lines.append(format_table(headers, rows))
+        for m in group.members:
+            lines.extend(f"  member {m.client_id or m.member_id}: {p}" for p in m.problems)
+    else:
+        lines.append("no members")
+    names = _names(group)
+    if check.applies:
+        lines.append("failover: should be active: "
+                     + (", ".join(names.get(i, i) for i in check.should_be_active) or "cannot tell")
+                     + "; active: " + (", ".join(names.get(i, i) for i in check.active) or "none"))
+        for t in check.topics:
+            verdict = {True: "ok", False: "NOT OK", None: "unknown"}[t.ok]
+            owners = ", ".join(names.get(o, o) for o in t.owners) or "nobody"
+            should = names.get(t.should_own, t.should_own) if t.should_own else "cannot tell"
+            lines.append(
+                f"  topic {t.topic}: {verdict}: should own: {should}; owned by: {owners} ({t.reason})"
+            )
+    lines.append(("failover: " if check.applies else "") + check.reason)
+    lines.extend(f"note: {n}" for n in group.notes)
+    return "\n".join(lines)
+
+
+def run_describe(args: argparse.Namespace) -> int:
+    settings = settings_from_args(args)
+    check_connection(settings)
+    group = read_group(settings, args.group)
+    check = check_failover(group, failover=args.failover)
+    if args.json:
+        out = {
+            "group_id": group.group_id,
+            "protocol": group.protocol,
+            "state": group.state,
+            "assignor": group.assignor,
+            "members": [m.summary() for m in group.members],
+            "partitions_per_topic": group.partitions_per_topic,
+            "notes": list(group.notes),
+            "failover": check.summary(),
+        }
+        print(json.dumps(out, indent=2, sort_keys=True))
+    else:
+        print(format_description(group, check))
+    sys.stdout.flush()
+    return 1 if check.applies and not check.ok else 0

@@ -1,0 +1,8 @@
+"""Groups as the broker describes them, and what failover means for them (no Kafka client imported).
+
+* :mod:`~kafka_placement.groups.description`: a described group and its members, in our vocabulary,
+  built by the client adapters (``clients/kafka_python/group_description.py`` for classic groups,
+  ``clients/confluent/group_description.py`` for consumer-protocol groups);
+* :mod:`~kafka_placement.groups.failover_check`: which member should be active by priority, which is,
+  and whether the group's partitions are on its highest-priority live member.
+"""
