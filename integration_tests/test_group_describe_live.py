@@ -162,3 +162,34 @@ def test_classic_failover_group_whose_active_member_is_not_the_best(
     check = out["failover"]
     assert check["should_be_active"] == [seen["kp-p5"]["member_id"]]
     assert check["active"] == [seen["kp-static"]["member_id"]]
+
+
+def test_share_group_is_recognised_and_failover_does_not_apply(
+    kafka_cluster: Any, topic: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from confluent_kafka import ShareConsumer
+
+    bootstrap = kafka_cluster.bootstrap_servers
+    group = f"describe-share-{uuid.uuid4().hex[:8]}"
+    consumer = ShareConsumer({"bootstrap.servers": bootstrap, "group.id": group})
+    try:
+        consumer.subscribe([topic])
+
+        def listed() -> Any:
+            consumer.poll(0.5)
+            code, out = describe(bootstrap, group, capsys, "--failover")
+            return (code, out) if out is not None else None
+
+        code, out = wait_until(lambda: _try(listed), 60, "the share group listed by the brokers")
+    finally:
+        consumer.close()
+    assert code == 0 and out["protocol"] == "share"
+    assert not out["failover"]["applies"] and "share group" in out["failover"]["reason"]
+
+
+def _try(step: Any) -> Any:
+    """``step()``, or None while the group is not known yet (``describe`` exits 2 and prints nothing)."""
+    try:
+        return step()
+    except json.JSONDecodeError:
+        return None

@@ -61,3 +61,15 @@ def test_usage_errors_are_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert "--bootstrap-server is empty" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["group", "describe", "g", "--bootstrap-server", "x:1", "--failover", "--no-failover"])
+
+
+def test_share_group_says_failover_does_not_apply(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    share = DescribedGroup("queue", "share", "Stable", None, notes=("a share group: members not read",))
+    monkeypatch.setattr(group_cli, "check_connection", lambda settings: {})
+    monkeypatch.setattr(group_cli, "read_group", lambda settings, group_id: share)
+    assert main(["group", "describe", "queue", "--bootstrap-server", "127.0.0.1:9", "--failover"]) == 0
+    out = capsys.readouterr().out
+    assert "protocol share" in out and "failover does not apply to a share group" in out
+    assert "no members" not in out

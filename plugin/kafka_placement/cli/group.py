@@ -22,7 +22,7 @@ from kafka_placement.cli.tables import format_table
 from kafka_placement.clients.connection import ConnectionSettings, check_connection, translate_error
 from kafka_placement.errors import KafkaPlacementError
 from kafka_placement.groups.description import DescribedGroup, partition_names
-from kafka_placement.groups.failover_check import SHARE_GROUPS_DO_NOT_FAIL_OVER, FailoverCheck, check_failover
+from kafka_placement.groups.failover_check import FailoverCheck, check_failover
 
 
 def register(subparsers: Any) -> None:
@@ -86,10 +86,8 @@ def read_group(settings: ConnectionSettings, group_id: str) -> DescribedGroup:
             group = describe_consumer_group(confluent_admin, group_id, timeout_s=settings.timeout_s)
             counts = topic_partition_counts(confluent_admin, group.topics(), timeout_s=settings.timeout_s)
             return replace(group, partitions_per_topic=counts)
-        notes = (
-            (SHARE_GROUPS_DO_NOT_FAIL_OVER,) if kind == "share" else (f"a {kind} group: members not read",)
-        )
-        return DescribedGroup(group_id, kind, state, None, notes=notes)
+        # confluent-kafka 2.16 has no describe_share_groups, kafka-python no ShareGroupDescribe
+        return DescribedGroup(group_id, kind, state, None, notes=(f"a {kind} group: members not read",))
     except KafkaPlacementError:
         raise
     except Exception as exc:
@@ -126,7 +124,7 @@ def format_description(group: DescribedGroup, check: FailoverCheck) -> str:
         lines.append(format_table(headers, rows))
         for m in group.members:
             lines.extend(f"  member {m.client_id or m.member_id}: {p}" for p in m.problems)
-    else:
+    elif group.protocol in ("classic", "consumer"):
         lines.append("no members")
     names = _names(group)
     if check.applies:
