@@ -374,6 +374,18 @@ def test_no_record_lost_across_three_rebalances(
     assert expected <= set(seen)
 
 
+def assignment_user_data(cluster: Any, group: str) -> dict[str, str]:
+    """client id → what each member's assignment userData is (DescribeGroups, raw bytes)."""
+    from kafka_placement.clients.kafka_python.group_description import RawGroupsAdmin, describe_classic_group
+
+    raw_admin = RawGroupsAdmin(bootstrap_servers=cluster.bootstrap_servers, client_id="assignment-live")
+    try:
+        described = describe_classic_group(raw_admin, group)
+    finally:
+        raw_admin.close()
+    return {m.client_id: m.assignment_user_data for m in described.members}
+
+
 def test_aiokafka_failover_and_range(kafka_cluster: Any, admin: Any) -> None:
     """aiokafka consumers (one event loop, in process) with our aiokafka adapters: failover
     priorities decide the owner; range gives what ``assign`` predicts from DescribeGroups."""
@@ -409,14 +421,15 @@ def test_aiokafka_failover_and_range(kafka_cluster: Any, admin: Any) -> None:
                 by_client = {m["client_id"]: set(m["assigned"]) for m in desc["members"].values()}
                 total = sum(len(v) for v in owned.values())
                 if desc["state"] == "Stable" and by_client == owned and total == 5:
-                    return owned, desc
+                    user_data = await asyncio.to_thread(assignment_user_data, kafka_cluster, group)
+                    return owned, {**desc, "assignment_user_data": user_data}
                 assert time.monotonic() < deadline, f"aiokafka group {group} did not settle: {desc}"
         finally:
             for consumer in consumers.values():
                 await consumer.stop()
 
     group = f"g-aio-failover-{uuid.uuid4().hex[:8]}"
-    owned, _ = asyncio.run(
+    owned, failover_desc = asyncio.run(
         run(
             group,
             {
@@ -427,6 +440,9 @@ def test_aiokafka_failover_and_range(kafka_cluster: Any, admin: Any) -> None:
         )
     )
     assert owned == {"a10": {(topic, p) for p in range(5)}, "a5": set(), "a0": set()}
+    # every member's assignment userData is the failover leader's, so Kafka would refuse to convert
+    # the group to the consumer protocol (KAFKA-18134; shown live in test_mixed_protocol_live.py)
+    assert failover_desc["assignment_user_data"] == {"a10": "failover", "a5": "failover", "a0": "failover"}
 
     group = f"g-aio-range-{uuid.uuid4().hex[:8]}"
     owned, desc = asyncio.run(run(group, {n: RangeAssignor() for n in ("r1", "r2", "r3")}))

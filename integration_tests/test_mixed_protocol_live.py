@@ -53,7 +53,26 @@ class ConsumerProtocolMember(MemberProcess):
         return [e for e in self.snapshot() if e["ev"] == "error"]
 
 
-def _owned(worker: Worker) -> set[int]:
+class ConfluentFailoverMember(MemberProcess):
+    """``confluent_member.py``: our confluent ``Consumer`` with ``FailoverAssignor`` (classic protocol)."""
+
+    def __init__(
+        self, bootstrap: str, group: str, name: str, topic: str, priority: int, log_dir: Path
+    ) -> None:
+        self.name = name
+        self.log = tempfile.NamedTemporaryFile(  # noqa: SIM115
+            prefix=f"cf-{name}-", suffix=".log", delete=False, dir=log_dir)
+        config = {"bootstrap": bootstrap, "group": group, "name": name, "topics": [topic],
+                  "strategy": "failover", "priority": priority}
+        argv = [sys.executable, str(HERE / "confluent_member.py"), json.dumps(config)]
+        super().__init__(argv, stderr=self.log)
+
+    def assignment(self) -> set[tuple[str, int]]:
+        event = self.last("assignment")
+        return {("", p) for p in event["parts"]} if event else set()
+
+
+def _owned(worker: Worker | ConfluentFailoverMember) -> set[int]:
     return {p for _, p in worker.assignment()} if worker.alive() else set()
 
 
@@ -65,9 +84,12 @@ def _group_type(bootstrap: str, group: str) -> str:
     return str(description.type.name)
 
 
+@pytest.mark.parametrize("standby_client", ["kafka-python", "confluent"])
 def test_consumer_protocol_member_never_silently_drops_failover_priorities(
-    kafka_cluster: Any, tmp_path: Path
+    kafka_cluster: Any, tmp_path: Path, standby_client: str
 ) -> None:
+    """The standby runs in kafka-python, or in our confluent ``Consumer`` (its classic membership is
+    kafka-python's, its assignor the same ``FailoverAssignor``)."""
     from kafka import KafkaAdminClient
 
     bootstrap = kafka_cluster.bootstrap_servers
@@ -79,7 +101,11 @@ def test_consumer_protocol_member_never_silently_drops_failover_priorities(
     group = f"mixed-protocol-{uuid.uuid4().hex[:8]}"
     everything = set(range(PARTITIONS))
     active = Worker(bootstrap, group, "classic-p10", [topic], "failover", str(tmp_path), priority=10)
-    standby = Worker(bootstrap, group, "classic-p5", [topic], "failover", str(tmp_path), priority=5)
+    standby: Worker | ConfluentFailoverMember
+    if standby_client == "confluent":
+        standby = ConfluentFailoverMember(bootstrap, group, "classic-p5", topic, 5, tmp_path)
+    else:
+        standby = Worker(bootstrap, group, "classic-p5", [topic], "failover", str(tmp_path), priority=5)
     intruder: ConsumerProtocolMember | None = None
     try:
         wait_until(lambda: _owned(active) == everything and standby.last("assignment") is not None
