@@ -142,6 +142,7 @@ _FAILOVER = Strategy(
     False,
     _read_priority,
     _priority_user_data,
+    sorted_output=True,
 )
 STRATEGY_TABLE: dict[StrategyName, Strategy] = {
     s.name: s
