@@ -349,3 +349,29 @@ def test_probe_silent_listener_times_out_on_the_timeout() -> None:
         assert time.monotonic() - t0 < 5
     finally:
         srv.close()
+
+
+# librdkafka reports how long the connection was up before the peer closed it; the count depends on
+# how busy the machine is, the diagnosis must not.
+_SASL_SSL_CLOSE = (
+    "sasl_ssl://127.0.0.1:{port}/bootstrap: SSL connection closed by peer (after {ms}ms in state UP{tail})"
+)
+
+
+@pytest.mark.parametrize(
+    ("ms", "tail"), [(0, ""), (1, ""), (37, ", 1 identical error(s) suppressed"), (2048, "")]
+)
+def test_a_tls_client_on_a_sasl_listener_is_diagnosed_however_long_the_close_took(ms: int, tail: str) -> None:
+    from kafka_placement.clients.connection.probe import diagnose
+
+    settings = ConnectionSettings("127.0.0.1:9094", {"security.protocol": "SSL"})
+    verdict = diagnose([_SASL_SSL_CLOSE.format(port=9094, ms=ms, tail=tail)], settings)
+    assert "the listener expects SASL" in verdict, verdict
+
+
+def test_a_plaintext_disconnect_in_state_up_is_not_taken_for_sasl() -> None:
+    from kafka_placement.clients.connection.probe import diagnose
+
+    settings = ConnectionSettings("127.0.0.1:9092", {})
+    verdict = diagnose(["127.0.0.1:9092/1: Disconnected (after 5012ms in state UP)"], settings)
+    assert "SASL" not in verdict, verdict

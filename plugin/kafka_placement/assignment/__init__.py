@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 
+from kafka_placement.assignment.bulk import collector_paused
 from kafka_placement.assignment.inputs import (
     check_members,
     check_partition_racks,
@@ -68,9 +69,10 @@ def assign(
     counts = check_partitions_per_topic(partitions_per_topic)
     checked_members = check_members(members)
     racks = check_partition_racks(partition_racks)
-    raw = function(counts, checked_members, partition_racks=racks)
-    # every member, in the caller's order; sorting a million already sorted tuples still costs a million
-    # comparisons: lists a strategy returns sorted are taken as they are
-    if row.sorted_output:
-        return {member_id: raw.get(member_id) or [] for member_id in checked_members}
-    return {member_id: sorted(raw.get(member_id) or ()) for member_id in checked_members}
+    with collector_paused(sum(counts.values())):
+        raw = function(counts, checked_members, partition_racks=racks)
+        # every member, in the caller's order; sorting a million already sorted tuples still costs a
+        # million comparisons: lists a strategy returns sorted are taken as they are
+        if row.sorted_output:
+            return {member_id: raw.get(member_id) or [] for member_id in checked_members}
+        return {member_id: sorted(raw.get(member_id) or ()) for member_id in checked_members}

@@ -190,6 +190,7 @@ _FAILOVER = Strategy(
     False,
     _read_priority,
     _priority_user_data,
+    sorted_output=True,
     encode_assignment_user_data=encode_failover_assignment,
     check_assignment_user_data=_check_failover_assignment,
 )

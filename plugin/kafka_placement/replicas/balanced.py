@@ -25,6 +25,7 @@ import random
 from collections.abc import Iterable, Sequence
 
 from kafka_placement.replicas.leaders import balance_leaders, greedy_leaders
+from kafka_placement.replicas.limits import check_balanced_work
 from kafka_placement.replicas.quotas import RackLayout, leader_quotas, rack_layout, replica_quotas
 from kafka_placement.vocabulary import Broker
 
@@ -48,6 +49,7 @@ def place_balanced(
     tie = [b.id for b in layout.brokers]
     random.Random(seed).shuffle(tie)
     quotas, _ = replica_quotas(broker_list, num_partitions, replication_factor, tie_order=tie)
+    check_balanced_work(len(broker_list), num_partitions, replication_factor)
     replica_sets = fill_partitions(layout, quotas, num_partitions, replication_factor, tie)
     low, high = leader_quotas(quotas, num_partitions)
     leaders = greedy_leaders(replica_sets, high)

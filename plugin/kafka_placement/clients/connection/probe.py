@@ -10,14 +10,16 @@ password ends in seconds with a :class:`~kafka_placement.errors.ConnectionFailed
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
 from kafka_placement.clients.connection.settings import ConnectionSettings
 from kafka_placement.errors import ConnectionFailedError, NotAuthorizedError
 
-#: (substring of librdkafka's message, what failed, the likely fix) — first match wins.
-_DIAGNOSES: tuple[tuple[tuple[str, ...], str, str], ...] = (
+#: (substrings of librdkafka's message, or patterns, any of which match; what failed; the likely fix) —
+#: first match wins.
+_DIAGNOSES: tuple[tuple[tuple[str | re.Pattern[str], ...], str, str], ...] = (
     (
         ("certificate verify failed", "broker certificate could not be verified"),
         "the broker's TLS certificate is not trusted",
@@ -64,7 +66,10 @@ _DIAGNOSES: tuple[tuple[tuple[str, ...], str, str], ...] = (
         "set sasl.mechanism to one the listener enables (e.g. SCRAM-SHA-512)",
     ),
     (
-        ("SSL connection closed by peer (after 0ms in state UP",),
+        # librdkafka counts the milliseconds the connection was up: 0 on an idle machine, more on a
+        # loaded one. A SASL_SSL listener closes a TLS client's connection right after ApiVersions
+        # (the only request allowed before SASL), whatever that count is.
+        (re.compile(r"SSL connection closed by peer \(after \d+ms in state UP", re.IGNORECASE),),
         "the broker closed the TLS connection at once: the listener expects SASL",
         "set security.protocol=SASL_SSL with sasl.mechanism and sasl.jaas.config",
     ),
@@ -96,10 +101,17 @@ _DIAGNOSES: tuple[tuple[tuple[str, ...], str, str], ...] = (
 )
 
 
+def _matches(needle: str | re.Pattern[str], message: str, lowered: str) -> bool:
+    if isinstance(needle, str):
+        return needle.lower() in lowered
+    return needle.search(message) is not None
+
+
 def diagnose(messages: list[str], settings: ConnectionSettings) -> str:
     """One line from librdkafka's error messages (or a timeout when it said nothing useful)."""
+    lowered = [m.lower() for m in messages]
     for needles, what, fix in _DIAGNOSES:
-        if any(n.lower() in m.lower() for m in messages for n in needles):
+        if any(_matches(n, m, low) for m, low in zip(messages, lowered, strict=True) for n in needles):
             return f"cannot connect to {settings.describe()}: {what}; {fix}"
     return (
         f"cannot connect to {settings.describe()}: no broker answered within {settings.timeout_s:g} s; "
