@@ -43,7 +43,7 @@ def test_demo_end_to_end(kafka_cluster: Any, tmp_path: Path) -> None:
         ],
         capture_output=True,
         text=True,
-        timeout=900,
+        timeout=1800,  # generous: on a loaded 2-core machine one Spark start has taken 335 s
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     # only our lines: no JVM, Ivy, log4j, librdkafka or Python warning line between them (issue #32)
