@@ -1,7 +1,9 @@
 """Live proofs of replica → broker/rack placement on the rack-labelled cluster.
 
 - a topic created with our rack-aware AdminUtils placement (fixed start 0, 7 partitions, RF 3) reads
-  back from describe_topics exactly as the Javadoc/seed-000 vector; the same through confluent-kafka
+  back from describe_topics exactly as the example in the Javadoc of Kafka's
+  ``AdminUtils.assignReplicasToBrokers`` (org.apache.kafka.admin, server-common: 0 → 0,3,1 … 6 → 0,4,2);
+  the same through confluent-kafka
   with our balanced placement;
 - the broker accepts explicit assignments without any rack check (so our validation matters);
 - a topic placed by Kafka's own controller (StripedReplicaPlacer): our audit through kafka-python and
@@ -30,7 +32,7 @@ from kafka_placement.vocabulary import Broker, TopicPartition
 
 pytestmark = pytest.mark.integration
 
-SEED_RACKS = {0: "rack1", 1: "rack3", 2: "rack3", 3: "rack2", 4: "rack2", 5: "rack1"}
+JAVADOC_RACKS = {0: "rack1", 1: "rack3", 2: "rack3", 3: "rack2", 4: "rack2", 5: "rack1"}
 JAVADOC_VECTOR = {
     0: [0, 3, 1], 1: [3, 1, 5], 2: [1, 5, 4], 3: [5, 4, 2], 4: [4, 2, 0], 5: [2, 0, 3], 6: [0, 4, 2],
 }
@@ -61,11 +63,11 @@ def confluent_admin(kafka_cluster: Any) -> Any:
     return AdminClient({"bootstrap.servers": kafka_cluster.bootstrap_servers})
 
 
-def test_cluster_racks_are_the_seed_map(admin: Any, kafka_cluster: Any) -> None:
+def test_cluster_racks_are_the_javadoc_example(admin: Any, kafka_cluster: Any) -> None:
     from kafka_placement.clients.kafka_python import admin as kp_admin
 
     brokers = kp_admin.brokers(admin)
-    assert {b.id: b.rack for b in brokers} == SEED_RACKS == dict(kafka_cluster.broker_racks)
+    assert {b.id: b.rack for b in brokers} == JAVADOC_RACKS == dict(kafka_cluster.broker_racks)
 
 
 def test_rack_aware_adminutils_placement_reads_back_exactly(admin: Any) -> None:
@@ -178,7 +180,7 @@ def test_reassignment_json_of_the_plan_round_trips(admin: Any) -> None:
         parse_reassignment,
     )
 
-    brokers = [Broker(b, r) for b, r in SEED_RACKS.items()]
+    brokers = [Broker(b, r) for b, r in JAVADOC_RACKS.items()]
     current = {TopicPartition("t", p): r for p, r in assign_replicas_to_brokers(brokers[:4], 6, 2, 0).items()}
     plan = plan_reassignment(current, brokers)
     assert as_assignment(parse_reassignment(format_reassignment(plan.changed))) == plan.changed

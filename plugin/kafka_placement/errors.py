@@ -72,6 +72,11 @@ class ClusterError(KafkaPlacementError, RuntimeError):
     """The live cluster (engine, image, brokers) could not be started or reached."""
 
 
+class SparkStartError(KafkaPlacementError, RuntimeError):
+    """Spark (its JVM, through spark-submit) did not start: the message gives the cause and where the JVM's
+    own output was kept."""
+
+
 class ReassignmentInProgressError(ClusterError):
     """A reassignment is already in flight and the request did not say ``--additional``."""
 

@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import io
+import re
+import threading
+import time
 
-from kafka_placement.cli.progress import Progress
+import pytest
+
+from kafka_placement.cli.progress import Activity, Progress, warning
 
 
 def test_plain_output_reports_quarters_then_done() -> None:
@@ -63,3 +68,48 @@ def test_update_is_clamped_and_close_stops_drawing() -> None:
     before = stream.getvalue()
     bar.update(1)
     assert stream.getvalue() == before
+
+
+def test_an_activity_off_a_terminal_is_a_start_and_an_end_line() -> None:
+    stream = io.StringIO()
+    with Activity("starting Spark (local[2])", stream) as activity:
+        activity.note = "its output: /tmp/x.log"
+    lines = stream.getvalue().splitlines()
+    assert lines[0] == "  starting Spark (local[2]) …"
+    done = r"  starting Spark \(local\[2\]\): done in \d+\.\ds — its output: /tmp/x\.log"
+    assert re.fullmatch(done, lines[1])
+    assert len(lines) == 2
+
+
+def test_a_failed_activity_leaves_the_report_to_its_caller() -> None:
+    stream = io.StringIO()
+    with pytest.raises(RuntimeError), Activity("planning", stream):
+        raise RuntimeError("boom")
+    assert stream.getvalue() == "  planning …\n"
+
+
+def test_an_activity_on_a_terminal_redraws_one_line_with_the_polled_note() -> None:
+    stream = _Tty()
+    polled = threading.Event()
+
+    def poll() -> str:
+        polled.set()
+        return "stage 3: 2/4 tasks"
+
+    with Activity("planning", stream, poll=poll, interval_s=0.01):
+        assert polled.wait(30)
+        time.sleep(0.05)
+    text = stream.getvalue()
+    assert "\r" in text and "stage 3: 2/4 tasks" in text
+    assert text.count("\n") == 1 and re.search(r"  planning: done in \d+\.\ds\n$", text)
+
+
+def test_a_warning_clears_a_live_line_and_stands_on_its_own() -> None:
+    stream = _Tty()
+    bar = Progress("moving", 4, stream, min_interval_s=0)
+    bar.update(2)
+    warning("CSV column 'size' holds only digits", stream)
+    bar.finish()
+    lines = stream.getvalue().split("\n")
+    shown = [line.rsplit("\r", 1)[-1] for line in lines]  # what a terminal shows after the redraws
+    assert "warning: CSV column 'size' holds only digits" in shown

@@ -26,7 +26,9 @@ def _parse(argv: list[str]) -> argparse.Namespace:
 
 
 def test_offline_plan_onto_six_brokers(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    # Topic on brokers 0-3 (AdminUtils, fixed start 0), planned onto 0-5 with the seed-000 racks.
+    # Topic on brokers 0-3 (AdminUtils, fixed start 0), planned onto 0-5 with the racks of
+    # the example in the Javadoc of Kafka's AdminUtils.assignReplicasToBrokers (org.apache.kafka.admin,
+    # server-common): 0 rack1, 1 rack3, 2 rack3, 3 rack2, 4 rack2, 5 rack1.
     old = [Broker(b, RACKS[b]) for b in range(4)]
     current = {TopicPartition("t", p): r for p, r in assign_replicas_to_brokers(old, 12, 3, 0).items()}
     (tmp_path / "current.json").write_text(format_reassignment(current))

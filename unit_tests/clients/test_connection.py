@@ -4,6 +4,7 @@ the pre-flight probe's one-line diagnoses (against sockets that behave like a wr
 from __future__ import annotations
 
 import datetime
+import logging
 import socket
 import ssl
 import threading
@@ -118,6 +119,7 @@ def test_every_client_gets_the_same_cluster(tmp_path: Path) -> None:
     )
     assert kp["ssl_check_hostname"] is True and kp["client_id"] == "me"
     assert s.confluent() == {
+        "logger": logging.getLogger("kafka_placement.librdkafka"),
         "bootstrap.servers": "b1:9093,b2:9093",
         "security.protocol": "SASL_SSL",
         "client.id": "me",

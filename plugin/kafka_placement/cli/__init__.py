@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from kafka_placement import __version__
+from kafka_placement.cli.client_logs import LEVELS, configure_librdkafka_log
 from kafka_placement.errors import KafkaPlacementError
 
 SUBCOMMAND_MODULES = ("plan", "audit", "reassign", "demo", "conformance", "cluster", "group")
@@ -61,6 +62,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     parser.add_argument("--debug", action="store_true",
                         help="show the traceback of an unexpected error (also KAFKA_PLACEMENT_DEBUG=1)")
+    parser.add_argument("--librdkafka-log-level", metavar="LEVEL", type=str.upper, choices=LEVELS,
+                        help="show librdkafka's own log lines from this level up: "
+                             f"{', '.join(LEVELS)} (default CRITICAL, WARNING with --debug; "
+                             "also KAFKA_PLACEMENT_LIBRDKAFKA_LOG_LEVEL)")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True,
                                        parser_class=OneLineParser)
     for name in SUBCOMMAND_MODULES:
@@ -106,6 +111,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     command = getattr(args, "command", "")
     try:
+        configure_librdkafka_log(args.librdkafka_log_level, debug)
         return int(args.handler(args))
     except KeyboardInterrupt:
         print(f"kafka-placement {command}: interrupted", file=sys.stderr)

@@ -307,13 +307,13 @@ def run(args: argparse.Namespace) -> int:
         if not args.skip_plan:
             step(6, "plan on what was produced (Spark's Kafka source)")
             from kafka_placement.cli.plan import run_plan
+            from kafka_placement.cli.spark_start import load_connector, start_spark
             from kafka_placement.planning.scenarios import Group, Placement, scenario_grid
             from kafka_placement.spark.kafka_io import read_topic
-            from kafka_placement.spark.session import ensure_kafka_connector, spark_session
             from kafka_placement.vocabulary import Broker
 
-            spark = spark_session(args.master, conf=spark_conf)
-            print(f"  Spark Kafka connector: {ensure_kafka_connector(spark)}")
+            spark = start_spark(args, spark_conf, sys.stdout)
+            load_connector(spark, sys.stdout)
             brokers = tuple(Broker(b, r) for b, r in sorted(racks.items()))
             rf = min(3, len(brokers))
             scenarios = scenario_grid(
@@ -331,6 +331,7 @@ def run(args: argparse.Namespace) -> int:
                 output=Path(args.output),
                 source=f"topic {orders} @ {bootstrap.bootstrap_servers}",
                 top_keys=10,
+                status=sys.stdout,
             )
     print(f"\ndemo finished in {time.monotonic() - started:.0f}s")
     return 0

@@ -16,7 +16,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from kafka_placement.cli.connection_options import (
     add_connection_arguments,
@@ -149,10 +149,11 @@ def run_plan(
     period_s: float | None = None,
     threads: int = 1,
     out: Callable[[str], None] = print,
+    status: TextIO | None = None,
 ) -> PlanResult:
     """Plan ``data`` — a DataFrame, or Parquet files read by Spark's executors or, with no ``spark``, by
     ``threads`` threads of this process — print the tables, write results and the report (shared by
-    ``plan`` and ``demo``)."""
+    ``plan`` and ``demo``). ``status``: where the Spark job's progress goes (default stderr)."""
     from kafka_placement.planning.report import write_report, write_results
     from kafka_placement.planning.summary import summarize
     from kafka_placement.spark.parquet_plan import plan_parquet
@@ -168,14 +169,18 @@ def run_plan(
             data, scenarios, key_column=key_column, value_column=value_column, top_keys=top_keys,
             threads=threads,
         )
-    elif isinstance(data, Path):
-        result = plan_parquet(
-            spark, data, scenarios, key_column=key_column, value_column=value_column, top_keys=top_keys
-        )
     else:
-        result = plan(
-            spark, data, scenarios, key_column=key_column, value_column=value_column, top_keys=top_keys
-        )
+        from kafka_placement.cli.progress import Activity
+        from kafka_placement.cli.spark_start import job_note
+
+        columns: dict[str, Any] = {"key_column": key_column, "value_column": value_column}
+        columns["top_keys"] = top_keys
+        label = f"planning {len(scenarios)} scenario(s) on Spark"
+        with Activity(label, status, poll=lambda: job_note(spark)):
+            if isinstance(data, Path):
+                result = plan_parquet(spark, data, scenarios, **columns)
+            else:
+                result = plan(spark, data, scenarios, **columns)
     summary = summarize(result, period_s)
     print_result(result, out, summary=summary)
     write_results(result, output, summary)
@@ -245,10 +250,9 @@ def run(args: argparse.Namespace) -> int:
         run_plan(None, path, scenarios, value_column=args.value_column, source=f"parquet: {path}",
                  threads=threads, **common)
         return 0
-    from kafka_placement.spark.session import spark_session
+    from kafka_placement.cli.spark_start import start_spark
 
-    print(f"starting Spark ({master or 'deployment default'}) …", file=sys.stderr)
-    spark = spark_session(args.master, conf=spark_conf)
+    spark = start_spark(args, spark_conf)
     data, source, value_column = load_input(spark, args, in_place)
     run_plan(spark, data, scenarios, value_column=value_column, source=source, **common)
     return 0

@@ -8,11 +8,11 @@ exists); Parquet files the executors can read themselves are handed on as a path
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kafka_placement.cli.connection_options import settings_from_args
+from kafka_placement.cli.progress import Activity, warning
 from kafka_placement.clients.connection import ConnectionSettings, check_connection
 from kafka_placement.errors import InvalidArgumentError, UnknownTopicError
 
@@ -74,19 +74,24 @@ def load_input(
         fmt = args.format or infer_format(path)
         if in_place:
             return path, f"{fmt}: {path}", args.value_column
-        reader = spark.read
-        if fmt == "csv":
-            reader = reader.option("header", "true")
-        df = reader.format(fmt).load(str(path))
-        if args.value_size_column:
-            return with_size_column(df, args.value_size_column), f"{fmt}: {path}", args.value_size_column
-        if fmt == "csv" and args.value_column:
-            _warn_if_sizes(df, args.value_column)
+        with Activity(f"reading {fmt}: {path}"):
+            reader = spark.read
+            if fmt == "csv":
+                reader = reader.option("header", "true")
+            df = reader.format(fmt).load(str(path))
+            if args.value_size_column:
+                df = with_size_column(df, args.value_size_column)
+                return df, f"{fmt}: {path}", args.value_size_column
+            if fmt == "csv" and args.value_column:
+                _warn_if_sizes(df, args.value_column)
         return df, f"{fmt}: {path}", args.value_column
     settings = settings_from_args(args)
+    from kafka_placement.cli.spark_start import load_connector
     from kafka_placement.spark.kafka_io import read_topic
 
-    df = read_topic(spark, settings, args.topic)
+    load_connector(spark)
+    with Activity(f"reading topic {args.topic}"):
+        df = read_topic(spark, settings, args.topic)
     return df, f"topic {args.topic} @ {settings.bootstrap_servers}", args.value_column or "value"
 
 
@@ -113,10 +118,9 @@ def _warn_if_sizes(df: DataFrame, column: str) -> None:
         return  # the pipeline names the missing column
     head = [row[0] for row in df.select(column).limit(1000).collect() if row[0] is not None]
     if head and all(isinstance(v, str) and v.isdigit() for v in head):
-        print(
-            f"warning: CSV column {column!r} holds only digits; it is counted as text of that length. "
-            f"If it is a size in bytes, use --value-size-column {column}",
-            file=sys.stderr,
+        warning(
+            f"CSV column {column!r} holds only digits; it is counted as text of that length. "
+            f"If it is a size in bytes, use --value-size-column {column}"
         )
 
 

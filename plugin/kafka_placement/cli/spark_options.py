@@ -2,7 +2,9 @@
 
 ``--master`` (default: the deployment's ``spark.master``, else ``local[*]``), repeatable
 ``--conf KEY=VALUE`` and ``--spark-config FILE`` (a ``spark-defaults.conf``-style properties file;
-``--conf`` wins over it). They override our defaults and the deployment's own settings.
+``--conf`` wins over it). They override our defaults and the deployment's own settings. ``--verbose``
+shows Spark's own output (the JVM's start-up, log4j, Ivy, PySpark's warnings) on the terminal instead
+of keeping it in a log file (:mod:`kafka_placement.cli.spark_start`).
 """
 
 from __future__ import annotations
@@ -25,6 +27,9 @@ def add_spark_arguments(parser: Any, *, what: str = "") -> None:
                        help="one Spark setting (repeatable; wins over --spark-config and our defaults)")
     group.add_argument("--spark-config", metavar="FILE",
                        help="Spark properties file (spark-defaults.conf format: 'key value' or key=value)")
+    group.add_argument("--verbose", action="store_true",
+                       help="show Spark's own output (JVM start-up, log4j, Ivy, PySpark warnings) "
+                            "instead of keeping it in a log file (also KAFKA_PLACEMENT_DEBUG=1)")
 
 
 def spark_conf_from_args(args: argparse.Namespace) -> dict[str, str]:

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from kafka_placement.cache import cache_root
 from kafka_placement.errors import ClusterError
 from kafka_placement.spark.executors import check_executors, is_local_master, ship_package
+from kafka_placement.spark.jvm_output import start_failure, start_gateway
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -64,16 +65,28 @@ _connector_loaded: dict[tuple[int, str], str] = {}
 
 
 def spark_session(
-    master: str | None = "local[*]", app_name: str = "kafka-placement", conf: dict[str, str] | None = None
+    master: str | None = "local[*]",
+    app_name: str = "kafka-placement",
+    conf: dict[str, str] | None = None,
+    *,
+    jvm_log: Path | None = None,
 ) -> SparkSession:
     """Get or create a SparkSession: our light defaults, overridden by the deployment's settings and
     then by ``conf``. ``master`` None: the deployment's ``spark.master``, else ``local[*]``. On a
-    cluster master the package is shipped to the executors and checked there."""
+    cluster master the package is shipped to the executors and checked there.
+
+    ``jvm_log``: the JVM this starts writes its output (start-up lines, log4j from WARN, Ivy, the Python
+    workers' stderr) to this file instead of the terminal (:mod:`kafka_placement.spark.jvm_output`); a
+    JVM already running keeps where it writes. A start that fails raises :class:`SparkStartError` with the
+    cause (and the file's path)."""
     user = dict(conf or {})
+    # Off unless the user asks: spark-submit turns it on for PySpark, over our default, and its bars
+    # overwrite the caller's own lines.
+    user.setdefault("spark.ui.showConsoleProgress", "false")
     preset: dict[str, str] | None = None  # read from the JVM, started once
     chosen = master or user.get("spark.master")
     if not chosen:
-        preset = _deployment_conf()
+        preset = _deployment_conf(user, jvm_log)
         chosen = preset.get("spark.master") or "local[*]"
     local = is_local_master(chosen)
     loopback = local or is_loopback_master(chosen)
@@ -97,25 +110,30 @@ def spark_session(
 
     defaults = {**DEFAULT_CONF, **(LOCAL_ONLY_CONF if loopback else {})}
     if preset is None:
-        preset = _deployment_conf()
+        preset = _deployment_conf(user, jvm_log)
     settings = {**defaults, **preset, **user}  # the user's settings always win
     builder: Any = SparkSession.builder.master(chosen).appName(app_name)
     for key, value in settings.items():
         builder = builder.config(key, value)
-    spark: SparkSession = builder.getOrCreate()
-    spark.sparkContext.setLogLevel("ERROR")
+    try:
+        spark: SparkSession = builder.getOrCreate()
+    except Exception as exc:  # a setting the JVM refuses: its cause, in one line
+        raise start_failure(exc, jvm_log) from exc
+    # Into a log file WARN and above, for when something fails; on the terminal only errors.
+    spark.sparkContext.setLogLevel("WARN" if jvm_log is not None else "ERROR")
     if not local and settings.get(SHIP_CONF, "true").lower() != "false":
         ship_package(spark)
         check_executors(spark)
     return spark
 
 
-def _deployment_conf() -> dict[str, str]:
+def _deployment_conf(user: dict[str, str], jvm_log: Path | None) -> dict[str, str]:
     """``spark.*`` settings the deployment already gives (spark-defaults.conf, spark-submit --conf):
-    the JVM gateway reads them at start, so start it and ask."""
-    from pyspark import SparkConf, SparkContext
+    the JVM gateway reads them at start, so start it (with the user's settings, which win anyway and
+    some of which only act at launch) and ask."""
+    from pyspark import SparkConf
 
-    SparkContext._ensure_initialized()  # type: ignore[attr-defined]  # starts the JVM gateway only
+    start_gateway(user, jvm_log)
     return {k: v for k, v in SparkConf().getAll() if k != "spark.app.name"}
 
 
@@ -147,6 +165,13 @@ def _candidate_versions(installed: str) -> list[str]:
 
 def _memo_path() -> Path:
     return cache_root() / "spark-kafka-connector.json"
+
+
+def connector_remembered() -> bool:
+    """Whether a previous run found which connector resolves here (so it loads from Ivy's cache)."""
+    import pyspark
+
+    return _remembered(pyspark.__version__) is not None
 
 
 def _remembered(pyspark_version: str) -> dict[str, Any] | None:

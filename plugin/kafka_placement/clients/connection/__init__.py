@@ -22,12 +22,14 @@ from kafka_placement.clients.connection.probe import check_connection, diagnose,
 from kafka_placement.clients.connection.properties import is_secret, masked, parse_jaas, read_properties
 from kafka_placement.clients.connection.settings import (
     DEFAULT_TIMEOUT_S,
+    LIBRDKAFKA_LOGGER,
     ConnectionSettings,
     connection_settings,
 )
 
 __all__ = [
     "DEFAULT_TIMEOUT_S",
+    "LIBRDKAFKA_LOGGER",
     "ConnectionSettings",
     "check_connection",
     "connection_settings",

@@ -12,6 +12,7 @@ and secrets never appear in a ``repr``, a message or a log line.
 
 from __future__ import annotations
 
+import logging
 import ssl
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -32,6 +33,12 @@ PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER")
 #: Default for every network wait of a command (``--timeout`` changes it).
 DEFAULT_TIMEOUT_S = 15.0
+#: The Python logger that receives librdkafka's own log lines (``FAIL``, ``REQTMOUT`` … — syslog level 3
+#: as ``ERROR``, 4 as ``WARNING`` …) from every confluent client built on :meth:`ConnectionSettings.
+#: confluent`, instead of librdkafka printing them to stderr. confluent-kafka hands them over when the
+#: client is polled. Its level and handlers are the application's; the CLI sets them once
+#: (``--librdkafka-log-level``).
+LIBRDKAFKA_LOGGER = "kafka_placement.librdkafka"
 
 _JAAS_MODULES = {
     "org.apache.kafka.common.security.plain.PlainLoginModule": ("PLAIN",),
@@ -239,11 +246,13 @@ class ConnectionSettings:
         return kwargs
 
     def confluent(self) -> dict[str, Any]:
-        """A confluent-kafka (librdkafka) configuration."""
+        """A confluent-kafka (librdkafka) configuration; librdkafka's log lines go to the Python logger
+        :data:`LIBRDKAFKA_LOGGER`."""
         self._unknown("confluent-kafka")
         conf: dict[str, Any] = {
             "bootstrap.servers": self.bootstrap_servers,
             "security.protocol": self.security_protocol,
+            "logger": logging.getLogger(LIBRDKAFKA_LOGGER),
         }
         if self.get("client.id"):
             conf["client.id"] = self.properties["client.id"]
