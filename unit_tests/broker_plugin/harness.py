@@ -87,6 +87,13 @@ class Harness:
     def select(self, value: str | None) -> int:
         return int(self.ask(f"S {hex_text(value)}"))
 
+    def load_properties(self, text: str) -> dict[str | None, str | None]:
+        """What ``java.util.Properties.load`` reads from ``text`` (ISO-8859-1, as Kafka's tools do)."""
+        answer = self.ask(f"L {hex_text(text)}")
+        if answer == "EMPTY":
+            return {}
+        return dict(map(unhex_text, pair.split(":")) for pair in answer.split(" "))  # type: ignore[misc]
+
     def close(self) -> None:
         if self._process.stdin is not None:
             self._process.stdin.close()

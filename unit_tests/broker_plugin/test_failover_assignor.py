@@ -12,11 +12,8 @@ from __future__ import annotations
 
 import os
 import random
-from collections.abc import Iterator
-from pathlib import Path
 
-import pytest
-from unit_tests.broker_plugin.harness import Harness, assign_request, hex_text, owners, parsed, start_harness
+from unit_tests.broker_plugin.harness import Harness, assign_request, hex_text, owners, parsed
 
 from kafka_placement.assignment.failover import assign_failover
 from kafka_placement.assignment.rack_priority import MAX_RACK_CHARS, decode_rack_priority
@@ -29,13 +26,6 @@ ID_ALPHABET = "abcAB01-_é\u00ff\u0100\uffff\U0001f600\U00010000"
 RACKS = ["az1", "use1-az2", "/dc1/rack7", "r#x", "", "Ω", "\U0001f600rack"]
 MALFORMED = ["", "-", "+5", "1.5", "ten", " 5", "5 ", "\u0661", "٣", "--1", "-0x1", "2147483648",
              "-2147483649", "00000000005", "99999999999999999999", "5#", "\U0001d7d9"]
-
-
-@pytest.fixture(scope="module")
-def harness(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Harness]:
-    started = start_harness(Path(tmp_path_factory.mktemp("broker-plugin")))
-    yield started
-    started.close()
 
 
 def random_id(rng: random.Random) -> str:

@@ -44,6 +44,8 @@ import java.util.TreeSet;
  *                                                                            topic indexes it owns whole),
  *                                                                            or "PARTIAL"/"STRAY"/"ERR ..."
  * P rackHex   -> "priority rackHex problem(0|1)" or "none rackHex problem(0|1)"
+ * L textHex   -> java.util.Properties.load of the text's ISO-8859-1 bytes (as Kafka's tools read a
+ *                --command-config file): "keyHex:valueHex" pairs, sorted, space separated
  * S rackHex   -> the node id the replica selector picks (0 leader in rack "leader-rack", 1 in the decoded
  *                rack, 2 in "elsewhere")
  * </pre>
@@ -63,6 +65,7 @@ public final class FailoverHarness {
                     case "A": answer = assign(assignor, f); break;
                     case "P": answer = parse(unhex(f[1])); break;
                     case "S": answer = select(selector, unhex(f[1])); break;
+                    case "L": answer = load(unhex(f[1])); break;
                     default: answer = "ERR unknown request " + f[0];
                 }
             } catch (Throwable t) {
@@ -169,6 +172,16 @@ public final class FailoverHarness {
         ClientMetadata client = new ClientMetadata.DefaultClientMetadata(rackId, "client", null, null, "PLAINTEXT");
         Optional<ReplicaView> chosen = selector.select(new TopicPartition("t", 0), client, partition);
         return chosen.map(r -> Integer.toString(r.endpoint().id())).orElse("none");
+    }
+
+    static String load(String text) throws java.io.IOException {
+        java.util.Properties properties = new java.util.Properties();
+        properties.load(new java.io.ByteArrayInputStream(text.getBytes(StandardCharsets.ISO_8859_1)));
+        TreeSet<String> pairs = new TreeSet<>();
+        for (String key : properties.stringPropertyNames()) {
+            pairs.add(hex(key) + ":" + hex(properties.getProperty(key)));
+        }
+        return pairs.isEmpty() ? "EMPTY" : String.join(" ", pairs);
     }
 
     static ReplicaView replica(int id, String rack) {
