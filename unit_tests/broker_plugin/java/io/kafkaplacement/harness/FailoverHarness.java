@@ -78,7 +78,8 @@ public final class FailoverHarness {
     }
 
     static Uuid topicId(int index) {
-        return new Uuid(0x5eed000000000000L + index, 0x1234L + index);
+        // spread bits like the broker's random ids (near-identical ids collide in Uuid.hashCode)
+        return new Uuid((index + 1) * 0x9E3779B97F4A7C15L, (index + 7) * 0xC2B2AE3D27D4EB4FL);
     }
 
     static String assign(FailoverServerAssignor assignor, String[] f) {
