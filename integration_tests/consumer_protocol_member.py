@@ -1,12 +1,12 @@
-"""A plain confluent-kafka consumer on Kafka's consumer group protocol (KIP-848,
-``group.protocol=consumer``) for the live tests: ``python consumer_protocol_member.py '<json config>'``
-(this directory is ``sys.path[0]``).
+"""A confluent-kafka failover member on the consumer group protocol (KIP-848), for the live tests (run as
+``python consumer_protocol_member.py '<json config>'``; this directory is ``sys.path[0]``).
 
-No kafka-placement code runs in it: it is what a user's ordinary consumer does. Prints one JSON
-event per line: ``ready``, ``assignment`` (partitions owned, on every change), ``error`` (every error
-librdkafka reports: ``error_cb`` and errors returned by ``poll``, with code name and text),
-``closed``. Reads ``close`` on stdin. ``config``: bootstrap, group, name, topics, and optionally
-``conf`` (more librdkafka settings, e.g. ``client.rack``, ``group.remote.assignor``).
+Its settings come from :func:`kafka_placement.clients.consumer_protocol.confluent_failover_config` and it is
+built through our :class:`kafka_placement.clients.confluent.Consumer`, which hands such a config to plain
+librdkafka (the broker's failover assignor decides). Prints one JSON event per line: ``ready``,
+``assignment`` (on every change), ``recs`` (``[partition, offset, key]``), ``committed``, ``closing`` (the
+clean close starts), ``closed``.
+Commits synchronously every 0.5 s and in ``on_revoke``. Reads ``close`` on stdin.
 """
 
 from __future__ import annotations
@@ -14,13 +14,17 @@ from __future__ import annotations
 import json
 import sys
 import threading
+import time
 from typing import Any
 
 from member_process import Json, event_writer  # this directory is sys.path[0] of a member
 
 
 def main(config: Json) -> int:
-    from confluent_kafka import Consumer, KafkaError
+    from confluent_kafka import KafkaException
+
+    from kafka_placement.clients.confluent import Consumer
+    from kafka_placement.clients.consumer_protocol import confluent_failover_config
 
     emit = event_writer(config["name"])
     closing = threading.Event()
@@ -32,33 +36,45 @@ def main(config: Json) -> int:
         closing.set()
 
     threading.Thread(target=read_stdin, daemon=True).start()
+    base = {"bootstrap.servers": config["bootstrap"], "group.id": config["group"],
+            "client.id": config["name"], "enable.auto.commit": False, "auto.offset.reset": "earliest",
+            "topic.metadata.refresh.interval.ms": 5000}
+    consumer = Consumer(confluent_failover_config(config["priority"], config.get("rack"), base))
+    pending = [False]
 
-    def report(error: Any, where: str) -> None:
-        emit({"ev": "error", "where": where, "code": error.name(), "fatal": error.fatal(),
-              "text": error.str()})
+    def commit(why: str) -> None:
+        try:
+            consumer.commit(asynchronous=False)
+        except KafkaException as exc:  # _NO_OFFSET: nothing consumed since the last commit
+            emit({"ev": "commit-nothing", "why": why, "error": str(exc)})
+            return
+        pending[0] = False
+        emit({"ev": "committed", "why": why})
 
-    conf: Json = {
-        "bootstrap.servers": config["bootstrap"],
-        "group.id": config["group"],
-        "client.id": config["name"],
-        "group.protocol": "consumer",
-        "enable.auto.commit": False,
-        "auto.offset.reset": "earliest",
-        "error_cb": lambda error: report(error, "error_cb"),
-    }
-    conf.update(config.get("conf", {}))
-    consumer = Consumer(conf)
-    consumer.subscribe(config["topics"])
+    def on_revoke(c: Any, partitions: list[Any]) -> None:
+        if partitions and pending[0]:
+            commit("revoke")
+
+    consumer.subscribe([config["topic"]], on_revoke=on_revoke)
     emit({"ev": "ready"})
     last: list[int] | None = None
+    next_commit = time.monotonic()
     while not closing.is_set():
-        msg = consumer.poll(0.2)
-        if msg is not None and msg.error() is not None and msg.error().code() != KafkaError._PARTITION_EOF:
-            report(msg.error(), "poll")
+        msgs = consumer.consume(500, 0.1)
+        items = [[m.partition(), m.offset(), (m.key() or b"").decode()] for m in msgs if m.error() is None]
+        if items:
+            emit({"ev": "recs", "items": items})
+            pending[0] = True
+        if pending[0] and time.monotonic() >= next_commit:
+            next_commit = time.monotonic() + 0.5
+            commit("periodic")
         owned = sorted(tp.partition for tp in consumer.assignment())
         if owned != last:
             last = owned
             emit({"ev": "assignment", "parts": owned, "member_id": consumer.memberid()})
+    emit({"ev": "closing"})  # the clean close starts now (commit, revoke, leave)
+    if pending[0]:
+        commit("close")
     consumer.close()
     emit({"ev": "closed"})
     return 0

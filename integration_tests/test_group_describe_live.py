@@ -26,8 +26,11 @@ PARTITIONS = 4
 HERE = Path(__file__).parent
 
 
+PLAIN_MEMBER = HERE / "plain_consumer_protocol_member.py"
+
+
 class ConsumerProtocolMember(MemberProcess):
-    """``consumer_protocol_member.py``: a plain confluent-kafka consumer, ``group.protocol=consumer``."""
+    """``plain_consumer_protocol_member.py``: a plain confluent-kafka consumer on the consumer protocol."""
 
     def __init__(
         self, bootstrap: str, group: str, name: str, topic: str, log_dir: Path, conf: dict[str, Any]
@@ -36,7 +39,7 @@ class ConsumerProtocolMember(MemberProcess):
         self.log = tempfile.NamedTemporaryFile(  # noqa: SIM115
             prefix=f"cp-{name}-", suffix=".log", delete=False, dir=log_dir)
         config = {"bootstrap": bootstrap, "group": group, "name": name, "topics": [topic], "conf": conf}
-        super().__init__([sys.executable, str(HERE / "consumer_protocol_member.py"), json.dumps(config)],
+        super().__init__([sys.executable, str(PLAIN_MEMBER), json.dumps(config)],
                          stderr=self.log)
 
     def owned(self) -> set[int]:

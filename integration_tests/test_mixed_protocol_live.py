@@ -34,15 +34,18 @@ HERE = Path(__file__).parent
 WATCH_S = 10.0
 
 
+PLAIN_MEMBER = HERE / "plain_consumer_protocol_member.py"
+
+
 class ConsumerProtocolMember(MemberProcess):
-    """``consumer_protocol_member.py``: a plain confluent-kafka consumer, ``group.protocol=consumer``."""
+    """``plain_consumer_protocol_member.py``: a plain confluent-kafka consumer on the consumer protocol."""
 
     def __init__(self, bootstrap: str, group: str, name: str, topic: str, log_dir: Path) -> None:
         self.name = name
         self.log = tempfile.NamedTemporaryFile(  # noqa: SIM115
             prefix=f"cp-{name}-", suffix=".log", delete=False, dir=log_dir)
         config = {"bootstrap": bootstrap, "group": group, "name": name, "topics": [topic]}
-        super().__init__([sys.executable, str(HERE / "consumer_protocol_member.py"), json.dumps(config)],
+        super().__init__([sys.executable, str(PLAIN_MEMBER), json.dumps(config)],
                          stderr=self.log)
 
     def owned(self) -> set[int]:

@@ -28,7 +28,9 @@ from kafka_placement import __version__
 from kafka_placement.cli.client_logs import LEVELS, configure_librdkafka_log
 from kafka_placement.errors import KafkaPlacementError
 
-SUBCOMMAND_MODULES = ("plan", "audit", "reassign", "demo", "conformance", "cluster", "group")
+SUBCOMMAND_MODULES = (
+    "plan", "audit", "reassign", "demo", "conformance", "cluster", "group", "broker_plugin",
+)
 
 
 #: Exit code of an unexpected error (a bug): not 1 ("ran, found problems") and not 2 (user error).

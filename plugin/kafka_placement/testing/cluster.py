@@ -35,6 +35,7 @@ from kafka_placement.testing.engine import (
     remove_leftovers,
     remove_orphans,
 )
+from kafka_placement.testing.failover_plugin import LIBS_MOUNT, failover_broker_properties, plugin_jar
 from kafka_placement.testing.image import resolve_image
 from kafka_placement.testing.layout import (
     BROKER_RACKS,
@@ -95,6 +96,7 @@ class KafkaCluster(BrokerControls):
         security: str | ClusterSecurity = "plaintext",
         acls: bool = False,
         secrets_dir: Path | None = None,
+        failover_assignor: bool = True,
     ) -> None:
         self._image = image
         self._persistent = persistent
@@ -110,6 +112,9 @@ class KafkaCluster(BrokerControls):
         self._heap_opts = heap_opts
         self._jvm_opts = jvm_performance_opts
         self._broker_properties = dict(broker_properties or {})
+        #: Load our failover assignor into every broker (see :mod:`~kafka_placement.testing.failover_plugin`).
+        self._failover_assignor = failover_assignor
+        self._plugin_jar: Path | None = None
         self.startup_timeout_s = startup_timeout_s
         self._log = log
         self._layout: ClusterLayout | None = None
@@ -246,6 +251,11 @@ class KafkaCluster(BrokerControls):
 
     def _start_nodes(self, t0: float) -> None:
         ports = free_ports(1 + len(self._racks))
+        broker_properties = dict(self._broker_properties)
+        if self._failover_assignor and self._plugin_jar is None:
+            self._plugin_jar = plugin_jar(self._log)
+        if self._plugin_jar is not None:  # explicit broker_properties still win
+            broker_properties = {**failover_broker_properties(), **broker_properties}
         self._layout = ClusterLayout(
             cluster_id=new_cluster_id(),
             controller_port=ports[0],
@@ -253,7 +263,7 @@ class KafkaCluster(BrokerControls):
             racks=self._racks,
             heap_opts=self._heap_opts,
             jvm_performance_opts=self._jvm_opts,
-            broker_properties=self._broker_properties,
+            broker_properties=broker_properties,
             security=self._security.protocol,
             acls=self._security.acls,
         )
@@ -361,6 +371,8 @@ class KafkaCluster(BrokerControls):
         env = layout.controller_env() if node == CONTROLLER_ID else layout.broker_env(node)
         role = "controller" if node == CONTROLLER_ID else "broker"
         tc = DockerContainer(self.image, env=env, name=self._container_name(node))
+        if node != CONTROLLER_ID and self._plugin_jar is not None:
+            tc.with_volume_mapping(str(self._plugin_jar), LIBS_MOUNT, mode="ro")
         if self._security.secured and self._secrets_dir is not None:
             tc.with_volume_mapping(str(self._secrets_dir), SECRETS_MOUNT, mode="ro")
             tc.with_command(["bash", f"{SECRETS_MOUNT}/{ENTRY_SCRIPT}"])

@@ -19,6 +19,7 @@ from aiokafka.coordinator.assignors.abstract import AbstractPartitionAssignor
 from aiokafka.coordinator.protocol import ConsumerProtocolMemberAssignment, ConsumerProtocolMemberMetadata
 
 from kafka_placement.assignment.strategy_names import StrategyName
+from kafka_placement.clients.consumer_protocol import refuse_consumer_protocol
 from kafka_placement.clients.group_assignor import (
     MemberState,
     Subscription,
@@ -137,12 +138,15 @@ ASSIGNOR_CLASSES: dict[StrategyName, type[_Assignor]] = {
 
 
 def assignors_from_config(
-    config: str | Iterable[str] | None = None, *, priority: int | None = None
+    config: str | Iterable[str] | None = None, *, priority: int | None = None, group_protocol: str = "classic"
 ) -> list[_Assignor]:
     """Assignor instances for aiokafka's ``partition_assignment_strategy`` from a Java-style
     ``partition.assignment.strategy`` (Kafka names, Java class names, ``failover``), in its order of
     preference. aiokafka has no cooperative rebalancing: ``cooperative-sticky`` is refused, and None
-    gives ``range`` (Java's default without its cooperative part). ``priority`` goes to failover/priority."""
+    gives ``range`` (Java's default without its cooperative part). ``priority`` goes to failover/priority.
+    aiokafka speaks only the classic protocol: ``group_protocol`` other than ``classic`` is refused."""
+    if str(group_protocol).strip().lower() != "classic":
+        raise refuse_consumer_protocol("aiokafka")
     names = strategies_for_client(config, client="aiokafka", supported=ASSIGNOR_CLASSES, cooperative="never")
     out: list[_Assignor] = []
     for name in names:

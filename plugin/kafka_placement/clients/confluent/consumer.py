@@ -39,6 +39,7 @@ from kafka_placement.clients.confluent.offsets import (
     offsets_of,
 )
 from kafka_placement.clients.confluent.rebalance import ASSIGN, LOST, REVOKE, RebalanceBridge, RebalanceEvent
+from kafka_placement.clients.consumer_protocol import is_consumer_protocol
 from kafka_placement.clients.kafka_python.join_watchdog import JoinWatchdog
 from kafka_placement.errors import CommitFailedError, ConsumerConfigError, ConsumerGroupError
 
@@ -71,7 +72,24 @@ class Consumer:
     stored offsets every ``auto.commit.interval.ms``, before a revocation and at close. Methods
     not listed here are librdkafka's (``seek``, ``pause``, ``position``, ``get_watermark_offsets``,
     ``committed``, ...).
+
+    With ``group.protocol=consumer`` (KIP-848) the broker's assignor runs instead: the constructor then
+    returns a plain ``confluent_kafka.Consumer`` (see ``__new__``; settings from
+    :func:`kafka_placement.clients.consumer_protocol.confluent_failover_config`).
     """
+
+    def __new__(cls, config: Mapping[str, Any], *, assignor: object | None = None, **kwargs: Any) -> Any:
+        """With ``group.protocol=consumer`` the broker assigns (KIP-848): no Python-side membership is
+        needed, so this returns librdkafka's own ``confluent_kafka.Consumer`` for ``config`` as given."""
+        merged = {**config, **kwargs} if isinstance(config, Mapping) else config
+        if isinstance(merged, Mapping) and is_consumer_protocol(merged):
+            if assignor is not None:
+                raise ConsumerConfigError(
+                    f"assignor={assignor!r} runs on the classic protocol only; with group.protocol=consumer "
+                    "the broker assigns (name it with group.remote.assignor, e.g. failover)"
+                )
+            return confluent_kafka.Consumer(dict(merged))
+        return super().__new__(cls)
 
     def __init__(self, config: Mapping[str, Any], *, assignor: object | None = None, **kwargs: Any) -> None:
         if kwargs:  # confluent-kafka also takes settings as keywords (logger=...)

@@ -45,7 +45,7 @@ _GROUP_ONLY = {
 _OURS = ("enable.auto.commit", "auto.commit.interval.ms", "enable.auto.offset.store", "on_commit")
 # Settings whose meaning we replace; giving them to librdkafka would be silently wrong.
 _REFUSED = {
-    "group.protocol": "only the classic group protocol is run (by kafka-python's coordinator)",
+    "group.protocol": "only classic or consumer (the latter makes Consumer() a plain librdkafka consumer)",
     "group.remote.assignor": "only the classic group protocol is run (by kafka-python's coordinator)",
     "group.protocol.type": "the group's protocol type is always 'consumer'",
 }
@@ -162,6 +162,8 @@ def split_config(config: Mapping[str, Any], assignor: object | None) -> SplitCon
     if not isinstance(config, Mapping):
         raise ConsumerConfigError(f"config must be a dict, got {type(config).__name__}")
     conf = dict(config)
+    if str(conf.get("group.protocol", "")).strip().lower() == "classic":
+        del conf["group.protocol"]  # what this consumer runs anyway
     for key, reason in _REFUSED.items():
         if key in conf:
             raise ConsumerConfigError(f"{key}={conf[key]!r} is not supported: {reason}")

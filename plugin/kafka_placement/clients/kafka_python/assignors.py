@@ -23,6 +23,7 @@ from kafka.protocol.consumer.metadata import ConsumerProtocolAssignment, Consume
 
 from kafka_placement.assignment.strategy_names import StrategyName
 from kafka_placement.assignment.userdata import DEFAULT_GENERATION
+from kafka_placement.clients.consumer_protocol import refuse_consumer_protocol
 from kafka_placement.clients.group_assignor import (
     MemberState,
     Subscription,
@@ -240,7 +241,8 @@ ASSIGNOR_CLASSES: dict[StrategyName, type[_Assignor]] = {
 
 
 def assignors_from_config(
-    config: str | Iterable[str] | None = None, *, rack: str | None = None, priority: int | None = None
+    config: str | Iterable[str] | None = None, *, rack: str | None = None, priority: int | None = None,
+    group_protocol: str = "classic",
 ) -> list[_Assignor]:
     """Assignor instances for kafka-python's ``partition_assignment_strategy`` from a Java-style
     ``partition.assignment.strategy`` (Kafka names, Java class names, ``failover``), in its order of
@@ -250,7 +252,9 @@ def assignors_from_config(
     kafka-python runs one rebalance protocol per consumer and refuses a list that mixes
     ``cooperative-sticky`` with eager strategies (Java would run such a list eagerly, its upgrade path):
     that is refused here too, by name. So None gives ``range`` — Java's default (range,
-    cooperative-sticky) is such a mix."""
+    cooperative-sticky) is such a mix. ``group_protocol`` other than ``classic`` is refused in one line."""
+    if str(group_protocol).strip().lower() != "classic":
+        raise refuse_consumer_protocol("kafka-python")
     names = strategies_for_client(
         config, client="kafka-python", supported=ASSIGNOR_CLASSES, cooperative="alone"
     )

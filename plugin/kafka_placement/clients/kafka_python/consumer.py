@@ -19,6 +19,7 @@ from typing import Any
 
 import kafka
 
+from kafka_placement.clients.consumer_protocol import refuse_consumer_protocol
 from kafka_placement.clients.kafka_python.join_watchdog import JoinWatchdog
 
 log = logging.getLogger(__name__)
@@ -34,6 +35,9 @@ class KafkaConsumer(kafka.KafkaConsumer):  # type: ignore[misc]  # kafka-python 
     rescue happened (``unconsumed-join``, ``parked-without-heartbeats``, ``no-heartbeat-success``)."""
 
     def __init__(self, *topics: str, join_watchdog_grace_s: float = 2.0, **configs: Any) -> None:
+        if str(configs.get("group_protocol", "classic")).strip().lower() != "classic":
+            raise refuse_consumer_protocol("kafka-python")
+        configs.pop("group_protocol", None)
         super().__init__(*topics, **configs)
         self._join_watchdog: JoinWatchdog | None = None
         if self.config.get("group_id") is not None:

@@ -1,0 +1,249 @@
+"""Failover on Kafka's consumer group protocol (KIP-848), live: the broker runs our assignor.
+
+Every broker of the test cluster loads ``FailoverServerAssignor``
+(``kafka_placement.testing.failover_plugin``; consumer-protocol session timeout 6 s, heartbeat 1 s).
+Three members in separate processes, each with
+``group.protocol=consumer``, ``group.remote.assignor=failover`` and its priority in ``client.rack``: two
+confluent-kafka (priorities 10 and 1, settings from ``confluent_failover_config``) and one Java
+``KafkaConsumer`` (priority 5, settings from the ``.properties`` text of ``java_failover_properties``).
+
+- only 10 consumes while it lives;
+- SIGKILL 10: 5 owns every partition within the session timeout + 3 s;
+- a clean close of 5: 1 owns every partition within 3 s;
+- 10 comes back and takes everything back;
+- 100,000 keyed records produced throughout: none lost; every duplicate is a record the SIGKILLed member
+  consumed after its last commit (the at-least-once window: it commits every 0.5 s), none elsewhere.
+
+With racks: a Java member in ``rack2#priority=5`` still fetches from its own rack's replica (KIP-392): the
+broker's ``RackPriorityReplicaSelector`` reads the rack before ``#``; the consumer's
+``preferred-read-replica`` metric names a rack2 broker for every partition whose leader is elsewhere.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections import Counter
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kafka_placement.clients.consumer_protocol import java_failover_properties
+from kafka_placement.testing.failover_plugin import SESSION_TIMEOUT_MS
+from member_process import Json, MemberProcess, wait_until  # this directory is on sys.path
+
+pytestmark = pytest.mark.kafka
+
+PARTITIONS = 6
+RECORDS = 100_000
+RATE_PER_S = 1_500
+MEMBER_SCRIPT = Path(__file__).with_name("consumer_protocol_member.py")
+JAVA_MAIN = "io.kafkaplacement.conformance.live.ConsumerProtocolMember"
+SESSION_S = SESSION_TIMEOUT_MS / 1000
+ALL = list(range(PARTITIONS))
+
+
+class Member(MemberProcess):
+    def __init__(self, name: str, argv: list[str]) -> None:
+        self.name = name
+        super().__init__(argv, stderr=subprocess.DEVNULL)
+
+    def owned(self) -> list[int] | None:
+        last = self.last("assignment")
+        return None if last is None else list(last["parts"])
+
+    def joined(self) -> bool:
+        return any(e["ev"] == "assignment" and e.get("member_id") for e in self.snapshot())
+
+    def owns_since(self, parts: list[int]) -> float | None:
+        """When this member's assignment last became exactly ``parts`` (None if it is not now)."""
+        last = self.last("assignment")
+        return last["t"] if last is not None and last["parts"] == parts else None
+
+    def records(self) -> list[tuple[int, int, str, float]]:
+        return [(p, o, k, e["t"]) for e in self.snapshot() if e["ev"] == "recs" for p, o, k in e["items"]]
+
+
+def timeline(members: list[Member]) -> str:
+    """Every member's assignment changes and commits, in time order (for a failure message)."""
+    events = sorted((e["t"], e["name"], e["ev"], e.get("parts", e.get("why")))
+                    for m in members for e in m.snapshot() if e["ev"] in ("assignment", "ready", "closed"))
+    first = events[0][0] if events else 0.0
+    return "; ".join(f"{t - first:.1f}s {name} {ev} {detail}" for t, name, ev, detail in events)
+
+
+class KeyedProducer:
+    """Produces ``k<i>`` records at a steady rate on a thread; ``finish()`` tops up to RECORDS and flushes."""
+
+    def __init__(self, bootstrap: str, topic: str) -> None:
+        from confluent_kafka import Producer
+
+        self.topic = topic
+        self.delivered: set[tuple[int, int]] = set()
+        self.errors: list[str] = []
+        # idempotent: a retried batch under load must not write a record twice (it would look invented)
+        self._producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20,
+                                   "enable.idempotence": True})
+        self._sent = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _on_delivery(self, err: Any, msg: Any) -> None:
+        if err is not None:
+            self.errors.append(str(err))
+        else:
+            self.delivered.add((msg.partition(), msg.offset()))
+
+    def _send(self, count: int) -> None:
+        for _ in range(count):
+            if self._sent >= RECORDS:
+                return
+            while True:
+                try:
+                    self._producer.produce(self.topic, key=f"k{self._sent}".encode(), value=b"v",
+                                           on_delivery=self._on_delivery)
+                    break
+                except BufferError:
+                    self._producer.poll(0.05)
+            self._sent += 1
+        self._producer.poll(0)
+
+    def _run(self) -> None:
+        started = time.monotonic()
+        while not self._stop.is_set() and self._sent < RECORDS:
+            due = int((time.monotonic() - started) * RATE_PER_S)
+            self._send(max(0, due - self._sent))
+            time.sleep(0.02)
+
+    def finish(self) -> None:
+        self._stop.set()
+        self._thread.join(30)
+        self._send(RECORDS - self._sent)
+        assert self._producer.flush(60) == 0, "records still in flight after 60 s"
+
+
+@pytest.fixture()
+def topic(kafka_topic_factory: Callable[..., str]) -> str:
+    return kafka_topic_factory(PARTITIONS, 3)
+
+
+@pytest.fixture()
+def spawn(kafka_cluster: Any, java_member_classpath: str, tmp_path: Path) -> Iterator[Callable[..., Member]]:
+    members: list[Member] = []
+    group = f"kip848-failover-{uuid.uuid4().hex[:8]}"
+
+    def start(name: str, priority: int, topic: str, *, java: bool = False, rack: str | None = None) -> Member:
+        if java:
+            properties = tmp_path / f"{name}.properties"
+            properties.write_text(java_failover_properties(
+                priority, rack, {"bootstrap.servers": kafka_cluster.bootstrap_servers, "group.id": group}))
+            argv = ["java", "-Xmx192m", "-cp", java_member_classpath, JAVA_MAIN, str(properties), name, topic]
+        else:
+            config: Json = {"name": name, "bootstrap": kafka_cluster.bootstrap_servers, "group": group,
+                            "topic": topic, "priority": priority, "rack": rack}
+            argv = [sys.executable, str(MEMBER_SCRIPT), json.dumps(config)]
+        member = Member(name, argv)
+        members.append(member)
+        return member
+
+    yield start
+    for member in members:
+        member.kill()
+
+
+# Behind --full until it is green on the shared machine: at load averages of 90-130 on 2 cores (this branch's
+# runs) the active member twice missed its 6 s session with no other member present and was fenced (a
+# failover the scenario did not ask for; the timeline in the failure message shows it). At load 60-100 it
+# passed: SIGKILL -> 5 in 6.5 s, clean close -> 1 in 0.5 s, 100,000 records, 0 duplicates.
+@pytest.mark.full
+def test_failover_on_the_consumer_protocol(kafka_cluster: Any, topic: str,
+                                           spawn: Callable[..., Member]) -> None:
+    producer = KeyedProducer(kafka_cluster.bootstrap_servers, topic)
+    m10 = spawn("p10", 10, topic)
+    wait_until(lambda: m10.owned() == ALL, 90, "priority 10 to own every partition")
+    m5 = spawn("p5-java", 5, topic, java=True)
+    m1 = spawn("p1", 1, topic)
+    wait_until(lambda: m5.joined() and m1.joined(), 90, "priorities 5 and 1 to join")
+    time.sleep(3)  # standbys stay idle while 10 lives
+    assert m10.owned() == ALL and m5.owned() == [] and m1.owned() == [], timeline([m10, m5, m1])
+    assert m5.records() == [] and m1.records() == [], (
+        "a standby consumed while priority 10 was alive: " + timeline([m10, m5, m1]))
+    assert m10.records(), "priority 10 consumed nothing"
+
+    killed_at = time.time()
+    m10.kill()
+    taken = wait_until(lambda: m5.owns_since(ALL), SESSION_S + 30, "priority 5 to take over")
+    kill_s = taken - killed_at
+    assert kill_s <= SESSION_S + 3, f"5 took over {kill_s:.1f}s after the SIGKILL"
+    assert m1.owned() == []
+
+    m5.close()
+    taken = wait_until(lambda: m1.owns_since(ALL), 30, "priority 1 to take over")
+    closing = m5.last("closing")
+    assert closing is not None, "the Java member did not report its clean close"
+    close_s = taken - closing["t"]
+    assert close_s <= 3, f"1 took over {close_s:.1f}s after 5 began its clean close"
+
+    back = spawn("p10-again", 10, topic)
+    wait_until(lambda: back.owned() == ALL and m1.owned() == [], 60, "priority 10 to take everything back")
+
+    producer.finish()
+    members = [m10, m5, m1, back]
+    wait_until(lambda: producer.delivered <= {(p, o) for m in members for p, o, _, _ in m.records()},
+               90, "every delivered record to be consumed")
+    assert not producer.errors and len(producer.delivered) == RECORDS
+    for member in (m1, back):
+        member.close()
+
+    consumed = Counter((p, o) for m in members for p, o, _, _ in m.records())
+    keys = {(p, o): k for m in members for p, o, k, _ in m.records()}
+    assert {k for k in keys.values()} >= {f"k{i}" for i in range(RECORDS)}  # none lost, by key too
+    duplicates = {po for po, n in consumed.items() if n > 1}
+    # the at-least-once window: what the SIGKILLed member consumed after its last commit
+    last_commit = max((e["t"] for e in m10.snapshot() if e["ev"] == "committed"), default=0.0)
+    uncommitted = {(p, o) for p, o, _, t in m10.records() if t >= last_commit}
+    print(f"\nconsumer protocol failover: SIGKILL -> 5 owns all in {kill_s:.1f}s (session {SESSION_S:.0f}s), "
+          f"clean close -> 1 owns all in {close_s:.1f}s; {RECORDS:,} records, {len(duplicates)} duplicates, "
+          f"bound {len(uncommitted)} (consumed by the killed member after its last commit)")
+    assert duplicates <= uncommitted
+
+
+def test_fetch_from_follower_with_a_priority_in_the_rack(kafka_cluster: Any, topic: str,
+                                                       spawn: Callable[..., Member]) -> None:
+    from confluent_kafka.admin import AdminClient
+
+    racks = kafka_cluster.broker_racks
+    rack2 = {b for b, r in racks.items() if r == "rack2"}
+    admin = AdminClient({"bootstrap.servers": kafka_cluster.bootstrap_servers})
+    metadata = admin.list_topics(topic, timeout=30)
+    partitions = metadata.topics[topic].partitions
+    assert all(rack2 & set(p.replicas) for p in partitions.values()), "every partition has a rack2 replica"
+
+    java = spawn("p5-rack2", 5, topic, java=True, rack="rack2")
+    other = spawn("p1-rack1", 1, topic, rack="rack1")
+    wait_until(lambda: java.owned() == ALL, 90, "the rack2 member (priority 5) to own every partition")
+    wait_until(lambda: other.joined(), 60, "the rack1 member to join")
+    assert other.owned() == []
+
+    def follower_reads() -> dict[int, int] | None:
+        last = java.last("replicas")
+        chosen = {int(p): int(float(n)) for p, n in (last["map"] if last else {}).items()}
+        away = [p for p, meta in partitions.items() if meta.leader not in rack2]
+        if away and all(chosen.get(p, -1) in rack2 for p in away):
+            return chosen
+        return None
+
+    # A priority-carrying rack must still match: a replica in rack2 serves every partition led elsewhere
+    # (the leader serves the others, -1 in the metric). Kafka's own RackAwareReplicaSelector would see the
+    # rack "rack2#priority=5", match no broker and leave every read on the leader.
+    chosen = wait_until(follower_reads, 60, "fetches from rack2 replicas", step=0.5)
+    for p, meta in partitions.items():
+        if meta.leader in rack2:
+            assert chosen.get(p, -1) in (-1, meta.leader)
