@@ -3,6 +3,7 @@ clients (no broker): what reaches librdkafka, which application callback runs, w
 
 from __future__ import annotations
 
+import inspect
 import time
 from types import SimpleNamespace
 from typing import Any
@@ -95,12 +96,12 @@ class FakeCoordinator:
     def group_metadata(self) -> Any:
         return SimpleNamespace(generation_id=-1 if self._generation.lost else 3, member_id="m-1")
 
-    def commit_offsets_sync(self, offsets: dict[Any, Any], timeout_ms: int) -> None:
+    def coordinator_unknown(self) -> bool:
+        return False
+
+    async def _send_offset_commit_request(self, offsets: dict[Any, Any]) -> None:
         if self.commit_error is not None:
             raise self.commit_error
-        self.commits.append({(tp.topic, tp.partition): om.offset for tp, om in offsets.items()})
-
-    def commit_offsets_async(self, offsets: dict[Any, Any], callback: Any) -> None:
         self.commits.append({(tp.topic, tp.partition): om.offset for tp, om in offsets.items()})
 
 
@@ -117,7 +118,10 @@ class FakeKafkaConsumer:
         if fn == self._coordinator.ensure_active_group_async:
             self.joins.append(future)  # a join in flight until the test completes it
             return future
-        fn(*args)  # completing a rebalance event: the IO thread would do it
+        result = fn(*args)  # completing a rebalance event or sending commits: the IO thread's work
+        if inspect.iscoroutine(result):  # the commit sender: no awaits suspend with the fakes
+            with pytest.raises(StopIteration):
+                result.send(None)
         return future.success(None)
 
     def subscribe(self, topics: list[str], listener: Any) -> None:

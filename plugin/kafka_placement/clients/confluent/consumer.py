@@ -92,9 +92,11 @@ class Consumer:
             on_fire=lambda reason, details: log.warning("group %s: rejoining (%s %s)",
                                                         self._cfg.kafka_python["group_id"], reason, details),
         )
+        manager = self._kc._manager
         self._commits = GroupCommitter(
-            self._rk, self._coordinator, self._group,
+            self._rk, self._coordinator, manager.call_soon, self._group,
             auto_offset_store=self._cfg.auto_offset_store, on_commit=self._cfg.on_commit,
+            error_cb=self._error_cb, sleep=getattr(getattr(manager, "_net", None), "sleep", None),
         )
         self._owned: set[Partition] = set()
         self._on_assign: Callback | None = None
@@ -183,10 +185,7 @@ class Consumer:
         if not self._subscribed:
             return
         coordinator = self._coordinator
-        try:
-            coordinator._invoke_completed_offset_commit_callbacks()
-        except kafka_errors.FencedInstanceIdError as exc:  # another instance took our group.instance.id
-            raise ConsumerGroupError(f"group {self._group}: fenced static member: {exc}") from exc
+        self._commits.deliver()  # on_commit results, on the application's thread as librdkafka does
         while (event := self._bridge.take()) is not None:
             self._handle(event)
         join = self._join
@@ -286,6 +285,8 @@ class Consumer:
     def _revoke(self, partitions: list[Partition]) -> None:
         if not partitions:  # nothing owned: no callback (librdkafka calls none either)
             return
+        if not self._lost:  # the application's queued commits land before the partitions move
+            self._commits.flush(COMMIT_TIMEOUT_MS / 1000)
         if self._cfg.auto_commit and not self._lost and partitions:
             try:
                 self._commits.commit(self._commits.stored_offsets(partitions), asynchronous=False)
@@ -297,6 +298,7 @@ class Consumer:
     def _lose(self, partitions: list[Partition], why: str) -> None:
         """Membership lost: the partitions may already be someone else's; no commit is tried."""
         self._lost = True
+        self._commits.fail_pending(f"group {self._group}: {why}; commit not sent")
         log.warning("group %s: %s; partitions lost: %s", self._group, why, partitions)
         if self._error_cb is not None:
             self._error_cb(confluent_kafka.KafkaError(confluent_kafka.KafkaError._ASSIGNMENT_LOST,
@@ -396,6 +398,8 @@ class Consumer:
         try:
             if self._subscribed:
                 self._revoke_all()
+            self._commits.flush(COMMIT_TIMEOUT_MS / 1000)  # librdkafka waits for its commits too
+            self._commits.deliver()
         finally:
             self._closed = True
             try:

@@ -1,0 +1,153 @@
+"""Live: the commit modes of :class:`kafka_placement.clients.confluent.Consumer` (issue 30).
+
+Expected values come from the broker, read back with a plain ``confluent_kafka.Consumer``
+(``committed()``, ``get_watermark_offsets()``), never from the wrapper under test.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any
+
+import pytest
+
+from member_process import create_ready_topic, wait_until
+
+pytestmark = [pytest.mark.integration]
+
+PARTITIONS = 6
+RECORDS = 5000
+
+
+@pytest.fixture(scope="module")
+def filled_topic(kafka_cluster: Any) -> str:
+    """6 partitions, 5,000 keyed records (the issue's setting), written once for the module."""
+    from confluent_kafka import Producer
+    from kafka import KafkaAdminClient
+
+    admin = KafkaAdminClient(bootstrap_servers=kafka_cluster.bootstrap_servers, client_id="cf-commits")
+    try:
+        topic = create_ready_topic(admin, "cf-commits", PARTITIONS, 2)
+    finally:
+        admin.close()
+    producer = Producer({"bootstrap.servers": kafka_cluster.bootstrap_servers, "linger.ms": 5,
+                         "partitioner": "murmur2_random"})
+    for i in range(RECORDS):
+        producer.produce(topic, key=f"k{i}".encode(), value=b"v")
+    assert producer.flush(60) == 0
+    return topic
+
+
+def _broker_view(bootstrap: str, group: str, topic: str) -> tuple[dict[int, int], dict[int, int]]:
+    """(committed offset, high watermark) per partition, from the broker, by a plain client."""
+    import confluent_kafka
+
+    reader = confluent_kafka.Consumer({"bootstrap.servers": bootstrap, "group.id": group})
+    try:
+        tps = [confluent_kafka.TopicPartition(topic, p) for p in range(PARTITIONS)]
+        committed = {tp.partition: tp.offset for tp in reader.committed(tps, timeout=30)}
+        high = {p: reader.get_watermark_offsets(confluent_kafka.TopicPartition(topic, p), timeout=30)[1]
+                for p in range(PARTITIONS)}
+    finally:
+        reader.close()
+    return committed, high
+
+
+def _conf(bootstrap: str, group: str, **extra: Any) -> dict[str, Any]:
+    return {"bootstrap.servers": bootstrap, "group.id": group, "auto.offset.reset": "earliest",
+            "session.timeout.ms": 6000, "heartbeat.interval.ms": 1000, **extra}
+
+
+def test_async_commit_per_record_none_dropped_results_once_heartbeats_kept(
+    kafka_cluster: Any, filled_topic: str
+) -> None:
+    """The issue's loop: poll one record, commit it asynchronously. No commit fails, the results
+    come to on_commit once per request (far fewer requests than commits), the group's committed
+    offsets end at the high watermarks, and the member keeps its generation throughout (the commit
+    path never starves its heartbeats)."""
+    import confluent_kafka
+
+    from kafka_placement.clients.confluent import Consumer, FailoverAssignor
+
+    bootstrap, group = kafka_cluster.bootstrap_servers, f"cf-async-{uuid.uuid4().hex[:8]}"
+    results: list[tuple[Any, dict[int, int]]] = []
+    lost: list[Any] = []
+    consumer = Consumer(
+        _conf(bootstrap, group, **{"enable.auto.commit": False,
+                                   "on_commit": lambda err, tps: results.append(
+                                       (err, {tp.partition: tp.offset for tp in tps}))}),
+        assignor=FailoverAssignor(priority=1))
+    consumer.subscribe([filled_topic], on_lost=lambda c, parts: lost.append(parts))
+    last: dict[int, int] = {}
+    generations = set()
+    deadline = time.monotonic() + 120
+    while sum(o + 1 for o in last.values()) < RECORDS and time.monotonic() < deadline:
+        msg = consumer.poll(1.0)
+        if msg is None or msg.error() is not None:
+            continue
+        last[msg.partition()] = msg.offset()
+        consumer.commit(msg, asynchronous=True)
+        generations.add(consumer.group_metadata().generation_id)
+    assert sum(o + 1 for o in last.values()) == RECORDS
+    # position() and get_watermark_offsets() (librdkafka's, through the wrapper)
+    tps = [confluent_kafka.TopicPartition(filled_topic, p) for p in range(PARTITIONS)]
+    _, high = _broker_view(bootstrap, group, filled_topic)
+    assert {tp.partition: tp.offset for tp in consumer.position(tps)} == high
+    assert {p: consumer.get_watermark_offsets(tp, timeout=30)[1] for p, tp in enumerate(tps)} == high
+    # every result arrives through poll(); committed() (through the wrapper) catches up
+    wait_until(lambda: consumer.poll(0.1) is None and
+               {tp.partition: tp.offset for tp in consumer.committed(tps, timeout=30)} == high,
+               60, "committed() at the high watermarks")
+    consumer.close()
+    committed, high = _broker_view(bootstrap, group, filled_topic)
+    assert committed == high
+    failed = [err for err, _ in results if err is not None]
+    assert failed == []
+    assert 0 < len(results) < RECORDS // 5  # coalesced: one request per round trip, not per record
+    final = {}
+    for _, offsets in results:
+        final.update(offsets)
+    assert final == high  # the newest offsets were the last ones reported
+    assert not lost and len(generations) == 1 and -1 not in generations
+
+
+def test_sync_offsets_lists_store_offsets_and_auto_commit(kafka_cluster: Any, filled_topic: str) -> None:
+    """``commit(offsets=[...], asynchronous=False)`` returns what it committed; with
+    ``enable.auto.offset.store=false`` auto-commit commits what ``store_offsets()`` stored (not
+    the positions) on its interval while the consumer runs, and the newest stored at close."""
+    import confluent_kafka
+
+    from kafka_placement.clients.confluent import Consumer
+
+    bootstrap, group = kafka_cluster.bootstrap_servers, f"cf-store-{uuid.uuid4().hex[:8]}"
+    commits: list[Any] = []
+    consumer = Consumer(
+        _conf(bootstrap, group, **{"enable.auto.commit": True, "auto.commit.interval.ms": 300,
+                                   "enable.auto.offset.store": False,
+                                   "on_commit": lambda err, tps: commits.append(err)}),
+        assignor="range")
+    consumer.subscribe([filled_topic])
+    seen: dict[int, list[int]] = {}
+    deadline = time.monotonic() + 120
+    while sum(len(v) for v in seen.values()) < RECORDS and time.monotonic() < deadline:
+        for msg in consumer.consume(500, 1.0):
+            if msg.error() is None:
+                seen.setdefault(msg.partition(), []).append(msg.offset())
+                if msg.offset() % 2 == 0:  # the application stores only some of what it handled
+                    consumer.store_offsets(msg)
+    assert sum(len(v) for v in seen.values()) == RECORDS
+    stored = {p: max(o for o in offsets if o % 2 == 0) + 1 for p, offsets in seen.items()}
+    # the interval commit, while the consumer is open: the stored offsets, not the positions
+    wait_until(lambda: consumer.poll(0.1) is None and
+               _broker_view(bootstrap, group, filled_topic)[0] == stored, 30, "auto-commit of stored offsets")
+    # an explicit list, synchronously: partition 0 moved back to its start
+    done = consumer.commit(offsets=[confluent_kafka.TopicPartition(filled_topic, 0, 0)], asynchronous=False)
+    assert [(tp.partition, tp.offset) for tp in done] == [(0, 0)]
+    assert _broker_view(bootstrap, group, filled_topic)[0][0] == 0
+    last0 = max(seen[0])
+    consumer.store_offsets(offsets=[confluent_kafka.TopicPartition(filled_topic, 0, last0 + 1)])
+    consumer.close()  # auto-commit at close: the newest stored offset of partition 0
+    committed, high = _broker_view(bootstrap, group, filled_topic)
+    assert committed == {**stored, 0: last0 + 1} and committed[0] == high[0]
+    assert commits and all(err is None for err in commits)
