@@ -28,7 +28,6 @@ from typing import Any
 import confluent_kafka
 from kafka import KafkaConsumer
 from kafka import errors as kafka_errors
-from kafka.coordinator.assignors.abstract import RebalanceProtocol
 
 from kafka_placement.clients.confluent.consumer_config import SplitConfig, split_config
 from kafka_placement.clients.confluent.offsets import (
@@ -77,7 +76,7 @@ class Consumer:
         if kwargs:  # confluent-kafka also takes settings as keywords (logger=...)
             config = {**config, **kwargs}
         self._cfg: SplitConfig = split_config(config, assignor)
-        self._cooperative = RebalanceProtocol.COOPERATIVE in self._cfg.assignors[0].supported_protocols()
+        self._cooperative = self._cfg.cooperative
         self._error_cb: Callback | None = config.get("error_cb")
         self._rk = confluent_kafka.Consumer(self._cfg.librdkafka)
         try:

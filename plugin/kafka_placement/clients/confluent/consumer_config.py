@@ -14,7 +14,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kafka_placement.clients.kafka_python.assignors import ASSIGNOR_CLASSES
+from kafka.coordinator.assignors.abstract import RebalanceProtocol
+
+from kafka_placement.clients.group_assignor import rebalance_protocol
+from kafka_placement.clients.kafka_python.assignors import ASSIGNOR_CLASSES, CooperativeStickyAssignor
 from kafka_placement.errors import ConsumerConfigError, UnknownStrategyError
 
 # librdkafka name -> kafka-python KafkaConsumer keyword, for settings both clients need.
@@ -72,6 +75,7 @@ class SplitConfig:
     librdkafka: dict[str, Any]
     kafka_python: dict[str, Any]
     assignors: list[Any]
+    cooperative: bool  # the rebalance protocol the assignors run (Java's rule)
     auto_commit: bool
     auto_commit_interval_s: float
     auto_offset_store: bool
@@ -148,11 +152,14 @@ def build_assignors(assignor: object, rack: str | None) -> list[Any]:
                 f"assignor must be a strategy name ({', '.join(ASSIGNOR_CLASSES)}) or one of the "
                 f"kafka_placement assignors, got {item!r}"
             )
-    protocols = {tuple(a.supported_protocols()) for a in result}
-    if len(protocols) > 1:
-        raise ConsumerConfigError(
-            "assignors mix eager and cooperative rebalancing: " + ", ".join(a.name for a in result)
-        )
+    # Java's rule (the highest protocol every assignor supports; kafka-python's coordinator picks
+    # the same): cooperative-sticky in a list with eager strategies runs eagerly and must not
+    # send owned partitions
+    protocol = rebalance_protocol([a.strategy for a in result])
+    for item in result:
+        if isinstance(item, CooperativeStickyAssignor):
+            item.rebalance_protocol = (RebalanceProtocol.COOPERATIVE if protocol == "cooperative"
+                                       else RebalanceProtocol.EAGER)
     return result
 
 
@@ -227,6 +234,7 @@ def split_config(config: Mapping[str, Any], assignor: object | None) -> SplitCon
         librdkafka=librdkafka,
         kafka_python=kafka_python,
         assignors=assignors,
+        cooperative=rebalance_protocol([a.strategy for a in assignors]) == "cooperative",
         auto_commit=auto_commit,
         auto_commit_interval_s=values["auto.commit.interval.ms"] / 1000,
         auto_offset_store=auto_store,
