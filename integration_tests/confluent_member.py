@@ -38,6 +38,8 @@ def main(config: Json) -> int:
     threading.Thread(target=read_stdin, daemon=True).start()
     strategy = config["strategy"]
     assignor: Any = FailoverAssignor(priority=config["priority"]) if strategy == "failover" else strategy
+    if isinstance(assignor, str) and "," in assignor:  # a list, e.g. Java's "cooperative-sticky,range"
+        assignor = [name.strip() for name in assignor.split(",")]
     conf: Json = {
         "bootstrap.servers": config["bootstrap"],
         "group.id": config["group"],
