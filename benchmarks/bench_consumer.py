@@ -6,13 +6,15 @@ cluster, for every commit mode an application uses:
   none        poll() per record, no commits
   async       poll() per record, ``commit(msg, asynchronous=True)`` after each
   sync        poll() per record, ``commit(msg, asynchronous=False)`` after each
-  sync/1000   poll() per record, ``commit(msg, asynchronous=False)`` after every 1,000th
+  sync/1000   poll() per record, ``commit(asynchronous=False)`` (all positions) after every 1,000th
   auto        ``enable.auto.commit=true`` (librdkafka's default, every 5 s and at close)
   store+auto  ``enable.auto.offset.store=false``, ``store_offsets(msg)`` after each + auto-commit
   consume     ``consume(1000)`` batches, no commits
 
-Each measurement is a fresh subprocess with a fresh group (one member) reading the same topic
-from the start (6 partitions, keyed records of 100 bytes, written once before the runs).
+Each measurement is a fresh subprocess, one group member reading the same topic from the start
+(6 partitions, keyed records of 100 bytes, written once before the runs). Both clients of a row
+use the same group id, one after the other (the group deleted in between): the same group
+coordinator on the broker, whose commit latency differs from broker to broker here.
 Reported per row: the join (subscribe() to the first record), records/s from the first record to
 the last, the ratio ours/plain, close() time (where queued commits are waited for), failed commits
 (``on_commit`` errors + commit exceptions), and the group's committed offsets after close()
@@ -44,10 +46,9 @@ MODES = ("none", "async", "sync", "sync/1000", "auto", "store+auto", "consume")
 SLOW_MODES = ("sync", "async")
 
 
-def _child(impl: str, mode: str, bootstrap: str, topic: str, records: int) -> dict[str, Any]:
+def _child(impl: str, mode: str, bootstrap: str, topic: str, records: int, group: str) -> dict[str, Any]:
     import confluent_kafka
 
-    group = f"bench-{impl}-{uuid.uuid4().hex[:8]}"
     failed = [0]
     committed_calls = [0]
 
@@ -86,8 +87,10 @@ def _child(impl: str, mode: str, bootstrap: str, topic: str, records: int) -> di
         try:
             if mode == "async":
                 consumer.commit(msg, asynchronous=True)
-            elif mode == "sync" or (mode == "sync/1000" and (seen % 1000 == 0 or seen == records)):
+            elif mode == "sync":
                 consumer.commit(msg, asynchronous=False)
+            elif mode == "sync/1000" and (seen % 1000 == 0 or seen == records):
+                consumer.commit(asynchronous=False)  # the positions of every partition
             elif mode == "store+auto":
                 consumer.store_offsets(msg)
         except confluent_kafka.KafkaException:
@@ -155,17 +158,33 @@ def _produce(bootstrap: str, records: int) -> str:
     return topic
 
 
-def _run(impl: str, mode: str, bootstrap: str, topic: str, records: int) -> dict[str, Any]:
-    out = subprocess.run([sys.executable, __file__, "--child", impl, mode, bootstrap, topic, str(records)],
-                         check=True, capture_output=True, text=True, timeout=900)
+def _run(impl: str, mode: str, bootstrap: str, topic: str, records: int, group: str) -> dict[str, Any]:
+    argv = [sys.executable, __file__, "--child", impl, mode, bootstrap, topic, str(records), group]
+    out = subprocess.run(argv, check=True, capture_output=True, text=True, timeout=900)
     result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
+    _delete_group(bootstrap, group)  # the next run starts from the beginning again
     return result
+
+
+def _delete_group(bootstrap: str, group: str) -> None:
+    from confluent_kafka.admin import AdminClient
+
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    for _ in range(50):  # the member's LeaveGroup may still be settling
+        try:
+            admin.delete_consumer_groups([group], request_timeout=30)[group].result()
+            return
+        except Exception as exc:  # GROUP_ID_NOT_FOUND: nothing was ever committed
+            if "GROUP_ID_NOT_FOUND" in str(exc):
+                return
+            time.sleep(0.2)
+    raise RuntimeError(f"could not delete consumer group {group}")
 
 
 def main() -> int:
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
-        impl, mode, bootstrap, topic, records = sys.argv[2:7]
-        print(json.dumps(_child(impl, mode, bootstrap, topic, int(records))))
+        impl, mode, bootstrap, topic, records, group = sys.argv[2:8]
+        print(json.dumps(_child(impl, mode, bootstrap, topic, int(records), group)))
         return 0
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--records", type=int, default=200_000, help="records per run (default 200,000)")
@@ -191,11 +210,14 @@ def main() -> int:
         topic = _produce(bootstrap, max(args.records, args.commit_records))
         best: dict[tuple[str, str], dict[str, Any]] = {}
         failed: dict[tuple[str, str], int] = {}
-        for _ in range(args.rounds):
+        for round_ in range(args.rounds):
             for mode in modes:
                 n = args.commit_records if mode in SLOW_MODES else args.records
-                for impl in ("plain", "ours"):
-                    r = _run(impl, mode, bootstrap, topic, n)
+                # one group id for both, one after the other (its offsets deleted in between): the
+                # same group coordinator, so the same commit latency on the broker's side
+                group = f"bench-{mode.replace('/', '-').replace('+', '-')}-{uuid.uuid4().hex[:8]}"
+                for impl in ("plain", "ours") if round_ % 2 == 0 else ("ours", "plain"):
+                    r = _run(impl, mode, bootstrap, topic, n, group)
                     failed[impl, mode] = failed.get((impl, mode), 0) + r["failed"]
                     if (impl, mode) not in best or r["per_s"] > best[impl, mode]["per_s"]:
                         best[impl, mode] = r

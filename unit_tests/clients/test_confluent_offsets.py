@@ -156,3 +156,35 @@ def test_commits_not_yet_sent_fail_at_a_loss_and_later_ones_are_refused_locally(
     assert len(coordinator.requests) == 1  # the failed one was never sent
     committer.deliver()
     assert [e is None for e in reports] == [False, True]  # failed (not sent) first, then the one in flight
+
+
+def test_on_commit_hears_of_asynchronous_commits_only_as_confluent_kafka() -> None:
+    """confluent-kafka calls on_commit for asynchronous and automatic commits, never for a
+    synchronous one (its caller has the answer): a request that carried only synchronous commits
+    is not reported, one that coalesced both is reported once."""
+    reports: list[Any] = []
+    committer, coordinator, loop = _committer(on_commit=lambda err, tps: reports.append(len(tps)))
+    done: list[Any] = []
+    worker = threading.Thread(target=lambda: done.append(committer.commit({("t", 0): 1}, asynchronous=False)))
+    worker.start()
+    while not coordinator.requests:
+        worker.join(0.01)
+    coordinator.requests[0][1].success(None)
+    loop.step()
+    worker.join(10)
+    assert [(tp.partition, tp.offset) for tp in done[0]] == [(0, 1)]
+    committer.deliver()
+    assert reports == []
+    committer.commit({("t", 1): 5}, asynchronous=True)  # goes out at once, alone
+    committer.commit({("t", 2): 7}, asynchronous=True)  # waits, coalesced with the sync one below
+    worker = threading.Thread(target=lambda: committer.commit({("t", 0): 2}, asynchronous=False))
+    worker.start()
+    while worker.is_alive() and ("t", 0) not in committer.queue.pending:
+        worker.join(0.01)
+    coordinator.requests[1][1].success(None)
+    loop.step()
+    coordinator.requests[2][1].success(None)
+    loop.step()
+    worker.join(10)
+    committer.deliver()
+    assert reports == [1, 2]  # ({t1}) and ({t0, t2}): once each

@@ -13,9 +13,10 @@ the commits made meanwhile coalesced per partition (the newest offset wins), non
 a request is in flight. The requests are sent by one coroutine on kafka-python's IO thread (the
 thread that also heartbeats, so a commit never blocks a heartbeat, and at most one commit request
 shares the coordinator connection with them). Each request's result reaches the application once,
-on its own thread (``poll()``/``consume()``/``close()``): ``on_commit(err, partitions)`` as
-librdkafka's offset commit callback (for every request, synchronous ones included); a failed one
-without ``on_commit`` goes to ``error_cb``, else to one log line per request.
+on its own thread (``poll()``/``consume()``/``close()``): ``on_commit(err, partitions)`` once per
+request that carried an asynchronous or automatic commit (as confluent-kafka, not for synchronous
+ones: their callers get the answer); a failed one without ``on_commit`` goes to ``error_cb``, else
+to one log line per request.
 """
 
 from __future__ import annotations
@@ -106,7 +107,8 @@ class GroupCommitter:
         self.queue: CommitQueue[Partition] = CommitQueue(retry_window_s=COMMIT_TIMEOUT_MS / 1000)
         self._cond = threading.Condition()
         self._sending = False
-        self._results: deque[CommitResult[Partition]] = deque()  # for the application thread
+        #: finished requests for the application thread, and whether on_commit hears of them
+        self._results: deque[tuple[CommitResult[Partition], bool]] = deque()
         self._waiting: dict[int, CommitResult[Partition] | None] = {}  # synchronous commits' tickets
         self.failed_requests = 0  # observable: requests reported failed
 
@@ -210,7 +212,9 @@ class GroupCommitter:
     def deliver(self) -> None:
         """Report finished requests to the application (its thread: poll/consume/close)."""
         while self._results:
-            result = self._results.popleft()
+            result, report = self._results.popleft()
+            if not report:  # synchronous commits only: their callers had the answer
+                continue
             error = None if result.error is None else kafka_error(result.error)
             if self.on_commit is not None:
                 parts = [confluent_tp(t, p, o) for (t, p), o in sorted(result.offsets.items())]
@@ -276,8 +280,12 @@ class GroupCommitter:
         """Record ``result`` (lock held): for the synchronous waiters and the application."""
         if result.error is not None:
             self.failed_requests += 1
+        waited_for = 0
         for ticket in self._waiting:
             if result.covers(ticket):
                 self._waiting[ticket] = result
-        self._results.append(result)
+                waited_for += 1
+        # confluent-kafka calls on_commit for asynchronous (and automatic) commits, not for
+        # synchronous ones: a request carrying only the latter is not reported again
+        self._results.append((result, result.commits > waited_for))
         self._cond.notify_all()
