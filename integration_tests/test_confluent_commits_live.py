@@ -6,6 +6,7 @@ Expected values come from the broker, read back with a plain ``confluent_kafka.C
 
 from __future__ import annotations
 
+import random
 import time
 import uuid
 from typing import Any
@@ -13,6 +14,12 @@ from typing import Any
 import pytest
 
 from member_process import create_ready_topic, wait_until
+from test_confluent_consumer_live import (  # the worker processes of the failover proofs
+    SESSION_TIMEOUT_S,
+    KeyedProducer,
+    spawn,  # noqa: F401  (fixture)
+    topic,  # noqa: F401  (fixture)
+)
 
 pytestmark = [pytest.mark.integration]
 
@@ -39,16 +46,15 @@ def filled_topic(kafka_cluster: Any) -> str:
     return topic
 
 
-def _broker_view(bootstrap: str, group: str, topic: str) -> tuple[dict[int, int], dict[int, int]]:
+def _broker_view(bootstrap: str, group: str, topic_name: str) -> tuple[dict[int, int], dict[int, int]]:
     """(committed offset, high watermark) per partition, from the broker, by a plain client."""
     import confluent_kafka
 
     reader = confluent_kafka.Consumer({"bootstrap.servers": bootstrap, "group.id": group})
     try:
-        tps = [confluent_kafka.TopicPartition(topic, p) for p in range(PARTITIONS)]
+        tps = [confluent_kafka.TopicPartition(topic_name, p) for p in range(PARTITIONS)]
         committed = {tp.partition: tp.offset for tp in reader.committed(tps, timeout=30)}
-        high = {p: reader.get_watermark_offsets(confluent_kafka.TopicPartition(topic, p), timeout=30)[1]
-                for p in range(PARTITIONS)}
+        high = {tp.partition: reader.get_watermark_offsets(tp, timeout=30)[1] for tp in tps}
     finally:
         reader.close()
     return committed, high
@@ -151,3 +157,47 @@ def test_sync_offsets_lists_store_offsets_and_auto_commit(kafka_cluster: Any, fi
     committed, high = _broker_view(bootstrap, group, filled_topic)
     assert committed == {**stored, 0: last0 + 1} and committed[0] == high[0]
     assert commits and all(err is None for err in commits)
+
+
+def test_sigkill_while_committing_async_per_record_standby_resumes_at_the_last_reported_commit(
+    kafka_cluster: Any, topic: str, spawn: Any, request: pytest.FixtureRequest  # noqa: F811
+) -> None:
+    """A failover group; the active member commits asynchronously after every record and is
+    SIGKILLed at a random moment. The standby starts each partition no further back than the last
+    commit the killed member's application was told succeeded (on_commit), nothing is lost, and
+    the replayed records are counted."""
+    group = f"cf-kill-async-{uuid.uuid4().hex[:8]}"
+    producer = KeyedProducer(kafka_cluster.bootstrap_servers, topic, rate_per_s=3000, limit=40_000)
+    request.addfinalizer(producer.stop)
+    active = spawn(group, "p10", topic, "failover", priority=10, commit_mode="async-per-record")
+    wait_until(lambda: active.owned() == set(range(PARTITIONS)), 60, "p10 owning everything")
+    standby = spawn(group, "p5", topic, "failover", priority=5, commit_mode="async-per-record")
+    wait_until(lambda: standby.last("assignment") is not None, 60, "p5 in the group")
+    delay = random.uniform(2.0, 6.0)
+    time.sleep(delay)
+    active.kill()
+    wait_until(lambda: standby.owned() == set(range(PARTITIONS)), SESSION_TIMEOUT_S + 30,
+               "p5 owning everything after p10's SIGKILL")
+    producer.finish(120)
+    assert producer.failed == 0
+    produced = producer.delivered
+    wait_until(lambda: produced <= set(active.records()) | set(standby.records()), 90,
+               "every record consumed")
+
+    told: dict[int, int] = {}  # partition -> the newest offset on_commit reported committed
+    for e in active.snapshot():
+        if e["ev"] == "commit-ok":
+            told.update({p: o for p, o in e["offsets"]})
+    assert not [e for e in active.snapshot() if e["ev"] == "commit-failed"]
+    first_after: dict[int, int] = {}
+    for p, o in standby.records():
+        first_after[p] = min(o, first_after.get(p, o))
+    for p, committed in told.items():
+        assert first_after[p] >= committed, (
+            f"partition {p}: p5 started at {first_after[p]}, before {committed}, the commit p10 was told of")
+    replayed = sum(1 for p, o in active.records() if o >= first_after.get(p, o + 1))
+    delivered_by_active = len(active.records())
+    assert told and delivered_by_active > 0
+    print(f"\nSIGKILL after {delay:.1f}s: p10 delivered {delivered_by_active} records, "
+          f"was told of commits up to {sum(told.values())} (sum over partitions), "
+          f"p5 replayed {replayed}")
