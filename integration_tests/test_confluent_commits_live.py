@@ -201,3 +201,46 @@ def test_sigkill_while_committing_async_per_record_standby_resumes_at_the_last_r
     print(f"\nSIGKILL after {delay:.1f}s: p10 delivered {delivered_by_active} records, "
           f"was told of commits up to {sum(told.values())} (sum over partitions), "
           f"p5 replayed {replayed}")
+
+
+def test_a_topic_created_just_before_is_in_the_first_assignment(
+    kafka_cluster: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The group's topics' metadata is known before the leader assigns: a topic created right
+    before subscribe() (no wait for its leaders) is in the first assignment, whole, with no
+    "left unassigned" warning. The join time next to a plain confluent consumer's is printed."""
+    import logging
+
+    import confluent_kafka
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    from kafka_placement.clients.confluent import Consumer
+
+    bootstrap = kafka_cluster.bootstrap_servers
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    joins = {}
+    for impl in ("ours", "plain"):
+        new_topic = f"cf-fresh-{uuid.uuid4().hex[:8]}"
+        admin.create_topics([NewTopic(new_topic, PARTITIONS, 2)])[new_topic].result()
+        conf = _conf(bootstrap, f"cf-fresh-{uuid.uuid4().hex[:8]}", **{"enable.auto.commit": False})
+        first: list[list[int]] = []
+
+        def on_assign(c: Any, parts: list[Any], first: list[list[int]] = first) -> None:
+            first.append(sorted(tp.partition for tp in parts))
+
+        caplog.clear()
+        with caplog.at_level(logging.WARNING):
+            start = time.monotonic()
+            plain_conf = {**conf, "partition.assignment.strategy": "range"}
+            consumer: Any = (Consumer(conf, assignor="range") if impl == "ours"
+                             else confluent_kafka.Consumer(plain_conf))
+            consumer.subscribe([new_topic], on_assign=on_assign)
+            deadline = start + 60
+            while not first and time.monotonic() < deadline:
+                consumer.poll(0.1)
+            joins[impl] = time.monotonic() - start
+            consumer.close()
+        assert first and first[0] == list(range(PARTITIONS)), (impl, first)
+        assert not [r for r in caplog.records if "left unassigned" in r.getMessage()], impl
+    print(f"\njoin (constructor + subscribe -> on_assign) on a new topic: ours {joins['ours']:.2f} s, "
+          f"plain {joins['plain']:.2f} s")

@@ -110,6 +110,11 @@ class FakeKafkaConsumer:
         self.config = config
         self._coordinator = FakeCoordinator()
         self._manager = SimpleNamespace(call_soon=self._call_soon)
+        self.known_topics: set[str] = {"t"}
+        self.metadata_requests = 0
+        self._cluster = SimpleNamespace(
+            request_update=self._request_update,
+            partitions_for_topic=lambda t: {0} if t in self.known_topics else None)
         self.joins: list[Future] = []
         self.closed = False
 
@@ -123,6 +128,10 @@ class FakeKafkaConsumer:
             with pytest.raises(StopIteration):
                 result.send(None)
         return future.success(None)
+
+    def _request_update(self) -> Future:
+        self.metadata_requests += 1
+        return Future().success(None)  # a metadata response came (with known_topics)
 
     def subscribe(self, topics: list[str], listener: Any) -> None:
         self.topics = topics
@@ -305,3 +314,30 @@ def test_close_revokes_then_leaves_and_closes_both_clients() -> None:
     assert consumer._kc.closed and consumer._rk.closed
     with pytest.raises(RuntimeError, match="closed"):
         consumer.poll(0)
+
+
+def test_the_first_join_waits_for_metadata_naming_every_subscribed_topic(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A leader assigns only the topics its metadata knows: a topic created just before the group
+    starts must be in the metadata before the first JoinGroup — within METADATA_WAIT_S; a topic
+    that does not exist does not hold the join longer (librdkafka joins without it too)."""
+    consumer = consumer_module.Consumer(CONF, assignor="range")
+    consumer._kc.known_topics = set()
+    consumer.subscribe(["t"])
+    for _ in range(3):
+        consumer._next_drive = 0.0
+        consumer.poll(0)
+    assert consumer._kc.joins == [] and consumer._kc.metadata_requests >= 3  # asked again each time
+    consumer._kc.known_topics = {"t"}  # the topic's leader is elected, metadata names it
+    consumer._next_drive = 0.0
+    consumer.poll(0)
+    assert len(consumer._kc.joins) == 1
+    other = consumer_module.Consumer(CONF, assignor="range")
+    other._kc.known_topics = set()
+    other.subscribe(["missing"])
+    later = consumer_module.METADATA_WAIT_S
+    monkeypatch.setattr(consumer_module, "_monotonic", lambda: time.monotonic() + later)
+    other._next_drive = 0.0
+    other.poll(0)
+    assert len(other._kc.joins) == 1

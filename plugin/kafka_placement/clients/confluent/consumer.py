@@ -47,6 +47,9 @@ __all__ = ["Consumer"]
 
 #: Longest time the application's poll() blocks in librdkafka before looking at the group again.
 DRIVE_INTERVAL_S = 0.05
+#: How long the first join after subscribe() waits for metadata naming every subscribed topic (a
+#: topic created just before; one that does not exist is joined without, as librdkafka does).
+METADATA_WAIT_S = 5.0
 
 _monotonic = time.monotonic
 _NO_OFFSET = confluent_kafka.KafkaError._NO_OFFSET
@@ -105,6 +108,9 @@ class Consumer:
         self._in_callback = False
         self._callback_assigned = False
         self._subscribed = False
+        self._topics: list[str] = []
+        self._metadata_update: Any = None  # the metadata the first join waits for (see _metadata_known)
+        self._metadata_deadline = 0.0
         self._closed = False
         self._next_drive = 0.0
         self._next_auto_commit = time.monotonic() + self._cfg.auto_commit_interval_s
@@ -130,6 +136,9 @@ class Consumer:
         self._on_assign, self._on_revoke, self._on_lost = on_assign, on_revoke, on_lost
         self._kc.subscribe(list(topics), listener=self._bridge)
         self._subscribed = True
+        self._topics = list(topics)
+        self._metadata_update = self._kc._cluster.request_update()  # resolved by the next response
+        self._metadata_deadline = _monotonic() + METADATA_WAIT_S
         self._next_drive = 0.0
 
     def unsubscribe(self) -> None:
@@ -192,7 +201,7 @@ class Consumer:
             self._join = None
             if join.failed():
                 self._join_failed(join.exception)
-        if self._join is None and coordinator.need_rejoin():
+        if self._join is None and coordinator.need_rejoin() and self._metadata_known(now):
             self._join = self._kc._manager.call_soon(coordinator.ensure_active_group_async, None)
         try:
             coordinator.poll_heartbeat()  # liveness for max.poll.interval.ms; re-raises a dead heartbeat loop
@@ -212,6 +221,22 @@ class Consumer:
             self._next_auto_commit = now + self._cfg.auto_commit_interval_s
             if self._owned and not self._lost and not coordinator.rebalance_in_progress():
                 self._commits.commit(self._commits.stored_offsets(self._owned), asynchronous=True)
+
+    def _metadata_known(self, now: float) -> bool:
+        """Before the first join after subscribe(): a metadata response has come since, and it
+        names every subscribed topic (a leader assigns only what its metadata knows) — or
+        ``METADATA_WAIT_S`` passed."""
+        if self._metadata_update is None:
+            return True
+        if now < self._metadata_deadline:
+            if not self._metadata_update.is_done:
+                return False
+            cluster = self._kc._cluster
+            if not all(cluster.partitions_for_topic(t) for t in self._topics):
+                self._metadata_update = cluster.request_update()  # e.g. no leader yet: ask again
+                return False
+        self._metadata_update = None
+        return True
 
     def _session_expired(self, now: float) -> bool:
         coordinator = self._coordinator
