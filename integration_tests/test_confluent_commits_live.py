@@ -244,3 +244,36 @@ def test_a_topic_created_just_before_is_in_the_first_assignment(
         assert not [r for r in caplog.records if "left unassigned" in r.getMessage()], impl
     print(f"\njoin (constructor + subscribe -> on_assign) on a new topic: ours {joins['ours']:.2f} s, "
           f"plain {joins['plain']:.2f} s")
+
+
+def test_a_pattern_subscription_picks_up_a_topic_created_after_the_group_started(kafka_cluster: Any) -> None:
+    """``^prefix-.*`` (librdkafka's regex syntax) is matched against the cluster's topics; a topic
+    created while the group runs is assigned within the metadata refresh interval (2 s here)."""
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    from kafka_placement.clients.confluent import Consumer
+
+    bootstrap = kafka_cluster.bootstrap_servers
+    prefix = f"cf-pat-{uuid.uuid4().hex[:8]}"
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    admin.create_topics([NewTopic(f"{prefix}-a", 2, 2), NewTopic(f"{prefix}-other", 2, 2)])
+    consumer = Consumer(_conf(bootstrap, f"cf-pat-{uuid.uuid4().hex[:8]}", **{
+        "enable.auto.commit": False, "topic.metadata.refresh.interval.ms": 2000}), assignor="range")
+    try:
+        consumer.subscribe([f"^{prefix}-a.*", f"{prefix}-other"])
+
+        def owned() -> set[tuple[str, int]]:
+            consumer.poll(0.1)
+            return {(tp.topic, tp.partition) for tp in consumer.assignment()}
+
+        first = {(f"{prefix}-a", 0), (f"{prefix}-a", 1), (f"{prefix}-other", 0), (f"{prefix}-other", 1)}
+        wait_until(lambda: owned() == first, 60, "the matching topic and the named one assigned")
+        admin.create_topics([NewTopic(f"{prefix}-ab", 3, 2), NewTopic(f"{prefix}-b", 1, 2)])
+        created = time.monotonic()
+        later = first | {(f"{prefix}-ab", p) for p in range(3)}
+        wait_until(lambda: owned() == later, 60, "the topic created later assigned too")
+        took = time.monotonic() - created
+    finally:
+        consumer.close()
+    print(f"\npattern subscription: new topic assigned {took:.1f} s after it was created (refresh 2 s)")
+    assert took <= 2.0 + 15  # the refresh interval plus a rebalance, on a loaded machine

@@ -133,8 +133,8 @@ class FakeKafkaConsumer:
         self.metadata_requests += 1
         return Future().success(None)  # a metadata response came (with known_topics)
 
-    def subscribe(self, topics: list[str], listener: Any) -> None:
-        self.topics = topics
+    def subscribe(self, topics: Any = (), pattern: str | None = None, listener: Any = None) -> None:
+        self.topics, self.pattern = topics, pattern
         self._coordinator.rejoin = True
 
     def close(self, autocommit: bool, timeout_ms: int) -> None:
@@ -341,3 +341,18 @@ def test_the_first_join_waits_for_metadata_naming_every_subscribed_topic(
     other._next_drive = 0.0
     other.poll(0)
     assert len(other._kc.joins) == 1
+
+
+def test_regex_subscriptions_are_librdkafkas_names_starting_with_a_caret() -> None:
+    import re
+
+    from kafka_placement.errors import ConsumerConfigError
+
+    consumer = consumer_module.Consumer(CONF, assignor="range")
+    consumer.subscribe(["^orders-.*", "audit"])
+    regex = re.compile(consumer._kc.pattern)
+    # kafka-python's coordinator matches topics with pattern.match, re-evaluated per metadata update
+    assert [t for t in ["orders-1", "orders-", "audit", "audit2", "xorders-1", "t"] if regex.match(t)] == [
+        "orders-1", "orders-", "audit"]
+    with pytest.raises(ConsumerConfigError, match="invalid topic regex"):
+        consumer.subscribe(["^orders-("])

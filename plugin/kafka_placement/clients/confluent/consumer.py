@@ -21,6 +21,7 @@ stuck state.
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -128,15 +129,28 @@ class Consumer:
         self._check_open()
         if isinstance(topics, str) or not all(isinstance(t, str) and t for t in topics):
             raise ConsumerConfigError(f"topics must be a list of topic names, got {topics!r}")
-        if any(t.startswith("^") for t in topics):
-            raise ConsumerConfigError(f"regex subscriptions are not supported here, got {topics!r}")
+        # librdkafka's rule: a name starting with "^" is a regex, matched against the cluster's
+        # topics and re-evaluated at every metadata refresh (topic.metadata.refresh.interval.ms);
+        # kafka-python's coordinator does the matching for one pattern: names and regexes in one
+        patterns = [t for t in topics if t.startswith("^")]
+        literals = [t for t in topics if not t.startswith("^")]
+        pattern = None
+        if patterns:
+            pattern = "|".join([f"(?:{p})" for p in patterns] + [f"^{re.escape(t)}$" for t in literals])
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise ConsumerConfigError(f"invalid topic regex in {patterns!r}: {exc}") from None
         for name, cb in (("on_assign", on_assign), ("on_revoke", on_revoke), ("on_lost", on_lost)):
             if cb is not None and not callable(cb):
                 raise ConsumerConfigError(f"{name} must be callable, got {cb!r}")
         self._on_assign, self._on_revoke, self._on_lost = on_assign, on_revoke, on_lost
-        self._kc.subscribe(list(topics), listener=self._bridge)
+        if pattern is not None:
+            self._kc.subscribe(pattern=pattern, listener=self._bridge)
+        else:
+            self._kc.subscribe(list(topics), listener=self._bridge)
         self._subscribed = True
-        self._topics = list(topics)
+        self._topics = literals
         self._metadata_update = self._kc._cluster.request_update()  # resolved by the next response
         self._metadata_deadline = _monotonic() + METADATA_WAIT_S
         self._next_drive = 0.0

@@ -35,6 +35,8 @@ _SHARED = {
     "ssl.key.password": "ssl_password",
     "retry.backoff.ms": "retry_backoff_ms",
     "client.rack": "client_rack",
+    # how often pattern subscriptions are re-evaluated (both clients' default: 5 minutes)
+    "topic.metadata.refresh.interval.ms": "metadata_max_age_ms",
 }
 # Group membership settings: kafka-python only (librdkafka never joins the group).
 _GROUP_ONLY = {
@@ -53,7 +55,7 @@ _REFUSED = {
     "group.protocol.type": "the group's protocol type is always 'consumer'",
 }
 _INT_KEYS = ("session.timeout.ms", "heartbeat.interval.ms", "max.poll.interval.ms",
-             "auto.commit.interval.ms", "retry.backoff.ms")
+             "auto.commit.interval.ms", "retry.backoff.ms", "topic.metadata.refresh.interval.ms")
 _SSL_IDENTIFICATION = "ssl.endpoint.identification.algorithm"
 
 #: librdkafka's defaults for the settings we take over (kafka-python's differ).
