@@ -1,16 +1,29 @@
-"""Consuming 1M records: our confluent ``Consumer`` (librdkafka fetching, group by kafka-python's
-coordinator with our ``range``) vs plain ``confluent_kafka.Consumer`` (librdkafka's built-in
-range) vs kafka-python's ``KafkaConsumer``, side by side in one run on one live cluster.
+"""Consuming and committing: our confluent ``Consumer`` (librdkafka fetching, the group and the
+commits by kafka-python's coordinator with our ``failover`` assignor) next to a plain
+``confluent_kafka.Consumer`` (librdkafka's built-in range), side by side in one run on one live
+cluster, for every commit mode an application uses:
 
-Each measurement is a fresh subprocess with a fresh group reading the same topic from the start
-(6 partitions, 1M records of 100 bytes, written once before the runs). Reported: the time from
-subscribe() to the first record (group join), and the consuming rate from the first record to the
-1,000,000th (records/s, the ratio to plain confluent). The confluent pair is measured twice:
-``consume(1000)`` batches and ``poll()`` per message (where any per-call overhead of ours shows
-most). Rounds alternate the
-implementations (shared machine); the best of the rounds is reported.
+  none        poll() per record, no commits
+  async       poll() per record, ``commit(msg, asynchronous=True)`` after each
+  sync        poll() per record, ``commit(msg, asynchronous=False)`` after each
+  sync/1000   poll() per record, ``commit(asynchronous=False)`` (all positions) after every 1,000th
+  auto        ``enable.auto.commit=true`` (librdkafka's default, every 5 s and at close)
+  store+auto  ``enable.auto.offset.store=false``, ``store_offsets(msg)`` after each + auto-commit
+  consume     ``consume(1000)`` batches, no commits
 
-Usage: .venv/bin/python benchmarks/bench_consumer.py [--records N] [--rounds R] [--bootstrap H:P]
+Each measurement is a fresh subprocess, one group member reading the same topic from the start
+(6 partitions, keyed records of 100 bytes, written once before the runs). Both clients of a row
+use the same group id, one after the other (the group deleted in between): the same group
+coordinator on the broker, whose commit latency differs from broker to broker here.
+Reported per row: the join (subscribe() to the first record), records/s from the first record to
+the last, the ratio ours/plain, close() time (where queued commits are waited for), failed commits
+(``on_commit`` errors + commit exceptions), and the group's committed offsets after close()
+compared with the records read (``left`` = records read but not committed; 0 means nothing would
+be replayed). Rounds alternate the implementations
+(shared machine); the best rate of the rounds is reported.
+
+Usage: .venv/bin/python benchmarks/bench_consumer.py [--records N] [--async-records N] [--sync-records N]
+       [--rounds R] [--modes none,async,...] [--bootstrap H:P]
 (without --bootstrap a throw-away cluster is started and removed; needs the Docker image).
 """
 
@@ -26,60 +39,101 @@ from typing import Any
 
 PARTITIONS = 6
 VALUE = b"x" * 100
+MODES = ("none", "async", "sync", "sync/1000", "auto", "store+auto", "consume")
+#: Modes bounded by one commit round trip per record read fewer records: sync per record
+#: (--sync-records), and async per record (--async-records), where librdkafka sends one
+#: OffsetCommit per commit and its close() waits for all of them.
 
 
-def _child(impl: str, bootstrap: str, topic: str, records: int) -> dict[str, Any]:
-    group = f"bench-{impl}-{uuid.uuid4().hex[:8]}"
-    common = {"bootstrap.servers": bootstrap, "group.id": group, "auto.offset.reset": "earliest",
-              "enable.auto.commit": False}
-    seen = 0
-    if impl.startswith("kafka-python"):
-        from kafka import KafkaConsumer
+def _child(impl: str, mode: str, bootstrap: str, topic: str, records: int, group: str) -> dict[str, Any]:
+    import confluent_kafka
 
-        kc = KafkaConsumer(bootstrap_servers=bootstrap.split(","), group_id=group,
-                           auto_offset_reset="earliest", enable_auto_commit=False, max_poll_records=1000)
-        start = time.perf_counter()
-        kc.subscribe([topic])
-        while seen < records:
-            for batch in kc.poll(timeout_ms=1000).values():
-                if not seen:
-                    first = time.perf_counter()
-                seen += len(batch)
-        end = time.perf_counter()
-        kc.close()
+    failed = [0]
+    committed_calls = [0]
+
+    def on_commit(err: Any, partitions: list[Any]) -> None:
+        committed_calls[0] += 1
+        if err is not None or any(tp.error is not None for tp in partitions):
+            failed[0] += 1
+
+    auto = mode in ("auto", "store+auto")
+    conf: dict[str, Any] = {"bootstrap.servers": bootstrap, "group.id": group,
+                            "auto.offset.reset": "earliest", "enable.auto.commit": auto,
+                            "on_commit": on_commit}
+    if mode == "store+auto":
+        conf["enable.auto.offset.store"] = False
+    if impl == "ours":
+        from kafka_placement.clients.confluent import Consumer, FailoverAssignor
+
+        consumer: Any = Consumer(conf, assignor=FailoverAssignor(priority=1))
     else:
-        if impl.startswith("ours"):
-            from kafka_placement.clients.confluent import Consumer
+        consumer = confluent_kafka.Consumer({**conf, "partition.assignment.strategy": "range"})
+    seen = 0
+    last: dict[int, int] = {}
+    start = time.perf_counter()
+    consumer.subscribe([topic])
+    first_msg = None
+    while first_msg is None:  # the join: until the first record
+        msg = consumer.poll(1.0)
+        if msg is not None and msg.error() is None:
+            first_msg = msg
+    first = time.perf_counter()
 
-            consumer: Any = Consumer(common, assignor="range")
-        else:
-            import confluent_kafka
+    def handle(msg: Any) -> None:
+        nonlocal seen
+        seen += 1
+        last[msg.partition()] = msg.offset()
+        try:
+            if mode == "async":
+                consumer.commit(msg, asynchronous=True)
+            elif mode == "sync":
+                consumer.commit(msg, asynchronous=False)
+            elif mode == "sync/1000" and (seen % 1000 == 0 or seen == records):
+                consumer.commit(asynchronous=False)  # the positions of every partition
+            elif mode == "store+auto":
+                consumer.store_offsets(msg)
+        except confluent_kafka.KafkaException:
+            failed[0] += 1
+        except Exception as exc:  # ours: kafka_placement.errors.CommitFailedError
+            if type(exc).__name__ != "CommitFailedError":
+                raise
+            failed[0] += 1
 
-            consumer = confluent_kafka.Consumer({**common, "partition.assignment.strategy": "range"})
-        per_message = impl.endswith("poll")
-        start = time.perf_counter()
-        consumer.subscribe([topic])
-        while not seen:  # the join: until the first record
-            msg = consumer.poll(1.0)
+    handle(first_msg)
+    if mode == "consume":
+        while seen < records:
+            for msg in consumer.consume(min(1000, records - seen), 1.0):
+                if msg.error() is None:
+                    handle(msg)
+    else:
+        poll = consumer.poll
+        while seen < records:
+            msg = poll(1.0)
             if msg is not None and msg.error() is None:
-                seen = 1
-        first = time.perf_counter()
-        if per_message:
-            poll = consumer.poll
-            while seen < records:
-                msg = poll(1.0)
-                if msg is not None and msg.error() is None:
-                    seen += 1
-        else:
-            consume = consumer.consume
-            while seen < records:
-                for msg in consume(1000, 1.0):
-                    if msg.error() is None:
-                        seen += 1
-        end = time.perf_counter()
-        consumer.close()
-    return {"impl": impl, "records": seen, "join_s": first - start, "seconds": end - first,
-            "per_s": (seen - 1) / (end - first)}
+                handle(msg)
+    end = time.perf_counter()
+    consumer.close()  # auto-commit commits here; queued commits are answered before it returns
+    close_s = time.perf_counter() - end
+    left = _left_uncommitted(bootstrap, group, topic, last)
+    return {"impl": impl, "mode": mode, "records": seen, "join_s": first - start, "seconds": end - first,
+            "per_s": (seen - 1) / (end - first), "failed": failed[0], "left": left,
+            "on_commit_calls": committed_calls[0], "close_s": close_s}
+
+
+def _left_uncommitted(bootstrap: str, group: str, topic: str, last: dict[int, int]) -> int | None:
+    """Records read but not covered by the group's committed offsets (read back with a plain
+    client, from the broker); None when the mode commits nothing."""
+    import confluent_kafka
+
+    reader = confluent_kafka.Consumer({"bootstrap.servers": bootstrap, "group.id": group})
+    try:
+        tps = [confluent_kafka.TopicPartition(topic, p) for p in range(PARTITIONS)]
+        committed = {tp.partition: tp.offset for tp in reader.committed(tps, timeout=30)}
+    finally:
+        reader.close()
+    if all(o < 0 for o in committed.values()):
+        return None
+    return sum(max(0, o + 1 - max(committed.get(p, 0), 0)) for p, o in last.items())
 
 
 def _produce(bootstrap: str, records: int) -> str:
@@ -103,23 +157,48 @@ def _produce(bootstrap: str, records: int) -> str:
     return topic
 
 
-def _run(impl: str, bootstrap: str, topic: str, records: int) -> dict[str, Any]:
-    out = subprocess.run([sys.executable, __file__, "--child", impl, bootstrap, topic, str(records)],
-                         check=True, capture_output=True, text=True, timeout=600)
+def _run(impl: str, mode: str, bootstrap: str, topic: str, records: int, group: str) -> dict[str, Any]:
+    argv = [sys.executable, __file__, "--child", impl, mode, bootstrap, topic, str(records), group]
+    out = subprocess.run(argv, check=True, capture_output=True, text=True, timeout=900)
     result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
+    _delete_group(bootstrap, group)  # the next run starts from the beginning again
     return result
+
+
+def _delete_group(bootstrap: str, group: str) -> None:
+    from confluent_kafka.admin import AdminClient
+
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    for _ in range(50):  # the member's LeaveGroup may still be settling
+        try:
+            admin.delete_consumer_groups([group], request_timeout=30)[group].result()
+            return
+        except Exception as exc:  # GROUP_ID_NOT_FOUND: nothing was ever committed
+            if "GROUP_ID_NOT_FOUND" in str(exc):
+                return
+            time.sleep(0.2)
+    raise RuntimeError(f"could not delete consumer group {group}")
 
 
 def main() -> int:
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
-        impl, bootstrap, topic, records = sys.argv[2:6]
-        print(json.dumps(_child(impl, bootstrap, topic, int(records))))
+        impl, mode, bootstrap, topic, records, group = sys.argv[2:8]
+        print(json.dumps(_child(impl, mode, bootstrap, topic, int(records), group)))
         return 0
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--records", type=int, default=1_000_000)
+    parser.add_argument("--records", type=int, default=200_000, help="records per run (default 200,000)")
+    parser.add_argument("--async-records", type=int, default=5_000,
+                        help="records per run of the async-per-record mode (default 5,000, the issue's)")
+    parser.add_argument("--sync-records", type=int, default=1_000,
+                        help="records per run of the sync-per-record mode (default 1,000)")
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--modes", default=",".join(MODES))
     parser.add_argument("--bootstrap")
     args = parser.parse_args()
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    unknown = [m for m in modes if m not in MODES]
+    if unknown:
+        parser.error(f"unknown mode(s) {unknown}; allowed: {', '.join(MODES)}")
     cluster = None
     bootstrap = args.bootstrap
     if bootstrap is None:
@@ -129,25 +208,36 @@ def main() -> int:
         cluster.start()
         bootstrap = cluster.bootstrap_servers
     try:
-        topic = _produce(bootstrap, args.records)
-        impls = ["plain-consume", "ours-consume", "plain-poll", "ours-poll", "kafka-python"]
-        best: dict[str, dict[str, Any]] = {}
-        for _ in range(args.rounds):
-            for impl in impls:
-                r = _run(impl, bootstrap, topic, args.records)
-                if impl not in best or r["per_s"] > best[impl]["per_s"]:
-                    best[impl] = r
-        print(f"consume {args.records:,} records, {PARTITIONS} partitions, best of {args.rounds} rounds "
-              "(rate from the first record; join = subscribe to first record)")
-        for impl in impls:
-            r = best[impl]
-            base = best["plain-poll" if impl.endswith("poll") else "plain-consume"]["per_s"]
-            print(f"  {impl:<14} join {r['join_s']:5.2f} s  consume {r['seconds']:6.2f} s "
-                  f"{r['per_s']:>11,.0f} rec/s   x{r['per_s'] / base:.2f} of plain")
-        consume_ratio = best["ours-consume"]["per_s"] / best["plain-consume"]["per_s"]
-        print(f"ratio ours/plain: consume() {consume_ratio:.2f}, "
-              f"poll() {best['ours-poll']['per_s'] / best['plain-poll']['per_s']:.2f}; "
-              f"ours/kafka-python {best['ours-consume']['per_s'] / best['kafka-python']['per_s']:.1f}x")
+        topic = _produce(bootstrap, max(args.records, args.async_records, args.sync_records))
+        best: dict[tuple[str, str], dict[str, Any]] = {}
+        failed: dict[tuple[str, str], int] = {}
+        for round_ in range(args.rounds):
+            for mode in modes:
+                n = {"sync": args.sync_records, "async": args.async_records}.get(mode, args.records)
+                # one group id for both, one after the other (its offsets deleted in between): the
+                # same group coordinator, so the same commit latency on the broker's side
+                group = f"bench-{mode.replace('/', '-').replace('+', '-')}-{uuid.uuid4().hex[:8]}"
+                for impl in ("plain", "ours") if round_ % 2 == 0 else ("ours", "plain"):
+                    r = _run(impl, mode, bootstrap, topic, n, group)
+                    failed[impl, mode] = failed.get((impl, mode), 0) + r["failed"]
+                    if (impl, mode) not in best or r["per_s"] > best[impl, mode]["per_s"]:
+                        best[impl, mode] = r
+                    print(f"    [{impl} {mode}: {r['per_s']:,.0f} rec/s, join {r['join_s']:.2f} s, "
+                          f"close {r['close_s']:.2f} s, failed {r['failed']}, left {r['left']}, "
+                          f"on_commit calls {r['on_commit_calls']}]", file=sys.stderr, flush=True)
+        print(f"{args.records:,} records ({args.async_records:,} async, {args.sync_records:,} sync per "
+              f"record), {PARTITIONS} partitions, one member, poll() per record, best of {args.rounds} "
+              "rounds; failed commits summed over rounds")
+        print(f"  {'mode':<11} {'plain rec/s':>12} {'ours rec/s':>12} {'ours/plain':>10} "
+              f"{'join plain':>10} {'join ours':>9} {'close p/o':>11} {'failed plain':>12} "
+              f"{'failed ours':>11} {'left p/o':>9}")
+        for mode in modes:
+            p, o = best["plain", mode], best["ours", mode]
+            left = "/".join("-" if r["left"] is None else str(r["left"]) for r in (p, o))
+            print(f"  {mode:<11} {p['per_s']:>12,.0f} {o['per_s']:>12,.0f} {o['per_s'] / p['per_s']:>9.2f}x "
+                  f"{p['join_s']:>9.2f}s {o['join_s']:>8.2f}s {p['close_s']:>5.1f}/{o['close_s']:<4.1f}s "
+                  f"{failed['plain', mode]:>12} "
+                  f"{failed['ours', mode]:>11} {left:>9}")
     finally:
         if cluster is not None:
             cluster.stop()

@@ -3,7 +3,8 @@ tests (run as ``python confluent_member.py '<json config>'``; this directory is 
 
 Prints one JSON event per line: ``ready``, ``assignment`` (partitions owned, on every change),
 ``recs`` (``[partition, offset, key]`` of each record delivered), ``committed`` (after every
-successful synchronous commit, with the offsets), ``commit-refused``, ``revoke``/``assign``/``lost``
+successful synchronous commit, with the offsets), ``commit-ok``/``commit-failed`` (``on_commit``
+results in the ``async-per-record`` commit mode), ``commit-refused``, ``revoke``/``assign``/``lost``
 (the application callbacks), ``closed``. Reads ``close`` on stdin. Commits synchronously every
 ``commit_every_s`` and in ``on_revoke`` (the usual at-least-once pattern).
 """
@@ -38,6 +39,8 @@ def main(config: Json) -> int:
     threading.Thread(target=read_stdin, daemon=True).start()
     strategy = config["strategy"]
     assignor: Any = FailoverAssignor(priority=config["priority"]) if strategy == "failover" else strategy
+    if isinstance(assignor, str) and "," in assignor:  # a list, e.g. Java's "cooperative-sticky,range"
+        assignor = [name.strip() for name in assignor.split(",")]
     conf: Json = {
         "bootstrap.servers": config["bootstrap"],
         "group.id": config["group"],
@@ -48,7 +51,19 @@ def main(config: Json) -> int:
         "heartbeat.interval.ms": 1000,
     }
     conf.update(config.get("conf", {}))  # e.g. enable.auto.commit, group.instance.id, client.rack
-    manual_commits = not conf["enable.auto.commit"]
+    # "async-per-record": commit(msg, asynchronous=True) after every record; on_commit reports
+    # each successful request as "commit-ok" (what the application was told is committed)
+    per_record_async = config.get("commit_mode") == "async-per-record"
+    manual_commits = not conf["enable.auto.commit"] and not per_record_async
+
+    def on_commit(err: Any, partitions: list[Any]) -> None:
+        if err is None:
+            emit({"ev": "commit-ok", "offsets": [[tp.partition, tp.offset] for tp in partitions]})
+        else:
+            emit({"ev": "commit-failed", "error": str(err)})
+
+    if per_record_async:
+        conf["on_commit"] = on_commit
     consumer = Consumer(conf, assignor=assignor)
 
     def commit(why: str) -> None:
@@ -92,6 +107,10 @@ def main(config: Json) -> int:
         items = [[m.partition(), m.offset(), (m.key() or b"").decode()] for m in msgs if m.error() is None]
         if items:
             emit({"ev": "recs", "items": items})
+            if per_record_async:
+                for m in msgs:
+                    if m.error() is None:
+                        consumer.commit(m, asynchronous=True)
             pending = True
             for p, o, _ in items:
                 last_offsets[p] = max(o, last_offsets.get(p, -1))

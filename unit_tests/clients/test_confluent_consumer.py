@@ -3,6 +3,7 @@ clients (no broker): what reaches librdkafka, which application callback runs, w
 
 from __future__ import annotations
 
+import inspect
 import time
 from types import SimpleNamespace
 from typing import Any
@@ -95,12 +96,12 @@ class FakeCoordinator:
     def group_metadata(self) -> Any:
         return SimpleNamespace(generation_id=-1 if self._generation.lost else 3, member_id="m-1")
 
-    def commit_offsets_sync(self, offsets: dict[Any, Any], timeout_ms: int) -> None:
+    def coordinator_unknown(self) -> bool:
+        return False
+
+    async def _send_offset_commit_request(self, offsets: dict[Any, Any]) -> None:
         if self.commit_error is not None:
             raise self.commit_error
-        self.commits.append({(tp.topic, tp.partition): om.offset for tp, om in offsets.items()})
-
-    def commit_offsets_async(self, offsets: dict[Any, Any], callback: Any) -> None:
         self.commits.append({(tp.topic, tp.partition): om.offset for tp, om in offsets.items()})
 
 
@@ -109,6 +110,11 @@ class FakeKafkaConsumer:
         self.config = config
         self._coordinator = FakeCoordinator()
         self._manager = SimpleNamespace(call_soon=self._call_soon)
+        self.known_topics: set[str] = {"t"}
+        self.metadata_requests = 0
+        self._cluster = SimpleNamespace(
+            request_update=self._request_update,
+            partitions_for_topic=lambda t: {0} if t in self.known_topics else None)
         self.joins: list[Future] = []
         self.closed = False
 
@@ -117,11 +123,18 @@ class FakeKafkaConsumer:
         if fn == self._coordinator.ensure_active_group_async:
             self.joins.append(future)  # a join in flight until the test completes it
             return future
-        fn(*args)  # completing a rebalance event: the IO thread would do it
+        result = fn(*args)  # completing a rebalance event or sending commits: the IO thread's work
+        if inspect.iscoroutine(result):  # the commit sender: no awaits suspend with the fakes
+            with pytest.raises(StopIteration):
+                result.send(None)
         return future.success(None)
 
-    def subscribe(self, topics: list[str], listener: Any) -> None:
-        self.topics = topics
+    def _request_update(self) -> Future:
+        self.metadata_requests += 1
+        return Future().success(None)  # a metadata response came (with known_topics)
+
+    def subscribe(self, topics: Any = (), pattern: str | None = None, listener: Any = None) -> None:
+        self.topics, self.pattern = topics, pattern
         self._coordinator.rejoin = True
 
     def close(self, autocommit: bool, timeout_ms: int) -> None:
@@ -301,3 +314,45 @@ def test_close_revokes_then_leaves_and_closes_both_clients() -> None:
     assert consumer._kc.closed and consumer._rk.closed
     with pytest.raises(RuntimeError, match="closed"):
         consumer.poll(0)
+
+
+def test_the_first_join_waits_for_metadata_naming_every_subscribed_topic(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A leader assigns only the topics its metadata knows: a topic created just before the group
+    starts must be in the metadata before the first JoinGroup — within METADATA_WAIT_S; a topic
+    that does not exist does not hold the join longer (librdkafka joins without it too)."""
+    consumer = consumer_module.Consumer(CONF, assignor="range")
+    consumer._kc.known_topics = set()
+    consumer.subscribe(["t"])
+    for _ in range(3):
+        consumer._next_drive = 0.0
+        consumer.poll(0)
+    assert consumer._kc.joins == [] and consumer._kc.metadata_requests >= 3  # asked again each time
+    consumer._kc.known_topics = {"t"}  # the topic's leader is elected, metadata names it
+    consumer._next_drive = 0.0
+    consumer.poll(0)
+    assert len(consumer._kc.joins) == 1
+    other = consumer_module.Consumer(CONF, assignor="range")
+    other._kc.known_topics = set()
+    other.subscribe(["missing"])
+    later = consumer_module.METADATA_WAIT_S
+    monkeypatch.setattr(consumer_module, "_monotonic", lambda: time.monotonic() + later)
+    other._next_drive = 0.0
+    other.poll(0)
+    assert len(other._kc.joins) == 1
+
+
+def test_regex_subscriptions_are_librdkafkas_names_starting_with_a_caret() -> None:
+    import re
+
+    from kafka_placement.errors import ConsumerConfigError
+
+    consumer = consumer_module.Consumer(CONF, assignor="range")
+    consumer.subscribe(["^orders-.*", "audit"])
+    regex = re.compile(consumer._kc.pattern)
+    # kafka-python's coordinator matches topics with pattern.match, re-evaluated per metadata update
+    assert [t for t in ["orders-1", "orders-", "audit", "audit2", "xorders-1", "t"] if regex.match(t)] == [
+        "orders-1", "orders-", "audit"]
+    with pytest.raises(ConsumerConfigError, match="invalid topic regex"):
+        consumer.subscribe(["^orders-("])

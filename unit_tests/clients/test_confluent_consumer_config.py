@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from kafka.coordinator.assignors.abstract import RebalanceProtocol
 
 from kafka_placement.clients.confluent.consumer_config import split_config, strategy_names
 from kafka_placement.clients.kafka_python.assignors import (
@@ -63,9 +64,17 @@ def test_unknown_strategy_names_are_refused_naming_the_allowed_ones(bad: str) ->
         split_config(BASE, bad.split(",")[-1])
 
 
-def test_eager_and_cooperative_assignors_do_not_mix() -> None:
-    with pytest.raises(ConsumerConfigError, match="mix eager and cooperative"):
-        split_config(BASE, ["sticky", "cooperative-sticky"])
+def test_a_list_runs_the_protocol_java_would_run() -> None:
+    """Java's ConsumerCoordinator: the highest protocol every assignor supports."""
+    from kafka_placement.clients.kafka_python import CooperativeStickyAssignor
+
+    mixed = split_config(BASE, ["cooperative-sticky", "range"])
+    assert not mixed.cooperative
+    (coop,) = [a for a in mixed.assignors if isinstance(a, CooperativeStickyAssignor)]
+    assert coop.rebalance_protocol == RebalanceProtocol.EAGER
+    alone = split_config({**BASE, "partition.assignment.strategy": "cooperative-sticky"}, None)
+    assert alone.cooperative and alone.assignors[0].rebalance_protocol == RebalanceProtocol.COOPERATIVE
+    assert not split_config(BASE, ["sticky", "range"]).cooperative
 
 
 @pytest.mark.parametrize(

@@ -100,16 +100,18 @@ def test_partition_racks_are_read_only_when_a_rack_aware_strategy_has_racked_mem
 def test_java_strategy_lists_for_a_client() -> None:
     supported = ("range", "roundrobin", "sticky", "cooperative-sticky")
     java_range = "org.apache.kafka.clients.consumer.RangeAssignor"
-    assert strategies_for_client(None, client="c", supported=supported, cooperative="alone") == ["range"]
+    assert strategies_for_client(None, client="c", supported=supported,
+                                 cooperative="supported") == ["range"]
     assert strategies_for_client(
-        f"{java_range}, sticky", client="c", supported=supported, cooperative="alone"
+        f"{java_range}, sticky", client="c", supported=supported, cooperative="supported"
     ) == ["range", "sticky"]
-    with pytest.raises(
-        UnknownStrategyError, match=r"c cannot mix cooperative-sticky with eager strategies \(range\)"
-    ):
-        strategies_for_client(
-            "range,cooperative-sticky", client="c", supported=supported, cooperative="alone"
-        )
+    # Java's default list is accepted (run eagerly: rebalance_protocol)
+    assert strategies_for_client(
+        "range,cooperative-sticky", client="c", supported=supported, cooperative="supported"
+    ) == ["range", "cooperative-sticky"]
+    with pytest.raises(UnknownStrategyError, match="needs cooperative rebalancing, which c does not have"):
+        strategies_for_client("range,cooperative-sticky", client="c", supported=("range",),
+                              cooperative="never")
     with pytest.raises(UnknownStrategyError, match="needs cooperative rebalancing, which c does not have"):
         strategies_for_client("cooperative-sticky", client="c", supported=("range",), cooperative="never")
     with pytest.raises(

@@ -9,6 +9,7 @@ import socket
 import struct
 from collections import namedtuple
 from collections.abc import Callable, Iterator
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -109,7 +110,9 @@ def test_names_protocols_and_abc() -> None:
     for cls, name in names.items():
         assert issubclass(cls, AbstractPartitionAssignor)
         assert cls.name == name == cls().name
-    assert CooperativeStickyAssignor().supported_protocols() == [RebalanceProtocol.COOPERATIVE]
+    # as Java's CooperativeStickyAssignor (unit_tests/conformance/test_java_semantics.py checks it)
+    both = [RebalanceProtocol.EAGER, RebalanceProtocol.COOPERATIVE]
+    assert CooperativeStickyAssignor().supported_protocols() == both
     assert RangeAssignor().supported_protocols() == [RebalanceProtocol.EAGER]
 
 
@@ -310,13 +313,12 @@ def kafka_python_clients() -> Iterator[Callable[..., Any]]:
                 obj.close()
 
 
-def test_kafka_consumer_accepts_instances_and_classes_and_rejects_mixing(
+def test_kafka_consumer_accepts_instances_and_classes(
     kafka_python_clients: Callable[..., Any],
 ) -> None:
     """The real KafkaConsumer (no broker needed with a fixed api_version): instances and classes
-    register under their Kafka names; cooperative + eager in one consumer is refused."""
+    register under their Kafka names; cooperative-sticky with eager ones runs EAGER, as in Java."""
     from kafka import KafkaConsumer
-    from kafka.errors import KafkaConfigurationError
 
     consumer = KafkaConsumer(
         bootstrap_servers="127.0.0.1:1",
@@ -331,14 +333,17 @@ def test_kafka_consumer_accepts_instances_and_classes_and_rejects_mixing(
         assert assignors["failover"].priority == 3
     finally:
         consumer.close()
-    with pytest.raises(KafkaConfigurationError, match="do not support a common RebalanceProtocol"):
-        KafkaConsumer(
-            bootstrap_servers="127.0.0.1:1",
-            api_version=(4, 0),
-            group_id="g",
-            partition_assignment_strategy=[CooperativeStickyAssignor(), RangeAssignor()],
-            kafka_client=kafka_python_clients,
-        )
+    mixed = KafkaConsumer(
+        bootstrap_servers="127.0.0.1:1",
+        api_version=(4, 0),
+        group_id="g",
+        partition_assignment_strategy=[CooperativeStickyAssignor(), RangeAssignor()],
+        kafka_client=kafka_python_clients,
+    )
+    try:
+        assert mixed._coordinator._rebalance_protocol == RebalanceProtocol.EAGER
+    finally:
+        mixed.close()
 
 
 _ADAPTERS = [RangeAssignor, RoundRobinAssignor, StickyAssignor, CooperativeStickyAssignor, FailoverAssignor]
@@ -413,18 +418,28 @@ def test_assignors_from_a_java_style_config(kafka_python_clients: Callable[..., 
     (coop,) = assignors_from_config("org.apache.kafka.clients.consumer.CooperativeStickyAssignor")
     assert isinstance(coop, CooperativeStickyAssignor)
     assert [a.name for a in assignors_from_config()] == ["range"]
-    with pytest.raises(
-        UnknownStrategyError, match=r"cannot mix cooperative-sticky with eager strategies \(range\)"
-    ):
-        assignors_from_config("range,cooperative-sticky")
-    # what the refusal spares the user: kafka-python's own error at construction
-    with pytest.raises(
-        kafka.errors.KafkaConfigurationError, match="do not support a common RebalanceProtocol"
-    ):
-        kafka.KafkaConsumer(
+    with pytest.raises(UnknownStrategyError, match="unknown assignment strategy 'bogus'"):
+        assignors_from_config("range,bogus")
+    # Java's default list (its eager -> cooperative upgrade path): kafka-python's own coordinator
+    # runs it EAGER, and the cooperative-sticky assignor then sends no owned partitions
+    for config, protocol in [
+        ("org.apache.kafka.clients.consumer.CooperativeStickyAssignor,range", RebalanceProtocol.EAGER),
+        ("range, cooperative-sticky", RebalanceProtocol.EAGER),
+        ("cooperative-sticky", RebalanceProtocol.COOPERATIVE),
+    ]:
+        assignors = assignors_from_config(config)
+        consumer = kafka.KafkaConsumer(
             group_id="g",
             bootstrap_servers="127.0.0.1:1",
-            partition_assignment_strategy=[RangeAssignor(), CooperativeStickyAssignor()],
+            partition_assignment_strategy=assignors,
             api_version=(3, 0),
             kafka_client=kafka_python_clients,
         )
+        try:
+            assert consumer._coordinator._rebalance_protocol == protocol, config
+        finally:
+            consumer.close()
+        (coop,) = [a for a in assignors if isinstance(a, CooperativeStickyAssignor)]
+        coop.on_assignment(SimpleNamespace(partitions=lambda: [KTP("t", 0)]), 3)
+        owned = coop.metadata({"t"}).owned_partitions
+        assert bool(owned) == (protocol == RebalanceProtocol.COOPERATIVE), config

@@ -77,3 +77,31 @@ def test_topic_partition_hash_set_first_element_matches_java(java: JavaReference
             if not real.isEmpty():
                 first = real.iterator().next()
                 assert keys[ours.first()] == (str(first.topic()), int(first.partition()))
+
+
+def test_rebalance_protocol_of_a_strategy_list_is_javas(java: JavaReference) -> None:
+    """Each of Java's assignors' ``supportedProtocols()`` (from its class) against ours, and the
+    protocol a list runs: ConsumerCoordinator's rule applied to Java's values (intersection, the
+    highest by RebalanceProtocol id) against :func:`rebalance_protocol`."""
+    from itertools import permutations
+
+    import jpype
+
+    from kafka_placement.clients.group_assignor import rebalance_protocol, supported_protocols
+
+    classes = {
+        "range": "org.apache.kafka.clients.consumer.RangeAssignor",
+        "roundrobin": "org.apache.kafka.clients.consumer.RoundRobinAssignor",
+        "sticky": "org.apache.kafka.clients.consumer.StickyAssignor",
+        "cooperative-sticky": "org.apache.kafka.clients.consumer.CooperativeStickyAssignor",
+    }
+    java_protocols = {}
+    for name, cls in classes.items():
+        protocols = jpype.JClass(cls)().supportedProtocols()
+        java_protocols[name] = {str(p.name()).lower(): int(p.id()) for p in protocols}
+        assert set(supported_protocols(name)) == set(java_protocols[name]), name  # type: ignore[arg-type]
+    for size in (1, 2, 3):
+        for names in permutations(classes, size):
+            common = set.intersection(*(set(java_protocols[n].items()) for n in names))
+            expected = max(common, key=lambda item: item[1])[0]
+            assert rebalance_protocol(names) == expected, names  # type: ignore[arg-type]

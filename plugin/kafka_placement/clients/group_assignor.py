@@ -165,37 +165,54 @@ def assign_group_for_sync(
     }
 
 
+#: Java's ``RebalanceProtocol`` in order of its ids (EAGER 0, COOPERATIVE 1).
+RebalanceProtocolName = Literal["eager", "cooperative"]
+PROTOCOLS: tuple[RebalanceProtocolName, ...] = ("eager", "cooperative")
+
+
+def supported_protocols(name: StrategyName) -> tuple[RebalanceProtocolName, ...]:
+    """Java's ``ConsumerPartitionAssignor.supportedProtocols()``: ``CooperativeStickyAssignor``
+    supports EAGER and COOPERATIVE, every other assignor (and failover) EAGER only."""
+    return PROTOCOLS if strategy(name).cooperative else ("eager",)
+
+
+def rebalance_protocol(names: Iterable[StrategyName]) -> RebalanceProtocolName:
+    """The rebalance protocol a consumer configured with ``names`` runs — Java's
+    ``ConsumerCoordinator`` rule: the protocols every assignor supports, the highest of them. So
+    ``cooperative-sticky`` alone is cooperative, and Java's default ``range, cooperative-sticky``
+    (its documented upgrade path) is eager."""
+    common = set(PROTOCOLS)
+    for name in names:
+        common &= set(supported_protocols(name))
+    return max(common, key=PROTOCOLS.index)  # never empty: every strategy supports eager
+
+
 def strategies_for_client(
     config: str | Iterable[str] | None,
     *,
     client: str,
     supported: Collection[StrategyName],
-    cooperative: Literal["alone", "never"],
+    cooperative: Literal["supported", "never"],
 ) -> list[StrategyName]:
     """Java's ``partition.assignment.strategy`` (Kafka names, Java class names, ``failover``) as the
     strategies ``client`` can run, in order of preference; None gives ``range``.
 
-    ``cooperative="alone"``: the client runs one rebalance protocol per consumer, so cooperative-sticky
-    may not be mixed with eager strategies (Java would run such a list eagerly, its upgrade path);
-    ``"never"``: the client has no cooperative rebalancing at all.
+    The list runs the protocol Java would run (:func:`rebalance_protocol`): cooperative-sticky mixed
+    with eager strategies runs eagerly, as in Java. ``cooperative="never"``: the client has no
+    cooperative rebalancing and its subscriptions carry no owned partitions (aiokafka's
+    ConsumerProtocol v0), so cooperative-sticky is refused there even in a list.
     """
     names: list[StrategyName] = ["range"] if config is None else parse_strategies(config)
     for name in names:
         if strategy(name).cooperative and cooperative == "never":
             allowed = ", ".join(s for s in supported)
             raise UnknownStrategyError(
-                f"assignment strategy {name!r} needs cooperative rebalancing, which {client} does not have; "
-                f"allowed here: {allowed}"
+                f"assignment strategy {name!r} needs cooperative rebalancing, which {client} does not have "
+                f"(run eagerly in a list, as Java would, its leader still could not see the partitions "
+                f"cooperative members own); allowed here: {allowed}"
             )
         if name not in supported:
             raise UnknownStrategyError(
                 f"{client} has no assignor for strategy {name!r}; allowed: {', '.join(supported)}"
             )
-    cooperative_names = [n for n in names if strategy(n).cooperative]
-    if cooperative_names and len(names) > len(cooperative_names):
-        others = ", ".join(n for n in names if not strategy(n).cooperative)
-        raise UnknownStrategyError(
-            f"{client} cannot mix {', '.join(cooperative_names)} with eager strategies ({others}) in one "
-            f"consumer; give {cooperative_names[0]} alone, or only eager strategies"
-        )
     return names

@@ -21,6 +21,7 @@ stuck state.
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -28,7 +29,6 @@ from typing import Any
 import confluent_kafka
 from kafka import KafkaConsumer
 from kafka import errors as kafka_errors
-from kafka.coordinator.assignors.abstract import RebalanceProtocol
 
 from kafka_placement.clients.confluent.consumer_config import SplitConfig, split_config
 from kafka_placement.clients.confluent.offsets import (
@@ -49,6 +49,9 @@ __all__ = ["Consumer"]
 
 #: Longest time the application's poll() blocks in librdkafka before looking at the group again.
 DRIVE_INTERVAL_S = 0.05
+#: How long the first join after subscribe() waits for metadata naming every subscribed topic (a
+#: topic created just before; one that does not exist is joined without, as librdkafka does).
+METADATA_WAIT_S = 5.0
 
 _monotonic = time.monotonic
 _NO_OFFSET = confluent_kafka.KafkaError._NO_OFFSET
@@ -95,7 +98,7 @@ class Consumer:
         if kwargs:  # confluent-kafka also takes settings as keywords (logger=...)
             config = {**config, **kwargs}
         self._cfg: SplitConfig = split_config(config, assignor)
-        self._cooperative = RebalanceProtocol.COOPERATIVE in self._cfg.assignors[0].supported_protocols()
+        self._cooperative = self._cfg.cooperative
         self._error_cb: Callback | None = config.get("error_cb")
         self._rk = confluent_kafka.Consumer(self._cfg.librdkafka)
         try:
@@ -110,9 +113,11 @@ class Consumer:
             on_fire=lambda reason, details: log.warning("group %s: rejoining (%s %s)",
                                                         self._cfg.kafka_python["group_id"], reason, details),
         )
+        manager = self._kc._manager
         self._commits = GroupCommitter(
-            self._rk, self._coordinator, self._group,
+            self._rk, self._coordinator, manager.call_soon, self._group,
             auto_offset_store=self._cfg.auto_offset_store, on_commit=self._cfg.on_commit,
+            error_cb=self._error_cb, sleep=getattr(getattr(manager, "_net", None), "sleep", None),
         )
         self._owned: set[Partition] = set()
         self._on_assign: Callback | None = None
@@ -122,6 +127,9 @@ class Consumer:
         self._in_callback = False
         self._callback_assigned = False
         self._subscribed = False
+        self._topics: list[str] = []
+        self._metadata_update: Any = None  # the metadata the first join waits for (see _metadata_known)
+        self._metadata_deadline = 0.0
         self._closed = False
         self._next_drive = 0.0
         self._next_auto_commit = time.monotonic() + self._cfg.auto_commit_interval_s
@@ -139,14 +147,30 @@ class Consumer:
         self._check_open()
         if isinstance(topics, str) or not all(isinstance(t, str) and t for t in topics):
             raise ConsumerConfigError(f"topics must be a list of topic names, got {topics!r}")
-        if any(t.startswith("^") for t in topics):
-            raise ConsumerConfigError(f"regex subscriptions are not supported here, got {topics!r}")
+        # librdkafka's rule: a name starting with "^" is a regex, matched against the cluster's
+        # topics and re-evaluated at every metadata refresh (topic.metadata.refresh.interval.ms);
+        # kafka-python's coordinator does the matching for one pattern: names and regexes in one
+        patterns = [t for t in topics if t.startswith("^")]
+        literals = [t for t in topics if not t.startswith("^")]
+        pattern = None
+        if patterns:
+            pattern = "|".join([f"(?:{p})" for p in patterns] + [f"^{re.escape(t)}$" for t in literals])
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise ConsumerConfigError(f"invalid topic regex in {patterns!r}: {exc}") from None
         for name, cb in (("on_assign", on_assign), ("on_revoke", on_revoke), ("on_lost", on_lost)):
             if cb is not None and not callable(cb):
                 raise ConsumerConfigError(f"{name} must be callable, got {cb!r}")
         self._on_assign, self._on_revoke, self._on_lost = on_assign, on_revoke, on_lost
-        self._kc.subscribe(list(topics), listener=self._bridge)
+        if pattern is not None:
+            self._kc.subscribe(pattern=pattern, listener=self._bridge)
+        else:
+            self._kc.subscribe(list(topics), listener=self._bridge)
         self._subscribed = True
+        self._topics = literals
+        self._metadata_update = self._kc._cluster.request_update()  # resolved by the next response
+        self._metadata_deadline = _monotonic() + METADATA_WAIT_S
         self._next_drive = 0.0
 
     def unsubscribe(self) -> None:
@@ -201,10 +225,7 @@ class Consumer:
         if not self._subscribed:
             return
         coordinator = self._coordinator
-        try:
-            coordinator._invoke_completed_offset_commit_callbacks()
-        except kafka_errors.FencedInstanceIdError as exc:  # another instance took our group.instance.id
-            raise ConsumerGroupError(f"group {self._group}: fenced static member: {exc}") from exc
+        self._commits.deliver()  # on_commit results, on the application's thread as librdkafka does
         while (event := self._bridge.take()) is not None:
             self._handle(event)
         join = self._join
@@ -212,7 +233,7 @@ class Consumer:
             self._join = None
             if join.failed():
                 self._join_failed(join.exception)
-        if self._join is None and coordinator.need_rejoin():
+        if self._join is None and coordinator.need_rejoin() and self._metadata_known(now):
             self._join = self._kc._manager.call_soon(coordinator.ensure_active_group_async, None)
         try:
             coordinator.poll_heartbeat()  # liveness for max.poll.interval.ms; re-raises a dead heartbeat loop
@@ -232,6 +253,22 @@ class Consumer:
             self._next_auto_commit = now + self._cfg.auto_commit_interval_s
             if self._owned and not self._lost and not coordinator.rebalance_in_progress():
                 self._commits.commit(self._commits.stored_offsets(self._owned), asynchronous=True)
+
+    def _metadata_known(self, now: float) -> bool:
+        """Before the first join after subscribe(): a metadata response has come since, and it
+        names every subscribed topic (a leader assigns only what its metadata knows) — or
+        ``METADATA_WAIT_S`` passed."""
+        if self._metadata_update is None:
+            return True
+        if now < self._metadata_deadline:
+            if not self._metadata_update.is_done:
+                return False
+            cluster = self._kc._cluster
+            if not all(cluster.partitions_for_topic(t) for t in self._topics):
+                self._metadata_update = cluster.request_update()  # e.g. no leader yet: ask again
+                return False
+        self._metadata_update = None
+        return True
 
     def _session_expired(self, now: float) -> bool:
         coordinator = self._coordinator
@@ -304,6 +341,8 @@ class Consumer:
     def _revoke(self, partitions: list[Partition]) -> None:
         if not partitions:  # nothing owned: no callback (librdkafka calls none either)
             return
+        if not self._lost:  # the application's queued commits land before the partitions move
+            self._commits.flush(COMMIT_TIMEOUT_MS / 1000)
         if self._cfg.auto_commit and not self._lost and partitions:
             try:
                 self._commits.commit(self._commits.stored_offsets(partitions), asynchronous=False)
@@ -315,6 +354,7 @@ class Consumer:
     def _lose(self, partitions: list[Partition], why: str) -> None:
         """Membership lost: the partitions may already be someone else's; no commit is tried."""
         self._lost = True
+        self._commits.fail_pending(f"group {self._group}: {why}; commit not sent")
         log.warning("group %s: %s; partitions lost: %s", self._group, why, partitions)
         if self._error_cb is not None:
             self._error_cb(confluent_kafka.KafkaError(confluent_kafka.KafkaError._ASSIGNMENT_LOST,
@@ -414,6 +454,8 @@ class Consumer:
         try:
             if self._subscribed:
                 self._revoke_all()
+            self._commits.flush(COMMIT_TIMEOUT_MS / 1000)  # librdkafka waits for its commits too
+            self._commits.deliver()
         finally:
             self._closed = True
             try:

@@ -14,7 +14,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kafka_placement.clients.kafka_python.assignors import ASSIGNOR_CLASSES
+from kafka.coordinator.assignors.abstract import RebalanceProtocol
+
+from kafka_placement.clients.group_assignor import rebalance_protocol
+from kafka_placement.clients.kafka_python.assignors import ASSIGNOR_CLASSES, CooperativeStickyAssignor
 from kafka_placement.errors import ConsumerConfigError, UnknownStrategyError
 
 # librdkafka name -> kafka-python KafkaConsumer keyword, for settings both clients need.
@@ -32,6 +35,8 @@ _SHARED = {
     "ssl.key.password": "ssl_password",
     "retry.backoff.ms": "retry_backoff_ms",
     "client.rack": "client_rack",
+    # how often pattern subscriptions are re-evaluated (both clients' default: 5 minutes)
+    "topic.metadata.refresh.interval.ms": "metadata_max_age_ms",
 }
 # Group membership settings: kafka-python only (librdkafka never joins the group).
 _GROUP_ONLY = {
@@ -50,7 +55,7 @@ _REFUSED = {
     "group.protocol.type": "the group's protocol type is always 'consumer'",
 }
 _INT_KEYS = ("session.timeout.ms", "heartbeat.interval.ms", "max.poll.interval.ms",
-             "auto.commit.interval.ms", "retry.backoff.ms")
+             "auto.commit.interval.ms", "retry.backoff.ms", "topic.metadata.refresh.interval.ms")
 _SSL_IDENTIFICATION = "ssl.endpoint.identification.algorithm"
 
 #: librdkafka's defaults for the settings we take over (kafka-python's differ).
@@ -72,6 +77,7 @@ class SplitConfig:
     librdkafka: dict[str, Any]
     kafka_python: dict[str, Any]
     assignors: list[Any]
+    cooperative: bool  # the rebalance protocol the assignors run (Java's rule)
     auto_commit: bool
     auto_commit_interval_s: float
     auto_offset_store: bool
@@ -148,11 +154,14 @@ def build_assignors(assignor: object, rack: str | None) -> list[Any]:
                 f"assignor must be a strategy name ({', '.join(ASSIGNOR_CLASSES)}) or one of the "
                 f"kafka_placement assignors, got {item!r}"
             )
-    protocols = {tuple(a.supported_protocols()) for a in result}
-    if len(protocols) > 1:
-        raise ConsumerConfigError(
-            "assignors mix eager and cooperative rebalancing: " + ", ".join(a.name for a in result)
-        )
+    # Java's rule (the highest protocol every assignor supports; kafka-python's coordinator picks
+    # the same): cooperative-sticky in a list with eager strategies runs eagerly and must not
+    # send owned partitions
+    protocol = rebalance_protocol([a.strategy for a in result])
+    for item in result:
+        if isinstance(item, CooperativeStickyAssignor):
+            item.rebalance_protocol = (RebalanceProtocol.COOPERATIVE if protocol == "cooperative"
+                                       else RebalanceProtocol.EAGER)
     return result
 
 
@@ -229,6 +238,7 @@ def split_config(config: Mapping[str, Any], assignor: object | None) -> SplitCon
         librdkafka=librdkafka,
         kafka_python=kafka_python,
         assignors=assignors,
+        cooperative=rebalance_protocol([a.strategy for a in assignors]) == "cooperative",
         auto_commit=auto_commit,
         auto_commit_interval_s=values["auto.commit.interval.ms"] / 1000,
         auto_offset_store=auto_store,

@@ -1,15 +1,30 @@
 """Offsets and commits of one :class:`~kafka_placement.clients.confluent.consumer.Consumer`.
 
-Commits go through kafka-python's ``ConsumerCoordinator`` (OffsetCommit with the member's
-generation id and member id, so the broker refuses a stale member); a member that knows it lost
-its membership refuses them itself first (:attr:`GroupCommitter.fenced`). Offsets to commit without
-arguments are librdkafka's "stored offsets": the position after the last delivered message
-(``enable.auto.offset.store=true``), or what the application stored with ``store_offsets()``.
+Commits go through kafka-python's ``ConsumerCoordinator`` (its OffsetCommit request carries the
+member's generation id and member id, so the broker refuses a stale member); a member that knows
+it lost its membership refuses them itself first (:attr:`GroupCommitter.fenced`). Offsets to
+commit without arguments are librdkafka's "stored offsets": the position after the last delivered
+message (``enable.auto.offset.store=true``), or what the application stored with
+``store_offsets()``.
+
+Every commit — asynchronous, synchronous, automatic — goes through one
+:class:`~kafka_placement.clients.commit_queue.CommitQueue`: one OffsetCommit request in flight,
+the commits made meanwhile coalesced per partition (the newest offset wins), none dropped because
+a request is in flight. The requests are sent by one coroutine on kafka-python's IO thread (the
+thread that also heartbeats, so a commit never blocks a heartbeat, and at most one commit request
+shares the coordinator connection with them). Each request's result reaches the application once,
+on its own thread (``poll()``/``consume()``/``close()``): ``on_commit(err, partitions)`` once per
+request that carried an asynchronous or automatic commit (as confluent-kafka, not for synchronous
+ones: their callers get the answer); a failed one without ``on_commit`` goes to ``error_cb``, else
+to one log line per request.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
+import time
+from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -18,13 +33,17 @@ from kafka import errors as kafka_errors
 from kafka.structs import OffsetAndMetadata
 from kafka.structs import TopicPartition as KafkaTopicPartition
 
-from kafka_placement.errors import CommitFailedError, ConsumerConfigError
+from kafka_placement.clients.commit_queue import CommitBatch, CommitQueue, CommitResult
+from kafka_placement.errors import CommitFailedError, ConsumerConfigError, ConsumerGroupError
 
 log = logging.getLogger(__name__)
 
 Partition = tuple[str, int]
-#: Bound on a synchronous commit (and on close()'s LeaveGroup).
+#: Bound on a synchronous commit (and on close()'s LeaveGroup); also how long a commit that
+#: failed with a retriable error (coordinator moved, timeout) is retried.
 COMMIT_TIMEOUT_MS = 5000
+#: Pause before a retriable failure is retried (librdkafka's retry.backoff.ms default).
+RETRY_BACKOFF_S = 0.1
 _COMMIT_REFUSED = (
     kafka_errors.CommitFailedError,
     kafka_errors.IllegalGenerationError,
@@ -49,27 +68,51 @@ def offsets_of(message: Any, offsets: Iterable[Any] | None) -> dict[Partition, i
     return {(tp.topic, tp.partition): tp.offset for tp in offsets or ()}
 
 
+def kafka_error(exc: BaseException) -> Any:
+    """A kafka-python exception as confluent-kafka's ``KafkaError`` (the broker's code when it is
+    a broker error: ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, ...)."""
+    cause = exc.args[0] if isinstance(exc, kafka_errors.CommitFailedError) and exc.args else exc
+    code = getattr(cause, "errno", None)
+    if not isinstance(code, int) or code <= 0:
+        code = confluent_kafka.KafkaError._FAIL
+    return confluent_kafka.KafkaError(code, f"commit failed: {exc!r}")
+
+
 class GroupCommitter:
-    """The offset store and the commits of one group member."""
+    """The offset store and the commits of one group member (see the module docstring)."""
 
     def __init__(
         self,
         rdkafka: Any,
         coordinator: Any,
+        call_soon: Callable[..., Any],
         group: str,
         *,
         auto_offset_store: bool,
         on_commit: Callable[..., Any] | None,
+        error_cb: Callable[..., Any] | None = None,
+        sleep: Callable[[float], Any] | None = None,
     ) -> None:
         self._rk = rdkafka
         self._coordinator = coordinator
+        self._call_soon = call_soon
+        self._sleep = sleep
         self.group = group
         self.auto_offset_store = auto_offset_store
         self.on_commit = on_commit
+        self.error_cb = error_cb
         self.stored: dict[Partition, int] = {}
         #: set while this member knows it lost its membership: every commit is refused
         self.fenced = False
+        self.queue: CommitQueue[Partition] = CommitQueue(retry_window_s=COMMIT_TIMEOUT_MS / 1000)
+        self._cond = threading.Condition()
+        self._sending = False
+        #: finished requests for the application thread, and whether on_commit hears of them
+        self._results: deque[tuple[CommitResult[Partition], bool]] = deque()
+        self._waiting: dict[int, CommitResult[Partition] | None] = {}  # synchronous commits' tickets
+        self.failed_requests = 0  # observable: requests reported failed
 
+    # --- stored offsets -------------------------------------------------------------------------
     def store(self, message: Any, offsets: Iterable[Any] | None) -> None:
         if self.auto_offset_store:
             raise ConsumerConfigError("store_offsets() requires enable.auto.offset.store=false")
@@ -88,9 +131,11 @@ class GroupCommitter:
         positions = self._rk.position([confluent_tp(t, p) for t, p in parts])
         return {(tp.topic, tp.partition): tp.offset for tp in positions if tp.offset >= 0}
 
+    # --- committing (application thread) --------------------------------------------------------
     def commit(self, offsets: Mapping[Partition, int], asynchronous: bool) -> Any:
-        """Commit ``offsets``; sync returns the committed partitions, async returns None and
-        reports to ``on_commit``. Refused → :class:`~kafka_placement.errors.CommitFailedError`."""
+        """Queue ``offsets``; sync waits for the request that carries them and returns the
+        committed partitions, async returns None (the result goes to ``on_commit``).
+        Refused → :class:`~kafka_placement.errors.CommitFailedError`."""
         if self.fenced:
             raise CommitFailedError(
                 f"group {self.group}: commit refused, this member lost its group membership; its "
@@ -98,29 +143,149 @@ class GroupCommitter:
             )
         if not offsets:
             return None if asynchronous else []
+        with self._cond:
+            ticket = self.queue.add(dict(offsets), time.monotonic())
+            if not asynchronous:
+                self._waiting[ticket] = None
+            start, self._sending = not self._sending, True
+        if start:
+            self._start_sender()
+        if asynchronous:
+            return None
+        result = self._wait(ticket)
+        if result.error is not None:
+            raise self._refusal(result.error)
+        return [confluent_tp(t, p, o) for (t, p), o in sorted(offsets.items())]
+
+    def _start_sender(self) -> None:
+        try:
+            self._call_soon(self._send_all)
+        except Exception as exc:  # the IO loop is closed: nothing can be sent any more
+            with self._cond:
+                self._sending = False
+                result = self.queue.fail_pending(exc)
+                if result is not None:
+                    self._finish(result)
+
+    def _wait(self, ticket: int) -> CommitResult[Partition]:
+        deadline = time.monotonic() + COMMIT_TIMEOUT_MS / 1000 + 1.0
+        with self._cond:
+            try:
+                while (result := self._waiting[ticket]) is None:
+                    remaining = deadline - time.monotonic()
+                    if remaining <= 0:
+                        raise CommitFailedError(
+                            f"group {self.group}: commit not answered within {COMMIT_TIMEOUT_MS} ms; "
+                            "its result goes to on_commit when it comes"
+                        )
+                    self._cond.wait(remaining)
+            finally:
+                self._waiting.pop(ticket, None)
+        return result
+
+    def _refusal(self, error: BaseException) -> CommitFailedError:
+        if isinstance(error, _COMMIT_REFUSED):
+            return CommitFailedError(
+                f"group {self.group}: commit refused for generation "
+                f"{self._coordinator.group_metadata().generation_id}: {error}"
+            )
+        return CommitFailedError(f"group {self.group}: commit failed: {error!r}")
+
+    def flush(self, timeout_s: float) -> bool:
+        """Wait until every queued commit is answered (before a revocation, at close)."""
+        deadline = time.monotonic() + timeout_s
+        with self._cond:
+            while self._sending and not self.queue.idle:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return False
+                self._cond.wait(remaining)
+        return True
+
+    def fail_pending(self, why: str) -> None:
+        """Membership lost: the commits not sent yet are failed, not sent."""
+        with self._cond:
+            result = self.queue.fail_pending(kafka_errors.CommitFailedError(why))
+            if result is not None:
+                self._finish(result)
+
+    def deliver(self) -> None:
+        """Report finished requests to the application (its thread: poll/consume/close)."""
+        while self._results:
+            result, report = self._results.popleft()
+            if not report:  # synchronous commits only: their callers had the answer
+                continue
+            error = None if result.error is None else kafka_error(result.error)
+            if self.on_commit is not None:
+                parts = [confluent_tp(t, p, o) for (t, p), o in sorted(result.offsets.items())]
+                self.on_commit(error, parts)
+            elif error is not None:
+                if self.error_cb is not None:
+                    self.error_cb(error)
+                else:
+                    log.warning("group %s: commit of %d offsets (%d commit calls) failed: %s",
+                                self.group, len(result.offsets), result.commits, error.str())
+            if isinstance(result.error, kafka_errors.FencedInstanceIdError):
+                raise ConsumerGroupError(f"group {self.group}: fenced static member: {result.error}")
+
+    # --- sending (kafka-python's IO thread) -----------------------------------------------------
+    async def _send_all(self) -> None:
+        """Send the queued commits, one request at a time, until none is left."""
+        try:
+            while (batch := self._next_batch()) is not None:
+                error: BaseException | None = None
+                if batch.offsets:
+                    try:
+                        await self._send(batch.offsets)
+                    except Exception as exc:  # reported to the application, never raised here
+                        error = exc
+                retriable = bool(getattr(error, "retriable", False))
+                with self._cond:
+                    result = self.queue.complete(batch, error, retriable=retriable, now=time.monotonic())
+                    if result is not None:
+                        self._finish(result)
+                if result is None and self._sleep is not None:
+                    await self._sleep(RETRY_BACKOFF_S)
+        except BaseException as exc:  # the IO loop is closing: answer every commit
+            with self._cond:
+                batch = self.queue.in_flight
+                if batch is not None:
+                    self._finish(CommitResult(batch.offsets, batch.first_ticket, batch.last_ticket, exc))
+                    self.queue.in_flight = None
+                if (pending := self.queue.fail_pending(exc)) is not None:
+                    self._finish(pending)
+                self._sending = False
+            raise
+
+    def _next_batch(self) -> CommitBatch[Partition] | None:
+        with self._cond:
+            batch = self.queue.next_batch()
+            if batch is None:
+                self._sending = False
+                self._cond.notify_all()
+            return batch
+
+    async def _send(self, offsets: Mapping[Partition, int]) -> None:
+        coordinator = self._coordinator
+        if coordinator.coordinator_unknown():
+            await coordinator.ensure_coordinator_ready_async(timeout_ms=COMMIT_TIMEOUT_MS)
         kafka_offsets = {
             KafkaTopicPartition(t, p): OffsetAndMetadata(o, "", -1) for (t, p), o in offsets.items()
         }
-        if asynchronous:
-            self._coordinator.commit_offsets_async(kafka_offsets, callback=self._async_done)
-            return None
-        try:
-            self._coordinator.commit_offsets_sync(kafka_offsets, timeout_ms=COMMIT_TIMEOUT_MS)
-        except _COMMIT_REFUSED as exc:
-            raise CommitFailedError(
-                f"group {self.group}: commit refused for generation "
-                f"{self._coordinator.group_metadata().generation_id}: {exc}"
-            ) from exc
-        except kafka_errors.KafkaError as exc:
-            raise CommitFailedError(f"group {self.group}: commit failed: {exc!r}") from exc
-        return [confluent_tp(t, p, o) for (t, p), o in sorted(offsets.items())]
+        # kafka-python's own request: the generation/member id checks and the error handling
+        # (an UNKNOWN_MEMBER_ID or ILLEGAL_GENERATION resets the member and makes it rejoin)
+        await coordinator._send_offset_commit_request(kafka_offsets)
 
-    def _async_done(self, offsets: Mapping[Any, Any], result: Any) -> None:
-        """kafka-python's completion callback (called from the application's poll())."""
-        error = None
-        if isinstance(result, BaseException):
-            log.warning("group %s: asynchronous commit failed: %r", self.group, result)
-            error = confluent_kafka.KafkaError(confluent_kafka.KafkaError._FAIL, f"commit failed: {result!r}")
-        if self.on_commit is not None:
-            parts = [confluent_tp(tp.topic, tp.partition, om.offset) for tp, om in sorted(offsets.items())]
-            self.on_commit(error, parts)
+    def _finish(self, result: CommitResult[Partition]) -> None:
+        """Record ``result`` (lock held): for the synchronous waiters and the application."""
+        if result.error is not None:
+            self.failed_requests += 1
+        waited_for = 0
+        for ticket in self._waiting:
+            if result.covers(ticket):
+                self._waiting[ticket] = result
+                waited_for += 1
+        # confluent-kafka calls on_commit for asynchronous (and automatic) commits, not for
+        # synchronous ones: a request carrying only the latter is not reported again
+        self._results.append((result, result.commits > waited_for))
+        self._cond.notify_all()

@@ -30,6 +30,7 @@ from kafka_placement.clients.group_assignor import (
     SyncAssignment,
     assign_group_for_sync,
     check_rack,
+    rebalance_protocol,
     strategies_for_client,
 )
 from kafka_placement.vocabulary import TopicPartition, group_by_topic
@@ -187,16 +188,27 @@ class StickyAssignor(_Assignor):
 
 class CooperativeStickyAssignor(_Assignor):
     """Java ``CooperativeStickyAssignor`` (``cooperative-sticky``, KIP-429): owned partitions in the
-    subscription, partitions changing owner are revoked in one round and given in the next."""
+    subscription, partitions changing owner are revoked in one round and given in the next.
+
+    Like Java's it supports both protocols: alone it runs COOPERATIVE; in a list with eager
+    strategies (Java's default ``range, cooperative-sticky``, the upgrade path) the consumer runs
+    EAGER — every partition revoked before each join, so none is sent as owned. kafka-python picks
+    the protocol from the list, but tells no assignor: :func:`assignors_from_config` (and the
+    confluent Consumer) set :attr:`rebalance_protocol` for it; build mixed lists with those."""
 
     name = "cooperative-sticky"
     strategy: StrategyName = "cooperative-sticky"
 
+    def __init__(self, *, rack: str | None = None, priority: int | None = None) -> None:
+        super().__init__(rack=rack, priority=priority)
+        #: the protocol the consumer runs (Java's rule over its whole list); alone: COOPERATIVE
+        self.rebalance_protocol = RebalanceProtocol.COOPERATIVE
+
     def supported_protocols(self) -> list[RebalanceProtocol]:
-        return [RebalanceProtocol.COOPERATIVE]
+        return [RebalanceProtocol.EAGER, RebalanceProtocol.COOPERATIVE]
 
     def _owned_partitions(self) -> list[Any]:
-        if not self.member_assignment:
+        if not self.member_assignment or self.rebalance_protocol != RebalanceProtocol.COOPERATIVE:
             return []
         entry = ConsumerProtocolSubscription.TopicPartition
         by_topic = group_by_topic(self.member_assignment)
@@ -249,17 +261,30 @@ def assignors_from_config(
     preference. ``rack`` goes to every assignor (KIP-881, used by range and the sticky ones),
     ``priority`` to failover/priority.
 
-    kafka-python runs one rebalance protocol per consumer and refuses a list that mixes
-    ``cooperative-sticky`` with eager strategies (Java would run such a list eagerly, its upgrade path):
-    that is refused here too, by name. So None gives ``range`` — Java's default (range,
-    cooperative-sticky) is such a mix. ``group_protocol`` other than ``classic`` is refused in one line."""
+    The consumer runs the rebalance protocol Java would (the highest all of them support): Java's
+    default ``range, cooperative-sticky`` runs eagerly, ``cooperative-sticky`` alone cooperatively
+    — kafka-python picks the same from the assignors' ``supported_protocols()``. None gives ``range``.
+    ``group_protocol`` other than ``classic`` is refused in one line."""
     if str(group_protocol).strip().lower() != "classic":
         raise refuse_consumer_protocol("kafka-python")
     names = strategies_for_client(
-        config, client="kafka-python", supported=ASSIGNOR_CLASSES, cooperative="alone"
+        config, client="kafka-python", supported=ASSIGNOR_CLASSES, cooperative="supported"
     )
+    return assignors_for(names, rack=rack, priority=priority)
+
+
+def assignors_for(
+    names: Sequence[StrategyName], *, rack: str | None = None, priority: int | None = None
+) -> list[_Assignor]:
+    """One assignor instance per strategy name; a cooperative-sticky one is told the protocol the
+    whole list runs (Java's rule, :func:`~kafka_placement.clients.group_assignor.rebalance_protocol`)."""
+    protocol = (RebalanceProtocol.COOPERATIVE if rebalance_protocol(names) == "cooperative"
+                else RebalanceProtocol.EAGER)
     out: list[_Assignor] = []
     for name in names:
         cls = ASSIGNOR_CLASSES[name]
-        out.append(cls(priority, rack=rack) if issubclass(cls, FailoverAssignor) else cls(rack=rack))
+        assignor = cls(priority, rack=rack) if issubclass(cls, FailoverAssignor) else cls(rack=rack)
+        if isinstance(assignor, CooperativeStickyAssignor):
+            assignor.rebalance_protocol = protocol
+        out.append(assignor)
     return out

@@ -1,0 +1,190 @@
+"""The confluent Consumer's commit path (``clients/confluent/offsets.GroupCommitter``) with a fake
+coordinator whose OffsetCommit requests the test answers one at a time: commits coalesced behind
+the request in flight, none dropped, each request's result delivered once, on the application's
+thread, to ``on_commit`` (else ``error_cb``)."""
+
+from __future__ import annotations
+
+import threading
+from types import SimpleNamespace
+from typing import Any
+
+import confluent_kafka
+import pytest
+from kafka import errors as kafka_errors
+from kafka.future import Future
+
+from kafka_placement.clients.confluent.offsets import GroupCommitter
+from kafka_placement.errors import CommitFailedError
+
+
+class SlowCoordinator:
+    """Each OffsetCommit waits for the test to answer it."""
+
+    def __init__(self) -> None:
+        self.requests: list[tuple[dict[tuple[str, int], int], Future]] = []
+
+    def coordinator_unknown(self) -> bool:
+        return False
+
+    def group_metadata(self) -> Any:
+        return SimpleNamespace(generation_id=7)
+
+    async def _send_offset_commit_request(self, offsets: dict[Any, Any]) -> None:
+        answer = Future()
+        self.requests.append(({(tp.topic, tp.partition): om.offset for tp, om in offsets.items()}, answer))
+        await answer
+
+
+class Loop:
+    """kafka-python's IO loop, stepped by the test: runs a scheduled coroutine until it waits."""
+
+    def __init__(self) -> None:
+        self.tasks: list[Any] = []
+
+    def call_soon(self, fn: Any) -> None:
+        self.tasks.append(fn())
+        self.step()
+
+    def step(self) -> None:
+        for task in list(self.tasks):
+            try:
+                task.send(None)
+            except StopIteration:
+                self.tasks.remove(task)
+
+
+def _committer(**kwargs: Any) -> tuple[GroupCommitter, SlowCoordinator, Loop]:
+    coordinator, loop = SlowCoordinator(), Loop()
+    committer = GroupCommitter(None, coordinator, loop.call_soon, "g", auto_offset_store=True, **kwargs)
+    return committer, coordinator, loop
+
+
+def test_async_commits_behind_a_request_in_flight_are_coalesced_and_none_is_dropped() -> None:
+    reports: list[tuple[Any, list[tuple[int, int]]]] = []
+    committer, coordinator, loop = _committer(
+        on_commit=lambda err, tps: reports.append((err, [(tp.partition, tp.offset) for tp in tps])))
+    for offset in range(1, 5001):  # the issue's loop: one async commit per record
+        committer.commit({("t", offset % 6): offset}, asynchronous=True)
+    assert len(coordinator.requests) == 1  # the first went out; 4,999 wait, coalesced
+    coordinator.requests[0][1].success(None)
+    loop.step()
+    assert len(coordinator.requests) == 2
+    newest = {("t", p): max(o for o in range(2, 5001) if o % 6 == p) for p in range(6)}
+    assert coordinator.requests[1][0] == newest
+    coordinator.requests[1][1].success(None)
+    loop.step()
+    assert committer.queue.idle and len(coordinator.requests) == 2
+    assert reports == []  # delivered on the application's thread only
+    committer.deliver()
+    assert [err for err, _ in reports] == [None, None]  # once per request
+    assert reports[1][1] == [(p, o) for (_, p), o in sorted(newest.items())]
+    committer.deliver()
+    assert len(reports) == 2
+
+
+def test_a_refused_request_is_reported_once_to_on_commit_else_to_error_cb() -> None:
+    reports: list[Any] = []
+    committer, coordinator, loop = _committer(on_commit=lambda err, tps: reports.append(err))
+    committer.commit({("t", 0): 5}, asynchronous=True)
+    committer.commit({("t", 0): 6}, asynchronous=True)
+    coordinator.requests[0][1].failure(kafka_errors.CommitFailedError(kafka_errors.IllegalGenerationError()))
+    loop.step()
+    coordinator.requests[1][1].success(None)
+    loop.step()
+    committer.deliver()
+    assert [None if e is None else e.code() for e in reports] == [
+        confluent_kafka.KafkaError.ILLEGAL_GENERATION, None]
+    errors: list[Any] = []
+    committer, coordinator, loop = _committer(on_commit=None, error_cb=errors.append)
+    committer.commit({("t", 0): 5}, asynchronous=True)
+    coordinator.requests[0][1].failure(kafka_errors.UnknownMemberIdError())
+    loop.step()
+    committer.deliver()
+    assert [e.code() for e in errors] == [confluent_kafka.KafkaError.UNKNOWN_MEMBER_ID]
+    assert committer.failed_requests == 1
+
+
+def test_a_retriable_failure_is_retried_not_reported() -> None:
+    reports: list[Any] = []
+    committer, coordinator, loop = _committer(on_commit=lambda err, tps: reports.append((err, len(tps))))
+    committer.commit({("t", 0): 5, ("t", 1): 3}, asynchronous=True)
+    coordinator.requests[0][1].failure(kafka_errors.NotCoordinatorError())
+    loop.step()  # no sleep function given: retried at once
+    assert len(coordinator.requests) == 2 and coordinator.requests[1][0] == {("t", 0): 5, ("t", 1): 3}
+    coordinator.requests[1][1].success(None)
+    loop.step()
+    committer.deliver()
+    assert reports == [(None, 2)]
+
+
+def test_a_sync_commit_waits_for_its_own_request_and_a_refusal_is_typed() -> None:
+    committer, coordinator, loop = _committer(on_commit=None)
+    committer.commit({("t", 0): 1}, asynchronous=True)
+    answered: list[Any] = []
+
+    def sync_commit() -> None:
+        try:
+            answered.append(committer.commit({("t", 0): 2}, asynchronous=False))
+        except CommitFailedError as exc:
+            answered.append(exc)
+
+    thread = threading.Thread(target=sync_commit)
+    thread.start()
+    thread.join(0.3)
+    assert thread.is_alive() and not answered  # behind the async one in flight
+    coordinator.requests[0][1].success(None)
+    loop.step()
+    coordinator.requests[1][1].failure(kafka_errors.CommitFailedError(kafka_errors.UnknownMemberIdError()))
+    loop.step()
+    thread.join(10)
+    assert len(answered) == 1 and isinstance(answered[0], CommitFailedError)
+    assert "refused for generation 7" in str(answered[0])
+
+
+def test_commits_not_yet_sent_fail_at_a_loss_and_later_ones_are_refused_locally() -> None:
+    reports: list[Any] = []
+    committer, coordinator, loop = _committer(on_commit=lambda err, tps: reports.append(err))
+    committer.commit({("t", 0): 1}, asynchronous=True)
+    committer.commit({("t", 0): 2}, asynchronous=True)
+    committer.fenced = True
+    committer.fail_pending("membership lost")
+    with pytest.raises(CommitFailedError, match="lost its group membership"):
+        committer.commit({("t", 0): 3}, asynchronous=True)
+    coordinator.requests[0][1].success(None)
+    loop.step()
+    assert len(coordinator.requests) == 1  # the failed one was never sent
+    committer.deliver()
+    assert [e is None for e in reports] == [False, True]  # failed (not sent) first, then the one in flight
+
+
+def test_on_commit_hears_of_asynchronous_commits_only_as_confluent_kafka() -> None:
+    """confluent-kafka calls on_commit for asynchronous and automatic commits, never for a
+    synchronous one (its caller has the answer): a request that carried only synchronous commits
+    is not reported, one that coalesced both is reported once."""
+    reports: list[Any] = []
+    committer, coordinator, loop = _committer(on_commit=lambda err, tps: reports.append(len(tps)))
+    done: list[Any] = []
+    worker = threading.Thread(target=lambda: done.append(committer.commit({("t", 0): 1}, asynchronous=False)))
+    worker.start()
+    while not coordinator.requests:
+        worker.join(0.01)
+    coordinator.requests[0][1].success(None)
+    loop.step()
+    worker.join(10)
+    assert [(tp.partition, tp.offset) for tp in done[0]] == [(0, 1)]
+    committer.deliver()
+    assert reports == []
+    committer.commit({("t", 1): 5}, asynchronous=True)  # goes out at once, alone
+    committer.commit({("t", 2): 7}, asynchronous=True)  # waits, coalesced with the sync one below
+    worker = threading.Thread(target=lambda: committer.commit({("t", 0): 2}, asynchronous=False))
+    worker.start()
+    while worker.is_alive() and ("t", 0) not in committer.queue.pending:
+        worker.join(0.01)
+    coordinator.requests[1][1].success(None)
+    loop.step()
+    coordinator.requests[2][1].success(None)
+    loop.step()
+    worker.join(10)
+    committer.deliver()
+    assert reports == [1, 2]  # ({t1}) and ({t0, t2}): once each
