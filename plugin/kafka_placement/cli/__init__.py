@@ -29,7 +29,7 @@ from kafka_placement.cli.client_logs import LEVELS, configure_librdkafka_log
 from kafka_placement.errors import KafkaPlacementError
 
 SUBCOMMAND_MODULES = (
-    "plan", "audit", "reassign", "demo", "conformance", "cluster", "group", "broker_plugin",
+    "plan", "audit", "reassign", "demo", "conformance", "cluster", "group", "broker_plugin", "rebalance",
 )
 
 

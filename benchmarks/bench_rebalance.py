@@ -1,0 +1,93 @@
+"""Load-aware rebalancing: our planner against Cruise Control's documented greedy (the baseline,
+rebalance_baseline.py) and the lower bound on bytes copied, side by side in one run.
+
+Models (rebalance_models.uneven_model): RF 3 in 3 racks, replicas drawn with lognormal broker
+weights (disk max/mean ≈ 1.5), sizes lognormal (median 500 MB, σ 1.5), bytes in Zipf-skewed
+(exponent 0.5) and independent of sizes. Printed per case: plan time, peak RSS, the worst band
+violation reached per goal, bytes moved against the baseline and the lower bound.
+
+Usage: .venv/bin/python benchmarks/bench_rebalance.py [--cases small,large] [--baseline-large]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(__file__))
+from kafka_placement.replicas.loads import Goals, broker_loads, plan_rebalance
+from kafka_placement.replicas.loads.model import RESOURCES
+from rebalance_baseline import baseline_plan
+from rebalance_models import uneven_model
+
+CASES = {"small": (30, 10_000), "large": (200, 333_334)}
+
+
+def rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def copied(model: object, target: np.ndarray) -> float:
+    m = model
+    before, after = m.replicas, target  # type: ignore[attr-defined]
+    new = (after[:, :, None] != before[:, None, :]).all(axis=2) & (after >= 0)
+    return float((new.sum(axis=1) * m.size).sum())  # type: ignore[attr-defined]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--cases", default="small,large")
+    parser.add_argument(
+        "--baseline-large", action="store_true", help="also run the baseline on the large case"
+    )
+    args = parser.parse_args()
+    for case in args.cases.split(","):
+        brokers, partitions = CASES[case]
+        model = uneven_model(brokers, partitions)
+        loads = broker_loads(model)
+        print(
+            f"== {brokers} brokers × {partitions * 3:,} replicas ({partitions:,} partitions RF 3); "
+            f"disk max/mean {loads[:, 0].max() / loads[:, 0].mean():.2f}; load average "
+            f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+        )
+        start = time.perf_counter()
+        plan = plan_rebalance(model, Goals())
+        took = time.perf_counter() - start
+        worst = plan.worst(plan.after)
+        bound = plan.lower_bound.bytes
+        print(
+            f"ours:     {took:7.1f} s, peak RSS {rss_mb():,.0f} MB, "
+            f"bytes moved {plan.bytes_moved / 1e12:.3f} TB "
+            f"({plan.bytes_moved / bound:.3f}× the lower bound {bound / 1e12:.3f} TB), "
+            f"leader changes {plan.leader_changes:,}"
+        )
+        print(
+            "          worst violation after (share of the mean outside the ±10% band): "
+            + ", ".join(f"{r} {w:.4f}" for r, w in zip(RESOURCES, worst, strict=True))
+        )
+        if case == "large" and not args.baseline_large:
+            print("baseline: skipped on the large case (--baseline-large runs it)")
+            continue
+        start = time.perf_counter()
+        target = baseline_plan(model, Goals())
+        took = time.perf_counter() - start
+        after = broker_loads(model, target)
+        moved = copied(model, target)
+        base_worst = plan.worst(after)
+        print(
+            f"baseline: {took:7.1f} s, bytes moved {moved / 1e12:.3f} TB ({moved / bound:.3f}× the bound; "
+            f"ours/baseline {plan.bytes_moved / moved:.3f})"
+        )
+        print(
+            "          worst violation after: "
+            + ", ".join(f"{r} {w:.4f}" for r, w in zip(RESOURCES, base_worst, strict=True))
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,116 @@
+"""Read a load model from a live cluster with kafka-python's admin client (the adapter: it only
+gathers; :mod:`kafka_placement.replicas.loads.estimate` turns observations into loads).
+
+DescribeCluster (racks), DescribeTopics (replicas), DescribeLogDirs (replica sizes, future replicas
+apart; log dirs' totalBytes), ListOffsets (latest, earliest-local, forTimestamp(now − W)),
+ListGroups + OffsetFetch twice ``sample_s`` apart (consumer progress)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from kafka_placement.clients.kafka_python.admin import brokers as live_brokers
+from kafka_placement.clients.kafka_python.admin import snapshot
+from kafka_placement.replicas.loads.estimate import PartitionObservation
+from kafka_placement.replicas.loads.model import BrokerSpec
+from kafka_placement.vocabulary import TopicPartition
+
+
+def _log_dirs(admin: Any, topics: list[str]) -> tuple[dict[tuple[TopicPartition, int], int], dict[int, int]]:
+    sizes: dict[tuple[TopicPartition, int], int] = {}
+    totals: dict[int, int] = {}
+    for answer in admin.describe_log_dirs(topics):
+        broker = int(answer["broker"])
+        for log_dir in answer.get("log_dirs", []):
+            if log_dir.get("error_code", 0):
+                continue
+            total = int(log_dir.get("total_bytes", -1) or -1)
+            if total > 0:
+                totals[broker] = totals.get(broker, 0) + total
+            for topic in log_dir.get("topics", []):
+                for part in topic.get("partitions", []):
+                    if part.get("is_future_key"):
+                        continue  # a replica being moved between dirs: its copy is not load
+                    key = (TopicPartition(topic["name"], int(part["partition_index"])), broker)
+                    sizes[key] = int(part.get("partition_size", 0))
+    return sizes, totals
+
+
+def _offsets(admin: Any, partitions: list[TopicPartition], spec: Any) -> dict[TopicPartition, int]:
+    from kafka import TopicPartition as KafkaTopicPartition
+
+    if not partitions:
+        return {}
+    answer = admin.list_partition_offsets(
+        {KafkaTopicPartition(tp.topic, tp.partition): spec for tp in partitions}
+    )
+    return {TopicPartition(k.topic, k.partition): int(v.offset) for k, v in answer.items()}
+
+
+def _committed(admin: Any, groups: list[str]) -> dict[TopicPartition, int]:
+    """Σ over groups of each partition's committed offset."""
+    total: dict[TopicPartition, int] = {}
+    if not groups:
+        return total
+    for offsets in admin.list_group_offsets({g: None for g in groups}).values():
+        for k, v in offsets.items():
+            if v.offset is not None and v.offset >= 0:
+                tp = TopicPartition(k.topic, k.partition)
+                total[tp] = total.get(tp, 0) + int(v.offset)
+    return total
+
+
+def read_observations(
+    admin: Any, window_s: float, sample_s: float
+) -> tuple[list[BrokerSpec], list[PartitionObservation], list[str]]:
+    from kafka.admin import OffsetSpec, OffsetTimestamp
+
+    notes: list[str] = []
+    snap = snapshot(admin)
+    partitions = sorted(snap.partitions)
+    topics = snap.topics()
+    sizes, totals = _log_dirs(admin, topics) if topics else ({}, {})
+    groups = (
+        sorted(g["group_id"] if isinstance(g, dict) else g[0] for g in admin.list_groups())
+        if sample_s > 0
+        else []
+    )
+    first = _committed(admin, groups)
+    started = time.monotonic()
+    since = OffsetTimestamp(int((time.time() - window_s) * 1000))
+    latest = _offsets(admin, partitions, OffsetSpec.LATEST)
+    earliest = _offsets(admin, partitions, OffsetSpec.EARLIEST_LOCAL)
+    window = _offsets(admin, partitions, since)
+    if groups:
+        time.sleep(max(0.0, sample_s - (time.monotonic() - started)))
+    second = _committed(admin, groups)
+    observations = []
+    for tp in partitions:
+        replicas = snap.partitions[tp].replicas
+        observations.append(
+            PartitionObservation(
+                tp.topic,
+                tp.partition,
+                tuple(replicas),
+                {b: sizes[(tp, b)] for b in replicas if (tp, b) in sizes},
+                latest.get(tp, 0),
+                earliest.get(tp, 0),
+                window.get(tp),
+                max(0, second.get(tp, 0) - first.get(tp, 0)),
+            )
+        )
+    brokers = [
+        BrokerSpec(b.id, b.rack, float(totals[b.id]) if b.id in totals else None) for b in live_brokers(admin)
+    ]
+    if len(totals) < len(brokers):
+        notes.append(
+            "log dirs' totalBytes not reported by every broker (DescribeLogDirs < v4): "
+            "their disk capacity is unknown"
+        )
+    notes.append("network capacities are not reported by Kafka: give them in a loads file to enforce them")
+    if groups:
+        notes.append(
+            f"bytes out counts {len(groups)} consumer groups' committed-offset growth over {sample_s:g} s"
+        )
+    return brokers, observations, notes

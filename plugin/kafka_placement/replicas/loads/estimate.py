@@ -1,0 +1,64 @@
+"""Loads estimated from what the Admin API reports (sans-I/O; the client adapter gathers it).
+
+* **size**: the largest non-future replica's ``DescribeLogDirs`` size (the leader's local log: what a
+  new replica copies). Local bytes only: tiered segments are not counted.
+* **records/s in**: ``(latest − forTimestamp(now − W)) / W``. ``forTimestamp`` looks records up by
+  their timestamp: producer CreateTime unless the topic logs LogAppendTime, so producers with skewed
+  clocks or back-dated records skew it; no record since ``now − W`` → 0.
+* **bytes per record**: ``size / (latest − earliestLocal)`` — compaction removes records but not
+  offsets, so on compacted topics this underestimates; segments deleted by retention take bytes and
+  offsets together, so it holds there.
+* **bytes in** = records/s × bytes per record; **bytes out** = the consumer groups' committed-offset
+  growth over a sample interval × bytes per record, plus the followers' fetches ((RF − 1) × bytes in).
+  Consumers that commit rarely, or not at all, are under- or un-counted.
+* **capacity (disk)**: the sum of the broker's log dirs' ``totalBytes`` (DescribeLogDirs v4+;
+  unknown on older brokers); network capacities are not reported by Kafka: give them in a loads file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from kafka_placement.replicas.loads.model import PartitionSpec
+
+
+@dataclass(frozen=True)
+class PartitionObservation:
+    """What the adapter read about one partition (offsets from its leader)."""
+
+    topic: str
+    partition: int
+    replicas: tuple[int, ...]
+    sizes: Mapping[int, int]
+    latest: int
+    earliest_local: int
+    window_start: int | None
+    committed_growth: int = 0
+
+
+def estimate_partitions(
+    observations: Iterable[PartitionObservation], window_s: float, sample_s: float
+) -> tuple[list[PartitionSpec], list[str]]:
+    """Partition loads from observations, and notes on what was missing."""
+    specs: list[PartitionSpec] = []
+    no_size: list[str] = []
+    for o in observations:
+        size = max(o.sizes.values(), default=0)
+        if not o.sizes:
+            no_size.append(f"{o.topic}-{o.partition}")
+        records = max(0, o.latest - o.earliest_local)
+        per_record = size / records if records else 0.0
+        start = o.latest if o.window_start is None or o.window_start < 0 else o.window_start
+        bytes_in = max(0, o.latest - start) / window_s * per_record if window_s > 0 else 0.0
+        consumed = o.committed_growth * per_record / sample_s if sample_s > 0 else 0.0
+        bytes_out = consumed + (len(o.replicas) - 1) * bytes_in
+        specs.append(
+            PartitionSpec(
+                o.topic, o.partition, o.replicas, float(size), round(bytes_in, 3), round(bytes_out, 3)
+            )
+        )
+    notes = []
+    if no_size:
+        notes.append(f"no log-dir size for {len(no_size)} partitions (e.g. {no_size[:5]}): size 0")
+    return specs, notes

@@ -1,0 +1,276 @@
+"""The mutable state of a load-aware plan: replica lists, broker loads and violations, who holds and
+leads what, bytes moved against the budget, and the log of moves with their reasons.
+
+Every change goes through :meth:`PlanState.move_replica` or :meth:`PlanState.transfer_leadership`,
+which keep the loads, the violations and the per-broker sets in step. Candidate moves are scored in
+bulk by :meth:`PlanState.evaluate` (numpy over many candidates at once).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from kafka_placement.replicas.loads.goals import HARD_WEIGHT, Bands
+from kafka_placement.replicas.loads.model import (
+    BYTES_IN,
+    BYTES_OUT,
+    DISK,
+    LEADER_BYTES_IN,
+    LEADERS,
+    RESOURCES,
+    LoadModel,
+)
+
+#: Tolerance of "no worse" comparisons of violations (they are in units of a mean: O(1)).
+EPSILON = 1e-9
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """One step of a plan: ``kind`` is ``leader`` (reorder: no data moves), ``replica`` (a replica
+    moves from ``source`` to ``destination``), or ``drain`` (a replica leaves a broker being removed);
+    ``goal``/``broker``/``above`` say which violation it reduces."""
+
+    kind: str
+    partition: int
+    source: int
+    destination: int
+    bytes: float
+    goal: str
+    broker: int
+    above: bool
+
+    def reason(self, broker_ids: np.ndarray) -> str:
+        if self.kind == "drain":
+            return f"broker {int(broker_ids[self.broker])} is being removed"
+        where = "above" if self.above else "below"
+        return f"{self.goal} of broker {int(broker_ids[self.broker])} {where} its band"
+
+
+class PlanState:
+    """Replica lists (broker indices, preferred leader first) and everything derived from them."""
+
+    def __init__(self, model: LoadModel, bands: Bands, loads: np.ndarray, budget: float) -> None:
+        self.model = model
+        self.bands = bands
+        self.replicas = model.replicas.copy()
+        self.loads = loads.copy()
+        brokers = model.num_brokers
+        self.terms = bands.terms(self.loads, np.arange(brokers))
+        self.band_terms = bands.band_violation(self.loads) * bands.weight
+        self.rack, racks = model.rack_index()
+        self.wanted_racks = np.minimum(model.rf.astype(np.int32), racks)
+        self.distinct = self.distinct_racks(self.replicas)
+        hosted: list[list[int]] = [[] for _ in range(brokers)]
+        rows, cols = np.nonzero(self.replicas >= 0)
+        order = np.argsort(self.replicas[rows, cols], kind="stable")
+        where = self.replicas[rows, cols][order]
+        bounds = np.searchsorted(where, np.arange(brokers + 1))
+        for b in range(brokers):
+            hosted[b] = rows[order[bounds[b] : bounds[b + 1]]].tolist()
+        self.hosted: list[set[int]] = [set(h) for h in hosted]
+        leaders = self.replicas[:, 0] if model.num_partitions else np.zeros(0, dtype=np.int32)
+        order = np.argsort(leaders, kind="stable")
+        bounds = np.searchsorted(leaders[order], np.arange(brokers + 1))
+        self.led: list[set[int]] = [set(order[bounds[b] : bounds[b + 1]].tolist()) for b in range(brokers)]
+        self.size_list: list[float] = model.size.tolist()
+        self.in_list: list[float] = model.bytes_in.tolist()
+        self.out_list: list[float] = model.bytes_out.tolist()
+        self._allowance: tuple[np.ndarray, float] | None = None
+        self.staying = np.flatnonzero(~bands.removed)
+        self.budget = budget
+        self.moved = 0.0
+        self.budget_hit = False
+        self.log: list[Move] = []
+
+    # ------------------------------------------------------------------ derived quantities
+    def distinct_racks(self, replicas: np.ndarray) -> np.ndarray:
+        racks = np.where(replicas >= 0, self.rack[np.maximum(replicas, 0)], -1)
+        ordered = np.sort(racks, axis=1)
+        new = ordered[:, 1:] != ordered[:, :-1]
+        result: np.ndarray = (ordered[:, 0] >= 0).astype(np.int32) + (new & (ordered[:, 1:] >= 0)).sum(axis=1)
+        return result
+
+    def deltas(self, partitions: np.ndarray, leading: np.ndarray) -> np.ndarray:
+        """``[n, resource]`` loads a replica of each partition carries (as leader where ``leading``)."""
+        m = self.model
+        lead = leading.astype(np.float64)
+        return np.stack(
+            [
+                m.size[partitions],
+                m.bytes_in[partitions],
+                m.bytes_out[partitions] * lead,
+                m.bytes_in[partitions] * lead,
+                lead,
+            ],
+            axis=1,
+        )
+
+    def leadership(self, partitions: np.ndarray) -> np.ndarray:
+        """``[n, resource]`` loads leadership of each partition adds (bytes out, leader bytes in, 1)."""
+        m = self.model
+        zero = np.zeros(len(partitions))
+        return np.stack([zero, zero, m.bytes_out[partitions], m.bytes_in[partitions], zero + 1.0], axis=1)
+
+    def copy_cost(
+        self, partitions: np.ndarray, source: np.ndarray | int, destination: np.ndarray | int
+    ) -> np.ndarray:
+        """Bytes a move adds to the plan: the size unless the destination held the replica at the
+        start (moving back: minus the size), none if the source did not (re-routing a copy)."""
+        original = self.model.replicas[partitions]
+        src = np.asarray(source).reshape(-1, 1) if np.ndim(source) else source
+        dst = np.asarray(destination).reshape(-1, 1) if np.ndim(destination) else destination
+        had_destination = (original == dst).any(axis=1)
+        had_source = (original == src).any(axis=1)
+        size = self.model.size[partitions]
+        result: np.ndarray = size * (~had_destination) - size * (~had_source)
+        return result
+
+    def change_of(self, p: int, leading: bool) -> list[float]:
+        """The loads one replica of ``p`` carries, as a plain list (as leader if ``leading``)."""
+        size, rate, out = self.size_list[p], self.in_list[p], self.out_list[p]
+        return [size, rate, out, rate, 1.0] if leading else [size, rate, 0.0, 0.0, 0.0]
+
+    def leadership_of(self, p: int) -> list[float]:
+        return [0.0, 0.0, self.out_list[p], self.in_list[p], 1.0]
+
+    def cost_of(self, p: int, source: int, destination: int) -> float:
+        """:meth:`copy_cost` of one move, in plain Python."""
+        original = self.model.replicas[p].tolist()
+        size = self.size_list[p]
+        return (0.0 if destination in original else size) - (0.0 if source in original else size)
+
+    def rack_ok(
+        self, partitions: np.ndarray, source: np.ndarray | int, destination: np.ndarray | int
+    ) -> np.ndarray:
+        """Does moving each partition's replica from ``source`` to ``destination`` keep the rack rule
+        (never fewer distinct racks than ``min(rf, racks)``, nor than now) and not double a broker?"""
+        rows = self.replicas[partitions]
+        dst = np.asarray(destination).reshape(-1, 1) if np.ndim(destination) else destination
+        src = np.asarray(source).reshape(-1, 1) if np.ndim(source) else source
+        present = (rows == dst).any(axis=1)
+        moved = np.where(rows == src, dst, rows)
+        distinct = self.distinct_racks(moved)
+        need = np.minimum(self.distinct[partitions], self.wanted_racks[partitions])
+        result: np.ndarray = (~present) & (distinct >= need)
+        return result
+
+    def move_allowed(self, p: int, source: int, destination: int) -> bool:
+        """The rack rule for one move, in plain Python."""
+        row = self.replicas[p, : int(self.model.rf[p])].tolist()
+        if destination in row or source not in row:
+            return False
+        rack = self.rack
+        racks = {int(rack[b]) for b in row if b != source}
+        racks.add(int(rack[destination]))
+        return len(racks) >= min(int(self.distinct[p]), int(self.wanted_racks[p]))
+
+    # ------------------------------------------------------------------ scoring
+    def allowance(self) -> tuple[np.ndarray, float]:
+        """How far a change may push a violation: a broker already outside a band may go up to the
+        worst band violation of the cluster (any resource: so it can give up one resource to fix a
+        worse one, and the worst never grows); one inside may leave it by at most half the band."""
+        if self._allowance is None:
+            violation = self.band_terms[self.staying]
+            worst = float(violation.max()) if violation.size else 0.0
+            inside = np.minimum(worst, 0.5 * self.bands.band_width) * self.bands.weight
+            self._allowance = (inside, worst)
+        return self._allowance
+
+    def evaluate(
+        self, source: np.ndarray, destination: np.ndarray, change: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Moving loads ``change[i]`` from ``source[i]`` to ``destination[i]``: (change of the total
+        violation, acceptable) — acceptable when neither broker's violation of any resource grows
+        beyond :meth:`allowance` and no capacity limit is newly crossed."""
+        bands = self.bands
+        new_source = self.loads[source] - change
+        new_destination = self.loads[destination] + change
+        old_s, old_d = self.terms[source], self.terms[destination]
+        new_s = bands.terms(new_source, source)
+        new_d = bands.terms(new_destination, destination)
+        gain = (new_s - old_s).sum(axis=1) + (new_d - old_d).sum(axis=1)
+        inside, worst = self.allowance()
+        allowed_s = np.where(old_s > EPSILON, np.maximum(old_s, worst), inside) + EPSILON
+        allowed_d = np.where(old_d > EPSILON, np.maximum(old_d, worst), inside) + EPSILON
+        ok = (
+            (new_s <= allowed_s).all(axis=1)
+            & (new_d <= allowed_d).all(axis=1)
+            & ((new_destination <= bands.limit[destination] * (1 + 1e-12)) | (change <= 0)).all(axis=1)
+            & ((new_source <= bands.limit[source] * (1 + 1e-12)) | (change >= 0)).all(axis=1)
+        )
+        return gain, ok
+
+    def evaluate_one(self, source: int, destination: int, change: list[float]) -> float | None:
+        """:meth:`evaluate` for one change in plain Python (rechecking a candidate is frequent and
+        numpy's per-call cost would dominate): the change of the total violation, or ``None``."""
+        bands = self.bands
+        inside_array, worst = self.allowance()
+        inside = inside_array.tolist()
+        total = 0.0
+        for broker, sign in ((source, -1.0), (destination, 1.0)):
+            loads = self.loads[broker].tolist()
+            lower, upper = bands.lower_rows[broker], bands.upper_rows[broker]
+            limit, old = bands.limit_rows[broker], self.terms[broker].tolist()
+            for r in range(len(loads)):
+                x = loads[r] + sign * change[r]
+                if sign * change[r] > 0 and x > limit[r] * (1 + 1e-12):
+                    return None
+                term = (
+                    bands.weight_list[r] * (max(lower[r] - x, 0.0) + max(x - upper[r], 0.0))
+                    + HARD_WEIGHT * max(x - limit[r], 0.0)
+                ) / bands.scale_list[r]
+                allowed = max(old[r], worst) if old[r] > EPSILON else inside[r]
+                if term > allowed + EPSILON:
+                    return None
+                total += term - old[r]
+        return total
+
+    # ------------------------------------------------------------------ changes
+    def _shift(self, source: int, destination: int, change: list[float]) -> None:
+        delta = np.array(change)
+        self.loads[source] -= delta
+        self.loads[destination] += delta
+        pair = np.array([source, destination])
+        self.terms[pair] = self.bands.terms(self.loads[pair], pair)
+        self.band_terms[pair] = self.bands.band_violation(self.loads[pair], pair) * self.bands.weight
+        self._allowance = None
+
+    def move_replica(
+        self, p: int, source: int, destination: int, kind: str, goal: int, broker: int, above: bool
+    ) -> None:
+        row = self.replicas[p]
+        position = row.tolist().index(source)
+        leading = position == 0
+        change = self.change_of(p, leading)
+        cost = self.cost_of(p, source, destination)
+        row[position] = destination
+        rack = self.rack
+        self.distinct[p] = len({int(rack[b]) for b in row[: int(self.model.rf[p])].tolist()})
+        self.hosted[source].discard(p)
+        self.hosted[destination].add(p)
+        if leading:
+            self.led[source].discard(p)
+            self.led[destination].add(p)
+        self._shift(source, destination, change)
+        self.moved += cost
+        self.log.append(Move(kind, p, source, destination, self.size_list[p], RESOURCES[goal], broker, above))
+
+    def transfer_leadership(self, p: int, new_leader: int, goal: int, broker: int, above: bool) -> None:
+        row = self.replicas[p]
+        old = int(row[0])
+        position = row.tolist().index(new_leader)
+        row[0], row[position] = new_leader, old
+        self.led[old].discard(p)
+        self.led[new_leader].add(p)
+        change = self.leadership_of(p)
+        self._shift(old, new_leader, change)
+        self.log.append(Move("leader", p, old, new_leader, 0.0, RESOURCES[goal], broker, above))
+
+    def remaining(self) -> float:
+        return self.budget - self.moved
+
+
+__all__ = ["BYTES_IN", "BYTES_OUT", "DISK", "LEADERS", "LEADER_BYTES_IN", "Move", "PlanState"]
