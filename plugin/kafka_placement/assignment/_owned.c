@@ -23,6 +23,16 @@
 #include <stdint.h>
 #include <string.h>
 
+/* Reading a member's owned TopicPartitions visits objects scattered over the heap (a group's history is
+ * made topic by topic, a member's list crosses every topic): the address of the next ones is known from
+ * the tuple, so their memory is asked for ahead instead of one miss at a time. */
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH_WRITE(address) __builtin_prefetch((address), 1, 3)
+#else
+#define PREFETCH_WRITE(address) ((void)0)
+#endif
+#define PREFETCH_AHEAD 16
+
 static int get_buffer(PyObject *obj, Py_buffer *view, int writable, Py_ssize_t itemsize, const char *name)
 {
     if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS | (writable ? PyBUF_WRITABLE : 0)) < 0)
@@ -86,6 +96,8 @@ static PyObject *read_claims(PyObject *module, PyObject *args)
         PyObject *last_topic = NULL; /* consecutive claims mostly name one topic: one lookup for the run */
         int64_t t = -1;
         for (Py_ssize_t j = 0; j < size; j++) {
+            if (j + PREFETCH_AHEAD < size)
+                PREFETCH_WRITE(PyTuple_GET_ITEM(owned, j + PREFETCH_AHEAD)); /* its reference count is written */
             PyObject *tp = PyTuple_GET_ITEM(owned, j);
             if (!PyTuple_Check(tp) || PyTuple_GET_SIZE(tp) != 2) {
                 PyErr_Format(PyExc_TypeError, "read_claims: owned partitions must be (topic, partition) "

@@ -23,6 +23,9 @@ class Claims:
     topic: IntArray
     member: IntArray
     generation: IntArray
+    # no partition claimed twice (the usual group): each claim is its partition's only one, nothing to
+    # resolve between claimants
+    distinct: bool = True
 
 
 _EMPTY = np.empty(0, dtype=np.int64)
@@ -57,6 +60,7 @@ def collect_claims(problem: Problem) -> Claims:
         topic,
         np.repeat(np.arange(problem.n_members, dtype=np.int64), per_member),
         np.repeat(generations, per_member),
+        distinct=int(np.count_nonzero(known)) == gid.size,  # as many partitions claimed as claims
     )
     return problem.claims
 
@@ -71,10 +75,15 @@ def resolve_claims(problem: Problem, claims: Claims) -> IntArray:
     unsubscribed still beats older ones, then the partition is free). A member listing a partition
     twice claims it once.
     """
-    owner = np.full(problem.n_partitions, -1, dtype=np.int64)
     if claims.gid.size == 0:
+        return np.full(problem.n_partitions, -1, dtype=np.int64)
+    owner = claim_winners(problem, claims)
+    if problem.subscribed.all():
+        return owner  # every member subscribes to every topic: no claim lapses
+    if claims.distinct:  # every claim won: its own topic number says whether it lapsed
+        lapsed = ~problem.subscribed[claims.member, claims.topic]
+        owner[claims.gid[lapsed]] = -1
         return owner
-    owner = _claim_winners(problem, claims.gid, claims.member, claims.generation)
     won = np.flatnonzero(owner >= 0)
     lapsed = ~problem.subscribed[owner[won], problem.topic_of(won)]
     owner[won[lapsed]] = -1
@@ -84,6 +93,10 @@ def resolve_claims(problem: Problem, claims: Claims) -> IntArray:
 def claim_winners(problem: Problem, claims: Claims) -> IntArray:
     """Each partition's previous owner: its claimant of the highest generation, whether or not it
     still subscribes (-1: none, or a tie in that generation)."""
+    if claims.distinct:
+        owner = np.full(problem.n_partitions, -1, dtype=np.int64)
+        owner[claims.gid] = claims.member
+        return owner
     return _claim_winners(problem, claims.gid, claims.member, claims.generation)
 
 

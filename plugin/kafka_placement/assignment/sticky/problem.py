@@ -278,6 +278,10 @@ def round_robin_deal(
     total = int(needs.sum())
     if total == 0:
         return np.empty(0, dtype=np.int64)
+    if total == takers.size and bool((needs == 1).all()):  # one each: by level alone, ties in taker order
+        if levels is None:
+            return takers[: free.size]
+        return takers[np.argsort(levels, kind="stable")][: free.size]
     slot_member = np.repeat(takers, needs)
     starts = np.repeat(np.cumsum(needs) - needs, needs)
     slot_round = np.arange(total, dtype=np.int64) - starts
