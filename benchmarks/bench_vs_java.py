@@ -507,7 +507,7 @@ def _exponent(sizes: tuple[int, int], times: tuple[float, float]) -> float:
     return math.log(times[1] / times[0]) / math.log(sizes[1] / sizes[0])
 
 
-def growth(reps: int) -> None:
+def growth(reps: int, hashing_too: bool = True) -> None:
     """How cost grows with size, ours and Java's side by side, and the growth exponents."""
     print(f"{'growth':<42} {'ours warm':>11} {'Java warm':>11} {'Java/ours':>9} {'franz warm':>11} "
           f"{'franz/ours':>10}")
@@ -524,7 +524,7 @@ def growth(reps: int) -> None:
               f"{_fmt_s(ours['warm_s'])} {_fmt_s(java['warm_s'])} {java['warm_s'] / ours['warm_s']:8.2f}x "
               f"{_franz_columns(franz, ours)}  {franz['note']}")
     hashing: dict[int, tuple[float, float]] = {}
-    for count in HASH_GROWTH:
+    for count in HASH_GROWTH if hashing_too else ():
         with tempfile.NamedTemporaryFile(suffix=".keys") as f:
             f.write(_key_bytes(count))
             f.flush()
@@ -540,11 +540,13 @@ def growth(reps: int) -> None:
          [(t * p, sticky[t, p, m]) for t, p, m in STICKY_GROWTH if m == 500]),
         ("sticky, members (100k partitions)", "member",
          sorted((m, sticky[t, p, m]) for t, p, m in STICKY_GROWTH if t * p == 100_000)),
-        ("hashing, keys", "key", [(count, hashing[count]) for count in HASH_GROWTH]),
+        ("hashing, keys", "key", [(count, hashing[count]) for count in HASH_GROWTH if count in hashing]),
     )
     print("growth exponents (time ~ size**k), ours / Java, end to end and per step; and the time each step "
           "adds per unit of size (what growing costs, free of the fixed cost at the small end):")
     for label, unit, points in series:
+        if not points:
+            continue
         (first, (ours_a, java_a)), (last, (ours_b, java_b)) = points[0], points[-1]
         whole = _exponents((first, last), (ours_a, ours_b), (java_a, java_b))
         steps = []
@@ -627,7 +629,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     if args.growth:
-        growth(args.reps)
+        growth(args.reps, hashing_too="hash" in args.only.split(","))
         return 0
     only = set(args.only.split(","))
     keys = 200_000 if args.quick else 1_000_000
