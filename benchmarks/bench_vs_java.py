@@ -605,7 +605,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--quick", action="store_true", help="CI-sized inputs")
     parser.add_argument("--only", default="hash,sticky,coop,unequal",
-                        help="comma list of hash,sticky,coop,unequal (or none: only the live produce row)")
+                        help="comma list of hash,sticky,coop,unequal (or none: only the live produce row); "
+                             "with --growth, without hash: only the sticky growth rows")
     parser.add_argument("--reps", type=int, default=7, help="Java calls per case (the first is cold)")
     parser.add_argument("--bootstrap-server", help="also measure confluent produce on this cluster")
     parser.add_argument("--records", type=int, default=1_000_000)
