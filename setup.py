@@ -1,5 +1,6 @@
 """Build hook only: metadata lives in pyproject.toml. Compiles the optional C accelerators (batch key
-hashing and the record router; dealing partitions to members); ``optional=True`` lets an install without
+hashing and the record router; dealing partitions to members; reading owned partitions and handing
+out the sticky result); ``optional=True`` lets an install without
 a C compiler succeed (the numpy / pure-Python forms are used then).
 ``KAFKA_PLACEMENT_PURE=1`` builds without them: the pure-Python wheel (``py3-none-any``)."""
 
@@ -28,6 +29,12 @@ setup(
         Extension(
             "kafka_placement.assignment._dealing",
             sources=["plugin/kafka_placement/assignment/_dealing.c"],
+            extra_compile_args=C_ARGS,
+            optional=True,
+        ),
+        Extension(
+            "kafka_placement.assignment._owned",
+            sources=["plugin/kafka_placement/assignment/_owned.c"],
             extra_compile_args=C_ARGS,
             optional=True,
         ),

@@ -17,6 +17,10 @@ Rows:
   coop one leaves+joins  the same group's own fresh assignment as history; one member leaves, one joins
                          (``CooperativeStickyAssignor``)
   sticky unequal         the fresh group plus one member subscribed to one topic (``StickyAssignor``)
+                         franz-go columns on these three rows: franz-go's ``kgo.StickyBalancer()`` /
+                         ``kgo.CooperativeStickyBalancer()`` (``benchmarks/franz/``, built when ``go`` is
+                         installed, else "not measured"; see ``franz_side.py``) on the very group ours gets,
+                         its answer checked valid and KIP-54 balanced; franz/ours >1: we are faster
   produce ...            (only with ``--bootstrap-server``) 100-byte records, keyed and keyless, to a
                          12-partition topic, ``produce(topic, value[, key])`` with no per-record callback:
                          our ``Producer`` natively (librdkafka places), through the C record router
@@ -32,7 +36,8 @@ Rows:
 (CI-sized); the full sizes are the ones docs/performance.md quotes.
 
 ``--growth`` prints how cost grows instead (docs/performance.md's growth table): sticky fresh from 10k
-to 4M partitions and from 100 to 5,000 members, hashing from 1M to 100M keys, with growth exponents, the
+to 4M partitions and from 100 to 5,000 members (franz-go beside them), hashing from 1M to 100M keys,
+with growth exponents, the
 time each step adds per partition, member or key, and the fixed cost that, added to ours, would give our
 end-to-end exponent Java's.
 
@@ -181,7 +186,11 @@ def _group(topics: int, partitions: int, members: int) -> tuple[dict[str, int], 
     return ppt, {f"consumer-{m:05d}": names for m in range(members)}
 
 
-def child_assign(case: str, topics: int, partitions: int, members: int) -> Result:
+def case_input(case: str, topics: int, partitions: int, members: int) -> tuple[str, dict[str, int], Any]:
+    """(strategy, partitions per topic, ``{member id: Member}``) of one assignor case — the group every side
+    (ours, Java's, franz-go's) is given: ``sticky`` fresh and equal, ``unequal`` that group plus one member
+    on one topic, ``coop`` that group's own fresh assignment as history (generation 1), one member gone and
+    one joined (no history)."""
     from kafka_placement.assignment import Member, assign
 
     ppt, subs = _group(topics, partitions, members)
@@ -194,6 +203,13 @@ def child_assign(case: str, topics: int, partitions: int, members: int) -> Resul
         prev = assign(strategy, ppt, group)
         group = {m: Member(subs[m], owned=prev[m], generation=1) for m in subs if m != "consumer-00000"}
         group["consumer-new"] = Member(list(ppt))
+    return strategy, ppt, group
+
+
+def child_assign(case: str, topics: int, partitions: int, members: int) -> Result:
+    from kafka_placement.assignment import assign
+
+    strategy, ppt, group = case_input(case, topics, partitions, members)
     times = []
     result: dict[str, Any] = {}
     for _ in range(2):
@@ -203,6 +219,16 @@ def child_assign(case: str, topics: int, partitions: int, members: int) -> Resul
         times.append(time.perf_counter() - t0)
     return {"cold_s": times[0], "warm_s": times[1], "best_s": min(times),
             "check": max(len(v) for v in result.values()), "rss_peak_mb": _vm_kb("VmHWM") / 1024}
+
+
+def child_franz(case: str, topics: int, partitions: int, members: int, reps: int) -> Result:
+    """franz-go's balancer on the group :func:`case_input` builds (``franz_side``), its answer checked."""
+    from franz_side import measure
+    from kafka_placement.assignment import assign
+
+    strategy, ppt, group = case_input(case, topics, partitions, members)
+    ours = assign(strategy, ppt, group) if case == "coop" else None
+    return measure(case, strategy, ppt, group, reps, ours)
 
 
 def run_ours(*args: str) -> Result:
@@ -481,18 +507,24 @@ def _exponent(sizes: tuple[int, int], times: tuple[float, float]) -> float:
     return math.log(times[1] / times[0]) / math.log(sizes[1] / sizes[0])
 
 
-def growth(reps: int) -> None:
+def growth(reps: int, hashing_too: bool = True) -> None:
     """How cost grows with size, ours and Java's side by side, and the growth exponents."""
-    print(f"{'growth':<42} {'ours warm':>11} {'Java warm':>11} {'Java/ours':>9}")
+    print(f"{'growth':<42} {'ours warm':>11} {'Java warm':>11} {'Java/ours':>9} {'franz warm':>11} "
+          f"{'franz/ours':>10}")
     sticky: dict[tuple[int, int, int], tuple[float, float]] = {}
+    franz_times: dict[tuple[int, int, int], float] = {}
     for shape in STICKY_GROWTH:
         java = run_java(["sticky", *map(str, shape), str(max(2, min(reps, 4)))], heap="6g")
         ours = run_ours("sticky", *map(str, shape))
+        franz = run_ours("franz", "sticky", *map(str, shape), str(max(3, min(reps, 5))))
         sticky[shape] = (ours["warm_s"], java["warm_s"])
+        if "warm_s" in franz:
+            franz_times[shape] = franz["warm_s"]
         print(f"{f'sticky fresh {shape[0] * shape[1] // 1000}k partitions x {shape[2]} members':<42} "
-              f"{_fmt_s(ours['warm_s'])} {_fmt_s(java['warm_s'])} {java['warm_s'] / ours['warm_s']:8.2f}x")
+              f"{_fmt_s(ours['warm_s'])} {_fmt_s(java['warm_s'])} {java['warm_s'] / ours['warm_s']:8.2f}x "
+              f"{_franz_columns(franz, ours)}  {franz['note']}")
     hashing: dict[int, tuple[float, float]] = {}
-    for count in HASH_GROWTH:
+    for count in HASH_GROWTH if hashing_too else ():
         with tempfile.NamedTemporaryFile(suffix=".keys") as f:
             f.write(_key_bytes(count))
             f.flush()
@@ -508,11 +540,13 @@ def growth(reps: int) -> None:
          [(t * p, sticky[t, p, m]) for t, p, m in STICKY_GROWTH if m == 500]),
         ("sticky, members (100k partitions)", "member",
          sorted((m, sticky[t, p, m]) for t, p, m in STICKY_GROWTH if t * p == 100_000)),
-        ("hashing, keys", "key", [(count, hashing[count]) for count in HASH_GROWTH]),
+        ("hashing, keys", "key", [(count, hashing[count]) for count in HASH_GROWTH if count in hashing]),
     )
     print("growth exponents (time ~ size**k), ours / Java, end to end and per step; and the time each step "
           "adds per unit of size (what growing costs, free of the fixed cost at the small end):")
     for label, unit, points in series:
+        if not points:
+            continue
         (first, (ours_a, java_a)), (last, (ours_b, java_b)) = points[0], points[-1]
         whole = _exponents((first, last), (ours_a, ours_b), (java_a, java_b))
         steps = []
@@ -523,6 +557,12 @@ def growth(reps: int) -> None:
             steps.append(f"{_count(size_a)} -> {_count(size_b)}: k {k}, "
                          f"+{ours_ns:.1f} / +{java_ns:.1f} ns per {unit}")
         print(f"  {label} {_count(first)} -> {_count(last)}: k {whole}; " + "; ".join(steps))
+        if unit != "key" and len(franz_times) == len(STICKY_GROWTH):
+            shapes = [shape for shape in STICKY_GROWTH if (shape[2] == 500 if unit == "partition"
+                                                            else shape[0] * shape[1] == 100_000)]
+            shapes.sort(key=lambda shape: shape[0] * shape[1] * shape[2])
+            franz_k = _exponent((first, last), (franz_times[shapes[0]], franz_times[shapes[-1]]))
+            print(f"    franz-go: k {franz_k:.2f} end to end")
         # an end-to-end exponent rewards a fixed cost: the constant that, added to every one of our times,
         # would bring our exponent down to Java's (0: ours already grows no faster)
         ratio = java_b / java_a
@@ -541,6 +581,20 @@ def _count(n: int) -> str:
 
 
 # --- report -------------------------------------------------------------------------------------------------
+def _franz_columns(franz: Result, ours: Result) -> str:
+    """franz-go's warm time and its ratio to ours (franz-go / ours: >1 we are faster), or "not measured"."""
+    if "warm_s" not in franz:
+        return f"{'not':>11} {'measured':>10}"
+    return f"{_fmt_s(franz['warm_s'])} {franz['warm_s'] / ours['warm_s']:9.2f}x"
+
+
+def _franz_decode(franz: Result) -> str:
+    if "decode_and_balance_warm_s" not in franz:
+        return ""
+    decoding = franz["decode_and_balance_warm_s"] * 1e3
+    return f"; franz-go with decoding the members' metadata {decoding:.1f} ms ({franz.get('go', '')})"
+
+
 def _fmt_s(seconds: float) -> str:
     return f"{seconds * 1e3:8.1f} ms" if seconds < 10 else f"{seconds:8.2f} s "
 
@@ -551,7 +605,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--quick", action="store_true", help="CI-sized inputs")
     parser.add_argument("--only", default="hash,sticky,coop,unequal",
-                        help="comma list of hash,sticky,coop,unequal (or none: only the live produce row)")
+                        help="comma list of hash,sticky,coop,unequal (or none: only the live produce row); "
+                             "with --growth, without hash: only the sticky growth rows")
     parser.add_argument("--reps", type=int, default=7, help="Java calls per case (the first is cold)")
     parser.add_argument("--bootstrap-server", help="also measure confluent produce on this cluster")
     parser.add_argument("--records", type=int, default=1_000_000)
@@ -567,13 +622,15 @@ def main(argv: list[str] | None = None) -> int:
             out = child_hash(rest[0], int(rest[1]), int(rest[2]))
         elif kind == "hash-large":
             out = child_hash_large(int(rest[0]), int(rest[1]))
+        elif kind == "franz":
+            out = child_franz(rest[0], *map(int, rest[1:]))
         else:
             out = child_assign(kind, *map(int, rest))
         print(json.dumps(out))
         return 0
 
     if args.growth:
-        growth(args.reps)
+        growth(args.reps, hashing_too="hash" in args.only.split(","))
         return 0
     only = set(args.only.split(","))
     keys = 200_000 if args.quick else 1_000_000
@@ -581,7 +638,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"# load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; "
           f"{'quick' if args.quick else 'full'} sizes")
     print(f"{'path':<42} {'ours warm':>11} {'ours cold':>11} {'Java warm':>11} {'Java cold':>11} "
-          f"{'Java/ours':>9}  notes")
+          f"{'Java/ours':>9} {'franz warm':>11} {'franz/ours':>10}  notes")
     ok = True
     if "hash" in only:
         with tempfile.NamedTemporaryFile(suffix=".keys") as f:
@@ -599,7 +656,7 @@ def main(argv: list[str] | None = None) -> int:
             note = f"{per_key:.2f} vs {java_per_key:.2f} ns/key; " + ("same partitions" if same else verdict)
             print(f"{'hash 16 B ' + form:<42} {_fmt_s(ours['warm_s'])} {_fmt_s(ours['cold_s'])} "
                   f"{_fmt_s(java['warm_s'])} {_fmt_s(java['cold_s'])} "
-                  f"{java['warm_s'] / ours['warm_s']:8.2f}x  {note}")
+                  f"{java['warm_s'] / ours['warm_s']:8.2f}x {'-':>11} {'-':>10}  {note}")
     labels = {"sticky": "sticky fresh", "coop": "coop one leaves+joins", "unequal": "sticky unequal"}
     java_names = {"sticky": "sticky", "coop": "coop-history", "unequal": "unequal"}
     for case in ("sticky", "coop", "unequal"):
@@ -607,11 +664,14 @@ def main(argv: list[str] | None = None) -> int:
             continue
         java = run_java([java_names[case], *map(str, shape), str(max(2, min(args.reps, 4)))])
         ours = run_ours(case, *map(str, shape))
+        franz = run_ours("franz", case, *map(str, shape), str(max(3, args.reps)))
         size = f"{shape[0] * shape[1] // 1000}k x {shape[2]}"
         print(f"{labels[case] + ' ' + size:<42} {_fmt_s(ours['warm_s'])} {_fmt_s(ours['cold_s'])} "
-              f"{_fmt_s(java['warm_s'])} {_fmt_s(java['cold_s'])} {java['warm_s'] / ours['warm_s']:8.2f}x  "
-              f"ours peak RSS {ours['rss_peak_mb']:.0f} MB (whole process); max/member {ours['check']} "
-              f"(Java {java['check']})")
+              f"{_fmt_s(java['warm_s'])} {_fmt_s(java['cold_s'])} {java['warm_s'] / ours['warm_s']:8.2f}x "
+              f"{_franz_columns(franz, ours)}  ours peak RSS {ours['rss_peak_mb']:.0f} MB (whole process); "
+              f"max/member {ours['check']} (Java {java['check']}; franz-go {franz.get('check', '-')}); "
+              f"{franz['note']}{_franz_decode(franz)}")
+        ok = ok and franz.get("valid", True)
     if args.bootstrap_server:
         for kind, (routed, direct) in router_overhead().items():
             print(f"# produce: the C record router, {kind}: {routed:.1f} ns per call vs {direct:.1f} ns "

@@ -10,7 +10,7 @@ if [ ! -x .venv/bin/python ]; then
   "$python" -m venv .venv
 fi
 # setup.py + the C accelerator are in the stamp too: a change to them reinstalls (and so recompiles) at once
-stamp=.venv/.installed-$(cat pyproject.toml setup.py plugin/kafka_placement/partitioning/_*.[ch] | sha256sum | cut -c1-16)
+stamp=.venv/.installed-$(cat pyproject.toml setup.py plugin/kafka_placement/partitioning/_*.[ch] plugin/kafka_placement/assignment/_*.c | sha256sum | cut -c1-16)
 if [ ! -f "$stamp" ]; then
   echo "[bootstrap] installing kafka-placement[all] and the dev group into .venv"
   .venv/bin/python -m pip install -q -U 'pip>=25.1' wheel setuptools  # 25.1: dependency groups (--group)

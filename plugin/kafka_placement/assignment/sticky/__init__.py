@@ -6,6 +6,8 @@ Modules, in the order a call goes through them:
 * :mod:`.problem` — the integer view of a group (member and topic numbers in Java ``String`` order,
   global partition ids, the ``owner`` array), the rack view, output;
 * :mod:`.claims` — owned-partition claims (KIP-341): the highest generation keeps a partition;
+* :mod:`.partition_objects` — owned TopicPartitions read into ids and the result handed out per member
+  (C form ``assignment/_owned.c``, numpy form kept and tested against it);
 * :mod:`.equal_subscriptions` — every member subscribes to the same topics: Java's
   ``ConstrainedAssignmentBuilder`` step by step, rack-aware variant included (exact);
 * :mod:`.general` — unequal subscriptions: the balancer (members × topics counts, augmenting paths,

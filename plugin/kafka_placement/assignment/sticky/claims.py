@@ -1,20 +1,18 @@
 """Owned-partition claims (KIP-341): who owned what before this rebalance, and who may keep it.
 
-Every member's ``owned`` list is read once per problem into parallel integer arrays; partitions
-that do not exist are dropped. The highest generation wins a partition; a tie in that generation
-leaves it free, as in Java.
+Every member's ``owned`` list is read once per problem into parallel integer arrays
+(:mod:`.partition_objects`, in C when compiled); partitions that do not exist are dropped. The highest
+generation wins a partition; a tie in that generation leaves it free, as in Java.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import repeat
 
 import numpy as np
 
-from kafka_placement.assignment.sticky.problem import IntArray, ObjectArray, Problem
-from kafka_placement.vocabulary import TopicPartition
+from kafka_placement.assignment.sticky.partition_objects import read_claims
+from kafka_placement.assignment.sticky.problem import IntArray, Problem
 
 
 @dataclass
@@ -25,63 +23,45 @@ class Claims:
     topic: IntArray
     member: IntArray
     generation: IntArray
+    # no partition claimed twice (the usual group): each claim is its partition's only one, nothing to
+    # resolve between claimants
+    distinct: bool = True
 
 
 _EMPTY = np.empty(0, dtype=np.int64)
 
 
-def _claim_ids(
-    problem: Problem, owned: Sequence[TopicPartition]
-) -> tuple[IntArray, IntArray, ObjectArray | None]:
-    """(global ids, topic numbers, the TopicPartition objects) of the claimed partitions that exist;
-    the rest is dropped."""
-    if not owned or not problem.topics:
-        return _EMPTY, _EMPTY, None
-    topics_col, parts_col = zip(*owned, strict=True)
-    n = len(owned)
-    tix = np.fromiter(map(problem.topic_index.get, topics_col, repeat(-1)), dtype=np.int64, count=n)
-    try:
-        parts = np.fromiter(parts_col, dtype=np.int64, count=n)
-    except OverflowError:  # hostile partition numbers beyond int64: they name no partition
-        parts = np.fromiter((p if -(2**62) < p < 2**62 else -1 for p in parts_col), dtype=np.int64, count=n)
-    objects = np.fromiter(owned, dtype=object, count=n)
-    safe_t = np.where(tix >= 0, tix, 0)
-    ok = (tix >= 0) & (parts >= 0) & (parts < problem.counts[safe_t])
-    if ok.all():
-        return problem.offsets[tix] + parts, tix, objects
-    return problem.offsets[tix[ok]] + parts[ok], tix[ok], objects[ok]
-
-
 def collect_claims(problem: Problem) -> Claims:
-    """Every member's claims that name an existing partition (computed once per problem)."""
+    """Every member's claims that name an existing partition (computed once per problem); the claimed
+    partitions' objects are kept in ``problem.objects`` to be handed out again."""
     if problem.claims is not None:
         return problem.claims
-    gid_parts: list[IntArray] = []
-    top_parts: list[IntArray] = []
-    mem_parts: list[IntArray] = []
-    gen_parts: list[IntArray] = []
-    for i, member in enumerate(problem.members):
-        gids, tix, objects = _claim_ids(problem, member.owned)
-        if gids.size:
-            gid_parts.append(gids)
-            top_parts.append(tix)
-            mem_parts.append(np.full(gids.size, i, dtype=np.int64))
-            generation = min(max(member.generation, -(2**62)), 2**62)  # Member allows any int
-            gen_parts.append(np.full(gids.size, generation, dtype=np.int64))
-            if problem.objects is None or problem.objects_known is None:
-                problem.objects = np.full(problem.n_partitions, None, dtype=object)
-                problem.objects_known = np.zeros(problem.n_partitions, dtype=np.bool_)
-            problem.objects[gids] = objects
-            problem.objects_known[gids] = True
-    if not gid_parts:
+    n = problem.n_partitions
+    if not any(member.owned for member in problem.members) or not problem.topics:
         problem.claims = Claims(_EMPTY, _EMPTY, _EMPTY, _EMPTY)
-    else:
-        problem.claims = Claims(
-            np.concatenate(gid_parts),
-            np.concatenate(top_parts),
-            np.concatenate(mem_parts),
-            np.concatenate(gen_parts),
-        )
+        return problem.claims
+    objects: list[object] = [None] * n
+    known = np.zeros(n, dtype=np.bool_)
+    gid, topic, per_member = read_claims(
+        [member.owned for member in problem.members], problem.topic_index, problem.offsets, objects, known
+    )
+    if gid.size == 0:
+        problem.claims = Claims(_EMPTY, _EMPTY, _EMPTY, _EMPTY)
+        return problem.claims
+    problem.objects, problem.objects_known = objects, known  # type: ignore[assignment]
+    # Member allows any int as generation: clamp to int64
+    generations = np.fromiter(
+        (min(max(member.generation, -(2**62)), 2**62) for member in problem.members),
+        dtype=np.int64,
+        count=problem.n_members,
+    )
+    problem.claims = Claims(
+        gid,
+        topic,
+        np.repeat(np.arange(problem.n_members, dtype=np.int64), per_member),
+        np.repeat(generations, per_member),
+        distinct=int(np.count_nonzero(known)) == gid.size,  # as many partitions claimed as claims
+    )
     return problem.claims
 
 
@@ -95,10 +75,15 @@ def resolve_claims(problem: Problem, claims: Claims) -> IntArray:
     unsubscribed still beats older ones, then the partition is free). A member listing a partition
     twice claims it once.
     """
-    owner = np.full(problem.n_partitions, -1, dtype=np.int64)
     if claims.gid.size == 0:
+        return np.full(problem.n_partitions, -1, dtype=np.int64)
+    owner = claim_winners(problem, claims)
+    if problem.subscribed.all():
+        return owner  # every member subscribes to every topic: no claim lapses
+    if claims.distinct:  # every claim won: its own topic number says whether it lapsed
+        lapsed = ~problem.subscribed[claims.member, claims.topic]
+        owner[claims.gid[lapsed]] = -1
         return owner
-    owner = _claim_winners(problem, claims.gid, claims.member, claims.generation)
     won = np.flatnonzero(owner >= 0)
     lapsed = ~problem.subscribed[owner[won], problem.topic_of(won)]
     owner[won[lapsed]] = -1
@@ -108,6 +93,10 @@ def resolve_claims(problem: Problem, claims: Claims) -> IntArray:
 def claim_winners(problem: Problem, claims: Claims) -> IntArray:
     """Each partition's previous owner: its claimant of the highest generation, whether or not it
     still subscribes (-1: none, or a tie in that generation)."""
+    if claims.distinct:
+        owner = np.full(problem.n_partitions, -1, dtype=np.int64)
+        owner[claims.gid] = claims.member
+        return owner
     return _claim_winners(problem, claims.gid, claims.member, claims.generation)
 
 

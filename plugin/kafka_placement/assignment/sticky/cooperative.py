@@ -55,7 +55,7 @@ def assign_cooperative_sticky(
                 second_owner = np.flatnonzero((winners >= 0) & (owner >= 0) & (winners != owner))
                 withheld = np.union1d(second_owner, _transferring(claims.gid, claims.member, owner))
             else:
-                withheld = _withheld(claims.gid, claims.member, claims.generation, owner)
+                withheld = _withheld(claims, owner)
             owner[withheld] = -1
         return materialize(problem, owner)
 
@@ -103,7 +103,7 @@ def _cooperative_target(problem: Problem, claims: Claims, kept: IntArray, racks:
     target = general_assign(problem, kept, racks)
     if claims.gid.size == 0:
         return target
-    withheld = _withheld(claims.gid, claims.member, claims.generation, target)
+    withheld = _withheld(claims, target)
     if withheld.size == 0:
         return target
     after_revoke = target.copy()
@@ -123,7 +123,7 @@ def _sizes_score(owner: IntArray, n_members: int) -> int:
     return int((sizes * (2 * np.arange(n_members, dtype=np.int64) - n_members + 1)).sum())
 
 
-def _withheld(gid: IntArray, member: IntArray, generation: IntArray, owner: IntArray) -> IntArray:
+def _withheld(claims: Claims, owner: IntArray) -> IntArray:
     """Partitions the target gives to someone other than their current owner (to revoke first).
 
     The current owner of a partition is its claimant of the highest generation (KIP-341), whether or
@@ -132,6 +132,9 @@ def _withheld(gid: IntArray, member: IntArray, generation: IntArray, owner: IntA
     withheld whenever any of them is not its target owner: none of them can be trusted to have let
     it go.
     """
+    gid, member, generation = claims.gid, claims.member, claims.generation
+    if claims.distinct:  # each claim is its partition's only one, so of the highest generation
+        return np.unique(gid[owner[gid] != member])
     top = np.full(owner.size, np.iinfo(np.int64).min, dtype=np.int64)
     np.maximum.at(top, gid, generation)
     current = generation == top[gid]

@@ -42,6 +42,11 @@ def _water_fill(loads: IntArray, units: int) -> IntArray:
     Ties (and the one-off remainder) go to the earlier members of the array.
     """
     s = loads.size
+    if s and int(loads.min()) == int(loads.max()):  # all level (a fresh group): an even split, the
+        # remainder to the first members
+        give_even = np.full(s, units // s, dtype=np.int64)
+        give_even[: units % s] += 1
+        return give_even
     order = np.lexsort((np.arange(s), loads))
     sorted_loads = loads[order]
     # cost[j] = units needed to lift the first j+1 members to sorted_loads[j]
@@ -248,19 +253,27 @@ def _balance(
 def _counts(problem: Problem, o: IntArray, *, fewest_moves: bool = True, budget: int = 0) -> IntArray:
     """Balanced members x topics partition counts, starting from the owned counts ``o``."""
     t_count = len(problem.topics)
-    c = o.copy()
-    loads = c.sum(axis=1)
+    # topics x members while filling topic by topic: a topic's row is contiguous (a members x topics
+    # column is one cache line per member)
+    c_by_topic = o.T.copy()  # a copy: with one topic or member, o.T is contiguous (a view of o)
+    subscribed_by_topic = np.ascontiguousarray(problem.subscribed.T)
+    loads = o.sum(axis=1)
     unowned = problem.counts - o.sum(axis=0)
     subscribers = problem.subscribed.sum(axis=0)
     for t in np.lexsort((np.arange(t_count), subscribers)).tolist():
         units = int(unowned[t])
         if units == 0 or subscribers[t] == 0:
             continue
-        who = np.flatnonzero(problem.subscribed[:, t])
+        who = np.flatnonzero(subscribed_by_topic[t])
         give = _water_fill(loads[who], units)
-        c[who, t] += give
+        c_by_topic[t, who] += give
         loads[who] += give
+    c = np.ascontiguousarray(c_by_topic.T)
     _balance(problem, c, o, free_only=True)
+    if not o.any():
+        # nothing owned: every move above was free, so the pass reached what chains of moves reach —
+        # the candidates below (direct moves, chains) would all return these counts unchanged
+        return c
     if not fewest_moves:
         _balance(problem, c, o, free_only=False)
         return c
@@ -343,8 +356,9 @@ def general_assign(
         fresh = _counts(problem, np.zeros_like(o))
         if np.minimum(fresh, o).sum() > np.minimum(c, o).sum():
             c = fresh
-    # choose the partitions: keep own ones first, then fill from the rest of the topic
-    for t in range(t_count):
+    # choose the partitions: keep own ones first, then fill from the rest of the topic (only topics where
+    # some member keeps fewer than it owns have anything to give up)
+    for t in np.flatnonzero((o > c).any(axis=0)).tolist():
         lo, hi = int(problem.offsets[t]), int(problem.offsets[t + 1])
         seg = owner[lo:hi]  # a view: edits land in owner
         holders = np.flatnonzero(o[:, t] > c[:, t])
@@ -363,10 +377,11 @@ def general_assign(
     # the taker with the fewest partitions so far (ties: member order), as Java's general builder does
     sizes = np.minimum(c, o).sum(axis=1)
     subscribers = problem.subscribed.sum(axis=0)
+    needs_by_topic = np.ascontiguousarray((c - np.minimum(c, o)).T)  # a topic's row is contiguous
     for t in np.lexsort((np.arange(t_count), subscribers)).tolist():
         lo, hi = int(problem.offsets[t]), int(problem.offsets[t + 1])
         seg = owner[lo:hi]
-        need = c[:, t] - np.minimum(c[:, t], o[:, t])
+        need = needs_by_topic[t]
         free = np.flatnonzero(seg < 0)
         if free.size == 0:
             continue

@@ -28,6 +28,7 @@ import numpy.typing as npt
 
 from kafka_placement.assignment.inputs import check_members, check_partitions_per_topic
 from kafka_placement.assignment.rack import consumer_rack
+from kafka_placement.assignment.sticky.partition_objects import hand_out
 from kafka_placement.errors import InvalidArgumentError
 from kafka_placement.java import java_sorted
 from kafka_placement.vocabulary import Member, TopicPartition
@@ -111,7 +112,7 @@ class Problem:
     # each member's position in the caller's mapping (Java's HashMap keeps insertion order within a
     # bucket; the group leader's member order is the JoinGroup response's, on both sides)
     arrival: list[int] | None = None
-    objects: ObjectArray | None = None
+    objects: list[TopicPartition | None] | None = None
     objects_known: BoolArray | None = None
     claims: Claims | None = None
 
@@ -277,6 +278,10 @@ def round_robin_deal(
     total = int(needs.sum())
     if total == 0:
         return np.empty(0, dtype=np.int64)
+    if total == takers.size and bool((needs == 1).all()):  # one each: by level alone, ties in taker order
+        if levels is None:
+            return takers[: free.size]
+        return takers[np.argsort(levels, kind="stable")][: free.size]
     slot_member = np.repeat(takers, needs)
     starts = np.repeat(np.cumsum(needs) - needs, needs)
     slot_round = np.arange(total, dtype=np.int64) - starts
@@ -301,28 +306,20 @@ def in_python_order(problem: Problem, result: Assignment) -> Assignment:
 
 def materialize(problem: Problem, owner: IntArray) -> dict[str, list[TopicPartition]]:
     """``{member_id: sorted TopicPartitions}`` for every member from an owner array."""
-    result: dict[str, list[TopicPartition]] = {}
-    m = problem.n_members
-    objects, known = problem.objects, problem.objects_known
-    if objects is None or known is None:
-        flat: list[TopicPartition] = []
+    objects: list[TopicPartition]
+    if problem.objects is None or problem.objects_known is None:
+        objects = []
         for topic, count in zip(problem.topics, problem.counts.tolist(), strict=True):
-            flat.extend(partitions_of_topic(topic, count))
-        objects = np.fromiter(flat, dtype=object, count=len(flat))
+            objects.extend(partitions_of_topic(topic, count))
     else:
-        missing = np.flatnonzero(~known)
+        objects = problem.objects  # type: ignore[assignment]
+        missing = np.flatnonzero(~problem.objects_known)
         if missing.size:
             topic_idx = problem.topic_of(missing)
             names = np.asarray(problem.topics, dtype=object)[topic_idx].tolist()
             numbers = (missing - problem.offsets[topic_idx]).tolist()
-            objects[missing] = np.fromiter(
-                map(_MAKE_TP, zip(names, numbers, strict=True)), dtype=object, count=missing.size
-            )
-    small = owner.astype(np.int16 if m < 32000 else np.int32)
-    order = np.argsort(small, kind="stable")
-    sizes = np.bincount(owner + 1, minlength=m + 1)
-    bounds = np.cumsum(sizes).tolist()
-    for i, member_id in enumerate(problem.member_ids):
-        lo, hi = bounds[i], bounds[i + 1]
-        result[member_id] = objects[order[lo:hi]].tolist() if hi > lo else []
-    return in_python_order(problem, result)
+            made = map(_MAKE_TP, zip(names, numbers, strict=True))
+            for gid, tp in zip(missing.tolist(), made, strict=True):
+                objects[gid] = tp
+    hands = hand_out(owner, objects, problem.n_members)
+    return in_python_order(problem, dict(zip(problem.member_ids, hands, strict=True)))
