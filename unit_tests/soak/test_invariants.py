@@ -22,6 +22,7 @@ from kafka_placement.soak.events import (
     parse_event,
 )
 from kafka_placement.soak.invariants import (
+    close_at_deaths,
     commits_beyond_consumed,
     double_owners,
     duplicate_deliveries,
@@ -231,3 +232,18 @@ def test_every_event_kind_round_trips_through_one_json_line() -> None:
 def test_a_malformed_line_names_itself(line: str) -> None:
     with pytest.raises(InvalidArgumentError, match="not a soak event line"):
         parse_event(line)
+
+
+def test_a_broker_fault_opens_a_window_too() -> None:
+    late_low = consumed_by("low", 34.0)
+    assert standby_consumption([late_low], START, PRIORITIES, window_s=3.0) == [late_low]
+    assert standby_consumption([late_low], START, PRIORITIES, window_s=3.0, disruptions=[32.0]) == []
+    earlier_only = standby_consumption([late_low], START, PRIORITIES, window_s=3.0, disruptions=[30.0, 35.0])
+    assert earlier_only == [late_low]
+
+
+def test_a_kill_closes_the_open_holding_a_pause_does_not() -> None:
+    owns = [Ownership("g", "a", 1, (0,), 0.0, None), Ownership("g", "a", 2, (0,), 20.0, None),
+            Ownership("g", "b", 1, (1,), 0.0, None)]
+    closed = close_at_deaths(owns, [Fault("member-kill", "a", 10.0), Fault("member-pause", "b", 5.0)])
+    assert [o.released for o in closed] == [10.0, None, None]

@@ -16,6 +16,8 @@
 
 from __future__ import annotations
 
+import bisect
+import dataclasses
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -28,6 +30,7 @@ __all__ = [
     "MEMBER_FAULTS",
     "DoubleOwner",
     "Failover",
+    "close_at_deaths",
     "commits_beyond_consumed",
     "double_owners",
     "duplicate_deliveries",
@@ -158,10 +161,12 @@ def standby_consumption(
     lives: Iterable[Life],
     priorities: Mapping[str, Mapping[str, int]],
     window_s: float,
+    disruptions: Iterable[float] = (),
 ) -> list[Consumed]:
     """Records consumed in a failover group (``priorities``: group → member → priority, higher wins) by a
     member that was not the highest-priority running one, more than ``window_s`` after the group's last
-    membership change (a member's process starting or stopping) before the record."""
+    membership change (a member's process starting or stopping) or the last of ``disruptions`` (times of
+    faults that move group coordinators, e.g. a broker killed) before the record."""
     if window_s < 0:
         raise InvalidArgumentError(f"window_s must be >= 0, got {window_s}")
     for group, ranks in priorities.items():
@@ -175,6 +180,7 @@ def standby_consumption(
             changes[life.group].append(life)
     for group_changes in changes.values():
         group_changes.sort(key=lambda life: life.t)
+    disrupted = sorted(disruptions)
     found = []
     for record in sorted(consumed, key=lambda c: c.t):
         if record.group not in priorities:
@@ -187,6 +193,9 @@ def standby_consumption(
                 break
             running[life.member] = life.up
             last_change = life.t
+        before = bisect.bisect_right(disrupted, record.t)
+        if before:
+            last_change = max(last_change, disrupted[before - 1])
         if record.t - last_change <= window_s:
             continue
         live = [member for member, up in running.items() if up and member in ranks]
@@ -207,6 +216,21 @@ def commits_beyond_consumed(committed: Iterable[Committed], consumed: Iterable[C
         if commit.offset > 0
         and first_seen.get((commit.group, commit.partition, commit.offset - 1), math.inf) > commit.t
     ]
+
+
+def close_at_deaths(ownerships: Iterable[Ownership], faults: Iterable[Fault]) -> list[Ownership]:
+    """Holdings still open at a ``member-kill`` of their member, closed at the kill (a killed process
+    cannot log its release; a paused one keeps its holding: it may act on it when resumed)."""
+    kills: dict[str, list[float]] = defaultdict(list)
+    for fault in faults:
+        if fault.kind == "member-kill":
+            kills[fault.target].append(fault.t)
+    out = []
+    for own in ownerships:
+        end = own.released if own.released is not None else math.inf
+        death = min((t for t in kills.get(own.member, ()) if own.acquired <= t < end), default=None)
+        out.append(own if death is None else dataclasses.replace(own, released=death))
+    return out
 
 
 def failover_times(faults: Iterable[Fault], ownerships: Sequence[Ownership]) -> list[Failover]:

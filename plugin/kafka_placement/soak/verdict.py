@@ -9,6 +9,7 @@ from typing import Any
 
 from kafka_placement.soak.events import Ack, Committed, Consumed, Event, Fault, Life, Ownership
 from kafka_placement.soak.invariants import (
+    close_at_deaths,
     commits_beyond_consumed,
     double_owners,
     duplicate_deliveries,
@@ -58,11 +59,13 @@ def judge(
 ) -> dict[str, Any]:
     """The summary: ``verdict`` ("held" / "violated") and every figure behind it."""
     lost = lost_records(logs.acks, logs.consumed, groups)
-    doubles = double_owners(logs.ownerships, logs.lives, until=until, tolerance_s=windows.overlap_s)
+    ownerships = close_at_deaths(logs.ownerships, logs.faults)
+    doubles = double_owners(ownerships, logs.lives, until=until, tolerance_s=windows.overlap_s)
     misplaced = misplaced_records(logs.acks)
-    standby = standby_consumption(logs.consumed, logs.lives, priorities, windows.standby_s)
+    broker_faults = [f.t for f in logs.faults if f.kind.startswith("broker-")]
+    standby = standby_consumption(logs.consumed, logs.lives, priorities, windows.standby_s, broker_faults)
     early_commits = commits_beyond_consumed(logs.committed, logs.consumed)
-    failovers = failover_times(logs.faults, logs.ownerships)
+    failovers = failover_times(logs.faults, ownerships)
     times = [f.seconds for f in failovers if f.seconds is not None]
     unrecovered = [f for f in failovers if f.seconds is None]
     lost_total = sum(len(records) for records in lost.values())
