@@ -241,7 +241,7 @@ def failover_times(faults: Iterable[Fault], ownerships: Sequence[Ownership]) -> 
         if fault.kind not in MEMBER_FAULTS:
             continue
         victim = [own for own in ownerships if own.member == fault.target and own.acquired <= fault.t
-                  and (own.released is None or fault.t < own.released)]
+                  and (own.released is None or fault.t <= own.released)]
         partitions = tuple(sorted({p for own in victim for p in own.partitions}))
         if not partitions:
             continue
