@@ -27,7 +27,7 @@ from typing import NoReturn
 from kafka_placement import __version__
 from kafka_placement.errors import KafkaPlacementError
 
-SUBCOMMAND_MODULES = ("plan", "audit", "reassign", "demo", "conformance", "cluster")
+SUBCOMMAND_MODULES = ("plan", "audit", "reassign", "demo", "conformance", "cluster", "soak")
 
 
 #: Exit code of an unexpected error (a bug): not 1 ("ran, found problems") and not 2 (user error).
