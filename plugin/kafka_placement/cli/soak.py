@@ -73,10 +73,12 @@ def run(args: argparse.Namespace) -> int:
         progress.close()
         cluster.stop()
         shutil.rmtree(workdir, ignore_errors=True)
+    from kafka_placement.soak.schedule import BROKER_KINDS, MEMBER_KINDS
+
     fo = summary["failover_s"]
     print(f"soak {summary['verdict']}: {summary['acknowledged']:,} acknowledged, {summary['lost']} lost, "
           f"{summary['duplicates']} duplicates, {summary['double_owned']} double-owned, "
           f"{summary['misplaced']} misplaced, {summary['standby_consumed']} standby-consumed, "
-          f"{len([f for f in summary['faults'] if not f['kind'].endswith('-undone')])} faults, "
+          f"{len([f for f in summary['faults'] if f['kind'] in BROKER_KINDS + MEMBER_KINDS])} faults, "
           f"failover p50/p99/max {fo['p50']}/{fo['p99']}/{fo['max']} s (seed {args.seed})")
     return 0 if summary["verdict"] == "held" else 1

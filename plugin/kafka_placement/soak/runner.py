@@ -230,8 +230,9 @@ def _apply(fault: PlannedFault, cluster: Any, members: Members, adm: Any, topic:
         write(Fault(fault.kind, target, time.time()))
         if fault.kind == "broker-kill":
             cluster.kill_broker(broker)
-        else:
-            cluster.pause_broker(broker)
+        elif not _paused(cluster, broker):
+            write(Fault(f"{fault.kind}-refused", target, time.time()))
+            return
         time.sleep(fault.hold_s)
         if fault.kind == "broker-pause":
             cluster.resume_broker(broker)
@@ -253,6 +254,20 @@ def _apply(fault: PlannedFault, cluster: Any, members: Members, adm: Any, topic:
         time.sleep(fault.hold_s)
         members.signal(name, signal.SIGCONT, up=True)
     write(Fault(f"{fault.kind}-undone", name, time.time()))
+
+
+def _paused(cluster: Any, broker: int) -> bool:
+    """Freeze the broker's container; False when the engine cannot (its cgroup freezer times out on a
+    heavily loaded machine: "unable to freeze") after a second try."""
+    for _attempt in (1, 2):
+        try:
+            cluster.pause_broker(broker)
+            return True
+        except Exception as exc:  # docker.errors.APIError (docker is imported only by the cluster)
+            if "freeze" not in str(exc):
+                raise
+            time.sleep(1.0)
+    return False
 
 
 def _broker_of(target: str, adm: Any, topic: str) -> int:
