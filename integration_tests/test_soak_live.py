@@ -48,6 +48,7 @@ def test_quick_soak_exits_0_with_every_invariant_held(kafka_cluster: object, tmp
                              interval_s=10.0, member_pause_s=10.0)
     injected = [f for f in summary["faults"]
                 if not f["kind"].endswith(("-undone", "-slow-restart", "-refused"))]
-    assert [f["kind"] for f in injected] == [f.kind for f in planned][: len(injected)]
+    remaining = iter([(f.kind, f.target) for f in planned])
+    assert all(any(kind == f["kind"] for kind, _target in remaining) for f in injected)  # in schedule order
     assert len(injected) + summary["skipped_faults"] == len(planned) >= 3
     assert (report_dir / "report.html").read_text().count("<rect") > 0
