@@ -81,6 +81,18 @@ class BrokerControls:
         c.wait(timeout=30)
         self._log(f"broker {broker_id} killed (SIGKILL)")
 
+    def pause_broker(self, broker_id: int) -> None:
+        """Freeze every process of the broker's container (the cgroup freezer: like SIGSTOP, undone by
+        :meth:`resume_broker`); its connections stay open and silent."""
+        self._broker_container(broker_id).pause()
+        self._stopped.add(broker_id)
+        self._log(f"broker {broker_id} paused")
+
+    def resume_broker(self, broker_id: int) -> None:
+        self._broker_container(broker_id).unpause()
+        self._stopped.discard(broker_id)
+        self._log(f"broker {broker_id} resumed")
+
     def start_broker(self, broker_id: int, timeout_s: float = 120.0) -> None:
         """Start a stopped/killed broker again; returns when describe_cluster lists it with its rack."""
         c = self._broker_container(broker_id)

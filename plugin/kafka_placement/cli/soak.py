@@ -1,0 +1,84 @@
+"""``kafka-placement soak``: sustained load through our partitioners and failover/cooperative groups on
+the embedded cluster (6 brokers on 3 racks; SASL_SSL with ``--security``) while brokers and members are
+killed, paused and restarted on a schedule drawn from ``--seed``; then every invariant is checked.
+
+Prints one verdict line; exit 0 only when every invariant held, 1 when one did not, 2 for bad input.
+``--json FILE`` writes the summary (verdict, acknowledged, lost, duplicates, double_owned, misplaced,
+faults, failover_s …); ``--report DIR`` an HTML timeline and the raw JSON-lines logs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from kafka_placement.errors import ClusterError, InvalidArgumentError
+
+MAX_MINUTES = 24 * 60
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser("soak", help="fault-injection soak on the embedded cluster, with a verdict",
+                              description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--minutes", type=float, required=True, help=f"minutes of load (0 < M <= {MAX_MINUTES})")
+    p.add_argument("--seed", type=int, required=True,
+                   help="seed of the fault schedule (same seed, same faults)")
+    p.add_argument("--profile", choices=("quick", "full"), default="quick",
+                   help="quick: 20 records/s per producer, a fault every ~10 s; full: 50/s, every ~25 s")
+    p.add_argument("--json", dest="json_file", help="write the summary as JSON to this file")
+    p.add_argument("--report", help="write report.html, summary.json and the logs to this directory")
+    p.add_argument("--security", action="store_true", help="run on the SASL_SSL cluster (SCRAM, TLS)")
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if not 0 < args.minutes <= MAX_MINUTES:
+        raise InvalidArgumentError(f"--minutes must be in (0, {MAX_MINUTES}], got {args.minutes}")
+    if not 0 <= args.seed < 2**63:
+        raise InvalidArgumentError(f"--seed must be in [0, 2**63), got {args.seed}")
+    for option, value in (("--json", args.json_file), ("--report", args.report)):
+        if value is not None and Path(value).exists() and option == "--json" and Path(value).is_dir():
+            raise InvalidArgumentError(f"{option} {value!r} is a directory; give a file")
+    from kafka_placement.cli.progress import Progress
+    from kafka_placement.soak.report import write_report
+    from kafka_placement.soak.runner import run_soak
+    from kafka_placement.testing import KafkaCluster
+
+    cluster = KafkaCluster(security="sasl_ssl" if args.security else "plaintext",
+                           log=lambda msg: print(f"  {msg}", flush=True))
+    try:
+        cluster.start()
+    except ClusterError as exc:
+        cluster.stop()
+        raise ClusterError(f"could not start the embedded Kafka cluster: {exc}") from exc
+    workdir = Path(tempfile.mkdtemp(prefix="kp-soak-"))
+    progress = Progress("soak", 1000, unit="‰")
+    try:
+        summary, logs = run_soak(cluster, minutes=args.minutes, seed=args.seed, profile_name=args.profile,
+                                 workdir=workdir,
+                                 progress=lambda share, note: progress.update(int(share * 1000), note))
+        progress.finish(f"{summary['acknowledged']:,} records acknowledged")
+        if args.json_file:
+            Path(args.json_file).write_text(json.dumps(summary, indent=2) + "\n")
+        if args.report:
+            out = Path(args.report)
+            write_report(summary, logs, out)
+            for log in workdir.glob("*.jsonl"):
+                shutil.copy(log, out / log.name)
+    finally:
+        progress.close()
+        cluster.stop()
+        shutil.rmtree(workdir, ignore_errors=True)
+    from kafka_placement.soak.schedule import BROKER_KINDS, MEMBER_KINDS
+
+    fo = summary["failover_s"]
+    print(f"soak {summary['verdict']}: {summary['acknowledged']:,} acknowledged, {summary['lost']} lost, "
+          f"{summary['duplicates']} duplicates, {summary['double_owned']} double-owned, "
+          f"{summary['misplaced']} misplaced, {summary['standby_consumed']} standby-consumed, "
+          f"{len([f for f in summary['faults'] if f['kind'] in BROKER_KINDS + MEMBER_KINDS])} faults, "
+          f"failover p50/p99/max {fo['p50']}/{fo['p99']}/{fo['max']} s (seed {args.seed})")
+    return 0 if summary["verdict"] == "held" else 1

@@ -1,0 +1,7 @@
+"""The fault-injection soak: sustained load through our partitioners and assignors while brokers and
+group members are killed, paused and restarted on a seeded schedule, then checked against invariants.
+
+Sans-I/O core: :mod:`~kafka_placement.soak.events` (what producers and members log) and
+:mod:`~kafka_placement.soak.invariants` (lost, duplicated, double-owned, misplaced, standby consumption,
+failover times) import no Kafka client. The live parts (load, members, faults, the runner) are adapters.
+"""

@@ -1,0 +1,146 @@
+"""What the soak's producers, members and fault injector log, one JSON object per line.
+
+Every event has ``ev`` (its kind) and ``t`` (``time.time()`` of the writing process: all processes run
+on one host, so their clocks agree). The kinds:
+
+- ``ack``: a producer's record acknowledged (``acks=all``) — producer, sequence, key (text or None),
+  predicted partition (None when the scheme does not predict, e.g. keyless), actual partition, offset;
+- ``own``: a member's ownership interval in one generation — group, member, generation, partitions,
+  acquired, released (None while it still owns them; the runner closes it at the member's death);
+- ``consumed``: a record a member got from poll — group, member, partition, offset, producer, sequence;
+- ``committed``: an offset commit the broker accepted — group, member, partition, offset (the next
+  offset to read, Kafka's convention);
+- ``life``: a member process running (``up``) or not (``down``: killed, paused, closed) from time t;
+- ``fault``: a fault the injector applied — kind, target.
+
+The checkers (:mod:`kafka_placement.soak.invariants`) take these dataclasses; :func:`parse_event` reads
+one JSON line into one of them (a malformed line raises :class:`~kafka_placement.errors.InvalidArgumentError`
+naming it).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from kafka_placement.errors import InvalidArgumentError
+
+__all__ = [
+    "Ack",
+    "Committed",
+    "Consumed",
+    "Event",
+    "Fault",
+    "Life",
+    "Ownership",
+    "RecordId",
+    "dump_event",
+    "parse_event",
+]
+
+#: A record's identity across the soak: (producer, sequence).
+RecordId = tuple[str, int]
+
+
+@dataclass(frozen=True)
+class Ack:
+    producer: str
+    sequence: int
+    key: str | None
+    predicted: int | None
+    partition: int
+    offset: int
+    t: float
+
+    @property
+    def record(self) -> RecordId:
+        return (self.producer, self.sequence)
+
+
+@dataclass(frozen=True)
+class Ownership:
+    group: str
+    member: str
+    generation: int
+    partitions: tuple[int, ...]
+    acquired: float
+    released: float | None = None
+
+    def holds(self, partition: int, t: float) -> bool:
+        still_held = self.released is None or t < self.released
+        return partition in self.partitions and self.acquired <= t and still_held
+
+
+@dataclass(frozen=True)
+class Consumed:
+    group: str
+    member: str
+    partition: int
+    offset: int
+    producer: str
+    sequence: int
+    t: float
+
+    @property
+    def record(self) -> RecordId:
+        return (self.producer, self.sequence)
+
+
+@dataclass(frozen=True)
+class Committed:
+    group: str
+    member: str
+    partition: int
+    offset: int
+    t: float
+
+
+@dataclass(frozen=True)
+class Life:
+    """A member process running (``up=True``) or stopped/paused/dead (``up=False``) from ``t`` on."""
+
+    group: str
+    member: str
+    up: bool
+    t: float
+
+
+@dataclass(frozen=True)
+class Fault:
+    kind: str
+    target: str
+    t: float
+
+
+Event = Ack | Ownership | Consumed | Committed | Life | Fault
+
+_KINDS: dict[str, type[Any]] = {
+    "ack": Ack, "own": Ownership, "consumed": Consumed, "committed": Committed, "life": Life, "fault": Fault,
+}
+_NAMES = {cls: name for name, cls in _KINDS.items()}
+
+
+def dump_event(event: Event) -> str:
+    """One JSON line (no newline) for ``event``."""
+    body = asdict(event)
+    if isinstance(event, Ownership):
+        body["partitions"] = list(event.partitions)
+    return json.dumps({"ev": _NAMES[type(event)], **body}, separators=(",", ":"))
+
+
+def parse_event(line: str) -> Event:
+    """The event a JSON line holds; :class:`InvalidArgumentError` naming the line when it is not one."""
+    try:
+        body = json.loads(line)
+        cls = _KINDS[body.pop("ev")]
+        if cls is Ownership:
+            body["partitions"] = tuple(int(p) for p in body["partitions"])
+        event: Event = cls(**body)
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        shown = line.strip()[:120]
+        raise InvalidArgumentError(
+            f"not a soak event line ({type(exc).__name__}: {exc}): {shown!r}; "
+            f"allowed kinds: {', '.join(sorted(_KINDS))}"
+        ) from None
+    return event

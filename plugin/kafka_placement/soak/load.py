@@ -1,0 +1,131 @@
+"""The soak's producers: threads sending at a fixed rate through our partitioners, ``acks=all`` with
+idempotence, each record's value ``{"p": producer, "s": sequence, "pp": predicted partition}``; every
+acknowledgement is logged as an :class:`~kafka_placement.soak.events.Ack`.
+
+The predicted partition of a keyed record is our scheme's index of its key (``Scheme.index``), computed
+here before the send; the partition Kafka acknowledged is the client's. Keyless records predict nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from kafka_placement.partitioning.schemes import get_scheme
+from kafka_placement.soak.events import Ack, Event
+
+__all__ = ["PRODUCERS", "ProducerSpec", "ProducerThread"]
+
+
+@dataclass(frozen=True)
+class ProducerSpec:
+    name: str
+    client: str  # "kafka-python" or "confluent"
+    scheme: str  # our scheme name (keyed placement)
+    keyed: bool
+    native: bool = False  # confluent: librdkafka places the records itself
+
+
+#: kafka-python (Java's default: murmur2, uniform sticky keyless), confluent native murmur2, confluent
+#: through our Python path (jump keyed; Java's keyless stickiness).
+PRODUCERS = (
+    ProducerSpec("kp-java-keyed", "kafka-python", "murmur2_random", keyed=True),
+    ProducerSpec("kp-java-keyless", "kafka-python", "murmur2_random", keyed=False),
+    ProducerSpec("cf-native-keyed", "confluent", "murmur2_random", keyed=True, native=True),
+    ProducerSpec("cf-jump-keyed", "confluent", "jump", keyed=True),
+    ProducerSpec("cf-sticky-keyless", "confluent", "murmur2_random", keyed=False),
+)
+
+
+class ProducerThread(threading.Thread):
+    """Sends ``rate`` records per second until :meth:`stop`; ``sent``/``acked``/``failed`` counted."""
+
+    def __init__(self, spec: ProducerSpec, topic: str, partitions: int, rate: float,
+                 connection: dict[str, Any], write: Callable[[Event], None]) -> None:
+        super().__init__(name=f"soak-{spec.name}", daemon=True)
+        self.spec, self.topic, self.partitions, self.rate = spec, topic, partitions, rate
+        self.connection, self.write = connection, write
+        self.sent = self.acked = self.failed = 0
+        self._stop_requested = threading.Event()
+        self._scheme = get_scheme(spec.scheme)
+
+    def stop(self) -> None:
+        self._stop_requested.set()
+
+    def _record(self, sequence: int) -> tuple[bytes | None, bytes, int | None]:
+        key = f"key-{sequence % 997}".encode() if self.spec.keyed else None
+        predicted = self._scheme.index(key, self.partitions) if key is not None else None
+        value = json.dumps({"p": self.spec.name, "s": sequence, "pp": predicted}).encode()
+        return key, value, predicted
+
+    def _ack(self, sequence: int, key: bytes | None, predicted: int | None, partition: int,
+             offset: int) -> None:
+        self.acked += 1
+        self.write(Ack(self.spec.name, sequence, key.decode() if key else None, predicted, partition, offset,
+                       time.time()))
+
+    def run(self) -> None:  # pragma: no cover - live (integration tests)
+        if self.spec.client == "kafka-python":
+            self._run_kafka_python()
+        else:
+            self._run_confluent()
+
+    def _paced(self) -> Any:
+        started, sequence = time.monotonic(), 0
+        while not self._stop_requested.is_set():
+            due = started + sequence / self.rate
+            delay = due - time.monotonic()
+            if delay > 0:
+                time.sleep(min(delay, 0.5))
+                continue
+            yield sequence
+            sequence += 1
+
+    def _run_kafka_python(self) -> None:  # pragma: no cover - live
+        from kafka_placement.clients.kafka_python.partitioners import (
+            JavaDefaultPartitioner,
+            SchemePartitioner,
+        )
+        from kafka_placement.clients.kafka_python.producer import KafkaProducer
+
+        partitioner = (JavaDefaultPartitioner() if self.spec.scheme == "murmur2_random"
+                       else SchemePartitioner(self.spec.scheme))
+        producer = KafkaProducer(**self.connection, acks="all", enable_idempotence=True, linger_ms=5,
+                                 partitioner=partitioner, request_timeout_ms=15000, retries=2**31 - 1,
+                                 delivery_timeout_ms=120000)
+        for sequence in self._paced():
+            key, value, predicted = self._record(sequence)
+            future = producer.send(self.topic, value=value, key=key)
+            self.sent += 1
+            future.add_callback(lambda md, s=sequence, k=key, p=predicted: self._ack(s, k, p, md.partition,
+                                                                                   md.offset))
+            future.add_errback(lambda _exc: self._failed())
+        producer.flush(timeout=120)
+        producer.close(timeout=30)
+
+    def _failed(self) -> None:
+        self.failed += 1
+
+    def _run_confluent(self) -> None:  # pragma: no cover - live
+        from kafka_placement.clients.confluent.producer import Producer
+
+        producer = Producer({**self.connection, "acks": "all", "enable.idempotence": True, "linger.ms": 5},
+                            partitioner=self.spec.scheme, native=self.spec.native)
+        for sequence in self._paced():
+            key, value, predicted = self._record(sequence)
+
+            def delivered(err: Any, msg: Any, s: int = sequence, k: bytes | None = key,
+                          p: int | None = predicted) -> None:
+                if err is None:
+                    self._ack(s, k, p, msg.partition(), msg.offset())
+                else:
+                    self._failed()
+
+            producer.produce(self.topic, value=value, key=key, on_delivery=delivered)
+            self.sent += 1
+            producer.poll(0)
+        producer.flush(120)

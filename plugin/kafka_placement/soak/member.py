@@ -1,0 +1,194 @@
+"""One soak group member, run as a child process: ``python -m kafka_placement.soak.member CONFIG``.
+
+``CONFIG`` is a private JSON file (mode 0600: it holds the connection, secrets included) with ``client``
+(``kafka-python`` or ``confluent``), ``strategy`` (``failover`` or ``cooperative-sticky``), ``priority``,
+``group``, ``name``, ``topic``, ``session_timeout_ms``, ``connection`` (the client's keyword settings) and
+``log`` (the JSON-lines file it appends :mod:`~kafka_placement.soak.events` to). It logs each change of
+what it owns from inside the rebalance callbacks (so a release is stamped before the next owner can
+acquire), every record it consumed, and every commit the broker accepted (synchronous, after each batch
+and on revocation: at-least-once). ``close`` on stdin leaves the group and ends it.
+
+The ``generation`` of an ownership is the member's own count of its assignments (not Kafka's generation
+id, which kafka-python and librdkafka expose differently).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import replace
+from pathlib import Path
+from typing import IO, Any
+
+from kafka_placement.soak.events import Committed, Consumed, Event, Ownership, dump_event
+
+
+class OwnershipLog:
+    """What a member holds, as :class:`Ownership` intervals written to its log."""
+
+    def __init__(self, write: Callable[[Event], None], group: str, member: str) -> None:
+        self._write, self._group, self._member = write, group, member
+        self.owned: frozenset[int] = frozenset()
+        self._current: Ownership | None = None
+        self._count = 0
+
+    def set(self, partitions: Iterable[int]) -> None:
+        new = frozenset(partitions)
+        if new == self.owned:
+            return
+        now = time.time()
+        if self._current is not None:
+            self._write(replace(self._current, released=now))
+            self._current = None
+        self.owned = new
+        if new:
+            self._count += 1
+            self._current = Ownership(self._group, self._member, self._count, tuple(sorted(new)), now)
+            self._write(self._current)
+
+
+def record_identity(value: bytes | None) -> tuple[str, int]:
+    body = json.loads(value or b"{}")
+    return str(body["p"]), int(body["s"])
+
+
+def main(config_path: str) -> int:  # pragma: no cover - runs in a child process (integration tests)
+    config = json.loads(Path(config_path).read_text())
+    log: IO[str] = open(config["log"], "a", buffering=1)  # noqa: SIM115 - lives as long as the process
+    lock = threading.Lock()
+
+    def write(event: Event) -> None:
+        with lock:
+            log.write(dump_event(event) + "\n")
+
+    closing = threading.Event()
+
+    def read_stdin() -> None:
+        for line in sys.stdin:
+            if line.strip() == "close":
+                break
+        closing.set()
+
+    threading.Thread(target=read_stdin, daemon=True).start()
+    run = run_kafka_python if config["client"] == "kafka-python" else run_confluent
+    run(config, write, closing)
+    log.close()
+    return 0
+
+
+def run_kafka_python(
+    config: dict[str, Any], write: Callable[[Event], None], closing: threading.Event
+) -> None:
+    from kafka.consumer.subscription_state import ConsumerRebalanceListener
+
+    from kafka_placement.clients.kafka_python import FailoverAssignor, KafkaConsumer
+
+    group, name = config["group"], config["name"]
+    owned = OwnershipLog(write, group, name)
+
+    def commit(consumer: Any) -> None:
+        try:
+            consumer.commit()
+        except Exception:  # a rebalance under way: the next owner re-reads (duplicates, not losses)
+            return
+        now = time.time()
+        for tp, meta in (consumer._subscription.all_consumed_offsets() or {}).items():
+            write(Committed(group, name, tp.partition, meta.offset, now))
+
+    consumer: Any = None
+
+    class Listener(ConsumerRebalanceListener):  # type: ignore[misc]
+        def on_partitions_revoked(self, revoked: Any) -> None:
+            commit(consumer)
+            owned.set(owned.owned - {tp.partition for tp in revoked})
+
+        def on_partitions_assigned(self, assigned: Any) -> None:
+            owned.set(tp.partition for tp in assigned)
+
+    timeout_ms = int(config["session_timeout_ms"])
+    consumer = KafkaConsumer(
+        **config["connection"], group_id=group, client_id=name,
+        partition_assignment_strategy=[FailoverAssignor(priority=int(config["priority"]))],
+        session_timeout_ms=timeout_ms, heartbeat_interval_ms=max(300, timeout_ms // 6),
+        request_timeout_ms=10000, auto_offset_reset="earliest", enable_auto_commit=False,
+    )
+    consumer.subscribe([config["topic"]], listener=Listener())
+    while not closing.is_set():
+        batches = consumer.poll(timeout_ms=200)
+        now = time.time()
+        for tp, records in batches.items():
+            for r in records:
+                producer, sequence = record_identity(r.value)
+                write(Consumed(group, name, tp.partition, r.offset, producer, sequence, now))
+        if batches:
+            commit(consumer)
+    commit(consumer)
+    owned.set(())
+    consumer.close()
+
+
+def run_confluent(config: dict[str, Any], write: Callable[[Event], None], closing: threading.Event) -> None:
+    from confluent_kafka import KafkaException
+
+    from kafka_placement.clients.confluent.consumer import Consumer
+    from kafka_placement.clients.kafka_python.assignors import FailoverAssignor
+    from kafka_placement.errors import CommitFailedError
+
+    group, name = config["group"], config["name"]
+    owned = OwnershipLog(write, group, name)
+    cooperative = config["strategy"] == "cooperative-sticky"
+    assignor: Any = ("cooperative-sticky" if cooperative
+                     else FailoverAssignor(priority=int(config["priority"])))
+    timeout_ms = int(config["session_timeout_ms"])
+    consumer = Consumer(
+        {**config["connection"], "group.id": group, "client.id": name, "enable.auto.commit": False,
+         "auto.offset.reset": "earliest", "session.timeout.ms": timeout_ms,
+         "heartbeat.interval.ms": max(300, timeout_ms // 6)},
+        assignor=assignor,
+    )
+
+    def commit() -> None:
+        try:
+            done = consumer.commit(asynchronous=False)
+        except (CommitFailedError, KafkaException):  # refused (fenced) or nothing to commit
+            return
+        now = time.time()
+        for tp in done or ():
+            if tp.error is None and tp.offset >= 0:
+                write(Committed(group, name, tp.partition, tp.offset, now))
+
+    def on_assign(c: Any, partitions: list[Any]) -> None:
+        new = {tp.partition for tp in partitions}
+        owned.set(owned.owned | new if cooperative else new)
+
+    def on_revoke(c: Any, partitions: list[Any]) -> None:
+        commit()
+        owned.set(owned.owned - {tp.partition for tp in partitions})
+
+    def on_lost(c: Any, partitions: list[Any]) -> None:
+        owned.set(owned.owned - {tp.partition for tp in partitions})
+
+    consumer.subscribe([config["topic"]], on_assign=on_assign, on_revoke=on_revoke, on_lost=on_lost)
+    while not closing.is_set():
+        messages = consumer.consume(500, 0.2)
+        now = time.time()
+        got = False
+        for m in messages:
+            if m.error() is None:
+                producer, sequence = record_identity(m.value())
+                write(Consumed(group, name, m.partition(), m.offset(), producer, sequence, now))
+                got = True
+        if got:
+            commit()
+    commit()
+    consumer.close()
+    owned.set(())
+
+
+if __name__ == "__main__":  # pragma: no cover
+    if len(sys.argv) != 2:
+        sys.exit("usage: python -m kafka_placement.soak.member CONFIG.json (internal)")
+    sys.exit(main(sys.argv[1]))

@@ -1,0 +1,315 @@
+"""One soak run against a live :class:`~kafka_placement.testing.KafkaCluster`: a topic (RF 3,
+``min.insync.replicas=2``), the groups' member processes, the producers, the seeded faults, a drain, and
+the verdict (:func:`~kafka_placement.soak.verdict.judge`) over every log.
+
+Groups: ``fo-kp`` (kafka-python members, our failover assignor), ``fo-cf`` (our confluent ``Consumer``
+members, the same assignor), ``coop`` (confluent, cooperative-sticky; its members leave and join through
+the member faults). Every member writes its own JSON-lines log; the runner's log holds the acks, the
+faults and when each member process ran.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kafka_placement.errors import ClusterError
+from kafka_placement.soak.events import Event, Fault, Life, dump_event, parse_event
+from kafka_placement.soak.load import PRODUCERS, ProducerThread
+from kafka_placement.soak.schedule import PlannedFault, fault_schedule
+from kafka_placement.soak.verdict import SoakLogs, Windows, judge
+
+__all__ = ["GROUPS", "PROFILES", "Profile", "run_soak"]
+
+
+@dataclass(frozen=True)
+class Profile:
+    rate_per_producer: float  # records per second
+    partitions: int
+    session_timeout_ms: int
+    fault_interval_s: float
+    drain_s: float  # bound on waiting for the groups to consume every acknowledged record
+
+
+PROFILES = {
+    "quick": Profile(rate_per_producer=20.0, partitions=12, session_timeout_ms=6000, fault_interval_s=10.0,
+                     drain_s=120.0),
+    "full": Profile(rate_per_producer=50.0, partitions=24, session_timeout_ms=6000, fault_interval_s=25.0,
+                    drain_s=180.0),
+}
+
+#: group → [(member, client, strategy, priority)]
+GROUPS: dict[str, list[tuple[str, str, str, int]]] = {
+    "fo-kp": [("kp-high", "kafka-python", "failover", 30), ("kp-low", "kafka-python", "failover", 10)],
+    "fo-cf": [("cf-high", "confluent", "failover", 30), ("cf-low", "confluent", "failover", 10)],
+    "coop": [("coop-a", "confluent", "cooperative-sticky", 0),
+             ("coop-b", "confluent", "cooperative-sticky", 0)],
+}
+FAILOVER_GROUPS = ("fo-kp", "fo-cf")
+#: bound on one broker's restart; the run goes on past it (the broker is started again at the end)
+RESTART_TIMEOUT_S = 300.0
+
+
+class Members:
+    """The member processes (by name): spawn, kill, pause, resume, close; each logged as :class:`Life`."""
+
+    def __init__(self, workdir: Path, topic: str, connection: dict[str, dict[str, Any]], session_ms: int,
+                 prefix: str, write: Callable[[Event], None]) -> None:
+        self.workdir, self.topic, self.connection, self.session_ms = workdir, topic, connection, session_ms
+        self.prefix, self.write = prefix, write
+        self.procs: dict[str, subprocess.Popen[str]] = {}
+        self.specs = {name: (group, client, strategy, prio)
+                      for group, members in GROUPS.items() for name, client, strategy, prio in members}
+
+    def group_id(self, group: str) -> str:
+        return f"{self.prefix}-{group}"
+
+    def log_path(self, name: str) -> Path:
+        return self.workdir / f"member-{name}.jsonl"
+
+    def spawn(self, name: str) -> None:
+        group, client, strategy, priority = self.specs[name]
+        config = {"client": client, "strategy": strategy, "priority": priority, "group": self.group_id(group),
+                  "name": name, "topic": self.topic, "session_timeout_ms": self.session_ms,
+                  "connection": self.connection[client], "log": str(self.log_path(name))}
+        path = self.workdir / f"member-{name}.json"
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # holds the connection secrets
+        with os.fdopen(fd, "w") as f:
+            json.dump(config, f)
+        stderr = open(self.workdir / f"member-{name}.stderr", "a")  # noqa: SIM115 - the child owns it
+        self.procs[name] = subprocess.Popen(
+            [sys.executable, "-m", "kafka_placement.soak.member", str(path)],
+            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=stderr, text=True,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+        stderr.close()
+        self.write(Life(self.group_id(group), name, True, time.time()))
+
+    def signal(self, name: str, sig: signal.Signals, up: bool) -> None:
+        proc = self.procs[name]
+        if proc.poll() is None:
+            os.kill(proc.pid, sig)
+        self.write(Life(self.group_id(self.specs[name][0]), name, up, time.time()))
+        if sig == signal.SIGKILL:
+            proc.wait(10)
+
+    def close_all(self, timeout_s: float = 30.0) -> None:
+        for proc in self.procs.values():
+            if proc.poll() is None and proc.stdin is not None:
+                try:
+                    proc.stdin.write("close\n")
+                    proc.stdin.flush()
+                except OSError:
+                    pass
+        deadline = time.monotonic() + timeout_s
+        for name, proc in self.procs.items():
+            try:
+                proc.wait(max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(10)
+            self.write(Life(self.group_id(self.specs[name][0]), name, False, time.time()))
+
+
+def read_logs(workdir: Path) -> SoakLogs:
+    logs = SoakLogs()
+    for path in sorted(workdir.glob("*.jsonl")):
+        with open(path) as f:
+            lines = f.read().splitlines()
+        # the last line of a killed member may be cut short: skip a torn final line
+        logs.add(parse_event(line) for line in (lines if path.name == "runner.jsonl" else _whole(lines)))
+    # an ownership line is written at acquisition and again at release: keep the latest of each
+    latest: dict[tuple[str, int, float], Any] = {}
+    for own in logs.ownerships:
+        key = (own.member, own.generation, own.acquired)
+        if key not in latest or own.released is not None:
+            latest[key] = own
+    logs.ownerships = list(latest.values())
+    return logs
+
+
+def _whole(lines: list[str]) -> list[str]:
+    return lines if not lines or lines[-1].endswith("}") else lines[:-1]
+
+
+def run_soak(cluster: Any, *, minutes: float, seed: int, profile_name: str, workdir: Path,
+             progress: Callable[[float, str], None] | None = None) -> tuple[dict[str, Any], SoakLogs]:
+    """Run the soak for ``minutes`` of load; the summary (see :func:`judge`) and the logs it judged."""
+    from kafka.admin import KafkaAdminClient
+
+    from kafka_placement.testing.topics import create_topic
+
+    profile = PROFILES[profile_name]
+    workdir.mkdir(parents=True, exist_ok=True)
+    prefix = f"kp-soak-{uuid.uuid4().hex[:6]}"
+    topic = f"{prefix}-records"
+    runner_log = open(workdir / "runner.jsonl", "w", buffering=1)  # noqa: SIM115 - closed in finally
+    lock = threading.Lock()
+
+    def write(event: Event) -> None:
+        with lock:
+            runner_log.write(dump_event(event) + "\n")
+
+    kp = cluster.kafka_python_settings()
+    connection = {"kafka-python": kp, "confluent": cluster.librdkafka_settings()}
+
+    def admin() -> Any:
+        return KafkaAdminClient(**kp, request_timeout_ms=15000)
+
+    adm = admin()
+    create_topic(adm, topic, profile.partitions, 3, config={"min.insync.replicas": "2"}, fresh_admin=admin)
+    members = Members(workdir, topic, connection, profile.session_timeout_ms, prefix, write)
+    producers = [ProducerThread(spec, topic, profile.partitions, profile.rate_per_producer,
+                                connection[spec.client], write) for spec in PRODUCERS]
+    duration = minutes * 60.0
+    plan = fault_schedule(seed, duration, brokers=cluster.broker_ids, partitions=profile.partitions,
+                          members=list(members.specs), interval_s=profile.fault_interval_s,
+                          member_pause_s=profile.session_timeout_ms / 1000 + 4.0)
+    report = progress or (lambda _f, _n: None)
+    skipped = 0
+    try:
+        for name in members.specs:
+            members.spawn(name)
+        _wait_owned(workdir, members, profile.partitions, 180.0)
+        for producer in producers:
+            producer.start()
+        started = time.monotonic()
+        for fault in plan:
+            if time.monotonic() - started + fault.hold_s > duration:
+                skipped += 1  # earlier faults took longer to undo than planned (slow restarts)
+                continue
+            _sleep_until(started + fault.at_s)
+            report((time.monotonic() - started) / duration, f"{fault.kind} {fault.target}")
+            _apply(fault, cluster, members, adm, topic, write)
+        _sleep_until(started + duration)
+        report(1.0, "draining")
+        for producer in producers:
+            producer.stop()
+        for producer in producers:
+            producer.join(180)
+        _drain(workdir, members, profile.drain_s)
+    finally:
+        members.close_all()
+        for broker in cluster.broker_ids:
+            cluster.start_broker(broker, timeout_s=RESTART_TIMEOUT_S)
+        adm.close()
+        runner_log.close()
+    logs = read_logs(workdir)
+    priorities = {members.group_id(g): {name: prio for name, _c, _s, prio in GROUPS[g]}
+                  for g in FAILOVER_GROUPS}
+    windows = Windows(standby_s=profile.session_timeout_ms / 1000 + 25.0, overlap_s=5.0)
+    summary = judge(logs, [members.group_id(g) for g in GROUPS], priorities, windows, until=time.time())
+    summary.update({
+        "seed": seed, "profile": profile_name, "minutes": minutes, "topic": topic,
+        "producers": {p.spec.name: {"sent": p.sent, "acked": p.acked, "failed": p.failed} for p in producers},
+        "planned_faults": len(plan), "skipped_faults": skipped,
+    })
+    return summary, logs
+
+
+def _sleep_until(deadline: float) -> None:
+    while (left := deadline - time.monotonic()) > 0:
+        time.sleep(min(left, 0.5))
+
+
+def _apply(fault: PlannedFault, cluster: Any, members: Members, adm: Any, topic: str,
+           write: Callable[[Event], None]) -> None:
+    if fault.kind.startswith("broker-"):
+        broker = _broker_of(fault.target, adm, topic)
+        target = f"broker-{broker}"
+        write(Fault(fault.kind, target, time.time()))
+        if fault.kind == "broker-kill":
+            cluster.kill_broker(broker)
+        elif not _paused(cluster, broker):
+            write(Fault(f"{fault.kind}-refused", target, time.time()))
+            return
+        time.sleep(fault.hold_s)
+        if fault.kind == "broker-pause":
+            cluster.resume_broker(broker)
+        try:  # a JVM recovering its logs after SIGKILL on a loaded 2-core machine may take minutes
+            cluster.start_broker(broker, timeout_s=RESTART_TIMEOUT_S)
+        except ClusterError:
+            write(Fault(f"{fault.kind}-slow-restart", target, time.time()))
+            return
+        write(Fault(f"{fault.kind}-undone", target, time.time()))
+        return
+    name = fault.target
+    write(Fault(fault.kind, name, time.time()))
+    if fault.kind == "member-kill":
+        members.signal(name, signal.SIGKILL, up=False)
+        time.sleep(fault.hold_s)
+        members.spawn(name)
+    else:
+        members.signal(name, signal.SIGSTOP, up=False)
+        time.sleep(fault.hold_s)
+        members.signal(name, signal.SIGCONT, up=True)
+    write(Fault(f"{fault.kind}-undone", name, time.time()))
+
+
+def _paused(cluster: Any, broker: int) -> bool:
+    """Freeze the broker's container; False when the engine cannot (its cgroup freezer times out on a
+    heavily loaded machine: "unable to freeze") after a second try."""
+    for _attempt in (1, 2):
+        try:
+            cluster.pause_broker(broker)
+            return True
+        except Exception as exc:  # docker.errors.APIError (docker is imported only by the cluster)
+            if "freeze" not in str(exc):
+                raise
+            time.sleep(1.0)
+    return False
+
+
+def _broker_of(target: str, adm: Any, topic: str) -> int:
+    if target.startswith("broker-"):
+        return int(target.removeprefix("broker-"))
+    partition = int(target.removeprefix("leader-of-"))
+    (described,) = adm.describe_topics([topic])
+    for part in described.get("partitions") or []:
+        if part.get("partition") == partition and part.get("leader", -1) >= 0:
+            return int(part["leader"])
+    return 0
+
+
+def _wait_owned(workdir: Path, members: Members, partitions: int, timeout_s: float) -> None:
+    """Until every group's open holdings cover all partitions."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        logs = read_logs(workdir)
+        covered: dict[str, set[int]] = {g: set() for g in GROUPS}
+        for own in logs.ownerships:
+            if own.released is None:
+                covered[members.specs[own.member][0]].update(own.partitions)
+        if all(len(parts) == partitions for parts in covered.values()):
+            return
+        if time.monotonic() > deadline:
+            counts = {g: len(p) for g, p in covered.items()}
+            raise ClusterError(
+                f"soak groups did not own all {partitions} partitions within {timeout_s:.0f}s: {counts}"
+            )
+        time.sleep(1.0)
+
+
+def _drain(workdir: Path, members: Members, timeout_s: float) -> None:
+    """Until each group consumed every acknowledged record (or ``timeout_s``: the verdict says what is
+    lost)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        logs = read_logs(workdir)
+        acked = {a.record for a in logs.acks}
+        seen: dict[str, set[tuple[str, int]]] = {members.group_id(g): set() for g in GROUPS}
+        for record in logs.consumed:
+            seen.setdefault(record.group, set()).add(record.record)
+        if all(acked <= got for got in seen.values()):
+            return
+        time.sleep(2.0)

@@ -1,0 +1,67 @@
+"""The soak's fault schedule: a pure function of the seed, so ``--seed`` replays the same faults.
+
+Faults come one at a time (each is undone before the next starts: a broker restarted, a member resumed
+or replaced), from ``warmup_s`` until ``cooldown_s`` before the end. A broker target is either a broker
+id or "the leader of partition p" (resolved when the fault hits: the leader moves with earlier faults).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from kafka_placement.errors import InvalidArgumentError
+
+__all__ = ["BROKER_KINDS", "MEMBER_KINDS", "PlannedFault", "fault_schedule"]
+
+#: broker-kill: SIGKILL, restarted after the hold; broker-pause: every process of its container frozen.
+BROKER_KINDS = ("broker-kill", "broker-pause")
+#: member-kill: SIGKILL, a new process for it after the hold; member-pause: SIGSTOP past its session.
+MEMBER_KINDS = ("member-kill", "member-pause")
+
+
+@dataclass(frozen=True)
+class PlannedFault:
+    at_s: float  # seconds after the load started
+    kind: str
+    target: str  # "broker-3", "leader-of-7" or a member name
+    hold_s: float  # how long until it is undone
+
+
+def fault_schedule(
+    seed: int,
+    duration_s: float,
+    *,
+    brokers: Sequence[int],
+    partitions: int,
+    members: Sequence[str],
+    interval_s: float,
+    member_pause_s: float,
+    warmup_s: float = 20.0,
+    cooldown_s: float = 20.0,
+) -> list[PlannedFault]:
+    """Faults every ``interval_s`` (± a quarter, seeded) in [warmup_s, duration_s - cooldown_s)."""
+    if duration_s <= 0 or interval_s <= 0 or member_pause_s <= 0:
+        raise InvalidArgumentError(
+            f"duration_s, interval_s and member_pause_s must be > 0, got {duration_s}, {interval_s}, "
+            f"{member_pause_s}"
+        )
+    if not brokers or partitions < 1 or not members:
+        raise InvalidArgumentError("a fault schedule needs brokers, partitions >= 1 and members")
+    rng = random.Random(seed)
+    out: list[PlannedFault] = []
+    at = warmup_s
+    while True:
+        kind = rng.choice(BROKER_KINDS + MEMBER_KINDS)
+        if kind in BROKER_KINDS:
+            target = (f"leader-of-{rng.randrange(partitions)}" if rng.random() < 0.5
+                      else f"broker-{rng.choice(list(brokers))}")
+            hold = rng.uniform(5.0, 15.0)
+        else:
+            target = rng.choice(list(members))
+            hold = member_pause_s if kind == "member-pause" else rng.uniform(3.0, 10.0)
+        if at + hold > duration_s - cooldown_s:
+            return out
+        out.append(PlannedFault(round(at, 3), kind, target, round(hold, 3)))
+        at += hold + interval_s * rng.uniform(0.75, 1.25)

@@ -1,0 +1,101 @@
+"""Every invariant of :mod:`kafka_placement.soak.invariants` over one run's logs, as one verdict and the
+JSON summary ``kafka-placement soak --json`` writes (sans-I/O)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from kafka_placement.soak.events import Ack, Committed, Consumed, Event, Fault, Life, Ownership
+from kafka_placement.soak.invariants import (
+    close_at_deaths,
+    commits_beyond_consumed,
+    double_owners,
+    duplicate_deliveries,
+    failover_times,
+    lost_records,
+    misplaced_records,
+    percentile,
+    standby_consumption,
+)
+
+__all__ = ["SoakLogs", "Windows", "judge"]
+
+
+@dataclass
+class SoakLogs:
+    acks: list[Ack] = field(default_factory=list)
+    ownerships: list[Ownership] = field(default_factory=list)
+    consumed: list[Consumed] = field(default_factory=list)
+    committed: list[Committed] = field(default_factory=list)
+    lives: list[Life] = field(default_factory=list)
+    faults: list[Fault] = field(default_factory=list)
+
+    def add(self, events: Iterable[Event]) -> None:
+        lists: dict[type[Any], list[Any]] = {
+            Ack: self.acks, Ownership: self.ownerships, Consumed: self.consumed,
+            Committed: self.committed, Life: self.lives, Fault: self.faults,
+        }
+        for event in events:
+            lists[type(event)].append(event)
+
+
+@dataclass(frozen=True)
+class Windows:
+    """The stated tolerances: standby consumption is allowed ``standby_s`` after a membership change;
+    two holdings of one partition may overlap ``overlap_s`` (a resumed process learning it was replaced)."""
+
+    standby_s: float
+    overlap_s: float
+
+
+def judge(
+    logs: SoakLogs,
+    groups: Iterable[str],
+    priorities: Mapping[str, Mapping[str, int]],
+    windows: Windows,
+    until: float,
+) -> dict[str, Any]:
+    """The summary: ``verdict`` ("held" / "violated") and every figure behind it."""
+    lost = lost_records(logs.acks, logs.consumed, groups)
+    ownerships = close_at_deaths(logs.ownerships, logs.faults)
+    doubles = double_owners(ownerships, logs.lives, until=until, tolerance_s=windows.overlap_s)
+    misplaced = misplaced_records(logs.acks)
+    broker_faults = [f.t for f in logs.faults if f.kind.startswith("broker-")]
+    standby = standby_consumption(logs.consumed, logs.lives, priorities, windows.standby_s, broker_faults)
+    early_commits = commits_beyond_consumed(logs.committed, logs.consumed)
+    failovers = failover_times(logs.faults, ownerships)
+    times = [f.seconds for f in failovers if f.seconds is not None]
+    unrecovered = [f for f in failovers if f.seconds is None]
+    lost_total = sum(len(records) for records in lost.values())
+    violated = lost_total or doubles or misplaced or standby or early_commits or unrecovered
+    return {
+        "verdict": "violated" if violated else "held",
+        "acknowledged": len({ack.record for ack in logs.acks}),
+        "lost": lost_total,
+        "lost_by_group": {group: [list(r) for r in records[:20]] for group, records in lost.items()},
+        "duplicates": sum(duplicate_deliveries(logs.consumed).values()),
+        "duplicates_by_group": duplicate_deliveries(logs.consumed),
+        "double_owned": len(doubles),
+        "double_owned_detail": [
+            {"group": d.group, "partition": d.partition, "members": list(d.members),
+             "seconds": round(d.seconds, 3)}
+            for d in doubles[:20]
+        ],
+        "misplaced": len(misplaced),
+        "standby_consumed": len(standby),
+        "commits_beyond_consumed": len(early_commits),
+        "failovers": len(failovers),
+        "failovers_unrecovered": len(unrecovered),
+        "failover_s": {
+            "p50": _rounded(percentile(times, 50)), "p99": _rounded(percentile(times, 99)),
+            "max": _rounded(max(times) if times else None),
+        },
+        "faults": [{"kind": f.kind, "target": f.target, "t": round(f.t, 3)} for f in logs.faults],
+        "windows_s": {"standby": windows.standby_s, "overlap": windows.overlap_s},
+    }
+
+
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 3)

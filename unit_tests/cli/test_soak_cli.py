@@ -1,0 +1,40 @@
+"""``kafka-placement soak``: bad input is one line and exit 2, within seconds, before any cluster starts."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from kafka_placement.cli import main
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["--minutes", "0", "--seed", "1"], "--minutes must be in (0, 1440], got 0.0"),
+        (["--minutes", "1441", "--seed", "1"], "--minutes must be in (0, 1440], got 1441.0"),
+        (["--minutes", "3", "--seed", "-1"], "--seed must be in [0, 2**63), got -1"),
+    ],
+)
+def test_bad_values_exit_2_with_one_line_before_any_cluster(
+    args: list[str], needle: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    started = time.monotonic()
+    assert main(["soak", *args]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("kafka-placement soak: error: ") and needle in err
+    assert time.monotonic() - started < 10
+
+
+def test_a_directory_as_the_json_file_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["soak", "--minutes", "3", "--seed", "1", "--json", str(tmp_path)]) == 2
+    assert "is a directory; give a file" in capsys.readouterr().err
+
+
+def test_an_unknown_profile_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["soak", "--minutes", "3", "--seed", "1", "--profile", "huge"])
+    assert exit_info.value.code == 2
+    assert "invalid choice: 'huge'" in capsys.readouterr().err

@@ -1,0 +1,21 @@
+"""The HTML report draws one bar per holding and one marker per fault; the summary is written beside it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from kafka_placement.soak.events import Ack, Consumed, Fault, Ownership
+from kafka_placement.soak.report import write_report
+from kafka_placement.soak.verdict import SoakLogs
+
+
+def test_report_has_a_bar_per_holding_and_a_line_per_fault(tmp_path: Path) -> None:
+    logs = SoakLogs()
+    logs.add([Ack("p", 0, None, None, 0, 0, 1.0), Consumed("g", "a", 0, 0, "p", 0, 2.0),
+              Ownership("g", "a", 1, (0, 1), 0.5, 5.0), Ownership("g", "b", 1, (0, 1), 6.0, None),
+              Ownership("h", "c", 1, (0,), 0.5, None), Fault("member-kill", "a", 4.0),
+              Fault("member-kill-undone", "a", 8.0)])
+    html = write_report({"verdict": "held", "faults": []}, logs, tmp_path).read_text()
+    assert html.count("<rect") == 3 and html.count("<line") == 2 and "Soak: held" in html
+    assert json.loads((tmp_path / "summary.json").read_text())["verdict"] == "held"

@@ -1,0 +1,47 @@
+"""The verdict holds only when every invariant held; its figures are the checkers' (hand-built logs)."""
+
+from __future__ import annotations
+
+from kafka_placement.soak.events import Ack, Consumed, Fault, Life, Ownership
+from kafka_placement.soak.verdict import SoakLogs, Windows, judge
+
+WINDOWS = Windows(standby_s=5.0, overlap_s=0.0)
+
+
+def clean_logs() -> SoakLogs:
+    logs = SoakLogs()
+    acks = [Ack("p", s, f"k{s}", 0, 0, s, 1.0 + s) for s in range(10)]
+    logs.add(acks)
+    logs.add([Life("fo", "high", True, 0.0), Life("fo", "low", True, 0.0)])
+    logs.add([Ownership("fo", "high", 1, (0,), 0.5, None), Ownership("fo", "low", 1, (), 0.5, None)])
+    logs.add(Consumed("fo", "high", 0, a.offset, "p", a.sequence, a.t + 0.1) for a in acks)
+    return logs
+
+
+def test_a_clean_run_holds() -> None:
+    summary = judge(clean_logs(), ["fo"], {"fo": {"high": 2, "low": 1}}, WINDOWS, until=30.0)
+    figures = (summary["verdict"], summary["acknowledged"], summary["lost"], summary["duplicates"])
+    assert figures == ("held", 10, 0, 0)
+    assert summary["failover_s"] == {"p50": None, "p99": None, "max": None}
+
+
+def test_a_kill_with_takeover_times_the_failover_and_a_lost_record_violates() -> None:
+    logs = clean_logs()
+    logs.add([Fault("member-kill", "high", 20.0), Life("fo", "high", False, 20.0),
+              Ownership("fo", "low", 2, (0,), 26.5, None)])
+    summary = judge(logs, ["fo"], {"fo": {"high": 2, "low": 1}}, WINDOWS, until=30.0)
+    assert summary["verdict"] == "held"
+    assert summary["failover_s"] == {"p50": 6.5, "p99": 6.5, "max": 6.5}
+    assert summary["faults"] == [{"kind": "member-kill", "target": "high", "t": 20.0}]
+    logs.add([Ack("p", 10, "k10", 0, 0, 10, 21.0)])  # acknowledged, never consumed
+    summary = judge(logs, ["fo"], {"fo": {"high": 2, "low": 1}}, WINDOWS, until=30.0)
+    assert (summary["verdict"], summary["lost"]) == ("violated", 1)
+    assert summary["lost_by_group"] == {"fo": [["p", 10]]}
+
+
+def test_a_misplaced_key_violates() -> None:
+    logs = clean_logs()
+    logs.add([Ack("q", 0, "x", 1, 0, 10, 2.0)])
+    logs.add([Consumed("fo", "high", 0, 10, "q", 0, 2.5)])
+    summary = judge(logs, ["fo"], {"fo": {"high": 2, "low": 1}}, WINDOWS, until=30.0)
+    assert (summary["verdict"], summary["misplaced"], summary["lost"]) == ("violated", 1, 0)
