@@ -32,7 +32,7 @@ OUR_LINES = [
         r"planning in this process with \d+ thread\(s\) .+",
         # demo (cli/demo.py, cli/failover_member.py)
         r"=== \d\. \S.*",
-        r"  bootstrap servers: \S+",
+        r"  bootstrap servers: \S+( \(\S+\))?",  # the address list, then the security protocol
         r"  (orders|payments)-[0-9a-f]{6}: p0→\[[\d, ]+\], .+, …",
         r"  consumed [\d,]+ records \([\d,]+ from kafka-python, [\d,]+ from confluent-kafka\); in the partition "
         r"our murmur2 predicts: [\d,]+/[\d,]+",
