@@ -118,9 +118,26 @@ def cases() -> list[tuple[str, list[str]]]:
         ["reassign", "cancel"],
         ["reassign", "cancel", "--all", "--plan", "x.json"],
         ["demo", "--bootstrap-server", ""],
+        ["group"],
+        ["group", "describe"],
+        ["rebalance"],
+        ["soak", "--profile", "endless"],
     ):
         out.append(("argv-" + "-".join(argv), list(argv)))
     out += [
+        ("group-describe-server-empty", ["group", "describe", "g", "--bootstrap-server", ""]),
+        ("group-describe-unreachable", ["group", "describe", "g", *UNREACHABLE]),
+        ("broker-plugin-version-nope",
+         ["broker-plugin", "--kafka-version", "nope", "--out", "{directory}/o"]),
+        ("broker-plugin-version-3", ["broker-plugin", "--kafka-version", "3.9.0", "--out", "{directory}/o"]),
+        ("rebalance-plan-loads-missing", ["rebalance", "plan", "--loads", "{missing}"]),
+        ("rebalance-plan-loads-binary", ["rebalance", "plan", "--loads", "{binary}"]),
+        ("rebalance-plan-loads-wrong", ["rebalance", "plan", "--loads", "{wrong}"]),
+        ("rebalance-plan-band", ["rebalance", "plan", "--loads", "{wrong}", "--band", "-1"]),
+        ("rebalance-loads-unreachable", ["rebalance", "loads", *UNREACHABLE]),
+        ("soak-minutes-negative", ["soak", "--minutes", "-1"]),
+        ("soak-minutes-huge", ["soak", "--minutes", "1e9"]),
+        ("soak-seed-text", ["soak", "--seed", "abc"]),
         ("plan-conf-no-value", ["plan", "--sample", "10", "--conf", "spark.x", "--output", "{directory}/o"]),
         ("plan-conf-not-spark", ["plan", "--sample", "10", "--conf", "x=1", "--output", "{directory}/o"]),
         ("plan-spark-config-missing", ["plan", "--sample", "10", "--spark-config", "{missing}"]),
@@ -264,7 +281,7 @@ def test_environment_failures_are_user_errors(exc: BaseException, message: str) 
 
 
 def test_every_subcommand_is_covered() -> None:
-    covered = {argv[0] for _, argv in CASES}
+    covered = {argv[0].replace("-", "_") for _, argv in CASES}  # broker-plugin is module broker_plugin
     assert set(cli.SUBCOMMAND_MODULES) <= covered | {"nope"}
 
 
