@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import json
 import sys
-import threading
 import time
 from typing import Any
 
+from kafka_placement.testing.stdin_commands import watch_stdin
 from member_process import Json, event_writer  # this directory is sys.path[0] of a member
 
 
@@ -28,15 +28,7 @@ def main(config: Json) -> int:
 
     emit = event_writer(config["name"])
 
-    closing = threading.Event()
-
-    def read_stdin() -> None:
-        for line in sys.stdin:
-            if line.strip() == "close":
-                break
-        closing.set()
-
-    threading.Thread(target=read_stdin, daemon=True).start()
+    closing = watch_stdin()
     strategy = config["strategy"]
     assignor: Any = FailoverAssignor(priority=config["priority"]) if strategy == "failover" else strategy
     if isinstance(assignor, str) and "," in assignor:  # a list, e.g. Java's "cooperative-sticky,range"

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import json
 import sys
-import threading
 import time
 from typing import Any
 
+from kafka_placement.testing.stdin_commands import watch_stdin
 from member_process import Json, event_writer  # this directory is sys.path[0] of a member
 
 
@@ -27,15 +27,7 @@ def main(config: Json) -> int:
     from kafka_placement.clients.consumer_protocol import confluent_failover_config
 
     emit = event_writer(config["name"])
-    closing = threading.Event()
-
-    def read_stdin() -> None:
-        for line in sys.stdin:
-            if line.strip() == "close":
-                break
-        closing.set()
-
-    threading.Thread(target=read_stdin, daemon=True).start()
+    closing = watch_stdin()
     base = {"bootstrap.servers": config["bootstrap"], "group.id": config["group"],
             "client.id": config["name"], "enable.auto.commit": False, "auto.offset.reset": "earliest",
             "topic.metadata.refresh.interval.ms": 5000}

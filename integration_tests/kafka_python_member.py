@@ -40,6 +40,7 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from kafka_placement.testing.stdin_commands import watch_stdin
 from member_process import Json, event_writer  # this directory is sys.path[0] of a member
 
 
@@ -71,18 +72,11 @@ def run_member(
     partitions, member state); obey ``close`` and ``recover`` (new consumer) lines on stdin."""
     commands: list[str] = []
     lock = threading.Lock()
-    closing = threading.Event()
+    def take(word: str) -> None:
+        with lock:
+            commands.append(word)
 
-    def read_stdin() -> None:
-        for line in sys.stdin:
-            word = line.strip()
-            if word == "close":
-                break
-            with lock:
-                commands.append(word)
-        closing.set()
-
-    threading.Thread(target=read_stdin, daemon=True).start()
+    closing = watch_stdin(take)
     consumer = make_consumer()
     watchdog = JoinWatchdog(consumer, emit, session_timeout_s)
     emit({"ev": "ready"})

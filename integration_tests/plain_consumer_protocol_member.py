@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import json
 import sys
-import threading
 from typing import Any
 
+from kafka_placement.testing.stdin_commands import watch_stdin
 from member_process import Json, event_writer  # this directory is sys.path[0] of a member
 
 
@@ -23,15 +23,7 @@ def main(config: Json) -> int:
     from confluent_kafka import Consumer, KafkaError
 
     emit = event_writer(config["name"])
-    closing = threading.Event()
-
-    def read_stdin() -> None:
-        for line in sys.stdin:
-            if line.strip() == "close":
-                break
-        closing.set()
-
-    threading.Thread(target=read_stdin, daemon=True).start()
+    closing = watch_stdin()
 
     def report(error: Any, where: str) -> None:
         emit({"ev": "error", "where": where, "code": error.name(), "fatal": error.fatal(),

@@ -9,42 +9,19 @@ never from the code under test.
 from __future__ import annotations
 
 import json
-import sys
-import tempfile
 import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from live_group import Worker
+from live_group import ConsumerProtocolMember, Worker
 from member_process import MemberProcess, create_ready_topic, wait_until
 
 pytestmark = [pytest.mark.integration]
 
 PARTITIONS = 4
 HERE = Path(__file__).parent
-
-
-PLAIN_MEMBER = HERE / "plain_consumer_protocol_member.py"
-
-
-class ConsumerProtocolMember(MemberProcess):
-    """``plain_consumer_protocol_member.py``: a plain confluent-kafka consumer on the consumer protocol."""
-
-    def __init__(
-        self, bootstrap: str, group: str, name: str, topic: str, log_dir: Path, conf: dict[str, Any]
-    ) -> None:
-        self.name = name
-        self.log = tempfile.NamedTemporaryFile(  # noqa: SIM115
-            prefix=f"cp-{name}-", suffix=".log", delete=False, dir=log_dir)
-        config = {"bootstrap": bootstrap, "group": group, "name": name, "topics": [topic], "conf": conf}
-        super().__init__([sys.executable, str(PLAIN_MEMBER), json.dumps(config)],
-                         stderr=self.log)
-
-    def owned(self) -> set[int]:
-        event = self.last("assignment")
-        return set(event["parts"]) if event else set()
 
 
 @pytest.fixture()

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from live_group import Worker
+from live_group import ConsumerProtocolMember, Worker
 from member_process import MemberProcess, create_ready_topic, wait_until
 
 pytestmark = [pytest.mark.integration]
@@ -32,28 +32,6 @@ HERE = Path(__file__).parent
 #: How long the group is watched after the consumer-protocol member was answered: a converted group
 #: makes the classic members rejoin within a heartbeat interval (1 s) plus a JoinGroup round.
 WATCH_S = 10.0
-
-
-PLAIN_MEMBER = HERE / "plain_consumer_protocol_member.py"
-
-
-class ConsumerProtocolMember(MemberProcess):
-    """``plain_consumer_protocol_member.py``: a plain confluent-kafka consumer on the consumer protocol."""
-
-    def __init__(self, bootstrap: str, group: str, name: str, topic: str, log_dir: Path) -> None:
-        self.name = name
-        self.log = tempfile.NamedTemporaryFile(  # noqa: SIM115
-            prefix=f"cp-{name}-", suffix=".log", delete=False, dir=log_dir)
-        config = {"bootstrap": bootstrap, "group": group, "name": name, "topics": [topic]}
-        super().__init__([sys.executable, str(PLAIN_MEMBER), json.dumps(config)],
-                         stderr=self.log)
-
-    def owned(self) -> set[int]:
-        event = self.last("assignment")
-        return set(event["parts"]) if event else set()
-
-    def errors(self) -> list[dict[str, Any]]:
-        return [e for e in self.snapshot() if e["ev"] == "error"]
 
 
 class ConfluentFailoverMember(MemberProcess):

@@ -13,10 +13,8 @@
  */
 package io.kafkaplacement.conformance.live;
 
-import java.io.BufferedReader;
 import java.io.FileInputStream;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -38,15 +36,10 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 public final class ConsumerProtocolMember {
-    private static final Object OUT = new Object();
     private static String name;
 
     private static void emit(String body) {
-        double t = System.currentTimeMillis() / 1000.0;
-        synchronized (OUT) {
-            System.out.println("{" + body + ",\"name\":\"" + name + "\",\"t\":" + t + "}");
-            System.out.flush();
-        }
+        MemberIO.emit(name, body);
     }
 
     private static String partitions(Collection<TopicPartition> tps) {
@@ -72,22 +65,7 @@ public final class ConsumerProtocolMember {
         props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
 
-        AtomicBoolean closing = new AtomicBoolean(false);
-        Thread stdin = new Thread(() -> {
-            try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = in.readLine()) != null) {
-                    if (line.trim().equals("close")) {
-                        break;
-                    }
-                }
-            } catch (Exception ignored) {
-                // stdin closed: leave as well
-            }
-            closing.set(true);
-        });
-        stdin.setDaemon(true);
-        stdin.start();
+        AtomicBoolean closing = MemberIO.closeOnStdin();
 
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props)) {
             consumer.subscribe(List.of(topic), new ConsumerRebalanceListener() {

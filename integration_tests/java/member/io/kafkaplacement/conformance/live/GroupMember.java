@@ -12,9 +12,6 @@
  */
 package io.kafkaplacement.conformance.live;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -32,19 +29,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 public final class GroupMember {
-    private static final Object OUT = new Object();
     private static String name;
-
-    private static String quote(String s) {
-        StringBuilder b = new StringBuilder("\"");
-        for (char c : s.toCharArray()) {
-            if (c == '"' || c == '\\') {
-                b.append('\\');
-            }
-            b.append(c);
-        }
-        return b.append('"').toString();
-    }
 
     private static String parts(Collection<TopicPartition> tps) {
         List<TopicPartition> sorted = new ArrayList<>(tps);
@@ -55,17 +40,13 @@ public final class GroupMember {
             if (b.length() > 1) {
                 b.append(',');
             }
-            b.append('[').append(quote(tp.topic())).append(',').append(tp.partition()).append(']');
+            b.append('[').append(MemberIO.quote(tp.topic())).append(',').append(tp.partition()).append(']');
         }
         return b.append(']').toString();
     }
 
     private static void emit(String body) {
-        double t = System.currentTimeMillis() / 1000.0;
-        synchronized (OUT) {
-            System.out.println("{" + body + ",\"name\":" + quote(name) + ",\"t\":" + t + "}");
-            System.out.flush();
-        }
+        MemberIO.emit(name, body);
     }
 
     public static void main(String[] args) throws Exception {
@@ -92,22 +73,7 @@ public final class GroupMember {
         props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
 
-        AtomicBoolean closing = new AtomicBoolean(false);
-        Thread stdin = new Thread(() -> {
-            try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = in.readLine()) != null) {
-                    if (line.trim().equals("close")) {
-                        break;
-                    }
-                }
-            } catch (Exception ignored) {
-                // stdin closed: leave as well
-            }
-            closing.set(true);
-        });
-        stdin.setDaemon(true);
-        stdin.start();
+        AtomicBoolean closing = MemberIO.closeOnStdin();
 
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props)) {
             consumer.subscribe(topics, new ConsumerRebalanceListener() {
@@ -135,7 +101,7 @@ public final class GroupMember {
                 if (!state.equals(last)) {
                     last = state;
                     emit("\"ev\":\"assignment\",\"gen\":" + meta.generationId() + ",\"member_id\":"
-                        + quote(meta.memberId()) + ",\"parts\":" + parts(consumer.assignment()));
+                        + MemberIO.quote(meta.memberId()) + ",\"parts\":" + parts(consumer.assignment()));
                 }
             }
         }
