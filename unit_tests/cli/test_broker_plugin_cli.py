@@ -59,6 +59,8 @@ def test_writes_the_jar_and_prints_broker_and_client_settings(tmp_path: Path,
         "replica.selector.class=io.kafkaplacement.broker.RackPriorityReplicaSelector",
         "group.consumer.min.session.timeout.ms=6000",
         "group.consumer.session.timeout.ms=6000",
+        "group.consumer.min.session.timeout.ms=6000",  # the controllers' copy
+        "group.consumer.session.timeout.ms=6000",
         "group.protocol=consumer",
         "group.remote.assignor=failover",
         "client.rack=az1#priority=10",

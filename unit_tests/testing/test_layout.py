@@ -238,3 +238,15 @@ def test_entrypoint_renders_secured_env(tmp_path: Path) -> None:
     assert props["listeners"] == "SASL_SSL://127.0.0.1:30001"
     assert props["ssl.keystore.location"] == "/etc/kafka/secrets/broker.keystore.p12"
     assert "kafka_opts" not in " ".join(props)
+
+
+def test_controller_shares_the_group_limits_and_nothing_else_of_the_broker_settings() -> None:
+    lay = layout(broker_properties={"group.consumer.min.session.timeout.ms": "6000",
+                                    "group.consumer.session.timeout.ms": "6000",
+                                    "group.consumer.assignors": "uniform,range,com.example.Plugin",
+                                    "log.retention.ms": "1000"})
+    props = lay.controller_properties()
+    assert props["group.consumer.min.session.timeout.ms"] == "6000"
+    assert props["group.consumer.session.timeout.ms"] == "6000"
+    # the plugin class exists only in the brokers' image path
+    assert "group.consumer.assignors" not in props and "log.retention.ms" not in props

@@ -14,6 +14,17 @@ from kafka_placement.broker_plugin.build import ASSIGNOR_CLASS, ASSIGNOR_NAME, R
 KAFKA_DEFAULT_ASSIGNORS = ("uniform", "range")
 #: Kafka's defaults: a member that dies holds its partitions this long on the consumer protocol.
 KAFKA_DEFAULT_SESSION_TIMEOUT_MS = 45_000
+#: Broker settings the controller must share: in KRaft the controller validates a group's dynamic configs
+#: (``kafka-configs --entity-type groups``) against its own limits, so a broker minimum below Kafka's default
+#: alone would still refuse a group-level ``consumer.session.timeout.ms`` under 45 s.
+CONTROLLER_GROUP_LIMITS = frozenset({
+    "group.consumer.min.session.timeout.ms",
+    "group.consumer.max.session.timeout.ms",
+    "group.consumer.session.timeout.ms",
+    "group.consumer.min.heartbeat.interval.ms",
+    "group.consumer.max.heartbeat.interval.ms",
+    "group.consumer.heartbeat.interval.ms",
+})
 
 
 def broker_settings(*, session_timeout_ms: int | None = None,

@@ -45,7 +45,12 @@ def run(args: argparse.Namespace) -> int:
     from kafka_placement.assignment.rack_priority import encode_rack_priority
     from kafka_placement.broker_plugin.build import build_jar
     from kafka_placement.broker_plugin.kafka_version import check_kafka_version
-    from kafka_placement.broker_plugin.settings import broker_settings, member_settings, properties_text
+    from kafka_placement.broker_plugin.settings import (
+        CONTROLLER_GROUP_LIMITS,
+        broker_settings,
+        member_settings,
+        properties_text,
+    )
     from kafka_placement.cli.files import check_writable_dir
     from kafka_placement.errors import InvalidArgumentError
 
@@ -71,7 +76,12 @@ def run(args: argparse.Namespace) -> int:
     print(f"# kafka-placement broker plugin for Apache Kafka {version}: {target}")
     print("# on every broker: put the jar on the class path (e.g. /opt/kafka/libs/), add these lines to")
     print("# server.properties and restart (group.consumer.assignors is read at start)")
-    print(properties_text(broker_settings(session_timeout_ms=args.session_timeout_ms)), end="")
+    brokers = broker_settings(session_timeout_ms=args.session_timeout_ms)
+    print(properties_text(brokers), end="")
+    limits = {k: v for k, v in brokers.items() if k in CONTROLLER_GROUP_LIMITS}
+    if limits:
+        print("# on every KRaft controller too (it checks groups' own consumer.session.timeout.ms)")
+        print(properties_text(limits), end="")
     print("# a failover member (Java consumer .properties, librdkafka / confluent-kafka config):")
     print(properties_text(member), end="")
     return 0

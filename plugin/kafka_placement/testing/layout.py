@@ -13,6 +13,7 @@ import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from kafka_placement.broker_plugin.settings import CONTROLLER_GROUP_LIMITS
 from kafka_placement.testing.security import (
     ADMIN_USER,
     CA_PEM,
@@ -253,6 +254,8 @@ class ClusterLayout:
         # Brokers reach the controller on its PLAINTEXT listener, where they are User:ANONYMOUS.
         env.update({property_to_env(k): v
                     for k, v in self._authorizer_properties([ADMIN_USER, "ANONYMOUS"]).items()})
+        env.update({property_to_env(k): v
+                    for k, v in self.broker_properties.items() if k in CONTROLLER_GROUP_LIMITS})
         env.update(
             {
                 "KAFKA_NODE_ID": str(CONTROLLER_ID),
