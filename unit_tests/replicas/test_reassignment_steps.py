@@ -42,10 +42,18 @@ def test_same_rack_replaced_first() -> None:
     assert one_replica_steps([1, 2, 3], [1, 4, 5]) == [(1, 4, 3), (1, 4, 5)]
 
 
+def test_the_leader_goes_last_even_when_its_rack_pairs_it_first() -> None:
+    racks = {1: "a", 2: "b", 3: "a", 4: "b"}
+    assert one_replica_steps([1, 2], [3, 4], racks) == [(1, 4), (3, 4)]
+
+
 def test_replication_factor_changes() -> None:
     assert one_replica_steps([1, 2], [1, 2, 3, 4]) == [(1, 2, 3), (1, 2, 3, 4)]
     # shrinking: the unpaired replica leaves first, then 4 replaces 2
     assert one_replica_steps([1, 2, 3], [1, 4]) == [(1, 2), (1, 4)]
+    # the leader leaves in the last step
+    assert one_replica_steps([1, 2, 3], [4]) == [(1, 2), (1, 4), (4,)]
+    assert one_replica_steps([1, 2, 3], [2]) == [(1, 2), (2,)]
 
 
 @pytest.mark.parametrize(
@@ -99,9 +107,31 @@ def test_every_step_valid_grows_by_one_at_most_and_ends_at_the_target(
     assert len(steps) == max(1, copies + removals_alone)
 
 
+@settings(max_examples=300)
+@given(
+    current=_lists,
+    target=_lists,
+    racks=st.none() | st.dictionaries(st.integers(0, 11), st.sampled_from(["r1", "r2", "r3"])),
+)
+def test_the_preferred_leader_leads_every_step_but_the_last(
+    current: list[int], target: list[int], racks: dict[int, str] | None
+) -> None:
+    steps = one_replica_steps(current, target, racks)
+    assert all(step[0] == current[0] for step in steps[:-1])
+
+
 @settings(max_examples=200)
-@given(current=_lists, target=_lists)
-def test_a_kept_preferred_leader_leads_every_step_but_the_last(current: list[int], target: list[int]) -> None:
+@given(current=_lists, target=_lists, stop=st.integers(0, 6))
+def test_resuming_from_any_step_reaches_the_target_in_the_steps_left(
+    current: list[int], target: list[int], stop: int
+) -> None:
+    # an apply interrupted after some steps, run again: it starts from the lists it finds
     steps = one_replica_steps(current, target)
-    if current[0] in target:
-        assert all(step[0] == current[0] for step in steps[:-1])
+    if stop >= len(steps):
+        return
+    resumed = one_replica_steps(list(steps[stop - 1]) if stop else current, target)
+    assert len(resumed) <= len(steps) - stop
+    if resumed:
+        assert resumed[-1] == tuple(target)
+    else:
+        assert steps[stop - 1] == tuple(target)

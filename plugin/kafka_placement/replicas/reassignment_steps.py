@@ -9,9 +9,10 @@ is the plan's).
 
 Pairing (which old replica a new one replaces): a new replica replaces one on its own rack where there
 is one (so the rack spread of the steps stays that of the lists), then the old replicas in their list
-order, the current preferred leader last (leadership stays put until the last moment it can). A
-change of replication factor adds (or removes) the unpaired replicas in single steps; removals go
-first (the partition never grows before it shrinks).
+order. A change of replication factor adds (or removes) the unpaired replicas in single steps;
+removals go first (the partition never grows before it shrinks). The current preferred leader is
+replaced or removed in the last step only: until then it leads every step and is the source every new
+replica copies from (so the plain apply's throttles fit every step).
 """
 
 from __future__ import annotations
@@ -74,15 +75,21 @@ def one_replica_steps(
     leader = now[0]
     drops = [b for b in now if b not in goal and b != leader] + ([leader] if leader not in goal else [])
     adds = [b for b in goal if b not in now]
-    pairs = _pairs(drops, adds, racks)
+    # the preferred leader is replaced (or removed) in the last step only: until then it leads and is
+    # every follower's source, as the throttles assume
+    pairs = sorted(_pairs(drops, adds, racks), key=lambda pair: pair[0] == leader)
     paired = {d for d, _ in pairs if d is not None}
+    unpaired = [d for d in drops if d not in paired]
     steps: list[tuple[int, ...]] = []
     state = now
-    for gone in (d for d in drops if d not in paired):  # a lower replication factor: shrink first
+    for gone in (d for d in unpaired if d != leader):  # a lower replication factor: shrink first
         state = [b for b in state if b != gone]
         steps.append(tuple(state))
     for old, add in pairs:
         state = [*state, add] if old is None else [add if b == old else b for b in state]
+        steps.append(tuple(state))
+    if leader in unpaired:
+        state = [b for b in state if b != leader]
         steps.append(tuple(state))
     if steps:
         steps[-1] = tuple(goal)  # same brokers as ``state``: the target's order and preferred leader

@@ -2,9 +2,12 @@
 
 The steps come from ``replicas/reassignment_steps.py``. Round k submits every partition's k-th step
 (partitions move side by side; each one holds at most one replica more than before while its step
-runs), waits for the round with the same progress as a plain apply (steps done / total, bytes left,
-rate), then the next. The throttles cover every round's sources and destinations and are set once;
-log-dir moves start after the last round (every replica then exists). The rollback file written
+runs), waits for the round with the same progress as a plain apply (steps done / total, the round's
+bytes left, rate), then the next. The throttles are the plain apply's, set once: followers copy from
+the leader, which stays an original replica until the step that completes the partition (Kafka hands
+leadership over only when a step completes, and the old leader is replaced last), so the original
+replicas are every source and the new ones every destination. Log-dir moves start after the last
+round (every replica then exists). The rollback file written
 before the first round holds the original lists. Interrupted (``--timeout``, a crash, Ctrl-C), the
 round in flight goes on in the cluster; once it completes, the same command continues from the lists
 it finds (finished partitions have no steps left) and writes a new rollback file, never over the first.
@@ -22,7 +25,7 @@ from typing import Any
 from kafka_placement.cli.reassign.apply import ProgressLine, finish, set_throttles, wait_dirs
 from kafka_placement.cli.reassign.common import partition_name, partition_names
 from kafka_placement.replicas.reassignment_steps import one_replica_steps
-from kafka_placement.replicas.throttles import Movement, OngoingReassignment, movement_map
+from kafka_placement.replicas.throttles import OngoingReassignment, movement_map
 from kafka_placement.vocabulary import TopicPartition
 
 
@@ -44,33 +47,23 @@ def rounds_of(move: StepwiseMove) -> list[dict[TopicPartition, tuple[int, ...]]]
     return [{tp: s[k] for tp, s in steps.items() if len(s) > k} for k in range(depth)]
 
 
-def throttled_moves(move: StepwiseMove, rounds: Sequence[Mapping[TopicPartition, Sequence[int]]]
-                    ) -> dict[TopicPartition, Movement]:
-    """Every replica any round copies from (sources) or to (destinations), and the other moves in flight."""
-    merged = movement_map({}, {}, move.in_flight)
-    lists = {tp: list(r) for tp, r in move.current.items()}
-    for batch in rounds:
-        for tp, step in movement_map(batch, lists).items():
-            before = merged.get(tp, Movement(frozenset(), frozenset()))
-            merged[tp] = Movement(before.sources | step.sources, before.destinations | step.destinations)
-        lists.update({tp: list(r) for tp, r in batch.items()})
-    return merged
-
-
 def apply_stepwise(admin: Any, args: argparse.Namespace, move: StepwiseMove, rate: int | None,
                    log_dir_rate: int | None, timeout_s: float) -> int:
     from kafka_placement.clients.kafka_python import reassignment as kp
 
     rounds = rounds_of(move)
     total = sum(len(batch) for batch in rounds)
-    moves = throttled_moves(move, rounds)
-    set_throttles(admin, rate, log_dir_rate, moves, move.dir_moves)
+    set_throttles(admin, rate, log_dir_rate, movement_map(move.target, move.current, move.in_flight),
+                  move.dir_moves)
     print(f"Moving one replica of a partition at a time: {total} step(s) in {len(rounds)} round(s) "
           f"for {len(move.target)} partition(s)")
     started = time.monotonic()
     line = ProgressLine(total, sys.stderr, unit="step")
     done = 0
+    lists = {tp: list(r) for tp, r in move.current.items()}
     for k, batch in enumerate(rounds, 1):
+        moves = movement_map(batch, lists)  # this round's copies: its bytes left
+        lists.update({tp: list(r) for tp, r in batch.items()})
         kp.submit(admin, batch)
         print(f"Round {k}/{len(rounds)}: started partition reassignment{'' if len(batch) == 1 else 's'} for "
               f"{','.join(partition_name(tp) for tp in sorted(batch))}")
