@@ -1,5 +1,6 @@
 """Live, the whole chain: an uneven 6-broker cluster → ``rebalance plan --bootstrap-server`` →
-``reassign apply --throttle --one-replica-at-a-time`` → DescribeLogDirs, read here, not by our code.
+``reassign apply --throttle --one-replica-at-a-time`` (interrupted in its first round by ``--timeout``,
+then run again: it continues with the steps left) → DescribeLogDirs, read here, not by our code.
 
 The data (incompressible records, RF 2, on the rack-labelled cluster 0:rack1 1:rack3 2:rack3 3:rack2
 4:rack2 5:rack1): ``big`` 2 partitions × 16 MB on brokers 0 and 3, ``mid`` 4 × 4 MB on 0 and 3,
@@ -15,8 +16,8 @@ non-internal topics, the topics the model holds) within mean × (1 ± 0.10); eve
 within [⌊0.9 × mean⌋, ⌈1.1 × mean⌉] and every partition led by its preferred replica; every record
 read back with its content; the bytes the new replicas hold within 5% of the plan's ``bytes_moved``;
 while it ran, no partition ever held more than one replica over its replication factor (sampled from
-ListPartitionReassignments); the throttles gone. Then the rollback file, applied plainly with
-``--throttle``, brings back every original replica list.
+ListPartitionReassignments); the throttles gone. Then the first run's rollback file, applied plainly
+with ``--throttle``, brings back every original replica list.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import threading
 import time
 import uuid
@@ -192,17 +194,32 @@ def test_rebalance_plan_apply_one_replica_at_a_time_and_roll_back(
         watch = _GrowthWatch(bootstrap)
         watch.start()
         rollback = tmp_path / "rollback.json"
+        apply = ["reassign", "apply", "--bootstrap-server", bootstrap, "--plan", str(plan_file),
+                 "--one-replica-at-a-time"]
         started = time.monotonic()
         try:
-            code = main(["reassign", "apply", "--bootstrap-server", bootstrap, "--plan", str(plan_file),
-                         "--throttle", "50MB/s", "--one-replica-at-a-time", "--timeout", "300",
-                         "--rollback", str(rollback)])
+            # interrupted in round 1: every moved partition's first step copies one replica, and at
+            # 1 MB/s (after the quota's first ~10 s worth) a 16 MB big replica takes well over 2 s
+            first = main([*apply, "--throttle", "1MB/s", "--timeout", "2", "--rollback", str(rollback)])
+            out1, err1 = capsys.readouterr()
+            assert first == 1 and "in round 1/" in err1, out1 + err1
+            steps1 = int(re.search(r"at a time: (\d+) step", out1).group(1))  # type: ignore[union-attr]
+            round1 = re.search(r"Round 1/\d+: started partition reassignments? for (\S+)", out1)
+            assert round1 is not None, out1
+            deadline = time.monotonic() + 300  # the round goes on in the cluster; resume once it is done
+            while admin.list_partition_reassignments() and time.monotonic() < deadline:
+                time.sleep(0.5)
+            # run again: it continues from the lists it finds, with the steps left only
+            code = main([*apply, "--throttle", "50MB/s", "--timeout", "300",
+                         "--rollback", str(tmp_path / "rollback-resumed.json")])
         finally:
             watch.stop.set()
             watch.join(30)
         applied_s = time.monotonic() - started
         out, err = capsys.readouterr()
         assert code == 0, out + err
+        steps2 = int(re.search(r"at a time: (\d+) step", out).group(1))  # type: ignore[union-attr]
+        assert steps2 == steps1 - len(round1.group(1).split(",")), (out1, out)
         assert "completed=True, mismatches=0" in out and "throttles cleared" in out, out
         assert "The inter-broker throttle limit was set to 50000000 B/s" in out
 
@@ -244,8 +261,9 @@ def test_rebalance_plan_apply_one_replica_at_a_time_and_roll_back(
             f"bytes moved: plan {planned:,.0f}, copied (DescribeLogDirs) {copied:,} "
             f"({copied / planned - 1:+.2%}); lower bound {summary['lower_bound']['bytes']:,.0f}",
             f"partitions moved {len(plan)} ({two_replica} with two new replicas); most replicas at once "
-            f"{max(watch.most.values(), default=0)} over {watch.samples} samples; apply {applied_s:.1f}s; "
-            f"{read} records read back",
+            f"{max(watch.most.values(), default=0)} over {watch.samples} samples; steps {steps1}, "
+            f"{steps1 - steps2} in round 1 before the interruption, {steps2} after; apply (both runs and "
+            f"the wait between) {applied_s:.1f}s; {read} records read back",
         ]))
 
         # the rollback file restores every original list (a plain, throttled apply)
