@@ -125,6 +125,10 @@ def cases() -> list[tuple[str, list[str]]]:
     ):
         out.append(("argv-" + "-".join(argv), list(argv)))
     out += [
+        ("reassign-apply-one-at-a-time-no-wait",
+         ["reassign", "apply", *UNREACHABLE, "--plan", "{plan}", "--one-replica-at-a-time", "--no-wait"]),
+        ("reassign-apply-one-at-a-time-value",
+         ["reassign", "apply", *UNREACHABLE, "--plan", "{plan}", "--one-replica-at-a-time=2"]),
         ("group-describe-server-empty", ["group", "describe", "g", "--bootstrap-server", ""]),
         ("group-describe-unreachable", ["group", "describe", "g", *UNREACHABLE]),
         ("broker-plugin-version-nope",

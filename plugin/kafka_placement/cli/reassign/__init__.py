@@ -8,6 +8,7 @@ plan    current assignment (live via --bootstrap-server [--command-config FILE],
 apply   refuse while a reassignment is in flight (unless --additional); save a rollback; throttle
         (--throttle 50MB/s, --replica-alter-log-dirs-throttle); submit; start log-dir moves; wait with
         progress until done or --timeout (exit 1); elect preferred leaders; verify; clear throttles.
+        --one-replica-at-a-time: each partition in steps of one new replica, in rounds.
 verify  Kafka's status lines for every partition and log-dir move of a plan; exit 1 while anything is
         moving or differs; clears the throttles once nothing is moving (unless --preserve-throttles).
 cancel  cancel the plan's moves in flight (--plan FILE) or all (--all): the original replica lists
@@ -87,6 +88,10 @@ def register(subparsers: Any) -> None:
                        help=f"stop waiting after this long, exit 1 (default {DEFAULT_WAIT_S:g}); "
                             "the move goes on")
     apply.add_argument("--no-wait", action="store_true", help="submit and return; `verify` later")
+    apply.add_argument("--one-replica-at-a-time", action="store_true",
+                       help="move each partition in steps that add one new replica and drop one old "
+                            "(no partition holds more than one extra replica at once); steps run in "
+                            "rounds, each after the last completes")
     apply.add_argument("--no-elect-leaders", action="store_true", help="skip preferred leader election")
     _add_throttle_options(apply)
     apply.set_defaults(handler=client_errors("apply the reassignment")(run_apply))

@@ -8,6 +8,8 @@
    bytes still to copy, elapsed, rate) until done or ``--timeout`` (exit 1, naming what is in flight;
    the throttles stay, ``verify`` clears them). 6. Elect preferred leaders, check the replica lists,
    clear the throttles (unless ``--preserve-throttles`` or other moves are still in flight).
+
+``--one-replica-at-a-time`` (stepwise.py) replaces 4–5 by rounds of one-replica steps.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from kafka_placement.cli.reassign.common import (
     replica_set_differs,
     with_log_dirs,
 )
-from kafka_placement.errors import ReassignmentInProgressError
+from kafka_placement.errors import InvalidArgumentError, ReassignmentInProgressError
 from kafka_placement.replicas.reassignment_json import (
     PartitionMove,
     as_assignment,
@@ -65,12 +67,16 @@ def default_rollback_path(plan: str) -> str:
     return unused_path(str(Path(plan).with_suffix("")) + f".rollback-{stamp}")
 
 
-class _ProgressLine:
+class ProgressLine:
     """Status → progress display (partitions done, bytes left, copy rate from the bytes-left trend)."""
 
-    def __init__(self, total: int, stream: Any) -> None:
-        self.progress = Progress("reassigning", total, stream, unit="partition", plain_quarters=False)
+    def __init__(self, total: int, stream: Any, unit: str = "partition") -> None:
+        self.progress = Progress("reassigning", total, stream, unit=unit, plain_quarters=False)
         self._first: tuple[float, int] | None = None
+        self.done_before = 0  # steps of earlier rounds (one replica at a time)
+
+    def next_round(self, done_before: int) -> None:
+        self.done_before, self._first = done_before, None
 
     def __call__(self, status: Any) -> None:
         note = ""
@@ -82,7 +88,7 @@ class _ProgressLine:
                 rate = (self._first[1] - status.bytes_left) / (status.elapsed - self._first[0])
                 if rate > 0:
                     note += f" at {human_rate(rate)}"
-        self.progress.update(status.done, note)
+        self.progress.update(self.done_before + status.done, note)
 
 
 def _submit_and_move_dirs(
@@ -106,7 +112,7 @@ def _submit_and_move_dirs(
                   f"{tp.topic}-{tp.partition} with broker {broker}")
 
 
-def _set_throttles(
+def set_throttles(
     admin: Any, rate: int | None, log_dir_rate: int | None, moves: Mapping[TopicPartition, Movement],
     dir_moves: Mapping[tuple[TopicPartition, int], str],
 ) -> None:
@@ -140,6 +146,10 @@ def run_apply(args: argparse.Namespace) -> int:
     log_dir_rate = (parse_rate(args.replica_alter_log_dirs_throttle, "--replica-alter-log-dirs-throttle")
                     if args.replica_alter_log_dirs_throttle is not None else None)
     timeout_s = check_timeout(args.timeout)
+    if args.one_replica_at_a_time and args.no_wait:
+        raise InvalidArgumentError(
+            "--one-replica-at-a-time submits each step after the one before completes: it cannot --no-wait"
+        )
     if not plan_moves:
         print("the plan moves nothing: nothing to apply")
         return 0
@@ -155,6 +165,12 @@ def run_apply(args: argparse.Namespace) -> int:
             raise ReassignmentInProgressError(
                 f"{CANNOT_EXECUTE} In flight: {partition_names(in_flight)}"
             )
+        if args.one_replica_at_a_time and set(in_flight) & set(target):
+            raise ReassignmentInProgressError(
+                "--one-replica-at-a-time cannot take over partitions already being reassigned: "
+                f"{partition_names(set(in_flight) & set(target))}. Wait until they complete (`reassign "
+                "verify`) or cancel them, then apply again: the steps start from the lists found then."
+            )
         topics = sorted({tp.topic for tp in target})
         snap = kp.retrying(admin, lambda: kp_admin.snapshot(admin, topics))
         check_against_cluster(plan_moves, snap.partitions_per_topic(), [b.id for b in snap.brokers])
@@ -164,8 +180,14 @@ def run_apply(args: argparse.Namespace) -> int:
         Path(rollback).write_text(format_reassignment(with_log_dirs(current, known)) + "\n")
         print(f"Current partition replica assignment saved to {rollback} "
               "(use it as --plan to roll back)")
+        if args.one_replica_at_a_time:
+            from kafka_placement.cli.reassign.stepwise import StepwiseMove, apply_stepwise
+
+            racks = {b.id: b.rack for b in snap.brokers}
+            move = StepwiseMove(target, current, in_flight, dir_moves, racks)
+            return apply_stepwise(admin, args, move, rate, log_dir_rate, timeout_s)
         moves = movement_map(target, current, {tp: o for tp, o in in_flight.items()})
-        _set_throttles(admin, rate, log_dir_rate, moves, dir_moves)
+        set_throttles(admin, rate, log_dir_rate, moves, dir_moves)
         _submit_and_move_dirs(admin, target, dir_moves, here, timeout_s)
         if args.no_wait:
             return 0
@@ -180,14 +202,13 @@ def _wait_and_finish(
     moves: Mapping[TopicPartition, Movement], dir_moves: Mapping[tuple[TopicPartition, int], str],
     timeout_s: float, *, throttled: bool,
 ) -> int:
-    from kafka_placement.clients.kafka_python import admin as kp_admin
     from kafka_placement.clients.kafka_python import reassignment as kp
 
     started = time.monotonic()
-    line = _ProgressLine(len(target), sys.stderr)
+    line = ProgressLine(len(target), sys.stderr)
     last = kp.wait(admin, sorted(target), moves, timeout_s=timeout_s, on_status=line)
     budget = timeout_s - (time.monotonic() - started)
-    dirs_left = _wait_dirs(admin, dir_moves, budget) if not last.in_flight else set()
+    dirs_left = wait_dirs(admin, dir_moves, budget) if not last.in_flight else set()
     if last.in_flight or dirs_left:
         line.progress.close()
         what = (f"{len(last.in_flight)} partition(s) still being reassigned: "
@@ -200,6 +221,15 @@ def _wait_and_finish(
               + "; `reassign cancel --plan` stops it.", file=sys.stderr)
         return 1
     line.progress.finish()
+    return finish(admin, args, target, started)
+
+
+def finish(admin: Any, args: argparse.Namespace, target: Mapping[TopicPartition, Sequence[int]],
+           started: float) -> int:
+    """Every move done: elect preferred leaders, check the lists, clear the throttles, the summary line."""
+    from kafka_placement.clients.kafka_python import admin as kp_admin
+    from kafka_placement.clients.kafka_python import reassignment as kp
+
     if not args.no_elect_leaders:
         from kafka_placement.vocabulary import group_by_topic
 
@@ -216,7 +246,7 @@ def _wait_and_finish(
     return 0 if not mismatches else 1
 
 
-def _wait_dirs(admin: Any, dir_moves: Mapping[tuple[TopicPartition, int], str], budget_s: float) -> set[Any]:
+def wait_dirs(admin: Any, dir_moves: Mapping[tuple[TopicPartition, int], str], budget_s: float) -> set[Any]:
     """Wait (up to ``budget_s``) until every named log dir holds its replica; what is still moving."""
     from kafka_placement.clients.kafka_python import reassignment as kp
 
