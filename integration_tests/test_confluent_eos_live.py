@@ -197,6 +197,10 @@ def test_a_fenced_members_transaction_is_refused_and_the_output_holds_every_reco
     assert all(o < high[p] for p, o in zombie_offsets.items())
     takeover = [e for e in standby.snapshot() if e["ev"] == "txn-committed"]
     assert takeover and all(e["generation"] > pause["generation"] for e in takeover)
+    owned_at = next(e["t"] for e in standby.snapshot()
+                    if e["ev"] == "assignment" and set(e["parts"]) == set(range(PARTITIONS)))
+    print(f"p5 owned everything {owned_at - pause['t']:.1f} s after p10's pause point, then committed "
+          f"{len(takeover)} transactions in {takeover[-1]['t'] - owned_at:.1f} s")
 
     committed_values = _read_output(bootstrap, sink, "read_committed")
     expected = Counter(f"{p}:{o}" for p, o in delivered)
