@@ -423,9 +423,10 @@ class Consumer:
         refuses the transactional offset commit of a member no longer in that generation.
 
         Raises :class:`~kafka_placement.errors.CommitFailedError` while the member is not in a
-        generation (before its first assignment, after ``on_lost``): generation -1 with no member
-        id is accepted by the broker for a transactional commit even while the group has members
-        (Kafka's ``ClassicGroup.validateOffsetCommit``), so handing it out would skip the fencing.
+        generation (before it has joined, after ``on_lost`` until its next assignment): generation
+        -1 with no member id is accepted by the broker for a transactional commit even while the
+        group has members (Kafka's ``ClassicGroup.validateOffsetCommit``), so handing it out would
+        skip the fencing.
         """
         self._check_open()
         current = self._coordinator.group_metadata()
