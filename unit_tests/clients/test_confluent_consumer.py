@@ -94,7 +94,9 @@ class FakeCoordinator:
         self._generation.lost = True
 
     def group_metadata(self) -> Any:
-        return SimpleNamespace(generation_id=-1 if self._generation.lost else 3, member_id="m-1")
+        lost = self._generation.lost
+        return SimpleNamespace(generation_id=-1 if lost else 3, member_id="" if lost else "m-1",
+                               group_instance_id=None)
 
     def coordinator_unknown(self) -> bool:
         return False
@@ -244,6 +246,30 @@ def test_membership_reset_by_the_broker_is_lost_before_any_more_records_and_comm
     _event(consumer, ASSIGN, [0])  # commits allowed again
     consumer.commit(offsets=[confluent_kafka.TopicPartition("t", 0, 11)], asynchronous=False)
     assert consumer._coordinator.commits == [{("t", 0): 11}]
+
+
+def test_consumer_group_metadata_carries_the_generation_and_is_refused_while_not_in_one() -> None:
+    """What librdkafka reads back from ``consumer_group_metadata()`` (the bytes
+    ``send_offsets_to_transaction`` takes) is kafka-python's generation and member id; after a loss
+    (generation -1, which the broker would not fence) it is refused until the next assignment."""
+    from kafka_placement.clients.confluent.consumer_group_metadata import GroupMetadata, read_group_metadata
+
+    consumer, _ = _make()
+    _event(consumer, ASSIGN, [0])
+    assert read_group_metadata(consumer.consumer_group_metadata()) == GroupMetadata("g", 3, "m-1", None)
+    consumer._coordinator._generation.lost = True
+    consumer._next_drive = 0.0
+    consumer.poll(0)  # on_lost
+    with pytest.raises(CommitFailedError, match=r"not in a generation \(generation -1, member id ''\)"):
+        consumer.consumer_group_metadata()
+    consumer._coordinator._generation.lost = False  # rejoined
+    with pytest.raises(CommitFailedError):  # lost until the next assignment, as commits are
+        consumer.consumer_group_metadata()
+    _event(consumer, ASSIGN, [0])
+    assert read_group_metadata(consumer.consumer_group_metadata()).generation_id == 3
+    consumer.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        consumer.consumer_group_metadata()
 
 
 def test_without_on_lost_on_revoke_is_called_as_confluent_kafka_does() -> None:

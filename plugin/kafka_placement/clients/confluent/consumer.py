@@ -31,6 +31,7 @@ from kafka import KafkaConsumer
 from kafka import errors as kafka_errors
 
 from kafka_placement.clients.confluent.consumer_config import SplitConfig, split_config
+from kafka_placement.clients.confluent.consumer_group_metadata import GroupMetadata, librdkafka_group_metadata
 from kafka_placement.clients.confluent.offsets import (
     COMMIT_TIMEOUT_MS,
     GroupCommitter,
@@ -416,11 +417,28 @@ class Consumer:
         """kafka-python's ConsumerGroupMetadata (group, generation, member id, instance id, state)."""
         return self._coordinator.group_metadata()
 
-    def consumer_group_metadata(self) -> Any:
-        raise ConsumerConfigError(
-            "consumer_group_metadata() (transactional offset commits) is not supported: librdkafka "
-            "does not know this group's generation"
-        )
+    def consumer_group_metadata(self) -> bytes:
+        """For ``Producer.send_offsets_to_transaction``: librdkafka's serialized group metadata
+        carrying this member's current generation and member id (kafka-python's), so the broker
+        refuses the transactional offset commit of a member no longer in that generation.
+
+        Raises :class:`~kafka_placement.errors.CommitFailedError` while the member is not in a
+        generation (before it has joined, after ``on_lost`` until its next assignment): generation
+        -1 with no member id is accepted by the broker for a transactional commit even while the
+        group has members (Kafka's ``ClassicGroup.validateOffsetCommit``), so handing it out would
+        skip the fencing.
+        """
+        self._check_open()
+        current = self._coordinator.group_metadata()
+        if self._lost or current.generation_id < 0 or not current.member_id:
+            raise CommitFailedError(
+                f"group {self._group}: consumer_group_metadata(): this member is not in a generation "
+                f"(generation {current.generation_id}, member id {current.member_id!r}); "
+                "abort the transaction and wait for the next assignment"
+            )
+        return librdkafka_group_metadata(GroupMetadata(
+            group_id=self._group, generation_id=current.generation_id, member_id=current.member_id,
+            group_instance_id=current.group_instance_id))
 
     # --- offsets ------------------------------------------------------------------------------
     def store_offsets(self, message: Any = None, offsets: list[Any] | None = None) -> None:
