@@ -66,12 +66,13 @@ public final class ConsumerProtocolMember {
         props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
 
         AtomicBoolean closing = MemberIO.closeOnStdin();
+        AtomicBoolean pending = new AtomicBoolean(false);  // consumed since the last commit
 
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props)) {
             consumer.subscribe(List.of(topic), new ConsumerRebalanceListener() {
                 @Override
                 public void onPartitionsRevoked(Collection<TopicPartition> revoked) {
-                    if (!revoked.isEmpty()) {
+                    if (!revoked.isEmpty() && pending.getAndSet(false)) {  // as the Python member: only what is new
                         consumer.commitSync();
                         emit("\"ev\":\"committed\",\"why\":\"revoke\"");
                     }
@@ -85,7 +86,6 @@ public final class ConsumerProtocolMember {
             String last = null;
             String lastReplicas = null;
             long nextCommit = System.nanoTime();
-            boolean pending = false;
             while (!closing.get()) {
                 ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(100));
                 if (!records.isEmpty()) {
@@ -99,12 +99,12 @@ public final class ConsumerProtocolMember {
                             .append(",\"").append(key).append("\"]");
                     }
                     emit("\"ev\":\"recs\",\"items\":" + items.append(']'));
-                    pending = true;
+                    pending.set(true);
                 }
-                if (pending && System.nanoTime() >= nextCommit) {
+                if (pending.get() && System.nanoTime() >= nextCommit) {
                     consumer.commitSync();
                     emit("\"ev\":\"committed\",\"why\":\"periodic\"");
-                    pending = false;
+                    pending.set(false);
                     nextCommit = System.nanoTime() + 500_000_000L;
                 }
                 String state = consumer.groupMetadata().memberId() + "|" + partitions(consumer.assignment());
@@ -120,7 +120,7 @@ public final class ConsumerProtocolMember {
                 }
             }
             emit("\"ev\":\"closing\"");  // the clean close starts now (commit, revoke, leave)
-            if (pending) {
+            if (pending.getAndSet(false)) {
                 consumer.commitSync();
             }
         }
