@@ -1,5 +1,7 @@
 """``kafka-placement group describe`` on the live cluster (Kafka 4.4): a classic failover group, a
-consumer-protocol group (KIP-848) whose members carry priorities in ``client.rack``, and a classic
+consumer-protocol (KIP-848) failover group run by the broker's failover assignor (racks and priorities
+read from ConsumerGroupDescribe), a consumer-protocol group whose members carry priorities in
+``client.rack`` but run ``uniform`` (and the same without Kafka's message schema), and a classic
 failover group whose active member is not its best one.
 
 Expected values come from the test's own setup (which member got which priority, which client ids),
@@ -85,11 +87,62 @@ def test_classic_failover_group(kafka_cluster: Any, topic: str, members: list[An
     assert check["convertible_to_consumer_protocol"] is False
 
 
-def test_consumer_protocol_group_with_priorities_in_client_rack(
+def test_consumer_protocol_failover_group_shows_priorities_and_racks(
     kafka_cluster: Any, topic: str, members: list[Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """The broker's default ``uniform`` assignor spreads the partitions whatever the priorities: as a
-    failover group, that is a group whose partitions are not on its best member."""
+    """The broker's failover assignor (``group.remote.assignor=failover``), members with a rack and a
+    priority in ``client.rack``: ConsumerGroupDescribe (kafka-python, Kafka's schema from the
+    kafka-clients jar) shows each member's rack and priority and names the best live member."""
+    bootstrap = kafka_cluster.bootstrap_servers
+    group = f"describe-kip848-{uuid.uuid4().hex[:8]}"
+    everything = set(range(PARTITIONS))
+    high = ConsumerProtocolMember(bootstrap, group, "cp-p10", topic, tmp_path,
+                                  {"group.remote.assignor": "failover", "client.rack": "rack1#priority=10"})
+    members.append(high)
+    wait_until(lambda: high.owned() == everything, 60, "priority 10 owning every partition")
+    low = ConsumerProtocolMember(bootstrap, group, "cp-p5", topic, tmp_path,
+                                 {"group.remote.assignor": "failover", "client.rack": "rack2#priority=5"})
+    members.append(low)
+
+    def both_listed() -> Any:
+        code, out = describe(bootstrap, group, capsys)
+        return (code, out) if len(out["members"]) == 2 else None
+
+    code, out = wait_until(both_listed, 60, "both members in ConsumerGroupDescribe")
+    assert code == 0, out
+    assert (out["protocol"], out["assignor"]) == ("consumer", "failover")
+    seen = by_client(out)
+    assert {c: (m["rack"], m["priority"], m["priority_source"]) for c, m in seen.items()} == {
+        "cp-p10": ("rack1", 10, "client.rack"), "cp-p5": ("rack2", 5, "client.rack")}
+    assert {c: m["topics"] for c, m in seen.items()} == {"cp-p10": [topic], "cp-p5": [topic]}
+    assert seen["cp-p10"]["assignment"] == [f"{topic}-{p}" for p in range(PARTITIONS)]
+    assert seen["cp-p10"]["target_assignment"] == seen["cp-p10"]["assignment"]
+    assert seen["cp-p5"]["assignment"] == [] and low.owned() == set()
+    check = out["failover"]
+    assert check["applies"] and check["ok"]
+    assert check["should_be_active"] == check["active"] == [seen["cp-p10"]["member_id"]]
+    assert not any("not visible" in n for n in out["notes"])
+
+    high.close(timeout=15)  # a clean close: priority 5 is now the best live member and takes over
+    wait_until(lambda: low.owned() == everything, 60, "priority 5 owning every partition")
+    code, out = wait_until(lambda: _one_member(bootstrap, group, capsys), 60, "priority 10 gone")
+    assert code == 0, out
+    assert out["failover"]["should_be_active"] == out["failover"]["active"] == [seen["cp-p5"]["member_id"]]
+
+
+def _one_member(bootstrap: str, group: str, capsys: pytest.CaptureFixture[str]) -> Any:
+    code, out = describe(bootstrap, group, capsys)
+    return (code, out) if len(out["members"]) == 1 else None
+
+
+def test_consumer_protocol_group_with_priorities_in_client_rack(
+    kafka_cluster: Any, topic: str, members: list[Any], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Members carry priorities in ``client.rack`` but the group runs the broker's default ``uniform``
+    assignor (``group.remote.assignor`` forgotten), which spreads the partitions whatever the priorities:
+    a failover group whose partitions are not on its best member, exit 1. Without Kafka's schema (no
+    jar, no network) the description falls back to confluent-kafka and says why."""
     bootstrap = kafka_cluster.bootstrap_servers
     group = f"describe-consumer-{uuid.uuid4().hex[:8]}"
     high = ConsumerProtocolMember(bootstrap, group, "cp-p10", topic, tmp_path,
@@ -105,7 +158,30 @@ def test_consumer_protocol_group_with_priorities_in_client_rack(
     for name, member in (("cp-p10", high), ("cp-p5", low)):
         assert member.owned() == {int(p.rsplit("-", 1)[1]) for p in seen[name]["assignment"]}
         assert seen[name]["target_assignment"] is not None
-        assert seen[name]["priority_source"] == "not visible"
+    assert {c: (m["rack"], m["priority"], m["priority_source"]) for c, m in seen.items()} == {
+        "cp-p10": (None, 10, "client.rack"), "cp-p5": (None, 5, "client.rack")}
+    assert code == 1, out  # priorities in client.rack make it a failover group; uniform breaks the rule
+    check = out["failover"]
+    assert check["should_be_active"] == [seen["cp-p10"]["member_id"]]
+    assert sorted(check["active"]) == sorted(m["member_id"] for m in out["members"])
+    [topic_check] = check["topics"]
+    assert topic_check["ok"] is False and "other than the highest-priority one" in topic_check["reason"]
+    code, out = describe(bootstrap, group, capsys, "--no-failover")
+    assert code == 0 and not out["failover"]["applies"]
+
+    # offline, no kafka-clients jar anywhere: confluent-kafka's view, priorities not visible, and why
+    from kafka_placement.clients.kafka_python import consumer_group_describe, message_schemas
+
+    monkeypatch.setattr(consumer_group_describe, "_classes", {})
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "no-cache"))
+    monkeypatch.setenv("HOME", str(tmp_path / "no-home"))
+    monkeypatch.setenv("KAFKA_PLACEMENT_JAVA_CACHE", str(tmp_path / "no-java"))
+    monkeypatch.setenv(message_schemas.REPOSITORY_ENV, "http://127.0.0.1:9")  # discard port: refused
+    code, out = describe(bootstrap, group, capsys)
+    seen = by_client(out)
+    assert {m["priority_source"] for m in seen.values()} == {"not visible"}
+    why = out["notes"][0]
+    assert "ConsumerGroupDescribe schema is unavailable (cannot download http://127.0.0.1:9/" in why
     assert code == 0 and not out["failover"]["applies"]  # uniform and no visible priority: not judged
     code, out = describe(bootstrap, group, capsys, "--failover")
     assert code == 1, out

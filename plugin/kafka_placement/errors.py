@@ -91,6 +91,17 @@ class ConsumerGroupError(KafkaPlacementError, RuntimeError):
     inconsistent group protocol, group authorization)."""
 
 
+class GroupDescribeError(KafkaPlacementError, RuntimeError):
+    """The group coordinator answered a describe request (DescribeGroups, ConsumerGroupDescribe) with an
+    error code; the message names the group, the code and Kafka's error text."""
+
+
+class MessageSchemaUnavailableError(KafkaPlacementError, RuntimeError):
+    """Kafka's JSON message schema for an API (read from the official ``kafka-clients`` jar) could not be
+    had: no cached jar and no download (offline, mirror unreachable, checksum mismatch); the message
+    says which."""
+
+
 class CommitFailedError(ConsumerGroupError):
     """Kafka: CommitFailedException — an offset commit refused because this member is not (or no
     longer) part of the group's current generation."""

@@ -3,9 +3,11 @@ failover group's partitions are on its highest-priority live member.
 
 Classic groups through DescribeGroups (kafka-python; our failover userData decoded: each member's
 priority, and whether the leader's assignment userData keeps Kafka from converting the group to the
-consumer protocol), consumer-protocol groups through ConsumerGroupDescribe (confluent-kafka: assignment
-and target assignment; members' racks, hence consumer-protocol priorities, are not exposed), share
-groups recognised (failover does not apply). Exit 0: fine or not a failover group; 1: a failover group
+consumer protocol), consumer-protocol groups through ConsumerGroupDescribe (kafka-python with Kafka's
+own message schema read from the kafka-clients jar, fetched from Maven Central once: each member's rack
+and the priority in it, subscription, assignment and target assignment; without that jar,
+confluent-kafka, which shows no racks, hence no priorities), share groups recognised (failover does
+not apply). Exit 0: fine or not a failover group; 1: a failover group
 whose partitions are not on its highest-priority live member; 2: usage or connection error.
 """
 
@@ -20,7 +22,7 @@ from typing import Any
 from kafka_placement.cli.connection_options import add_connection_arguments, settings_from_args
 from kafka_placement.cli.tables import format_table
 from kafka_placement.clients.connection import ConnectionSettings, check_connection, translate_error
-from kafka_placement.errors import KafkaPlacementError
+from kafka_placement.errors import KafkaPlacementError, MessageSchemaUnavailableError
 from kafka_placement.groups.description import DescribedGroup, partition_names
 from kafka_placement.groups.failover_check import FailoverCheck, check_failover
 
@@ -72,26 +74,55 @@ def read_group(settings: ConnectionSettings, group_id: str) -> DescribedGroup:
             kind, state = found
             if kind == "classic":
                 return describe_classic_group(admin, group_id, state)
+            why_not = ""
+            if kind == "consumer":
+                group, why_not = _consumer_group(admin, group_id)
+                if group is not None:
+                    return group
         finally:
             admin.close()
         if kind == "consumer":
-            from confluent_kafka.admin import AdminClient
-
-            from kafka_placement.clients.confluent.group_description import (
-                describe_consumer_group,
-                topic_partition_counts,
-            )
-
-            confluent_admin = AdminClient(settings.confluent())
-            group = describe_consumer_group(confluent_admin, group_id, timeout_s=settings.timeout_s)
-            counts = topic_partition_counts(confluent_admin, group.topics(), timeout_s=settings.timeout_s)
-            return replace(group, partitions_per_topic=counts)
+            return _consumer_group_without_racks(settings, group_id, why_not)
         # confluent-kafka 2.16 has no describe_share_groups, kafka-python no ShareGroupDescribe
         return DescribedGroup(group_id, kind, state, None, notes=(f"a {kind} group: members not read",))
     except KafkaPlacementError:
         raise
     except Exception as exc:
         raise translate_error(exc, settings, f"describe group {group_id!r}") from None
+
+
+def _consumer_group(admin: Any, group_id: str) -> tuple[DescribedGroup | None, str]:
+    """ConsumerGroupDescribe through kafka-python with Kafka's schema from the kafka-clients jar; (None,
+    why) when that schema cannot be had."""
+    from kafka_placement.clients.kafka_python.consumer_group_describe import consumer_group, message_classes
+    from kafka_placement.clients.kafka_python.group_description import partition_counts
+
+    try:
+        request_class, _ = message_classes()
+    except MessageSchemaUnavailableError as exc:
+        return None, str(exc)
+    request = request_class(group_ids=[group_id], include_authorized_operations=False)
+    group = consumer_group(admin.send_to_group_coordinator(group_id, request), group_id)
+    return replace(group, partitions_per_topic=partition_counts(admin, group.topics())), ""
+
+
+def _consumer_group_without_racks(
+    settings: ConnectionSettings, group_id: str, why_not: str
+) -> DescribedGroup:
+    """confluent-kafka's ConsumerGroupDescribe (no racks, no subscriptions), saying why in one note."""
+    from confluent_kafka.admin import AdminClient
+
+    from kafka_placement.clients.confluent.group_description import (
+        describe_consumer_group,
+        topic_partition_counts,
+    )
+
+    confluent_admin = AdminClient(settings.confluent())
+    group = describe_consumer_group(confluent_admin, group_id, timeout_s=settings.timeout_s)
+    counts = topic_partition_counts(confluent_admin, group.topics(), timeout_s=settings.timeout_s)
+    notes = (f"Kafka's ConsumerGroupDescribe schema is unavailable ({why_not}), so members' racks and "
+             "priorities could not be read", *group.notes)
+    return replace(group, partitions_per_topic=counts, notes=notes)
 
 
 def _names(group: DescribedGroup) -> dict[str, str]:

@@ -3,10 +3,11 @@
 The rule is the failover assignor's (:func:`kafka_placement.assignment.failover.failover_rank`): per
 topic, the subscriber with the highest priority should own every partition, ties to the smallest member
 id in Java string order, a member without a priority ranks last. A member's subscription unknown to the
-describe API (ConsumerGroupDescribe through confluent-kafka gives none) counts as subscribed to every
-topic of the group. When some subscriber's priority is not visible (its ``client.rack`` is not in
-confluent-kafka's ConsumerGroupDescribe result), the best member cannot be named; the check then still
-fails a topic whose partitions are spread over several members, which no failover assignment does.
+describe API (a regex subscriber; or ConsumerGroupDescribe through confluent-kafka, our fallback when
+Kafka's message schema cannot be had, which gives none) counts as subscribed to every topic of the
+group. When some subscriber's priority is not visible (that fallback shows no ``client.rack``), the best
+member cannot be named; the check then still fails a topic whose partitions are spread over several
+members, which no failover assignment does.
 
 Share groups: failover does not apply (records are shared under per-record locks; see docs/groups.md).
 """

@@ -5,8 +5,9 @@
 confluent-kafka 2.16 gives the group type, state, server assignor and per member its client id, host,
 instance id, assignment and target assignment — but neither the member's rack (``client.rack``, where
 a consumer-protocol failover priority rides) nor its subscription, which ConsumerGroupDescribe carries.
-kafka-python 3.0 has no ConsumerGroupDescribe at all. So priorities are "not visible" here; see
-docs/groups.md.
+So priorities are "not visible" here. ``group describe`` uses this only when Kafka's message schema for
+ConsumerGroupDescribe cannot be had for kafka-python
+(:mod:`kafka_placement.clients.kafka_python.consumer_group_describe`); see docs/groups.md.
 """
 
 from __future__ import annotations
@@ -18,8 +19,7 @@ from kafka_placement.vocabulary import TopicPartition
 
 RACK_NOT_VISIBLE = (
     "members' client.rack (where a consumer-protocol priority rides) and subscriptions are not in "
-    "confluent-kafka's ConsumerGroupDescribe result, and kafka-python has no ConsumerGroupDescribe: "
-    "priorities are not visible"
+    "confluent-kafka's ConsumerGroupDescribe result: priorities are not visible"
 )
 
 

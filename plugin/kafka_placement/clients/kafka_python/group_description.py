@@ -42,6 +42,17 @@ class RawGroupsAdmin(KafkaAdminClient):  # type: ignore[misc]
     def _describe_groups_process_response(self, response: Any) -> dict[str, Any]:
         return {group.group_id: group for group in response.groups}
 
+    def send_to_group_coordinator(self, group_id: str, request: Any) -> Any:
+        """``request`` to ``group_id``'s coordinator (FindCoordinator first), as kafka-python's own
+        ``describe_groups`` does; the version is the highest both kafka-python's class and the broker
+        support. Returns the decoded response."""
+
+        async def send() -> Any:
+            coordinator = await self._find_coordinator_id(group_id)
+            return await self._manager.send(request, node_id=coordinator)
+
+        return self._manager.run(send)
+
 
 def group_type(admin: Any, group_id: str) -> tuple[Protocol, str] | None:
     """(group type, state) from ListGroups on every broker; None when no broker knows the group."""
