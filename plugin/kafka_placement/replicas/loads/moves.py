@@ -16,6 +16,7 @@ from kafka_placement.replicas.loads.model import RESOURCES
 from kafka_placement.replicas.loads.search import BATCH, Worklist
 from kafka_placement.replicas.loads.state import EPSILON, PlanState
 from kafka_placement.replicas.loads.swaps import try_swap
+from kafka_placement.replicas.loads.wide import wide_candidates
 
 #: Partner brokers scored per pick (the ones with the most room, or the most to give).
 PARTNERS = 8
@@ -51,11 +52,17 @@ def partners(state: PlanState, b: int, r: int, above: bool, count: int = PARTNER
 
 
 def score_moves(
-    state: PlanState, partitions: np.ndarray, source: np.ndarray, destination: np.ndarray
+    state: PlanState,
+    partitions: np.ndarray,
+    source: np.ndarray | int,
+    destination: np.ndarray | int,
+    change: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(gain, cost, acceptable) of moving each partition's replica from source to destination."""
-    leading = state.replicas[partitions, 0] == source
-    change = state.deltas(partitions, leading)
+    """(gain, cost, acceptable) of moving each partition's replica from source to destination
+    (arrays, or one broker each: then the broker's rows broadcast instead of being gathered);
+    ``change``: the loads the replicas carry, if already known (one giver, several takers)."""
+    if change is None:
+        change = state.deltas(partitions, state.replicas[partitions, 0] == source)
     gain, ok = state.evaluate(source, destination, change)
     cost = state.copy_cost(partitions, source, destination)
     ok &= state.rack_ok(partitions, source, destination)
@@ -65,16 +72,28 @@ def score_moves(
 def _promising(state: PlanState, giver: int, r: int) -> np.ndarray:
     """The giver's replicas worth scoring for resource ``r``: the :data:`SHORTLIST` that carry the
     most of ``r`` per byte copied (all of them on a small broker)."""
-    held = np.fromiter(state.hosted[giver], dtype=np.int64, count=len(state.hosted[giver]))
+    held = state.hosted_array(giver)
     if len(held) <= SHORTLIST:
         return held
-    change = state.deltas(held, state.replicas[held, 0] == giver)[:, r]
+    change = state.amount_of(held, giver, r)
     per_byte = change / np.maximum(state.model.size[held], 1.0)
     # half by resource per byte (cheap fixes), half by amount (big fixes: disk, or big leaders)
-    by_rate = held[np.lexsort((held, -per_byte))[: SHORTLIST // 2]]
-    by_amount = held[np.lexsort((held, -change))[: SHORTLIST // 2]]
+    by_rate = held[_largest(per_byte, SHORTLIST // 2)]
+    by_amount = held[_largest(change, SHORTLIST // 2)]
     picked: np.ndarray = np.unique(np.concatenate([by_rate, by_amount]))
     return picked
+
+
+def _largest(values: np.ndarray, count: int) -> np.ndarray:
+    """Indices of the ``count`` largest values, ties to the lower index: what
+    ``np.lexsort((index, -values))[:count]`` gives, without sorting everything."""
+    if len(values) <= count:
+        return np.lexsort((np.arange(len(values)), -values))
+    cut = np.partition(values, len(values) - count)[len(values) - count]
+    candidates = np.flatnonzero(values >= cut)
+    order = np.lexsort((candidates, -values[candidates]))[:count]
+    result: np.ndarray = candidates[order]
+    return result
 
 
 def balance_replicas(state: PlanState) -> None:
@@ -91,50 +110,82 @@ def balance_replicas(state: PlanState) -> None:
             return
         b, r = pick
         above = work.above(b, r)
-        parts, sources, destinations = [], [], []
+        parts, sources, destinations, scores = [], [], [], []
+        shortlists: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         for other in partners(state, b, r, above):
             giver = b if above else other
-            held = _promising(state, giver, r)
+            if giver not in shortlists:
+                promising = _promising(state, giver, r)
+                shortlists[giver] = (
+                    promising,
+                    state.deltas(promising, state.replicas[promising, 0] == giver),
+                )
+            held, change = shortlists[giver]
+            taker = other if above else b
             parts.append(held)
             sources.append(np.full(len(held), giver, dtype=np.int64))
-            destinations.append(np.full(len(held), other if above else b, dtype=np.int64))
+            destinations.append(np.full(len(held), taker, dtype=np.int64))
+            scores.append(score_moves(state, held, giver, taker, change))
         if not parts:
             work.mark_stuck(b, r)
             continue
         partitions = np.concatenate(parts)
         source = np.concatenate(sources)
         destination = np.concatenate(destinations)
-        gain, cost, ok = score_moves(state, partitions, source, destination)
-        useful = ok & (gain < -EPSILON)
-        affordable = useful & (cost <= state.remaining() + 0.5)
-        if useful.any() and not affordable.all(where=useful):
-            state.budget_hit = True
-        chosen = np.flatnonzero(affordable)
-        efficiency = -gain[chosen] / np.maximum(cost[chosen], floor)
-        order = chosen[
-            np.lexsort((destination[chosen], partitions[chosen], -size[partitions[chosen]], -efficiency))
-        ]
-        accepted: set[int] = set()
-        brokers: set[int] = set()
-        for i in order.tolist():
-            p, s, d = int(partitions[i]), int(source[i]), int(destination[i])
-            if p in accepted:
-                continue
-            if not state.move_allowed(p, s, d):
-                continue
-            if state.cost_of(p, s, d) > state.remaining() + 0.5:
-                continue
-            g = state.evaluate_one(s, d, state.change_of(p, int(state.replicas[p, 0]) == s))
-            if g is None or g >= -EPSILON:
-                continue
-            state.move_replica(p, s, d, "replica", r, b, above)
-            accepted.add(p)
-            brokers.update((s, d))
-            if state.terms[b, r] <= EPSILON or len(accepted) >= BATCH:
-                break
-        if accepted:
+        gain, cost, ok = (np.concatenate(column) for column in zip(*scores, strict=True))
+        brokers = _take(state, partitions, source, destination, (gain, cost, ok), b, r, above, floor)
+        if not brokers:
+            wide = wide_candidates(state, b, r, above)
+            brokers = _take(state, *wide, score_moves(state, *wide), b, r, above, floor)
+        if brokers:
             work.touched(sorted(brokers))
         elif try_swap(state, b, r, above, partners(state, b, r, above, 6), floor):
             work.touched([b])
         else:
             work.mark_stuck(b, r)
+
+
+def _take(
+    state: PlanState,
+    partitions: np.ndarray,
+    source: np.ndarray,
+    destination: np.ndarray,
+    scored: tuple[np.ndarray, np.ndarray, np.ndarray],
+    b: int,
+    r: int,
+    above: bool,
+    floor: float,
+) -> set[int]:
+    """Take the scored moves, best violation removed per byte first (largest replica, then ids, on
+    ties), each rechecked exactly against the state as it is by then, until ``b``'s violation of
+    ``r`` is gone or :data:`BATCH` are taken; the brokers changed."""
+    gain, cost, ok = scored
+    size = state.model.size
+    useful = ok & (gain < -EPSILON)
+    affordable = useful & (cost <= state.remaining() + 0.5)
+    if useful.any() and not affordable.all(where=useful):
+        state.budget_hit = True
+    chosen = np.flatnonzero(affordable)
+    efficiency = -gain[chosen] / np.maximum(cost[chosen], floor)
+    order = chosen[
+        np.lexsort((destination[chosen], partitions[chosen], -size[partitions[chosen]], -efficiency))
+    ]
+    accepted: set[int] = set()
+    brokers: set[int] = set()
+    for i in order.tolist():
+        p, s, d = int(partitions[i]), int(source[i]), int(destination[i])
+        if p in accepted:
+            continue
+        if not state.move_allowed(p, s, d):
+            continue
+        if state.cost_of(p, s, d) > state.remaining() + 0.5:
+            continue
+        g = state.evaluate_one(s, d, state.change_of(p, int(state.replicas[p, 0]) == s))
+        if g is None or g >= -EPSILON:
+            continue
+        state.move_replica(p, s, d, "replica", r, b, above)
+        accepted.add(p)
+        brokers.update((s, d))
+        if state.terms[b, r] <= EPSILON or len(accepted) >= BATCH:
+            break
+    return brokers

@@ -60,6 +60,10 @@ class PlanState:
         brokers = model.num_brokers
         self.terms = bands.terms(self.loads, np.arange(brokers))
         self.band_terms = bands.band_violation(self.loads) * bands.weight
+        # plain-list twins of the rows of loads and terms: the per-change recheck and update run in
+        # plain Python, where numpy's per-call cost on a 5-element row would dominate
+        self.load_rows: list[list[float]] = self.loads.tolist()
+        self.term_rows: list[list[float]] = self.terms.tolist()
         self.rack, racks = model.rack_index()
         self.wanted_racks = np.minimum(model.rf.astype(np.int32), racks)
         self.distinct = self.distinct_racks(self.replicas)
@@ -75,17 +79,39 @@ class PlanState:
         order = np.argsort(leaders, kind="stable")
         bounds = np.searchsorted(leaders[order], np.arange(brokers + 1))
         self.led: list[set[int]] = [set(order[bounds[b] : bounds[b + 1]].tolist()) for b in range(brokers)]
+        # what one replica of each partition carries, as leader and as follower (``deltas`` gathers rows)
+        zero = np.zeros(model.num_partitions)
+        self.leader_loads = np.stack(
+            [model.size, model.bytes_in, model.bytes_out, model.bytes_in, zero + 1.0], axis=1
+        )
+        self.follower_loads = np.stack([model.size, model.bytes_in, zero, zero, zero], axis=1)
+        self._hosted_arrays: dict[int, np.ndarray] = {}
         self.size_list: list[float] = model.size.tolist()
         self.in_list: list[float] = model.bytes_in.tolist()
         self.out_list: list[float] = model.bytes_out.tolist()
         self._allowance: tuple[np.ndarray, float] | None = None
+        self._inside_list: list[float] = []
         self.staying = np.flatnonzero(~bands.removed)
+        self._staying_list: list[int] = self.staying.tolist()
+        #: each broker's worst band term (weights applied), kept in step by ``_shift``
+        self._band_worst: list[float] = (
+            self.band_terms.max(axis=1).tolist() if brokers and len(RESOURCES) else [0.0] * brokers
+        )
         self.budget = budget
         self.moved = 0.0
         self.budget_hit = False
         self.log: list[Move] = []
 
     # ------------------------------------------------------------------ derived quantities
+    def hosted_array(self, b: int) -> np.ndarray:
+        """The partitions broker ``b`` holds, sorted, as an array (cached until ``b`` changes)."""
+        held = self._hosted_arrays.get(b)
+        if held is None:
+            held = np.fromiter(self.hosted[b], dtype=np.int64, count=len(self.hosted[b]))
+            held.sort()
+            self._hosted_arrays[b] = held
+        return held
+
     def distinct_racks(self, replicas: np.ndarray) -> np.ndarray:
         racks = np.where(replicas >= 0, self.rack[np.maximum(replicas, 0)], -1)
         ordered = np.sort(racks, axis=1)
@@ -95,18 +121,18 @@ class PlanState:
 
     def deltas(self, partitions: np.ndarray, leading: np.ndarray) -> np.ndarray:
         """``[n, resource]`` loads a replica of each partition carries (as leader where ``leading``)."""
-        m = self.model
-        lead = leading.astype(np.float64)
-        return np.stack(
-            [
-                m.size[partitions],
-                m.bytes_in[partitions],
-                m.bytes_out[partitions] * lead,
-                m.bytes_in[partitions] * lead,
-                lead,
-            ],
-            axis=1,
+        result: np.ndarray = np.where(
+            leading[:, None], self.leader_loads[partitions], self.follower_loads[partitions]
         )
+        return result
+
+    def amount_of(self, partitions: np.ndarray, holder: int, r: int) -> np.ndarray:
+        """Column ``r`` of :meth:`deltas` for ``holder``'s replicas of ``partitions``."""
+        leading = self.replicas[partitions, 0] == holder
+        result: np.ndarray = np.where(
+            leading, self.leader_loads[partitions, r], self.follower_loads[partitions, r]
+        )
+        return result
 
     def leadership(self, partitions: np.ndarray) -> np.ndarray:
         """``[n, resource]`` loads leadership of each partition adds (bytes out, leader bytes in, 1)."""
@@ -173,16 +199,21 @@ class PlanState:
         worst band violation of the cluster (any resource: so it can give up one resource to fix a
         worse one, and the worst never grows); one inside may leave it by at most half the band."""
         if self._allowance is None:
-            violation = self.band_terms[self.staying]
-            worst = float(violation.max()) if violation.size else 0.0
+            band_worst = self._band_worst
+            if len(self._staying_list) == len(band_worst):
+                worst = max(band_worst, default=0.0)
+            else:
+                worst = max([band_worst[b] for b in self._staying_list], default=0.0)
             inside = np.minimum(worst, 0.5 * self.bands.band_width) * self.bands.weight
             self._allowance = (inside, worst)
+            self._inside_list = inside.tolist()
         return self._allowance
 
     def evaluate(
-        self, source: np.ndarray, destination: np.ndarray, change: np.ndarray
+        self, source: np.ndarray | int, destination: np.ndarray | int, change: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Moving loads ``change[i]`` from ``source[i]`` to ``destination[i]``: (change of the total
+        """Moving loads ``change[i]`` from ``source[i]`` to ``destination[i]`` (or all from one
+        broker to one broker: its rows broadcast instead of being gathered): (change of the total
         violation, acceptable) — acceptable when neither broker's violation of any resource grows
         beyond :meth:`allowance` and no capacity limit is newly crossed."""
         bands = self.bands
@@ -207,13 +238,13 @@ class PlanState:
         """:meth:`evaluate` for one change in plain Python (rechecking a candidate is frequent and
         numpy's per-call cost would dominate): the change of the total violation, or ``None``."""
         bands = self.bands
-        inside_array, worst = self.allowance()
-        inside = inside_array.tolist()
+        worst = self.allowance()[1]
+        inside = self._inside_list
         total = 0.0
         for broker, sign in ((source, -1.0), (destination, 1.0)):
-            loads = self.loads[broker].tolist()
+            loads = self.load_rows[broker]
             lower, upper = bands.lower_rows[broker], bands.upper_rows[broker]
-            limit, old = bands.limit_rows[broker], self.terms[broker].tolist()
+            limit, old = bands.limit_rows[broker], self.term_rows[broker]
             for r in range(len(loads)):
                 x = loads[r] + sign * change[r]
                 if sign * change[r] > 0 and x > limit[r] * (1 + 1e-12):
@@ -230,12 +261,26 @@ class PlanState:
 
     # ------------------------------------------------------------------ changes
     def _shift(self, source: int, destination: int, change: list[float]) -> None:
-        delta = np.array(change)
-        self.loads[source] -= delta
-        self.loads[destination] += delta
-        pair = np.array([source, destination])
-        self.terms[pair] = self.bands.terms(self.loads[pair], pair)
-        self.band_terms[pair] = self.bands.band_violation(self.loads[pair], pair) * self.bands.weight
+        """Move loads ``change`` from ``source`` to ``destination``: the same arithmetic as
+        :meth:`Bands.terms` and :meth:`Bands.band_violation`, element by element in plain Python
+        (the same floats, so the numpy scoring and the plain recheck agree exactly)."""
+        bands = self.bands
+        weight, scale = bands.weight_list, bands.scale_list
+        for broker, sign in ((source, -1.0), (destination, 1.0)):
+            loads = self.load_rows[broker]
+            lower, upper, limit = bands.lower_rows[broker], bands.upper_rows[broker], bands.limit_rows[broker]
+            terms = self.term_rows[broker]
+            band_terms = []
+            for r in range(len(loads)):
+                x = loads[r] + sign * change[r]
+                loads[r] = x
+                band = max(lower[r] - x, 0.0) + max(x - upper[r], 0.0)
+                terms[r] = (band * weight[r] + max(x - limit[r], 0.0) * HARD_WEIGHT) / scale[r]
+                band_terms.append(band / scale[r] * weight[r])
+            self.loads[broker] = loads
+            self.terms[broker] = terms
+            self.band_terms[broker] = band_terms
+            self._band_worst[broker] = max(band_terms)
         self._allowance = None
 
     def move_replica(
@@ -251,6 +296,8 @@ class PlanState:
         self.distinct[p] = len({int(rack[b]) for b in row[: int(self.model.rf[p])].tolist()})
         self.hosted[source].discard(p)
         self.hosted[destination].add(p)
+        self._hosted_arrays.pop(source, None)
+        self._hosted_arrays.pop(destination, None)
         if leading:
             self.led[source].discard(p)
             self.led[destination].add(p)

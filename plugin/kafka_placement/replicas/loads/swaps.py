@@ -19,11 +19,14 @@ SIDE = 24
 def _side(state: PlanState, holder: int, other: int) -> tuple[np.ndarray, np.ndarray]:
     """The :data:`SIDE` replicas of ``holder`` (not on ``other``) whose move to ``other`` alone
     would reduce the violation most (acceptable or not): the halves a good swap is made of."""
-    held = np.fromiter(state.hosted[holder] - state.hosted[other], dtype=np.int64)
+    held = state.hosted_array(holder)
+    rows = state.replicas[held]
+    apart = ~(rows == other).any(axis=1)
+    held = held[apart]
     if len(held) == 0:
         return held, np.zeros((0, state.loads.shape[1]))
-    change = state.deltas(held, state.replicas[held, 0] == holder)
-    gain, _ = state.evaluate(np.full(len(held), holder), np.full(len(held), other), change)
+    change = state.deltas(held, rows[apart, 0] == holder)
+    gain, _ = state.evaluate(holder, other, change)
     order = np.lexsort((held, gain))[:SIDE]
     return held[order], change[order]
 
@@ -41,8 +44,7 @@ def try_swap(state: PlanState, b: int, r: int, above: bool, partners: list[int],
         pairs_p = np.repeat(np.arange(len(p_side)), len(q_side))
         pairs_q = np.tile(np.arange(len(q_side)), len(p_side))
         change = p_change[pairs_p] - q_change[pairs_q]
-        n = len(change)
-        gain, ok = state.evaluate(np.full(n, giver), np.full(n, taker), change)
+        gain, ok = state.evaluate(giver, taker, change)
         rack_p = state.rack_ok(p_side, giver, taker)
         rack_q = state.rack_ok(q_side, taker, giver)
         cost = state.copy_cost(p_side, giver, taker)[pairs_p] + state.copy_cost(q_side, taker, giver)[pairs_q]
