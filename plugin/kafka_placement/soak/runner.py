@@ -38,14 +38,17 @@ class Profile:
     partitions: int
     session_timeout_ms: int
     fault_interval_s: float
-    drain_s: float  # bound on waiting for the groups to consume every acknowledged record
+    #: the drain (after the load, once every broker is back) ends when each group consumed every
+    #: acknowledged record, when no group consumed anything new for ``drain_stall_s``, or at ``drain_s``
+    drain_s: float
+    drain_stall_s: float
 
 
 PROFILES = {
     "quick": Profile(rate_per_producer=20.0, partitions=12, session_timeout_ms=6000, fault_interval_s=10.0,
-                     drain_s=120.0),
+                     drain_s=300.0, drain_stall_s=90.0),
     "full": Profile(rate_per_producer=50.0, partitions=24, session_timeout_ms=6000, fault_interval_s=25.0,
-                    drain_s=180.0),
+                    drain_s=600.0, drain_stall_s=120.0),
 }
 
 #: group → [(member, client, strategy, priority)]
@@ -176,7 +179,9 @@ def run_soak(cluster: Any, *, minutes: float, seed: int, profile_name: str, work
                           members=list(members.specs), interval_s=profile.fault_interval_s,
                           member_pause_s=profile.session_timeout_ms / 1000 + 4.0)
     report = progress or (lambda _f, _n: None)
+    restarts = Restarts(cluster, write)
     skipped = 0
+    drain: dict[str, Any] = {}
     try:
         for name in members.specs:
             members.spawn(name)
@@ -185,21 +190,32 @@ def run_soak(cluster: Any, *, minutes: float, seed: int, profile_name: str, work
             producer.start()
         started = time.monotonic()
         for fault in plan:
-            if time.monotonic() - started + fault.hold_s > duration:
-                skipped += 1  # earlier faults took longer to undo than planned (slow restarts)
-                continue
             _sleep_until(started + fault.at_s)
+            # one fault at a time, and the load lasts `duration` whatever a restart takes: a fault waits
+            # for a broker still starting, and is skipped when it would then outlast the load
+            latest = started + duration - fault.hold_s
+            restarts.wait(latest - time.monotonic(), lambda note: report(
+                (time.monotonic() - started) / duration, note))
+            if restarts.pending() or time.monotonic() > latest:
+                skipped += 1
+                continue
             report((time.monotonic() - started) / duration, f"{fault.kind} {fault.target}")
-            _apply(fault, cluster, members, adm, topic, write)
+            _apply(fault, cluster, members, adm, topic, write, restarts)
         _sleep_until(started + duration)
-        report(1.0, "draining")
+        report(1.0, "load done")
         for producer in producers:
             producer.stop()
         for producer in producers:
             producer.join(180)
-        _drain(workdir, members, profile.drain_s)
+        # the drain starts with every broker back, so a slow restart cannot use up its time
+        restarts.wait(RESTART_TIMEOUT_S, lambda note: report(1.0, note))
+        drain = _drain(workdir, members, profile, lambda note: report(1.0, note))
+        if any(drain["unconsumed"].values()):
+            drain["diagnosis"] = _diagnose(workdir, kp, adm, topic, profile.partitions,
+                                           [members.group_id(g) for g in GROUPS])
     finally:
         members.close_all()
+        restarts.wait(RESTART_TIMEOUT_S, lambda note: report(1.0, note))
         for broker in cluster.broker_ids:
             cluster.start_broker(broker, timeout_s=RESTART_TIMEOUT_S)
         adm.close()
@@ -212,7 +228,7 @@ def run_soak(cluster: Any, *, minutes: float, seed: int, profile_name: str, work
     summary.update({
         "seed": seed, "profile": profile_name, "minutes": minutes, "topic": topic,
         "producers": {p.spec.name: {"sent": p.sent, "acked": p.acked, "failed": p.failed} for p in producers},
-        "planned_faults": len(plan), "skipped_faults": skipped,
+        "planned_faults": len(plan), "skipped_faults": skipped, "drain": drain,
     })
     return summary, logs
 
@@ -223,7 +239,7 @@ def _sleep_until(deadline: float) -> None:
 
 
 def _apply(fault: PlannedFault, cluster: Any, members: Members, adm: Any, topic: str,
-           write: Callable[[Event], None]) -> None:
+           write: Callable[[Event], None], restarts: Restarts) -> None:
     if fault.kind.startswith("broker-"):
         broker = _broker_of(fault.target, adm, topic)
         target = f"broker-{broker}"
@@ -236,12 +252,7 @@ def _apply(fault: PlannedFault, cluster: Any, members: Members, adm: Any, topic:
         time.sleep(fault.hold_s)
         if fault.kind == "broker-pause":
             cluster.resume_broker(broker)
-        try:  # a JVM recovering its logs after SIGKILL on a loaded 2-core machine may take minutes
-            cluster.start_broker(broker, timeout_s=RESTART_TIMEOUT_S)
-        except ClusterError:
-            write(Fault(f"{fault.kind}-slow-restart", target, time.time()))
-            return
-        write(Fault(f"{fault.kind}-undone", target, time.time()))
+        restarts.start(broker, fault.kind, target)  # the schedule goes on while it starts
         return
     name = fault.target
     write(Fault(fault.kind, name, time.time()))
@@ -254,6 +265,39 @@ def _apply(fault: PlannedFault, cluster: Any, members: Members, adm: Any, topic:
         time.sleep(fault.hold_s)
         members.signal(name, signal.SIGCONT, up=True)
     write(Fault(f"{fault.kind}-undone", name, time.time()))
+
+
+class Restarts:
+    """Brokers being started again after a kill or pause, each in a thread (a JVM recovering its logs
+    after SIGKILL on a loaded 2-core machine may take minutes): ``…-undone`` is logged when the broker is
+    listed again, ``…-slow-restart`` when it is not within :data:`RESTART_TIMEOUT_S`."""
+
+    def __init__(self, cluster: Any, write: Callable[[Event], None]) -> None:
+        self.cluster, self.write = cluster, write
+        self.threads: dict[int, threading.Thread] = {}
+
+    def start(self, broker: int, kind: str, target: str) -> None:
+        def run() -> None:
+            try:
+                self.cluster.start_broker(broker, timeout_s=RESTART_TIMEOUT_S)
+            except ClusterError:
+                self.write(Fault(f"{kind}-slow-restart", target, time.time()))
+                return
+            self.write(Fault(f"{kind}-undone", target, time.time()))
+
+        thread = threading.Thread(target=run, name=f"soak-restart-{broker}", daemon=True)
+        thread.start()
+        self.threads[broker] = thread
+
+    def pending(self) -> bool:
+        return any(thread.is_alive() for thread in self.threads.values())
+
+    def wait(self, timeout_s: float, note: Callable[[str], None]) -> None:
+        deadline = time.monotonic() + timeout_s
+        for broker, thread in self.threads.items():
+            if thread.is_alive() and timeout_s > 0:
+                note(f"waiting for broker {broker} to restart")
+                thread.join(max(0.0, deadline - time.monotonic()))
 
 
 def _paused(cluster: Any, broker: int) -> bool:
@@ -300,16 +344,41 @@ def _wait_owned(workdir: Path, members: Members, partitions: int, timeout_s: flo
         time.sleep(1.0)
 
 
-def _drain(workdir: Path, members: Members, timeout_s: float) -> None:
-    """Until each group consumed every acknowledged record (or ``timeout_s``: the verdict says what is
-    lost)."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
+def _drain(workdir: Path, members: Members, profile: Profile, note: Callable[[str], None]) -> dict[str, Any]:
+    """Until each group consumed every acknowledged record, or no group consumed one more of them for
+    ``profile.drain_stall_s``, or ``profile.drain_s`` passed (the verdict then says what is lost). The
+    seconds it took, why it ended and what each group had not consumed."""
+    started = time.monotonic()
+    last_progress, last_count = started, -1
+    while True:
         logs = read_logs(workdir)
         acked = {a.record for a in logs.acks}
         seen: dict[str, set[tuple[str, int]]] = {members.group_id(g): set() for g in GROUPS}
         for record in logs.consumed:
             seen.setdefault(record.group, set()).add(record.record)
-        if all(acked <= got for got in seen.values()):
-            return
+        unconsumed = {group: len(acked - got) for group, got in seen.items()}
+        now = time.monotonic()
+        count = sum(len(acked & got) for got in seen.values())
+        if count > last_count:
+            last_progress, last_count = now, count
+        ended = ("consumed" if not any(unconsumed.values())
+                 else "stalled" if now - last_progress > profile.drain_stall_s
+                 else "bound" if now - started > profile.drain_s else None)
+        if ended is not None:
+            return {"seconds": round(now - started, 1), "ended": ended, "unconsumed": unconsumed}
+        note("draining: " + ", ".join(f"{g.removeprefix(members.prefix + '-')} {n}"
+                                      for g, n in unconsumed.items() if n) + " to consume")
         time.sleep(2.0)
+
+
+def _diagnose(workdir: Path, settings: dict[str, Any], adm: Any, topic: str, partitions: int,
+              groups: list[str]) -> dict[str, Any]:
+    """Where the unconsumed records are (:func:`~kafka_placement.soak.diagnosis.unconsumed_report`)."""
+    from kafka_placement.soak.diagnosis import unconsumed_report
+    from kafka_placement.soak.readback import committed_offsets, read_topic
+
+    in_topic, high_watermarks, complete = read_topic(settings, topic, partitions, 180.0)
+    logs = read_logs(workdir)
+    report = unconsumed_report(logs.acks, logs.consumed, groups, in_topic,
+                               committed_offsets(adm, topic, groups), high_watermarks)
+    return {"topic_read_complete": complete, "records_in_topic": len(in_topic), "groups": report}
