@@ -45,7 +45,7 @@ def committed_offsets(admin: Any, topic: str, groups: Iterable[str]) -> dict[str
     """Group → partition → committed offset (partitions without a commit left out)."""
     out: dict[str, dict[int, int]] = {}
     for group in groups:
-        offsets = admin.list_consumer_group_offsets(group)
+        offsets = admin.list_group_offsets(group).get(group) or {}  # kafka-python 3: group → {tp: meta}
         out[group] = {tp.partition: meta.offset for tp, meta in offsets.items()
                       if tp.topic == topic and meta.offset >= 0}
     return out

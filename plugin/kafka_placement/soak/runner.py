@@ -39,16 +39,18 @@ class Profile:
     session_timeout_ms: int
     fault_interval_s: float
     #: the drain (after the load, once every broker is back) ends when each group consumed every
-    #: acknowledged record, when no group consumed anything new for ``drain_stall_s``, or at ``drain_s``
+    #: acknowledged record, when no group consumed anything new for ``drain_stall_s``, or at ``drain_s``.
+    #: Held runs here (load average 100-170) showed partitions unread for up to 69 s and records
+    #: consumed up to 108 s after their ack following a broker pause or kill: the bounds are well past that
     drain_s: float
     drain_stall_s: float
 
 
 PROFILES = {
     "quick": Profile(rate_per_producer=20.0, partitions=12, session_timeout_ms=6000, fault_interval_s=10.0,
-                     drain_s=300.0, drain_stall_s=90.0),
+                     drain_s=420.0, drain_stall_s=150.0),
     "full": Profile(rate_per_producer=50.0, partitions=24, session_timeout_ms=6000, fault_interval_s=25.0,
-                    drain_s=600.0, drain_stall_s=120.0),
+                    drain_s=900.0, drain_stall_s=150.0),
 }
 
 #: group → [(member, client, strategy, priority)]
@@ -211,8 +213,11 @@ def run_soak(cluster: Any, *, minutes: float, seed: int, profile_name: str, work
         restarts.wait(RESTART_TIMEOUT_S, lambda note: report(1.0, note))
         drain = _drain(workdir, members, profile, lambda note: report(1.0, note))
         if any(drain["unconsumed"].values()):
-            drain["diagnosis"] = _diagnose(workdir, kp, adm, topic, profile.partitions,
-                                           [members.group_id(g) for g in GROUPS])
+            try:  # an explanation only: the verdict stands without it
+                drain["diagnosis"] = _diagnose(workdir, kp, adm, topic, profile.partitions,
+                                               [members.group_id(g) for g in GROUPS])
+            except Exception as exc:  # kafka-python's errors and a cluster still recovering
+                drain["diagnosis"] = {"error": f"{type(exc).__name__}: {exc}"}
     finally:
         members.close_all()
         restarts.wait(RESTART_TIMEOUT_S, lambda note: report(1.0, note))
