@@ -26,6 +26,7 @@ from typing import Any
 from kafka_placement.errors import ClusterError
 from kafka_placement.soak.events import Event, Fault, Life, dump_event, parse_event
 from kafka_placement.soak.load import PRODUCERS, ProducerThread
+from kafka_placement.soak.restarts import RESTART_TIMEOUT_S, Restarts
 from kafka_placement.soak.schedule import PlannedFault, fault_schedule
 from kafka_placement.soak.verdict import SoakLogs, Windows, judge
 
@@ -61,8 +62,6 @@ GROUPS: dict[str, list[tuple[str, str, str, int]]] = {
              ("coop-b", "confluent", "cooperative-sticky", 0)],
 }
 FAILOVER_GROUPS = ("fo-kp", "fo-cf")
-#: bound on one broker's restart; the run goes on past it (the broker is started again at the end)
-RESTART_TIMEOUT_S = 300.0
 
 
 class Members:
@@ -73,6 +72,11 @@ class Members:
         self.workdir, self.topic, self.connection, self.session_ms = workdir, topic, connection, session_ms
         self.prefix, self.write = prefix, write
         self.procs: dict[str, subprocess.Popen[str]] = {}
+        #: members whose process ended without being told to (a crash): (name, time, exit code)
+        self.exits: list[tuple[str, float, int]] = []
+        self._accounted: set[int] = set()  # pids whose end is already logged (killed, closed, crashed)
+        self._crashed: set[int] = set()
+        self._lock = threading.Lock()
         self.specs = {name: (group, client, strategy, prio)
                       for group, members in GROUPS.items() for name, client, strategy, prio in members}
 
@@ -100,8 +104,28 @@ class Members:
         stderr.close()
         self.write(Life(self.group_id(group), name, True, time.time()))
 
+    def watch(self) -> None:
+        """Log as stopped any member process that ended on its own (checked by :meth:`watch_until`),
+        so the checkers do not count a crashed member as holding its partitions."""
+        with self._lock:
+            for name, proc in self.procs.items():
+                code = proc.poll()
+                if code is not None and proc.pid not in self._accounted:
+                    self._accounted.add(proc.pid)
+                    self._crashed.add(proc.pid)
+                    now = time.time()
+                    self.exits.append((name, now, code))
+                    self.write(Life(self.group_id(self.specs[name][0]), name, False, now))
+
+    def watch_until(self, stop: threading.Event) -> None:
+        while not stop.wait(1.0):
+            self.watch()
+
     def signal(self, name: str, sig: signal.Signals, up: bool) -> None:
         proc = self.procs[name]
+        if sig == signal.SIGKILL:
+            with self._lock:
+                self._accounted.add(proc.pid)
         if proc.poll() is None:
             os.kill(proc.pid, sig)
         self.write(Life(self.group_id(self.specs[name][0]), name, up, time.time()))
@@ -109,6 +133,9 @@ class Members:
             proc.wait(10)
 
     def close_all(self, timeout_s: float = 30.0) -> None:
+        self.watch()
+        with self._lock:
+            self._accounted.update(proc.pid for proc in self.procs.values())
         for proc in self.procs.values():
             if proc.poll() is None and proc.stdin is not None:
                 try:
@@ -123,7 +150,8 @@ class Members:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait(10)
-            self.write(Life(self.group_id(self.specs[name][0]), name, False, time.time()))
+            if proc.pid not in self._crashed:
+                self.write(Life(self.group_id(self.specs[name][0]), name, False, time.time()))
 
 
 def read_logs(workdir: Path) -> SoakLogs:
@@ -184,9 +212,12 @@ def run_soak(cluster: Any, *, minutes: float, seed: int, profile_name: str, work
     restarts = Restarts(cluster, write)
     skipped = 0
     drain: dict[str, Any] = {}
+    watching = threading.Event()
+    watcher = threading.Thread(target=members.watch_until, args=(watching,), name="soak-watch", daemon=True)
     try:
         for name in members.specs:
             members.spawn(name)
+        watcher.start()
         _wait_owned(workdir, members, profile.partitions, 180.0)
         for producer in producers:
             producer.start()
@@ -219,6 +250,9 @@ def run_soak(cluster: Any, *, minutes: float, seed: int, profile_name: str, work
             except Exception as exc:  # kafka-python's errors and a cluster still recovering
                 drain["diagnosis"] = {"error": f"{type(exc).__name__}: {exc}"}
     finally:
+        watching.set()
+        if watcher.is_alive():
+            watcher.join(10)
         members.close_all()
         restarts.wait(RESTART_TIMEOUT_S, lambda note: report(1.0, note))
         for broker in cluster.broker_ids:
@@ -234,6 +268,7 @@ def run_soak(cluster: Any, *, minutes: float, seed: int, profile_name: str, work
         "seed": seed, "profile": profile_name, "minutes": minutes, "topic": topic,
         "producers": {p.spec.name: {"sent": p.sent, "acked": p.acked, "failed": p.failed} for p in producers},
         "planned_faults": len(plan), "skipped_faults": skipped, "drain": drain,
+        "member_exits": [{"member": name, "t": round(t, 3), "code": code} for name, t, code in members.exits],
     })
     return summary, logs
 
@@ -270,39 +305,6 @@ def _apply(fault: PlannedFault, cluster: Any, members: Members, adm: Any, topic:
         time.sleep(fault.hold_s)
         members.signal(name, signal.SIGCONT, up=True)
     write(Fault(f"{fault.kind}-undone", name, time.time()))
-
-
-class Restarts:
-    """Brokers being started again after a kill or pause, each in a thread (a JVM recovering its logs
-    after SIGKILL on a loaded 2-core machine may take minutes): ``…-undone`` is logged when the broker is
-    listed again, ``…-slow-restart`` when it is not within :data:`RESTART_TIMEOUT_S`."""
-
-    def __init__(self, cluster: Any, write: Callable[[Event], None]) -> None:
-        self.cluster, self.write = cluster, write
-        self.threads: dict[int, threading.Thread] = {}
-
-    def start(self, broker: int, kind: str, target: str) -> None:
-        def run() -> None:
-            try:
-                self.cluster.start_broker(broker, timeout_s=RESTART_TIMEOUT_S)
-            except ClusterError:
-                self.write(Fault(f"{kind}-slow-restart", target, time.time()))
-                return
-            self.write(Fault(f"{kind}-undone", target, time.time()))
-
-        thread = threading.Thread(target=run, name=f"soak-restart-{broker}", daemon=True)
-        thread.start()
-        self.threads[broker] = thread
-
-    def pending(self) -> bool:
-        return any(thread.is_alive() for thread in self.threads.values())
-
-    def wait(self, timeout_s: float, note: Callable[[str], None]) -> None:
-        deadline = time.monotonic() + timeout_s
-        for broker, thread in self.threads.items():
-            if thread.is_alive() and timeout_s > 0:
-                note(f"waiting for broker {broker} to restart")
-                thread.join(max(0.0, deadline - time.monotonic()))
 
 
 def _paused(cluster: Any, broker: int) -> bool:
