@@ -70,9 +70,20 @@ class FakeCoordinator:
         self.commits: list[dict[tuple[str, int], int]] = []
         self.commit_error: Exception | None = None
         self.resets = 0
+        self.committed: dict[tuple[str, int], int] = {}
+        self.fetches: list[list[tuple[str, int]]] = []
+        self.fetch_error: Exception | None = None
 
     def _invoke_completed_offset_commit_callbacks(self) -> None:
         pass
+
+    def fetch_committed_offsets(self, partitions: Any, timeout_ms: Any = None) -> dict[Any, Any]:
+        """The group's committed offsets (``self.committed``: (topic, partition) → offset; none: absent)."""
+        self.fetches.append(sorted((tp.topic, tp.partition) for tp in partitions))
+        if self.fetch_error is not None:
+            raise self.fetch_error
+        return {tp: SimpleNamespace(offset=self.committed[(tp.topic, tp.partition)]) for tp in partitions
+                if (tp.topic, tp.partition) in self.committed}
 
     def need_rejoin(self) -> bool:
         return self.rejoin
@@ -189,9 +200,13 @@ def test_eager_assign_then_revoke_reach_librdkafka_and_the_callbacks_in_order() 
     assert len(consumer._kc.joins) == 1  # the join started, kept in flight across polls
     consumer.poll(0)
     assert len(consumer._kc.joins) == 1
+    consumer._coordinator.committed = {("t", 1): 17}
     first = _event(consumer, ASSIGN, [0, 1, 2])
     assert first.done.is_done  # the join may continue
-    assert consumer._rk.calls == [("assign", [("t", 0, -1001), ("t", 1, -1001), ("t", 2, -1001)])]
+    # librdkafka starts from the committed offsets our coordinator read; none → auto.offset.reset
+    # (librdkafka's default "largest": OFFSET_END)
+    end = confluent_kafka.OFFSET_END
+    assert consumer._rk.calls == [("assign", [("t", 0, end), ("t", 1, 17), ("t", 2, end)])]
     assert [tp.partition for tp in consumer.assignment()] == [0, 1, 2]
     _event(consumer, REVOKE, [0, 1, 2])
     assert consumer._rk.calls[-1] == ("unassign", [])
@@ -217,13 +232,36 @@ def test_cooperative_moves_only_the_partitions_that_change() -> None:
     _event(consumer, ASSIGN, [0, 1, 2, 3])
     _event(consumer, REVOKE, [3])
     _event(consumer, ASSIGN, [5])
+    end = confluent_kafka.OFFSET_END
     assert consumer._rk.calls == [
-        ("incremental_assign", [("t", p, -1001) for p in (0, 1, 2, 3)]),
+        ("incremental_assign", [("t", p, end) for p in (0, 1, 2, 3)]),
         ("incremental_unassign", [("t", 3, -1001)]),
-        ("incremental_assign", [("t", 5, -1001)]),
+        ("incremental_assign", [("t", 5, end)]),
     ]
+    assert consumer._coordinator.fetches == [[("t", p) for p in (0, 1, 2, 3)], [("t", 5)]]  # only the new
     assert [tp.partition for tp in consumer.assignment()] == [0, 1, 2, 5]
     assert consumer.rebalance_protocol() == "COOPERATIVE"
+
+
+@pytest.mark.parametrize(("reset", "expected"), [
+    ("earliest", confluent_kafka.OFFSET_BEGINNING), ("smallest", confluent_kafka.OFFSET_BEGINNING),
+    ("beginning", confluent_kafka.OFFSET_BEGINNING), ("latest", confluent_kafka.OFFSET_END),
+    ("largest", confluent_kafka.OFFSET_END), ("end", confluent_kafka.OFFSET_END),
+    ("error", confluent_kafka.OFFSET_INVALID),  # librdkafka applies its own rule
+])
+def test_no_committed_offset_starts_where_auto_offset_reset_says(reset: str, expected: int) -> None:
+    consumer, _ = _make(conf={"auto.offset.reset": reset})
+    consumer._coordinator.committed = {("t", 0): 5}
+    _event(consumer, ASSIGN, [0, 1])
+    assert consumer._rk.calls == [("assign", [("t", 0, 5), ("t", 1, expected)])]
+
+
+def test_committed_offsets_not_read_leave_librdkafka_to_read_them() -> None:
+    consumer, app = _make()
+    consumer._coordinator.fetch_error = kafka_errors.KafkaTimeoutError("no coordinator")
+    _event(consumer, ASSIGN, [0, 1])
+    assert consumer._rk.calls == [("assign", [("t", 0, -1001), ("t", 1, -1001)])]
+    assert app.seen == [("assign", [0, 1])]
 
 
 def test_membership_reset_by_the_broker_is_lost_before_any_more_records_and_commits_are_refused() -> None:

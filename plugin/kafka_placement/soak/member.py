@@ -83,6 +83,7 @@ def run_kafka_python(
     config: dict[str, Any], write: Callable[[Event], None], closing: threading.Event
 ) -> None:
     from kafka.consumer.subscription_state import ConsumerRebalanceListener
+    from kafka.errors import KafkaError
 
     from kafka_placement.clients.kafka_python import FailoverAssignor, KafkaConsumer
 
@@ -117,7 +118,14 @@ def run_kafka_python(
     )
     consumer.subscribe([config["topic"]], listener=Listener())
     while not closing.is_set():
-        batches = consumer.poll(timeout_ms=200)
+        try:
+            batches = consumer.poll(timeout_ms=200)
+        except KafkaError as exc:
+            # kafka-python 3.0.12's fetcher raises e.g. UnknownBrokerIdError for a broker dropped from its
+            # metadata mid-fetch (a broker killed); the next poll refreshes and goes on, as an app would
+            print(f"poll failed: {exc!r}; polling again", file=sys.stderr, flush=True)
+            time.sleep(0.2)
+            continue
         now = time.time()
         for tp, records in batches.items():
             for r in records:

@@ -55,6 +55,12 @@ DRIVE_INTERVAL_S = 0.05
 METADATA_WAIT_S = 5.0
 
 _monotonic = time.monotonic
+#: librdkafka's auto.offset.reset values → the logical offset it starts from (others, e.g. "error":
+#: OFFSET_INVALID, librdkafka applies its own rule)
+_RESET_OFFSETS = {
+    **dict.fromkeys(("smallest", "earliest", "beginning"), confluent_kafka.OFFSET_BEGINNING),
+    **dict.fromkeys(("largest", "latest", "end"), confluent_kafka.OFFSET_END),
+}
 _NO_OFFSET = confluent_kafka.KafkaError._NO_OFFSET
 Callback = Callable[..., Any]
 _FATAL_JOIN_ERRORS = (
@@ -331,13 +337,40 @@ class Consumer:
         new = [p for p in partitions if p not in self._owned] if self._cooperative else partitions
         handled = self._call(self._on_assign, new)
         if not handled:
-            tps = [confluent_tp(t, p) for t, p in new]
+            tps = self._start_offsets(new)
             if self._cooperative:
                 if tps:
                     self._rk.incremental_assign(tps)
             else:
                 self._rk.assign(tps)
         self._owned = self._owned | set(new) if self._cooperative else set(partitions)
+
+    def _start_offsets(self, partitions: list[Partition]) -> list[Any]:
+        """The partitions with the offsets librdkafka starts from: the group's committed offsets read
+        through this member's coordinator (the one that just completed the join); none committed →
+        ``auto.offset.reset``. Left to read them itself (``OFFSET_INVALID``), librdkafka asks its own
+        coordinator, and an OffsetFetch answered NOT_COORDINATOR for the whole request (a coordinator
+        moving) leaves the partitions unfetched for good (librdkafka issue #5586; seen in the soak as
+        members owning partitions and consuming nothing for minutes). If the read fails, librdkafka
+        reads them as before."""
+        if not partitions:
+            return []
+        from kafka import TopicPartition as KafkaTopicPartition
+
+        try:
+            committed = self._coordinator.fetch_committed_offsets(
+                {KafkaTopicPartition(t, p) for t, p in partitions}, timeout_ms=COMMIT_TIMEOUT_MS)
+        except kafka_errors.KafkaError as exc:
+            log.warning("group %s: committed offsets not read (%r); librdkafka reads them", self._group, exc)
+            return [confluent_tp(t, p) for t, p in partitions]
+        reset = _RESET_OFFSETS.get(str(self._cfg.librdkafka.get("auto.offset.reset", "largest")).lower(),
+                                   confluent_kafka.OFFSET_INVALID)
+        out = []
+        for topic, partition in partitions:
+            meta = committed.get(KafkaTopicPartition(topic, partition))
+            out.append(confluent_tp(topic, partition, meta.offset if meta is not None and meta.offset >= 0
+                                    else reset))
+        return out
 
     def _revoke(self, partitions: list[Partition]) -> None:
         if not partitions:  # nothing owned: no callback (librdkafka calls none either)

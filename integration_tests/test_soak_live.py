@@ -1,0 +1,74 @@
+"""The soak's quick profile end to end on the session cluster (6 brokers on 3 racks): 3 minutes of load
+through our partitioners into three groups (kafka-python failover, confluent failover, confluent
+cooperative-sticky) while seed 1's faults hit brokers and members; every invariant must hold.
+
+Bounds, stated (a loaded 2-core machine): the load lasts 3 minutes whatever a restart takes (a fault whose
+turn comes while a broker is still starting is skipped); the drain starts once every broker is back and
+ends when every group consumed every acknowledged record (or after 150 s without progress, or 420 s);
+standby consumption is allowed for session timeout + 25 s after a membership change or broker fault,
+and a resumed (SIGSTOPped) member may overlap its successor for 5 s while it learns it was replaced.
+Expected values: the records the producers' own acknowledgements name, the schedule from an independent
+call of the seeded planner, and the broker's answers read back in ``drain.diagnosis`` when anything is
+missing.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kafka_placement.soak.report import write_report
+from kafka_placement.soak.runner import GROUPS, PROFILES, run_soak
+from kafka_placement.soak.schedule import BROKER_KINDS, MEMBER_KINDS, fault_schedule
+from kafka_placement.testing.cluster import KafkaCluster
+
+pytestmark = pytest.mark.integration
+
+SEED = 1
+MINUTES = 3.0
+
+
+def test_quick_soak_holds_every_invariant(kafka_cluster: KafkaCluster, tmp_path: Path) -> None:
+    kafka_cluster.wait_ready(120.0)
+    lines: list[str] = []
+    summary, logs = run_soak(kafka_cluster, minutes=MINUTES, seed=SEED, profile_name="quick",
+                             workdir=tmp_path / "logs", progress=lambda _share, note: lines.append(note))
+    write_report(summary, logs, tmp_path / "report")
+    print(json.dumps({k: v for k, v in summary.items() if k != "faults"}, indent=1))
+    print(summary["faults"])
+    assert summary["drain"]["ended"] == "consumed", summary["drain"]
+    assert summary["verdict"] == "held", summary
+    figures = {k: summary[k] for k in ("lost", "double_owned", "misplaced", "standby_consumed",
+                                       "commits_beyond_consumed", "failovers_unrecovered")}
+    assert figures == dict.fromkeys(figures, 0)
+    assert isinstance(summary["duplicates"], int) and summary["duplicates"] >= 0
+    assert set(summary["failover_s"]) == {"p50", "p99", "max"}
+    # 5 producers × 20 records/s × 180 s = 18,000 at the nominal rate; a loaded machine may lag
+    profile = PROFILES["quick"]
+    assert summary["acknowledged"] >= 0.5 * 5 * profile.rate_per_producer * MINUTES * 60
+    assert all(p["failed"] == 0 and p["acked"] == p["sent"] for p in summary["producers"].values())
+    # the faults injected are the seed's schedule (an independent call), in order, minus the skipped
+    member_names = [name for members in GROUPS.values() for name, _c, _s, _p in members]
+    planned = fault_schedule(SEED, MINUTES * 60, brokers=kafka_cluster.broker_ids,
+                             partitions=profile.partitions, members=member_names,
+                             interval_s=profile.fault_interval_s,
+                             member_pause_s=profile.session_timeout_ms / 1000 + 4.0)
+    injected = [f for f in summary["faults"] if f["kind"] in BROKER_KINDS + MEMBER_KINDS]
+    assert all(set(f) == {"kind", "target", "t"} for f in summary["faults"])
+    assert _is_subsequence([f["kind"] for f in injected], [f.kind for f in planned])
+    assert len(injected) + summary["skipped_faults"] == len(planned)
+    assert len(injected) >= 3
+    for fault in injected:  # each was undone (a broker back, a member resumed or replaced) or refused
+        ends = [f["kind"].removeprefix(fault["kind"]) for f in summary["faults"]
+                if f["kind"].startswith(fault["kind"] + "-") and f["target"] == fault["target"]
+                and f["t"] >= fault["t"]]
+        assert ends and ends[0] in ("-undone", "-refused"), (fault, ends)
+    assert (tmp_path / "report" / "report.html").read_text().count("<rect") > 0
+
+
+def _is_subsequence(items: list[Any], of: list[Any]) -> bool:
+    remaining = iter(of)
+    return all(any(item == candidate for candidate in remaining) for item in items)
