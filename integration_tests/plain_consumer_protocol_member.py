@@ -15,7 +15,7 @@ import json
 import sys
 from typing import Any
 
-from kafka_placement.testing.stdin_commands import watch_stdin
+from kafka_placement.member_commands import watch_stdin
 from member_process import Json, event_writer  # this directory is sys.path[0] of a member
 
 

@@ -23,6 +23,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any
 
+from kafka_placement.member_commands import watch_stdin
 from kafka_placement.soak.events import Committed, Consumed, Event, Ownership, dump_event
 
 
@@ -64,15 +65,7 @@ def main(config_path: str) -> int:  # pragma: no cover - runs in a child process
         with lock:
             log.write(dump_event(event) + "\n")
 
-    closing = threading.Event()
-
-    def read_stdin() -> None:
-        for line in sys.stdin:
-            if line.strip() == "close":
-                break
-        closing.set()
-
-    threading.Thread(target=read_stdin, daemon=True).start()
+    closing = watch_stdin()
     run = run_kafka_python if config["client"] == "kafka-python" else run_confluent
     run(config, write, closing)
     log.close()

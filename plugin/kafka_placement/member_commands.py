@@ -2,6 +2,8 @@
 
 Member processes (the live tests' members, the soak's) stop on ``close`` or when stdin ends (the harness
 went away); any other word is handed to ``on_command`` for the member to act on in its own loop.
+Not in :mod:`kafka_placement.testing`: importing that package (the cluster harness) costs every member
+process about 0.3 s of start-up.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 import io
 import os
 
-from kafka_placement.testing.stdin_commands import watch_stdin
+from kafka_placement.member_commands import watch_stdin
 
 
 def test_close_sets_the_event_and_stops_reading() -> None:
