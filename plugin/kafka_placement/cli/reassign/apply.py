@@ -105,11 +105,30 @@ def _submit_and_move_dirs(
     print(f"Successfully started partition reassignment{plural} for "
           f"{','.join(partition_name(tp) for tp in sorted(target))}")
     if dir_moves:
-        pending = {r: d for r, d in dir_moves.items() if r not in here or here[r].current != d}
-        kp.alter_log_dirs(admin, pending, timeout_s=timeout_s)
+        pending = start_dir_moves(admin, dir_moves, here, timeout_s)
         for (tp, broker), log_dir in sorted(pending.items(), key=lambda x: (x[0][1], x[0][0])):
             print(f"Successfully started moving log directory to {log_dir} for replica "
                   f"{tp.topic}-{tp.partition} with broker {broker}")
+
+
+def start_dir_moves(
+    admin: Any, dir_moves: Mapping[tuple[TopicPartition, int], str],
+    here: Mapping[tuple[TopicPartition, int], Any], timeout_s: float,
+) -> dict[tuple[TopicPartition, int], str]:
+    """Start the log-dir moves whose replica is not in its dir yet (``here``: where the replicas are);
+    the moves started."""
+    from kafka_placement.clients.kafka_python import reassignment as kp
+
+    pending = {r: d for r, d in dir_moves.items() if r not in here or here[r].current != d}
+    if pending:
+        kp.alter_log_dirs(admin, pending, timeout_s=timeout_s)
+    return pending
+
+
+def dirs_still_moving(left: set[tuple[TopicPartition, int]]) -> str:
+    """The timeout message's part naming the log-dir moves still running (the first 20)."""
+    return (f"{len(left)} log dir move(s) still running: "
+            + ", ".join(f"{tp.topic}-{tp.partition} on broker {b}" for tp, b in sorted(left)[:20]))
 
 
 def set_throttles(
@@ -213,9 +232,7 @@ def _wait_and_finish(
         line.progress.close()
         what = (f"{len(last.in_flight)} partition(s) still being reassigned: "
                 f"{partition_names(last.in_flight)}"
-                if last.in_flight else
-                f"{len(dirs_left)} log dir move(s) still running: "
-                + ", ".join(f"{tp.topic}-{tp.partition} on broker {b}" for tp, b in sorted(dirs_left)[:20]))
+                if last.in_flight else dirs_still_moving(dirs_left))
         print(f"Timed out after {timeout_s:g}s: {what}. The move goes on in the cluster"
               + ("; throttles stay until `reassign verify` sees it complete" if throttled else "")
               + "; `reassign cancel --plan` stops it.", file=sys.stderr)

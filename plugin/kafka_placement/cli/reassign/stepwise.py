@@ -22,7 +22,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kafka_placement.cli.reassign.apply import ProgressLine, finish, set_throttles, wait_dirs
+from kafka_placement.cli.reassign.apply import (
+    ProgressLine,
+    dirs_still_moving,
+    finish,
+    set_throttles,
+    start_dir_moves,
+    wait_dirs,
+)
 from kafka_placement.cli.reassign.common import partition_name, partition_names
 from kafka_placement.replicas.reassignment_steps import one_replica_steps
 from kafka_placement.replicas.throttles import OngoingReassignment, movement_map
@@ -83,15 +90,12 @@ def apply_stepwise(admin: Any, args: argparse.Namespace, move: StepwiseMove, rat
         done += len(batch)
     if move.dir_moves:
         here = kp.replica_dirs(admin, {tp.topic for tp in move.target})
-        pending = {r: d for r, d in move.dir_moves.items() if r not in here or here[r].current != d}
-        if pending:
-            kp.alter_log_dirs(admin, pending, timeout_s=max(1.0, timeout_s - (time.monotonic() - started)))
+        start_dir_moves(admin, move.dir_moves, here, max(1.0, timeout_s - (time.monotonic() - started)))
         left = wait_dirs(admin, move.dir_moves, timeout_s - (time.monotonic() - started))
         if left:
             line.progress.close()
-            print(f"Timed out after {timeout_s:g}s: {len(left)} log dir move(s) still running: "
-                  + ", ".join(f"{tp.topic}-{tp.partition} on broker {b}" for tp, b in sorted(left)[:20])
-                  + "; `reassign verify --plan` reports them.", file=sys.stderr)
+            print(f"Timed out after {timeout_s:g}s: {dirs_still_moving(left)}; `reassign verify --plan` "
+                  "reports them.", file=sys.stderr)
             return 1
     line.progress.finish()
     return finish(admin, args, move.target, started)
