@@ -117,6 +117,17 @@ def wait_until(predicate: Callable[[], Any], timeout: float, what: str, step: fl
         time.sleep(step)
 
 
+def produce_queued(producer: Any, topic: str, wait_s: float = 0.1, **fields: Any) -> None:
+    """``producer.produce(topic, **fields)`` for a confluent-kafka producer, serving delivery reports while
+    its local queue is full (BufferError) until there is room: no record is dropped for want of space."""
+    while True:
+        try:
+            producer.produce(topic, **fields)
+            return
+        except BufferError:
+            producer.poll(wait_s)
+
+
 def create_ready_topic(admin: Any, prefix: str, partitions: int, replication_factor: int) -> str:
     """Create ``<prefix>-<random>`` through kafka-python's admin client; return its name once every
     partition has a leader and every broker lists it (the harness's own waits)."""

@@ -38,7 +38,7 @@ import pytest
 
 from kafka_placement.clients.consumer_protocol import java_failover_properties
 from kafka_placement.testing.failover_plugin import SESSION_TIMEOUT_MS
-from member_process import Json, MemberProcess, wait_until  # this directory is on sys.path
+from member_process import Json, MemberProcess, produce_queued, wait_until  # this directory is on sys.path
 
 pytestmark = pytest.mark.kafka
 
@@ -111,13 +111,8 @@ class KeyedProducer:
         for _ in range(count):
             if self._sent >= RECORDS:
                 return
-            while True:
-                try:
-                    self._producer.produce(self.topic, key=f"k{self._sent}".encode(), value=b"v",
-                                           on_delivery=self._on_delivery)
-                    break
-                except BufferError:
-                    self._producer.poll(0.05)
+            produce_queued(self._producer, self.topic, 0.05, key=f"k{self._sent}".encode(), value=b"v",
+                           on_delivery=self._on_delivery)
             self._sent += 1
         self._producer.poll(0)
 

@@ -27,6 +27,7 @@ from kafka_placement.clients.kafka_python import admin as kp_admin
 from kafka_placement.clients.kafka_python import reassignment as kp
 from kafka_placement.testing.cluster import KafkaCluster
 from kafka_placement.vocabulary import TopicPartition
+from member_process import produce_queued  # this directory is on sys.path
 
 pytestmark = pytest.mark.integration
 
@@ -81,12 +82,7 @@ def _topic_with_data(admin: Any, cluster: KafkaCluster, name: str, records: int 
     kp_admin.create_topic(admin, topic, {0: [0, 1], 1: [1, 0]}, require_rack_diversity=False)
     producer = Producer({"bootstrap.servers": cluster.bootstrap_servers, "acks": "all", "linger.ms": 20})
     for i in range(records):
-        while True:
-            try:
-                producer.produce(topic, key=str(i).encode(), value=os.urandom(VALUE_BYTES), partition=i % 2)
-                break
-            except BufferError:
-                producer.poll(0.1)
+        produce_queued(producer, topic, key=str(i).encode(), value=os.urandom(VALUE_BYTES), partition=i % 2)
         producer.poll(0)
     assert producer.flush(120) == 0
     return topic

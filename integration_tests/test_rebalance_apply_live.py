@@ -38,6 +38,7 @@ import pytest
 
 from kafka_placement.cli import main
 from kafka_placement.replicas.reassignment_json import parse_reassignment
+from member_process import produce_queued  # this directory is on sys.path
 
 pytestmark = pytest.mark.integration
 
@@ -120,12 +121,7 @@ def _produce(bootstrap: str, names: dict[str, str]) -> dict[tuple[str, int, byte
             for i in range(records):
                 key, value = f"{p}-{i}".encode(), os.urandom(VALUE)
                 digests[(names[kind], p, key)] = hashlib.sha256(value).digest()
-                while True:
-                    try:
-                        producer.produce(names[kind], key=key, value=value, partition=p)
-                        break
-                    except BufferError:
-                        producer.poll(0.1)
+                produce_queued(producer, names[kind], key=key, value=value, partition=p)
                 producer.poll(0)
     assert producer.flush(120) == 0
     return digests
