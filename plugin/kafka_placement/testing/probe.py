@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import re
+import socket
 import warnings
 from collections.abc import Mapping
 from typing import Any
@@ -17,6 +18,7 @@ def describe_brokers(bootstrap_servers: str, timeout_s: float = 10.0,
     """
     from kafka import KafkaAdminClient
 
+    _some_listener(bootstrap_servers, timeout_s)
     kwargs: dict[str, Any] = dict(client_kwargs or {})
     kwargs["bootstrap_servers"] = bootstrap_servers
     try:
@@ -34,6 +36,23 @@ def describe_brokers(bootstrap_servers: str, timeout_s: float = 10.0,
         admin.close()
     brokers = info["brokers"]
     return {int(b["broker_id"]): b.get("rack") for b in brokers if not b.get("is_fenced", False)}
+
+
+def _some_listener(bootstrap_servers: str, timeout_s: float) -> None:
+    """Raise ConnectionRefusedError unless one bootstrap address accepts a TCP connection.
+
+    While a cluster starts nothing listens yet; a plain connect says so without building a
+    kafka-python client, whose sockets a failed constructor leaves mid-connect in its IO thread.
+    """
+    refused: list[str] = []
+    for address in bootstrap_servers.split(","):
+        host, _, port = address.strip().rpartition(":")
+        try:
+            with socket.create_connection((host.strip("[]"), int(port)), timeout=min(timeout_s, 2.0)):
+                return
+        except (OSError, ValueError) as exc:
+            refused.append(f"{address.strip()}: {exc}")
+    raise ConnectionRefusedError("no bootstrap server accepts connections: " + "; ".join(refused))
 
 
 def _without_half_built_client(exc: Exception) -> Exception:
