@@ -113,7 +113,7 @@ class FakeMetadata:
 def test_every_broker_that_answers_must_list_the_topic_before_it_is_ready() -> None:
     import time
 
-    from kafka_placement.testing.topics import wait_for_every_broker
+    from kafka_placement.clients.kafka_python.topic_visibility import wait_for_every_broker
 
     admin = FakeAdmin([], {"t": 4})
     admin._manager = FakeManager("t", 4, lag={1: 3, 2: 1}, down={5})  # type: ignore[attr-defined]
@@ -126,7 +126,7 @@ def test_every_broker_that_answers_must_list_the_topic_before_it_is_ready() -> N
 def test_a_broker_that_never_lists_the_topic_is_named_in_the_timeout() -> None:
     import time
 
-    from kafka_placement.testing.topics import wait_for_every_broker
+    from kafka_placement.clients.kafka_python.topic_visibility import wait_for_every_broker
 
     admin = FakeAdmin([], {"t": 4})
     admin._manager = FakeManager("t", 4, lag={2: 10**6}, down=set())  # type: ignore[attr-defined]

@@ -13,7 +13,11 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from kafka_placement.clients.kafka_python.topic_visibility import all_led as _all_led
+from kafka_placement.clients.kafka_python.topic_visibility import wait_for_every_broker
 from kafka_placement.testing.probe import transient_errors
+
+__all__ = ["create_topic", "wait_for_every_broker", "wait_for_leaders"]
 
 
 def _stale_node_errors() -> tuple[type[BaseException], ...]:
@@ -82,52 +86,6 @@ def create_topic(
     wait_for_every_broker(admin, name, partitions, deadline=deadline)
 
 
-def wait_for_every_broker(admin: Any, name: str, partitions: int, *, deadline: float) -> None:
-    """Block until every broker's own metadata shows ``name`` with ``partitions`` led partitions.
-
-    Each broker applies a new topic from the metadata log on its own: one broker can describe it while
-    another, busy, does not list it yet — and a test's next client may ask that one. A broker that does
-    not answer (one a test stopped) is not waited for. kafka-python's admin has no public way to ask one
-    broker, so this uses its connection manager (kafka-python 3.x); where that is not there the check is
-    skipped (``wait_for_leaders`` still holds).
-    """
-    manager = getattr(admin, "_manager", None)
-    if manager is None or not hasattr(manager, "send") or not hasattr(manager, "run"):
-        return
-    from kafka.protocol.metadata import MetadataRequest
-
-    request = MetadataRequest(
-        topics=[MetadataRequest.MetadataRequestTopic(name=name)], allow_auto_topic_creation=False
-    )
-
-    async def ask(node_id: int) -> Any:
-        return await manager.send(request, node_id=node_id)
-
-    def knows(node_id: int) -> bool:
-        topics = manager.run(ask, node_id).to_dict()["topics"]
-        known = [t for t in topics if t["name"] == name and not t["error_code"]]
-        return bool(known) and _all_led(known[0].get("partitions") or [], partitions)
-
-    pending = {broker["broker_id"] for broker in admin.describe_cluster()["brokers"]}
-    last: object = "no answer yet"
-    while pending:
-        for node_id in sorted(pending):
-            try:
-                if knows(node_id):
-                    pending.discard(node_id)
-            except transient_errors() as exc:  # a broker a test stopped serves no client: not waited for
-                pending.discard(node_id)
-                last = f"broker {node_id}: {type(exc).__name__}: {exc}"
-        if not pending:
-            return
-        if time.monotonic() > deadline:
-            raise TimeoutError(
-                f"topic {name!r} was created but brokers {sorted(pending)} did not list it with "
-                f"{partitions} led partitions in time (last: {last})"
-            )
-        time.sleep(0.1)
-
-
 def wait_for_leaders(admin: Any, name: str, partitions: int, *, deadline: float) -> None:
     """Block until ``describe_topics`` shows ``partitions`` partitions of ``name``, each with a leader."""
     last: object = "no answer yet"
@@ -146,8 +104,3 @@ def wait_for_leaders(admin: Any, name: str, partitions: int, *, deadline: float)
                 f" in time (last: {last})"
             )
         time.sleep(0.1)
-
-
-def _all_led(parts: list[dict[str, Any]], partitions: int) -> bool:
-    """A topic's partitions, as a metadata answer lists them: ``partitions`` of them, each with a leader."""
-    return len(parts) == partitions and all(p.get("leader_id", -1) >= 0 for p in parts)

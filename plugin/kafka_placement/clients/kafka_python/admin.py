@@ -121,9 +121,9 @@ def create_topic(
     timeout_ms: int = 30000,
 ) -> dict[int, list[int]]:
     """Create ``topic`` with exactly ``assignment`` (partition → replicas, leader first); return
-    once describe_topics shows every partition with a leader (kafka-python's ``wait_for_topics``,
-    bounded by ``timeout_ms`` — CreateTopics only says the controller accepted the topic, the
-    brokers' metadata caches learn it later), else :class:`ClusterError`."""
+    once every broker's metadata shows every partition with a leader (bounded by ``timeout_ms`` —
+    CreateTopics only says the controller accepted the topic, each broker learns it later), else
+    :class:`ClusterError`."""
     checked = validate_explicit_assignment(
         assignment, brokers(admin), require_rack_diversity=require_rack_diversity
     )
@@ -138,12 +138,17 @@ def create_topic(
     retrying(admin, lambda: admin.create_topics({topic: spec}, timeout_ms=timeout_ms),
              retried=("UnknownBrokerIdError", "NodeNotReadyError"))
 
+    from kafka_placement.clients.kafka_python.topic_visibility import wait_for_every_broker
+
+    deadline = time.monotonic() + timeout_ms / 1000
     try:
         admin.wait_for_topics([topic], timeout_ms=timeout_ms)
-    except KafkaTimeoutError as exc:
+        # the broker kafka-python asked knows the topic; the next client may ask another one
+        wait_for_every_broker(admin, topic, len(checked), deadline=deadline)
+    except (KafkaTimeoutError, TimeoutError) as exc:
         raise ClusterError(
             f"topic {topic!r} was created but its metadata is not complete after {timeout_ms} ms "
-            f"(want {len(checked)} partitions, each with a leader): {exc}"
+            f"(want {len(checked)} partitions, each with a leader, on every broker): {exc}"
         ) from exc
     return checked
 
