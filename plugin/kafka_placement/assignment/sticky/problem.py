@@ -74,7 +74,6 @@ def partitions_of_topic(topic: str, count: int) -> list[TopicPartition]:
     if cached is None or len(cached) < count:
         if _tp_cache_size + count > _TP_CACHE_LIMIT:
             _TP_CACHE.clear()
-            _ALL_PARTITIONS.clear()
             _tp_cache_size = 0
         old = 0 if cached is None else len(cached)
         if len(_INTS) < count:  # one int object per partition number, shared by every topic
@@ -83,26 +82,6 @@ def partitions_of_topic(topic: str, count: int) -> list[TopicPartition]:
         _TP_CACHE[topic] = cached
         _tp_cache_size += count - old
     return cached if len(cached) == count else cached[:count]
-
-
-#: the last problem's partitions in global-id order, keyed by its (topics, counts): the output of a
-#: leader assigning the same topics again is handed out without first copying a million references
-#: into a new list (and freeing it after); one entry, within the cache's bound
-_ALL_PARTITIONS: dict[tuple[tuple[str, ...], tuple[int, ...]], list[TopicPartition]] = {}
-
-
-def all_partitions(topics: list[str], counts: list[int]) -> list[TopicPartition]:
-    """Every partition of ``topics`` in this order, topic by topic (``partitions_of_topic`` joined)."""
-    key = (tuple(topics), tuple(counts))
-    joined = _ALL_PARTITIONS.get(key)
-    if joined is None:
-        joined = []
-        for topic, count in zip(topics, counts, strict=True):
-            joined.extend(partitions_of_topic(topic, count))
-        _ALL_PARTITIONS.clear()
-        if len(joined) <= _TP_CACHE_LIMIT:
-            _ALL_PARTITIONS[key] = joined
-    return joined
 
 
 # --- validation ----------------------------------------------------------------------------------
@@ -329,7 +308,9 @@ def materialize(problem: Problem, owner: IntArray) -> dict[str, list[TopicPartit
     """``{member_id: sorted TopicPartitions}`` for every member from an owner array."""
     objects: list[TopicPartition]
     if problem.objects is None or problem.objects_known is None:
-        objects = all_partitions(problem.topics, problem.counts.tolist())
+        objects = []
+        for topic, count in zip(problem.topics, problem.counts.tolist(), strict=True):
+            objects.extend(partitions_of_topic(topic, count))
     else:
         objects = problem.objects  # type: ignore[assignment]
         missing = np.flatnonzero(~problem.objects_known)
