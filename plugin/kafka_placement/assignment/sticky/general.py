@@ -67,7 +67,7 @@ def _water_fill(loads: IntArray, units: int) -> IntArray:
     return give
 
 
-_RUN_BLOCK = 64  # topics filled per block of a run (a block x members temporary)
+_RUN_BLOCK = 16  # topics filled per block of a run (a block x members temporary)
 #: the two shortcuts below; off, the topic-by-topic forms they are tested against run instead
 _FILL_RUNS = True
 _REUSE_DEALT_ORDER = True
@@ -466,11 +466,10 @@ def general_assign(
     # then deal the free partitions topic by topic in Java's order (fewest subscribers first), each to
     # the taker with the fewest partitions so far (ties: member order), as Java's general builder does
     nothing_kept = not has.any()
-    kept_counts = np.minimum(c, o)
-    sizes = kept_counts.sum(axis=1)
+    sizes = np.minimum(c, o).sum(axis=1)
     subscribers = problem.subscribed.sum(axis=0)
     # a topic's row is contiguous
-    needs_by_topic = np.ascontiguousarray((c if nothing_kept else c - kept_counts).T)
+    needs_by_topic = np.ascontiguousarray((c if nothing_kept else c - np.minimum(c, o)).T)
     # Without history or racks every partition is free. A topic that gives one partition to each of
     # its takers raises all their sizes by one, so the next topic with the same takers (the same row of
     # needs) deals them in the same order: that order is reused (the usual group: most topics alike).
