@@ -67,6 +67,57 @@ def _water_fill(loads: IntArray, units: int) -> IntArray:
     return give
 
 
+_RUN_BLOCK = 16  # topics filled per block of a run (a block x members temporary)
+#: the two shortcuts below; off, the topic-by-topic forms they are tested against run instead
+_FILL_RUNS = True
+_REUSE_DEALT_ORDER = True
+
+
+def _fill_run(c_by_topic: IntArray, loads: IntArray, who: IntArray, run: IntArray, unowned: IntArray) -> bool:
+    """Water-fill the topics ``run`` (in this order, all subscribed by exactly ``who``) at once, when
+    the loads of ``who`` are level except one higher by one on a prefix; False (nothing done) otherwise.
+
+    From such loads each topic's :func:`_water_fill` lifts the lower members first, in member order,
+    and splits the rest evenly with the remainder to the first members: a round-robin deal over
+    ``who`` that goes on where the previous topic stopped (the prefix is where the last one stopped).
+    So topic ``t``'s units are the deal's positions ``[start_t, start_t + units_t)`` counted from the
+    prefix's end, and position ``i`` of ``who`` gets every ``s``-th of them: closed form, no loop.
+    """
+    s = who.size
+    mine = loads[who]
+    low, high = int(mine.min()), int(mine.max())
+    if high == low:
+        prefix = 0
+    elif high == low + 1:
+        prefix = int(np.count_nonzero(mine == high))
+        if int(mine[:prefix].min()) != high:
+            return False
+    else:
+        return False
+    units = unowned[run]
+    ends = prefix + np.cumsum(units)
+    even, extra = units // s, units % s
+    first = (ends - units) % s  # where each topic's remainder starts
+    position = np.arange(s, dtype=np.int64)
+    # the usual subscribers are a range of member numbers, the usual run a range of topics: slices
+    # instead of fancy indexing (a scatter into topics x members costs more than the fill itself)
+    in_range = int(who[-1] - who[0]) + 1 == s
+    columns: slice | IntArray = slice(int(who[0]), int(who[-1]) + 1) if in_range else who
+    for b in range(0, run.size, _RUN_BLOCK):
+        block, part = run[b : b + _RUN_BLOCK], slice(b, b + _RUN_BLOCK)
+        give = np.repeat(even[part, None], s, axis=1)
+        if extra[part].any():  # one more on the window [first, first + extra) of the circle
+            start, stop = first[part, None], first[part, None] + extra[part, None]
+            give += ((position >= start) & (position < stop)) | (position < stop - s)
+        if int(block[-1] - block[0]) + 1 == block.size and bool((np.diff(block) == 1).all()):
+            c_by_topic[int(block[0]) : int(block[-1]) + 1, columns] += give
+        else:
+            c_by_topic[block[:, None], who] += give
+    total = int(ends[-1])  # deal positions [prefix, total): position i gets those congruent to i mod s
+    loads[who] += (total - position + (s - 1)) // s - (prefix - position + (s - 1)) // s
+    return True
+
+
 def _direct_moves(
     c: IntArray,
     o: IntArray,
@@ -250,24 +301,63 @@ def _balance(
             return
 
 
+def _subscriber_sets(subscribed: BoolArray) -> tuple[list[IntArray], list[int]]:
+    """(the distinct sets of subscribers as ascending member numbers, each topic's set among them).
+
+    Members share a handful of subscriptions, so topics share a handful of subscriber sets: found on
+    the distinct subscription rows instead of reading every topic's column of the members x topics
+    matrix."""
+    if subscribed.size == 0:
+        return [], [0] * subscribed.shape[1]
+    rows, row_of_member = _distinct_rows(subscribed)
+    sets, set_of_topic = _distinct_rows(np.ascontiguousarray(rows.T))
+    return [np.flatnonzero(s[row_of_member]) for s in sets], set_of_topic.tolist()
+
+
+def _distinct_rows(matrix: BoolArray) -> tuple[BoolArray, IntArray]:
+    """(the distinct rows of a 2-d bool matrix, each row's number among them); each row compared as
+    one block of bytes (``np.unique(axis=0)`` compares element by element, ~100x slower)."""
+    matrix = np.ascontiguousarray(matrix)
+    width = matrix.shape[1]
+    blocks = matrix.view(np.dtype((np.void, width))).reshape(-1)
+    distinct, inverse = np.unique(blocks, return_inverse=True)
+    return distinct.view(np.bool_).reshape(-1, width), inverse.reshape(-1).astype(np.int64)
+
+
 def _counts(problem: Problem, o: IntArray, *, fewest_moves: bool = True, budget: int = 0) -> IntArray:
     """Balanced members x topics partition counts, starting from the owned counts ``o``."""
     t_count = len(problem.topics)
+    m = problem.n_members
+    owned_any = bool(o.any())
     # topics x members while filling topic by topic: a topic's row is contiguous (a members x topics
-    # column is one cache line per member)
-    c_by_topic = o.T.copy()  # a copy: with one topic or member, o.T is contiguous (a view of o)
-    subscribed_by_topic = np.ascontiguousarray(problem.subscribed.T)
+    # column is one cache line per member); a copy: with one topic or member, o.T is contiguous
+    c_by_topic = o.T.copy() if owned_any else np.zeros((t_count, m), dtype=np.int64)
+    subscribers_of, set_of_topic = _subscriber_sets(problem.subscribed)
     loads = o.sum(axis=1)
     unowned = problem.counts - o.sum(axis=0)
     subscribers = problem.subscribed.sum(axis=0)
-    for t in np.lexsort((np.arange(t_count), subscribers)).tolist():
-        units = int(unowned[t])
-        if units == 0 or subscribers[t] == 0:
+    order = np.lexsort((np.arange(t_count), subscribers)).tolist()
+    start = 0
+    while start < len(order):
+        # a run of topics in a row with the same subscribers: filled at once while their loads allow it
+        which = set_of_topic[order[start]]
+        end = start + 1
+        while end < len(order) and set_of_topic[order[end]] == which:
+            end += 1
+        run, who = order[start:end], subscribers_of[which]
+        start = end
+        if who.size == 0:
             continue
-        who = np.flatnonzero(subscribed_by_topic[t])
-        give = _water_fill(loads[who], units)
-        c_by_topic[t, who] += give
-        loads[who] += give
+        in_bulk = len(run) > 1 and _FILL_RUNS
+        if in_bulk and _fill_run(c_by_topic, loads, who, np.asarray(run, dtype=np.int64), unowned):
+            continue
+        for t in run:
+            units = int(unowned[t])
+            if units == 0:
+                continue
+            give = _water_fill(loads[who], units)
+            c_by_topic[t, who] += give
+            loads[who] += give
     c = np.ascontiguousarray(c_by_topic.T)
     _balance(problem, c, o, free_only=True)
     if not o.any():
@@ -375,13 +465,24 @@ def general_assign(
             seg[mine[int(c[i, t]) :]] = -1
     # then deal the free partitions topic by topic in Java's order (fewest subscribers first), each to
     # the taker with the fewest partitions so far (ties: member order), as Java's general builder does
+    nothing_kept = not has.any()
     sizes = np.minimum(c, o).sum(axis=1)
     subscribers = problem.subscribed.sum(axis=0)
-    needs_by_topic = np.ascontiguousarray((c - np.minimum(c, o)).T)  # a topic's row is contiguous
+    # a topic's row is contiguous
+    needs_by_topic = np.ascontiguousarray((c if nothing_kept else c - np.minimum(c, o)).T)
+    # Without history or racks every partition is free. A topic that gives one partition to each of
+    # its takers raises all their sizes by one, so the next topic with the same takers (the same row of
+    # needs) deals them in the same order: that order is reused (the usual group: most topics alike).
+    repeatable = nothing_kept and racks is None and _REUSE_DEALT_ORDER
+    last: tuple[IntArray, IntArray] | None = None  # (the need row, the owners dealt) to reuse
     for t in np.lexsort((np.arange(t_count), subscribers)).tolist():
         lo, hi = int(problem.offsets[t]), int(problem.offsets[t + 1])
         seg = owner[lo:hi]
         need = needs_by_topic[t]
+        if last is not None and last[1].size == seg.size and np.array_equal(need, last[0]):
+            seg[:] = last[1]
+            sizes += need
+            continue
         free = np.flatnonzero(seg < 0)
         if free.size == 0:
             continue
@@ -390,6 +491,10 @@ def general_assign(
             free = rack_deal(owner, free + lo, need, racks) - lo
         takers = np.flatnonzero(need > 0)
         levels = sizes[takers] + (before - need)[takers]
-        seg[free] = round_robin_deal(free, takers, need[takers], levels)
+        dealt = round_robin_deal(free, takers, need[takers], levels)
+        seg[free] = dealt
+        if repeatable:
+            one_each = int(before.sum()) == takers.size == free.size == seg.size
+            last = (before, dealt) if one_each else None
         sizes += before
     return owner
