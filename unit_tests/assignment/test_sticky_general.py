@@ -1,5 +1,5 @@
-"""The general sticky path's shortcuts: the bulk water-filling (``general._fill_run``) against a unit-by-unit
-fill, and both shortcuts against the topic-by-topic forms they replace."""
+"""The general sticky path's shortcuts: the bulk water-filling (``water_fill.fill_run``) against a
+unit-by-unit fill, and both shortcuts against the topic-by-topic forms they replace."""
 
 from __future__ import annotations
 
@@ -8,9 +8,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kafka_placement.assignment.sticky import assign_sticky, general
+from kafka_placement.assignment.sticky import water_fill as water_fill_module
 from kafka_placement.assignment.sticky.claims import collect_claims, resolve_claims
-from kafka_placement.assignment.sticky.general import _fill_run, _water_fill, general_assign
+from kafka_placement.assignment.sticky.general import general_assign
 from kafka_placement.assignment.sticky.problem import build_problem
+from kafka_placement.assignment.sticky.water_fill import fill_run, water_fill
 from kafka_placement.vocabulary import Member
 
 
@@ -58,11 +60,11 @@ def test_fill_run_is_the_topic_by_topic_fill(case: tuple[int, list[int], list[in
             expected_loads[i] += g
     c = np.zeros((topics, members), dtype=np.int64)
     loads = np.asarray(loads_list, dtype=np.int64)
-    saved, general._RUN_BLOCK = general._RUN_BLOCK, block
+    saved, water_fill_module.RUN_BLOCK = water_fill_module.RUN_BLOCK, block
     try:
-        assert _fill_run(c, loads, who, run, unowned)
+        assert fill_run(c, loads, who, run, unowned)
     finally:
-        general._RUN_BLOCK = saved
+        water_fill_module.RUN_BLOCK = saved
     assert c.tolist() == expected_c.tolist()
     assert loads.tolist() == expected_loads
 
@@ -70,16 +72,16 @@ def test_fill_run_is_the_topic_by_topic_fill(case: tuple[int, list[int], list[in
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.integers(0, 6), min_size=1, max_size=9), st.integers(0, 30))
 def test_water_fill_is_the_unit_by_unit_fill(loads: list[int], units: int) -> None:
-    assert _water_fill(np.asarray(loads, dtype=np.int64), units).tolist() == _one_by_one(loads, units)
+    assert water_fill(np.asarray(loads, dtype=np.int64), units).tolist() == _one_by_one(loads, units)
 
 
 def test_fill_run_declines_loads_it_cannot_fill_at_once() -> None:
     c = np.zeros((2, 3), dtype=np.int64)
     loads = np.asarray([0, 1, 0], dtype=np.int64)  # the higher member is not a prefix
-    assert not _fill_run(c, loads, np.arange(3), np.arange(2), np.asarray([4, 5]))
+    assert not fill_run(c, loads, np.arange(3), np.arange(2), np.asarray([4, 5]))
     assert not c.any() and loads.tolist() == [0, 1, 0]
     loads = np.asarray([0, 2, 2], dtype=np.int64)  # two apart
-    assert not _fill_run(c, loads, np.arange(3), np.arange(2), np.asarray([4, 5]))
+    assert not fill_run(c, loads, np.arange(3), np.arange(2), np.asarray([4, 5]))
 
 
 @st.composite

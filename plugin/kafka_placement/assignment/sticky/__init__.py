@@ -10,8 +10,10 @@ Modules, in the order a call goes through them:
   (C form ``assignment/_owned.c``, numpy form kept and tested against it);
 * :mod:`.equal_subscriptions` — every member subscribes to the same topics: Java's
   ``ConstrainedAssignmentBuilder`` step by step, rack-aware variant included (exact);
-* :mod:`.general` — unequal subscriptions: the balancer (members × topics counts, augmenting paths,
-  direct moves) and the choice of partitions;
+* :mod:`.general` — unequal subscriptions: the members × topics counts from claims, fill and balance,
+  then the choice of partitions;
+* :mod:`.water_fill` — unowned partitions of a topic (or a run of alike topics) onto the least loaded;
+* :mod:`.count_balance` — balancing the counts: direct moves (KIP-54) and chains along augmenting paths;
 * :mod:`.java_general` — Java's general builder replayed on small groups (the better of the two is kept);
 * :mod:`.rack_awareness` — rack-local dealing of free partitions for the general case (KIP-881);
 * :mod:`.cooperative` — the cooperative layer (KIP-429): the sticky target minus what others still own;
