@@ -1,0 +1,145 @@
+"""Driving the group membership of one confluent :class:`~.consumer.Consumer` from the application's
+thread.
+
+kafka-python's ``ConsumerCoordinator`` keeps the membership on its IO thread; what it needs from the
+application's ``poll()``/``consume()`` is done here, at most every ``DRIVE_INTERVAL_S``: hand the
+rebalance events over to the :class:`~.rebalance_applier.RebalanceApplier`, start a join when the
+coordinator needs one (the first one after ``subscribe()`` waiting for metadata naming the
+subscribed topics), run it to its end in one coroutine (never split across polls — the
+kafka-python 3.0.12 bug of ``docs/assignment.md``), report liveness for ``max.poll.interval.ms``,
+declare the partitions lost when the broker or the session says so, let a
+:class:`~kafka_placement.clients.kafka_python.join_watchdog.JoinWatchdog` rescue any other stuck
+state, and auto-commit.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from kafka import errors as kafka_errors
+
+from kafka_placement.clients.confluent.consumer_config import SplitConfig
+from kafka_placement.clients.confluent.offsets import GroupCommitter
+from kafka_placement.clients.confluent.rebalance import RebalanceBridge
+from kafka_placement.clients.confluent.rebalance_applier import RebalanceApplier
+from kafka_placement.clients.kafka_python.join_watchdog import JoinWatchdog
+from kafka_placement.errors import ConsumerGroupError
+
+log = logging.getLogger(__name__)
+
+__all__ = ["METADATA_WAIT_S", "GroupDriver"]
+
+#: How long the first join after subscribe() waits for metadata naming every subscribed topic (a
+#: topic created just before; one that does not exist is joined without, as librdkafka does).
+METADATA_WAIT_S = 5.0
+
+_FATAL_JOIN_ERRORS = (
+    kafka_errors.FencedInstanceIdError,
+    kafka_errors.InconsistentGroupProtocolError,
+    kafka_errors.GroupAuthorizationFailedError,
+    kafka_errors.InvalidSessionTimeoutError,
+    kafka_errors.GroupMaxSizeReachedError,
+)
+
+
+class GroupDriver:
+    """The application thread's share of the group membership kept by ``kafka_consumer`` (a
+    ``KafkaConsumer`` that never fetches): see the module docstring."""
+
+    def __init__(
+        self,
+        kafka_consumer: Any,
+        bridge: RebalanceBridge,
+        rebalance: RebalanceApplier,
+        commits: GroupCommitter,
+        config: SplitConfig,
+        *,
+        group: str,
+    ) -> None:
+        self._kc = kafka_consumer
+        self._coordinator = kafka_consumer._coordinator
+        self._bridge = bridge
+        self._rebalance = rebalance
+        self._commits = commits
+        self._cfg = config
+        self._group = group
+        self._watchdog = JoinWatchdog(
+            self._coordinator, config.session_timeout_s,
+            on_fire=lambda reason, details: log.warning("group %s: rejoining (%s %s)",
+                                                        group, reason, details),
+        )
+        self._join: Any = None
+        self._topics: list[str] = []
+        self._metadata_update: Any = None  # the metadata the first join waits for (see _metadata_known)
+        self._metadata_deadline = 0.0
+        self._next_auto_commit = time.monotonic() + config.auto_commit_interval_s
+
+    def subscribed(self, topics: list[str], now: float) -> None:
+        """A new subscription: the first join waits for metadata naming ``topics`` (the literal
+        names; regexes match whatever the metadata has)."""
+        self._topics = topics
+        self._metadata_update = self._kc._cluster.request_update()  # resolved by the next response
+        self._metadata_deadline = now + METADATA_WAIT_S
+
+    def drive(self, now: float) -> None:
+        """One turn of the group's work on the application thread (while subscribed)."""
+        coordinator = self._coordinator
+        rebalance = self._rebalance
+        self._commits.deliver()  # on_commit results, on the application's thread as librdkafka does
+        while (event := self._bridge.take()) is not None:
+            rebalance.handle(event)
+        join = self._join
+        if join is not None and join.is_done:
+            self._join = None
+            if join.failed():
+                self._join_failed(join.exception)
+        if self._join is None and coordinator.need_rejoin() and self._metadata_known(now):
+            self._join = self._kc._manager.call_soon(coordinator.ensure_active_group_async, None)
+        try:
+            coordinator.poll_heartbeat()  # liveness for max.poll.interval.ms; re-raises a dead heartbeat loop
+        except kafka_errors.KafkaError as exc:
+            log.warning("group %s: heartbeat loop stopped (%r); restarted by the next join", self._group, exc)
+        if rebalance.owned and not rebalance.lost:
+            if coordinator._generation.is_lost():
+                rebalance.lose(sorted(rebalance.owned), "the broker removed this member from the group")
+            elif self._session_expired(now):
+                # librdkafka's rule: no successful heartbeat for session.timeout.ms means the
+                # broker has (or will have) given the partitions away. kafka-python is told too,
+                # so it refuses commits and rejoins as a new member.
+                coordinator.reset_generation()
+                rebalance.lose(sorted(rebalance.owned), "no successful heartbeat within session.timeout.ms")
+        self._watchdog.check(join_in_flight=self._join is not None)
+        if self._cfg.auto_commit and now >= self._next_auto_commit:
+            self._next_auto_commit = now + self._cfg.auto_commit_interval_s
+            if rebalance.owned and not rebalance.lost and not coordinator.rebalance_in_progress():
+                self._commits.commit(self._commits.stored_offsets(rebalance.owned), asynchronous=True)
+
+    def _metadata_known(self, now: float) -> bool:
+        """Before the first join after subscribe(): a metadata response has come since, and it
+        names every subscribed topic (a leader assigns only what its metadata knows) — or
+        ``METADATA_WAIT_S`` passed."""
+        if self._metadata_update is None:
+            return True
+        if now < self._metadata_deadline:
+            if not self._metadata_update.is_done:
+                return False
+            cluster = self._kc._cluster
+            if not all(cluster.partitions_for_topic(t) for t in self._topics):
+                self._metadata_update = cluster.request_update()  # e.g. no leader yet: ask again
+                return False
+        self._metadata_update = None
+        return True
+
+    def _session_expired(self, now: float) -> bool:
+        coordinator = self._coordinator
+        if self._join is not None or not getattr(coordinator, "_heartbeat_enabled", False):
+            return False  # during a join the rebalance timeout applies, not the session
+        heartbeat = coordinator.heartbeat
+        return bool(now - max(heartbeat.last_receive, heartbeat.last_reset) > self._cfg.session_timeout_s)
+
+    def _join_failed(self, exc: BaseException | None) -> None:
+        if isinstance(exc, _FATAL_JOIN_ERRORS):
+            raise ConsumerGroupError(f"group {self._group}: cannot join: {exc!r}") from exc
+        log.warning("group %s: join attempt failed (%r); retrying", self._group, exc)

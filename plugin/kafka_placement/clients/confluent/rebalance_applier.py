@@ -1,0 +1,208 @@
+"""Applying the group's rebalance events to librdkafka, on the application's thread.
+
+The :class:`~kafka_placement.clients.confluent.consumer.Consumer`'s ``poll()`` takes each event
+the :class:`~.rebalance.RebalanceBridge` handed over and gives it to :class:`RebalanceApplier`,
+which does what librdkafka's own group consumer would: the application's ``on_assign`` /
+``on_revoke`` / ``on_lost`` callback (which may assign itself, as confluent-kafka allows), else
+librdkafka's ``assign``/``incremental_assign`` from the group's committed offsets, the commit
+before a revocation, the unassign, and the bookkeeping of the partitions this member owns.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+import confluent_kafka
+from kafka import errors as kafka_errors
+
+from kafka_placement.clients.confluent.consumer_config import SplitConfig
+from kafka_placement.clients.confluent.offsets import (
+    COMMIT_TIMEOUT_MS,
+    GroupCommitter,
+    Partition,
+    confluent_tp,
+)
+from kafka_placement.clients.confluent.rebalance import ASSIGN, LOST, REVOKE, RebalanceBridge, RebalanceEvent
+from kafka_placement.errors import CommitFailedError
+
+log = logging.getLogger(__name__)
+
+__all__ = ["RebalanceApplier"]
+
+#: librdkafka's auto.offset.reset values → the logical offset it starts from (others, e.g. "error":
+#: OFFSET_INVALID, librdkafka applies its own rule)
+_RESET_OFFSETS = {
+    **dict.fromkeys(("smallest", "earliest", "beginning"), confluent_kafka.OFFSET_BEGINNING),
+    **dict.fromkeys(("largest", "latest", "end"), confluent_kafka.OFFSET_END),
+}
+Callback = Callable[..., Any]
+
+
+class RebalanceApplier:
+    """The partitions one member owns, moved in librdkafka as the group's rebalance events say.
+
+    ``consumer`` is what the application's callbacks are given (``cb(consumer, partitions)``);
+    ``rdkafka`` the librdkafka consumer that fetches; ``coordinator`` kafka-python's, which reads
+    the committed offsets; ``commits`` the member's :class:`~.offsets.GroupCommitter`.
+    """
+
+    def __init__(
+        self,
+        consumer: object,
+        rdkafka: Any,
+        coordinator: Any,
+        commits: GroupCommitter,
+        bridge: RebalanceBridge,
+        config: SplitConfig,
+        *,
+        group: str,
+        error_cb: Callback | None,
+    ) -> None:
+        self._consumer = consumer
+        self._rk = rdkafka
+        self._coordinator = coordinator
+        self._commits = commits
+        self._bridge = bridge
+        self._cfg = config
+        self._cooperative = config.cooperative
+        self._group = group
+        self._error_cb = error_cb
+        self.owned: set[Partition] = set()
+        self.on_assign: Callback | None = None
+        self.on_revoke: Callback | None = None
+        self.on_lost: Callback | None = None
+        self._in_callback = False
+        self._callback_assigned = False
+
+    @property
+    def lost(self) -> bool:
+        """This member knows it lost its membership (until its next assignment)."""
+        return bool(self._commits.fenced)
+
+    @lost.setter
+    def lost(self, value: bool) -> None:
+        self._commits.fenced = value
+
+    def assigned_by_application(self) -> None:
+        """The application called assign/unassign itself: inside a callback, that replaces ours."""
+        self._callback_assigned = self._in_callback
+
+    def handle(self, event: RebalanceEvent) -> None:
+        """One rebalance step on the application thread; the join waits until it is finished."""
+        error: BaseException | None = None
+        try:
+            if event.kind == ASSIGN:
+                self.lost = False
+                self._assign(event.partitions)
+            elif event.kind == REVOKE:
+                self._revoke([p for p in event.partitions if p in self.owned])
+            elif event.kind == LOST:
+                lost = [p for p in event.partitions if p in self.owned]
+                if lost:  # else already handled when the drive saw the generation reset
+                    self.lose(lost, "membership lost")
+        except BaseException as exc:  # the join continues; the application sees its error
+            error = exc
+        finally:
+            self._bridge.finish(event, error)
+        if error is not None:
+            raise error
+
+    def _call(self, callback: Callback | None, partitions: list[Partition]) -> bool:
+        """Run an application callback; True when it called assign/unassign itself."""
+        if callback is None:
+            return False
+        self._in_callback, self._callback_assigned = True, False
+        try:
+            callback(self._consumer, [confluent_tp(t, p) for t, p in partitions])
+        finally:
+            self._in_callback = False
+        return self._callback_assigned
+
+    def _assign(self, partitions: list[Partition]) -> None:
+        new = [p for p in partitions if p not in self.owned] if self._cooperative else partitions
+        handled = self._call(self.on_assign, new)
+        if not handled:
+            tps = self._start_offsets(new)
+            if self._cooperative:
+                if tps:
+                    self._rk.incremental_assign(tps)
+            else:
+                self._rk.assign(tps)
+        self.owned = self.owned | set(new) if self._cooperative else set(partitions)
+
+    def _start_offsets(self, partitions: list[Partition]) -> list[Any]:
+        """The partitions with the offsets librdkafka starts from: the group's committed offsets read
+        through this member's coordinator (the one that just completed the join); none committed →
+        ``auto.offset.reset``. Left to read them itself (``OFFSET_INVALID``), librdkafka asks its own
+        coordinator, and an OffsetFetch answered NOT_COORDINATOR for the whole request (a coordinator
+        moving) leaves the partitions unfetched for good (librdkafka issue #5586; seen in the soak as
+        members owning partitions and consuming nothing for minutes). If the read fails, librdkafka
+        reads them as before."""
+        if not partitions:
+            return []
+        from kafka import TopicPartition as KafkaTopicPartition
+
+        try:
+            committed = self._coordinator.fetch_committed_offsets(
+                {KafkaTopicPartition(t, p) for t, p in partitions}, timeout_ms=COMMIT_TIMEOUT_MS)
+        except kafka_errors.KafkaError as exc:
+            log.warning("group %s: committed offsets not read (%r); librdkafka reads them", self._group, exc)
+            return [confluent_tp(t, p) for t, p in partitions]
+        reset = _RESET_OFFSETS.get(str(self._cfg.librdkafka.get("auto.offset.reset", "largest")).lower(),
+                                   confluent_kafka.OFFSET_INVALID)
+        out = []
+        for topic, partition in partitions:
+            meta = committed.get(KafkaTopicPartition(topic, partition))
+            out.append(confluent_tp(topic, partition, meta.offset if meta is not None and meta.offset >= 0
+                                    else reset))
+        return out
+
+    def _revoke(self, partitions: list[Partition]) -> None:
+        if not partitions:  # nothing owned: no callback (librdkafka calls none either)
+            return
+        if not self.lost:  # the application's queued commits land before the partitions move
+            self._commits.flush(COMMIT_TIMEOUT_MS / 1000)
+        if self._cfg.auto_commit and not self.lost and partitions:
+            try:
+                self._commits.commit(self._commits.stored_offsets(partitions), asynchronous=False)
+            except CommitFailedError as exc:
+                log.warning("group %s: commit before revocation refused: %s", self._group, exc)
+        handled = self._call(self.on_revoke, partitions)
+        self._drop(partitions, handled)
+
+    def lose(self, partitions: list[Partition], why: str) -> None:
+        """Membership lost: the partitions may already be someone else's; no commit is tried."""
+        self.lost = True
+        self._commits.fail_pending(f"group {self._group}: {why}; commit not sent")
+        log.warning("group %s: %s; partitions lost: %s", self._group, why, partitions)
+        if self._error_cb is not None:
+            self._error_cb(confluent_kafka.KafkaError(confluent_kafka.KafkaError._ASSIGNMENT_LOST,
+                                                      f"group {self._group}: {why}"))
+        if not partitions:
+            return
+        handled = self._call(self.on_lost if self.on_lost is not None else self.on_revoke, partitions)
+        self._drop(partitions, handled)
+
+    def _drop(self, partitions: list[Partition], handled: bool) -> None:
+        if not handled:
+            if self._cooperative:
+                if partitions:
+                    self._rk.incremental_unassign([confluent_tp(t, p) for t, p in partitions])
+            else:
+                self._rk.unassign()
+        gone = set(partitions)
+        self.owned = self.owned - gone if self._cooperative else set()
+        self._commits.forget(gone)
+
+    def revoke_all(self) -> None:
+        """Unsubscribe or close: release the events still waiting, then give up every partition
+        (revoked with its commit, or lost when the membership already is)."""
+        for event in self._bridge.release_all():
+            log.debug("group %s: %s released at close", self._group, event.kind)
+        if self.owned:
+            if self.lost or self._coordinator._generation.is_lost():
+                self.lose(sorted(self.owned), "membership lost before close")
+            else:
+                self._revoke(sorted(self.owned))

@@ -1,0 +1,193 @@
+"""Fake librdkafka and kafka-python clients for the confluent Consumer's unit tests (no broker), and
+the helpers those tests share: a subscribed consumer with recording callbacks, a rebalance event
+handed over as kafka-python's IO thread would. Tests call :func:`install_fakes` from an autouse
+fixture."""
+
+from __future__ import annotations
+
+import inspect
+from types import SimpleNamespace
+from typing import Any
+
+import confluent_kafka
+import pytest
+from kafka.coordinator.heartbeat import Heartbeat
+from kafka.future import Future
+
+from kafka_placement.clients.confluent import consumer as consumer_module
+from kafka_placement.clients.confluent.rebalance import RebalanceEvent
+
+
+class FakeRdKafka:
+    def __init__(self, conf: dict[str, Any]) -> None:
+        self.conf = conf
+        self.calls: list[tuple[str, list[tuple[str, int, int]]]] = []
+        self.positions: dict[tuple[str, int], int] = {}
+        self.closed = False
+
+    def _log(self, name: str, tps: list[Any] | None = None) -> None:
+        self.calls.append((name, [(tp.topic, tp.partition, tp.offset) for tp in tps or []]))
+
+    def assign(self, tps: list[Any]) -> None:
+        self._log("assign", tps)
+
+    def unassign(self) -> None:
+        self._log("unassign")
+
+    def incremental_assign(self, tps: list[Any]) -> None:
+        self._log("incremental_assign", tps)
+
+    def incremental_unassign(self, tps: list[Any]) -> None:
+        self._log("incremental_unassign", tps)
+
+    def poll(self, timeout: float) -> Any:
+        return None
+
+    def consume(self, n: int, timeout: float) -> list[Any]:
+        return []
+
+    def position(self, tps: list[Any]) -> list[Any]:
+        return [confluent_kafka.TopicPartition(tp.topic, tp.partition, self._at(tp))
+                for tp in tps]
+
+    def _at(self, tp: Any) -> int:
+        return self.positions.get((tp.topic, tp.partition), confluent_kafka.OFFSET_INVALID)
+
+    def close(self) -> None:
+        self.closed = True
+
+
+class FakeCoordinator:
+    def __init__(self) -> None:
+        self._generation = SimpleNamespace(lost=False, is_lost=lambda: self._generation.lost)
+        self._heartbeat_enabled = True
+        self._join_task = None
+        self.heartbeat = Heartbeat(group_id="g", session_timeout_ms=6000, heartbeat_interval_ms=1000)
+        self.heartbeat.received_heartbeat()
+        self.rejoin = False
+        self.state = "stable"
+        self.commits: list[dict[tuple[str, int], int]] = []
+        self.commit_error: Exception | None = None
+        self.resets = 0
+        self.committed: dict[tuple[str, int], int] = {}
+        self.fetches: list[list[tuple[str, int]]] = []
+        self.fetch_error: Exception | None = None
+
+    def _invoke_completed_offset_commit_callbacks(self) -> None:
+        pass
+
+    def fetch_committed_offsets(self, partitions: Any, timeout_ms: Any = None) -> dict[Any, Any]:
+        """The group's committed offsets (``self.committed``: (topic, partition) → offset; none: absent)."""
+        self.fetches.append(sorted((tp.topic, tp.partition) for tp in partitions))
+        if self.fetch_error is not None:
+            raise self.fetch_error
+        return {tp: SimpleNamespace(offset=self.committed[(tp.topic, tp.partition)]) for tp in partitions
+                if (tp.topic, tp.partition) in self.committed}
+
+    def need_rejoin(self) -> bool:
+        return self.rejoin
+
+    def request_rejoin(self) -> None:
+        self.rejoin = True
+
+    def ensure_active_group_async(self, timeout_ms: Any) -> None:
+        pass
+
+    def poll_heartbeat(self) -> None:
+        pass
+
+    def rebalance_in_progress(self) -> bool:
+        return False
+
+    def reset_generation(self) -> None:
+        self.resets += 1
+        self._generation.lost = True
+
+    def group_metadata(self) -> Any:
+        lost = self._generation.lost
+        return SimpleNamespace(generation_id=-1 if lost else 3, member_id="" if lost else "m-1",
+                               group_instance_id=None)
+
+    def coordinator_unknown(self) -> bool:
+        return False
+
+    async def _send_offset_commit_request(self, offsets: dict[Any, Any]) -> None:
+        if self.commit_error is not None:
+            raise self.commit_error
+        self.commits.append({(tp.topic, tp.partition): om.offset for tp, om in offsets.items()})
+
+
+class FakeKafkaConsumer:
+    def __init__(self, **config: Any) -> None:
+        self.config = config
+        self._coordinator = FakeCoordinator()
+        self._manager = SimpleNamespace(call_soon=self._call_soon)
+        self.known_topics: set[str] = {"t"}
+        self.metadata_requests = 0
+        self._cluster = SimpleNamespace(
+            request_update=self._request_update,
+            partitions_for_topic=lambda t: {0} if t in self.known_topics else None)
+        self.joins: list[Future] = []
+        self.closed = False
+
+    def _call_soon(self, fn: Any, *args: Any) -> Future:
+        future = Future()
+        if fn == self._coordinator.ensure_active_group_async:
+            self.joins.append(future)  # a join in flight until the test completes it
+            return future
+        result = fn(*args)  # completing a rebalance event or sending commits: the IO thread's work
+        if inspect.iscoroutine(result):  # the commit sender: no awaits suspend with the fakes
+            with pytest.raises(StopIteration):
+                result.send(None)
+        return future.success(None)
+
+    def _request_update(self) -> Future:
+        self.metadata_requests += 1
+        return Future().success(None)  # a metadata response came (with known_topics)
+
+    def subscribe(self, topics: Any = (), pattern: str | None = None, listener: Any = None) -> None:
+        self.topics, self.pattern = topics, pattern
+        self._coordinator.rejoin = True
+
+    def close(self, autocommit: bool, timeout_ms: int) -> None:
+        self.closed = True
+
+
+def install_fakes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Consumer builds the fakes instead of librdkafka's and kafka-python's consumers."""
+    monkeypatch.setattr(consumer_module.confluent_kafka, "Consumer", FakeRdKafka)
+    monkeypatch.setattr(consumer_module, "KafkaConsumer", FakeKafkaConsumer)
+
+
+CONF = {"bootstrap.servers": "127.0.0.1:1", "group.id": "g", "enable.auto.commit": False}
+
+
+class App:
+    """Application callbacks recording what they were given."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[str, list[int]]] = []
+
+    def cb(self, name: str) -> Any:
+        def callback(consumer: Any, partitions: list[Any]) -> None:
+            assert all(tp.offset == confluent_kafka.OFFSET_INVALID for tp in partitions)
+            self.seen.append((name, [tp.partition for tp in partitions]))
+
+        return callback
+
+
+def _make(assignor: Any = "range", conf: dict[str, Any] | None = None,
+          lost_cb: bool = True) -> tuple[Any, App]:
+    consumer = consumer_module.Consumer({**CONF, **(conf or {})}, assignor=assignor)
+    app = App()
+    consumer.subscribe(["t"], on_assign=app.cb("assign"), on_revoke=app.cb("revoke"),
+                       on_lost=app.cb("lost") if lost_cb else None)
+    return consumer, app
+
+
+def _event(consumer: Any, kind: str, partitions: list[int]) -> RebalanceEvent:
+    event = RebalanceEvent(kind, [("t", p) for p in partitions], Future())
+    consumer._bridge._events.append(event)
+    consumer._next_drive = 0.0
+    consumer.poll(0)
+    return event

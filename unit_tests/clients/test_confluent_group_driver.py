@@ -1,0 +1,92 @@
+"""The group membership driven from the confluent Consumer's poll(), with fake librdkafka and
+kafka-python clients (no broker): when a join starts, fatal join errors, partitions lost when the
+broker or the session says so (and commits refused after)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import confluent_kafka
+import pytest
+from confluent_consumer_fakes import CONF, _event, _make, install_fakes  # this directory is on sys.path
+from kafka import errors as kafka_errors
+
+from kafka_placement.clients.confluent import consumer as consumer_module
+from kafka_placement.clients.confluent.rebalance import ASSIGN, LOST
+from kafka_placement.errors import CommitFailedError, ConsumerGroupError
+
+
+@pytest.fixture(autouse=True)
+def fakes(monkeypatch: pytest.MonkeyPatch) -> None:
+    install_fakes(monkeypatch)
+
+
+def test_membership_reset_by_the_broker_is_lost_before_any_more_records_and_commits_are_refused() -> None:
+    errors: list[Any] = []
+    consumer, app = _make(conf={"error_cb": errors.append})
+    _event(consumer, ASSIGN, [0, 1])
+    consumer._coordinator._generation.lost = True  # heartbeat answered UNKNOWN_MEMBER_ID
+    consumer._next_drive = 0.0
+    consumer.poll(0)
+    assert app.seen[-1] == ("lost", [0, 1]) and consumer._rk.calls[-1] == ("unassign", [])
+    assert errors and errors[0].code() == confluent_kafka.KafkaError._ASSIGNMENT_LOST
+    with pytest.raises(CommitFailedError, match="lost its group membership"):
+        consumer.commit(offsets=[confluent_kafka.TopicPartition("t", 0, 10)], asynchronous=False)
+    with pytest.raises(CommitFailedError):
+        consumer.commit(offsets=[confluent_kafka.TopicPartition("t", 0, 10)], asynchronous=True)
+    assert consumer._coordinator.commits == []
+    _event(consumer, LOST, [0, 1])  # kafka-python's own on_partitions_lost later: no second callback
+    assert [s for s in app.seen if s[0] == "lost"] == [("lost", [0, 1])]
+    consumer._coordinator._generation.lost = False  # rejoined: a new generation
+    _event(consumer, ASSIGN, [0])  # commits allowed again
+    consumer.commit(offsets=[confluent_kafka.TopicPartition("t", 0, 11)], asynchronous=False)
+    assert consumer._coordinator.commits == [{("t", 0): 11}]
+
+
+def test_no_heartbeat_success_for_a_session_means_lost_and_kafka_python_is_reset() -> None:
+    consumer, app = _make(conf={"session.timeout.ms": 6000, "heartbeat.interval.ms": 1000})
+    _event(consumer, ASSIGN, [0])
+    consumer._kc.joins[-1].success(True)  # the join completed: stable, heartbeating
+    consumer._coordinator.rejoin = False
+    consumer._coordinator.heartbeat.last_receive = time.monotonic() - 7
+    consumer._coordinator.heartbeat.last_reset = time.monotonic() - 7
+    consumer._next_drive = 0.0
+    consumer.poll(0)
+    assert app.seen[-1] == ("lost", [0]) and consumer._coordinator.resets == 1
+
+
+def test_a_fatal_join_error_is_raised_from_poll() -> None:
+    consumer, _ = _make()
+    consumer.poll(0)
+    consumer._kc.joins[-1].failure(kafka_errors.InconsistentGroupProtocolError("protocols differ"))
+    consumer._next_drive = 0.0
+    with pytest.raises(ConsumerGroupError, match="cannot join"):
+        consumer.poll(0)
+
+
+def test_the_first_join_waits_for_metadata_naming_every_subscribed_topic(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A leader assigns only the topics its metadata knows: a topic created just before the group
+    starts must be in the metadata before the first JoinGroup — within METADATA_WAIT_S; a topic
+    that does not exist does not hold the join longer (librdkafka joins without it too)."""
+    consumer = consumer_module.Consumer(CONF, assignor="range")
+    consumer._kc.known_topics = set()
+    consumer.subscribe(["t"])
+    for _ in range(3):
+        consumer._next_drive = 0.0
+        consumer.poll(0)
+    assert consumer._kc.joins == [] and consumer._kc.metadata_requests >= 3  # asked again each time
+    consumer._kc.known_topics = {"t"}  # the topic's leader is elected, metadata names it
+    consumer._next_drive = 0.0
+    consumer.poll(0)
+    assert len(consumer._kc.joins) == 1
+    other = consumer_module.Consumer(CONF, assignor="range")
+    other._kc.known_topics = set()
+    other.subscribe(["missing"])
+    later = consumer_module.METADATA_WAIT_S
+    monkeypatch.setattr(consumer_module, "_monotonic", lambda: time.monotonic() + later)
+    other._next_drive = 0.0
+    other.poll(0)
+    assert len(other._kc.joins) == 1
