@@ -19,6 +19,7 @@ def loop() -> Iterator[NetworkSelector]:
     net.start()
     yield net
     net.stop(2000)
+    net.close()  # stop() leaves the wake-up socketpair open (a ResourceWarning when collected)
 
 
 def _wait(predicate: object, timeout: float = 5.0) -> None:
