@@ -158,5 +158,5 @@ class NetworkPartitions:
             try:
                 self.heal()
             finally:
-                if in_main:
-                    signal.signal(signal.SIGTERM, previous)
+                if in_main:  # None: a handler set outside Python, which cannot be put back
+                    signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
