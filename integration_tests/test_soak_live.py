@@ -55,7 +55,8 @@ def test_quick_soak_holds_every_invariant(kafka_cluster: KafkaCluster, tmp_path:
     planned = fault_schedule(SEED, MINUTES * 60, brokers=kafka_cluster.broker_ids,
                              partitions=profile.partitions, members=member_names,
                              interval_s=profile.fault_interval_s,
-                             member_pause_s=profile.session_timeout_ms / 1000 + 4.0)
+                             member_pause_s=profile.session_timeout_ms / 1000 + 4.0,
+                             kinds=profile.fault_kinds)
     injected = [f for f in summary["faults"] if f["kind"] in BROKER_KINDS + MEMBER_KINDS]
     assert all(set(f) == {"kind", "target", "t"} for f in summary["faults"])
     assert _is_subsequence([f["kind"] for f in injected], [f.kind for f in planned])

@@ -9,10 +9,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kafka_placement.errors import InvalidArgumentError
-from kafka_placement.soak.schedule import BROKER_KINDS, MEMBER_KINDS, fault_schedule
+from kafka_placement.soak.runner import GROUPS, PROFILES
+from kafka_placement.soak.schedule import (
+    BROKER_KINDS,
+    FULL_KINDS,
+    MEMBER_KINDS,
+    QUICK_KINDS,
+    PlannedFault,
+    fault_schedule,
+)
 
 KW = {"brokers": [0, 1, 2, 3, 4, 5], "partitions": 12, "members": ["a", "b"], "interval_s": 15.0,
-      "member_pause_s": 12.0}
+      "member_pause_s": 12.0, "kinds": FULL_KINDS}
 
 
 @settings(max_examples=50, deadline=None)
@@ -25,7 +33,7 @@ def test_same_seed_same_faults_none_overlapping_all_inside_the_window(seed: int,
         assert fault.at_s + fault.hold_s < after.at_s
     for fault in plan:
         assert fault.at_s >= 20.0 and fault.at_s + fault.hold_s <= duration - 20.0
-        assert fault.kind in BROKER_KINDS + MEMBER_KINDS
+        assert fault.kind in FULL_KINDS
         if fault.kind in MEMBER_KINDS:
             assert fault.target in KW["members"]  # type: ignore[operator]
         if fault.kind == "member-pause":
@@ -35,7 +43,7 @@ def test_same_seed_same_faults_none_overlapping_all_inside_the_window(seed: int,
 def test_three_minutes_hold_faults_of_every_kind_across_seeds_and_seeds_differ() -> None:
     plans = [fault_schedule(seed, 180.0, **KW) for seed in range(20)]  # type: ignore[arg-type]
     assert all(len(plan) >= 3 for plan in plans)
-    assert {f.kind for plan in plans for f in plan} == set(BROKER_KINDS + MEMBER_KINDS)
+    assert {f.kind for plan in plans for f in plan} == set(BROKER_KINDS + MEMBER_KINDS) == set(FULL_KINDS)
     assert len({tuple(plan) for plan in plans}) == 20
 
 
@@ -44,3 +52,63 @@ def test_bad_sizes_are_refused() -> None:
         fault_schedule(1, 0.0, **KW)  # type: ignore[arg-type]
     with pytest.raises(InvalidArgumentError, match="needs brokers"):
         fault_schedule(1, 60.0, **{**KW, "members": []})  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgumentError, match=r"\['broker-cut'\] not allowed; allowed: broker-kill, "):
+        fault_schedule(1, 60.0, **{**KW, "kinds": ["broker-kill", "broker-cut"]})  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgumentError, match=r"\(none\) not allowed"):
+        fault_schedule(1, 60.0, **{**KW, "kinds": []})  # type: ignore[arg-type]
+
+
+#: The quick profile's schedules as the planner drew them before partitions existed (main at 11dada7,
+#: run there with the runner's arguments): CI's quick soak (seed 1) is known stable on exactly these
+QUICK_MEMBERS = [name for members in GROUPS.values() for name, _c, _s, _p in members]
+SEED_1_QUICK_3_MIN = [
+    PlannedFault(20.0, "broker-pause", "broker-0", 7.551),
+    PlannedFault(37.528, "member-pause", "cf-low", 10.0),
+    PlannedFault(58.286, "broker-pause", "leader-of-0", 13.933),
+    PlannedFault(81.668, "broker-kill", "broker-2", 12.215),
+    PlannedFault(102.527, "broker-kill", "broker-0", 5.223),
+    PlannedFault(118.498, "broker-kill", "broker-3", 11.865),
+    PlannedFault(142.708, "broker-kill", "broker-3", 14.392),
+]
+SEED_7_QUICK_30_MIN_FIRST_6 = [
+    PlannedFault(20.0, "member-kill", "kp-low", 5.764),
+    PlannedFault(33.505, "broker-kill", "leader-of-0", 14.097),
+    PlannedFault(56.176, "broker-kill", "leader-of-1", 7.407),
+    PlannedFault(73.838, "broker-kill", "broker-0", 14.474),
+    PlannedFault(98.965, "broker-kill", "broker-3", 5.496),
+    PlannedFault(113.067, "broker-pause", "leader-of-2", 10.407),
+]
+
+
+def quick_plan(seed: int, minutes: float) -> list[PlannedFault]:
+    quick = PROFILES["quick"]
+    return fault_schedule(seed, minutes * 60, brokers=[0, 1, 2, 3, 4, 5], partitions=quick.partitions,
+                          members=QUICK_MEMBERS, interval_s=quick.fault_interval_s,
+                          member_pause_s=quick.session_timeout_ms / 1000 + 4.0, kinds=quick.fault_kinds)
+
+
+def test_the_quick_profile_schedules_what_it_did_before_partitions_existed() -> None:
+    assert PROFILES["quick"].fault_kinds == QUICK_KINDS
+    assert quick_plan(1, 3.0) == SEED_1_QUICK_3_MIN
+    long_plan = quick_plan(7, 30.0)
+    assert long_plan[:6] == SEED_7_QUICK_30_MIN_FIRST_6 and len(long_plan) == 91
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32))
+def test_only_the_full_profile_draws_partitions(seed: int) -> None:
+    assert "broker-partition" not in {f.kind for f in quick_plan(seed, 30.0)}
+    full = PROFILES["full"]
+    assert full.fault_kinds == FULL_KINDS and "broker-partition" in full.fault_kinds
+
+
+def test_full_profile_partitions_target_brokers_and_hold_5_to_15_s() -> None:
+    full = PROFILES["full"]
+    plans = [fault_schedule(seed, 600.0, brokers=[0, 1, 2, 3, 4, 5], partitions=full.partitions,
+                            members=QUICK_MEMBERS, interval_s=full.fault_interval_s, member_pause_s=10.0,
+                            kinds=full.fault_kinds) for seed in range(10)]
+    partitions = [f for plan in plans for f in plan if f.kind == "broker-partition"]
+    assert len(partitions) >= 5
+    for fault in partitions:
+        assert 5.0 <= fault.hold_s <= 15.0
+        assert fault.target.startswith(("broker-", "leader-of-"))

@@ -45,3 +45,19 @@ def test_a_misplaced_key_violates() -> None:
     logs.add([Consumed("fo", "high", 0, 10, "q", 0, 2.5)])
     summary = judge(logs, ["fo"], {"fo": {"high": 2, "low": 1}}, WINDOWS, until=30.0)
     assert (summary["verdict"], summary["misplaced"], summary["lost"]) == ("violated", 1, 0)
+
+
+def test_a_partition_excuses_standby_reads_like_other_broker_faults_a_skipped_one_does_not() -> None:
+    # the standby reads one record at 40 s while the high-priority member runs: a violation unless a
+    # broker fault came within the window (5 s) before it
+    def judged(fault_kind: str) -> dict[str, object]:
+        logs = clean_logs()
+        logs.add([Ack("p", 10, "k10", 0, 0, 10, 39.0), Consumed("fo", "low", 0, 10, "p", 10, 40.0),
+                  Fault(fault_kind, "broker-3", 37.0)])
+        return judge(logs, ["fo"], {"fo": {"high": 2, "low": 1}}, WINDOWS, until=60.0)
+
+    for kind in ("broker-kill", "broker-pause", "broker-partition"):
+        assert (judged(kind)["verdict"], judged(kind)["standby_consumed"]) == ("held", 0), kind
+    assert (judged("broker-partition-skipped")["verdict"],
+            judged("broker-partition-skipped")["standby_consumed"]) == ("violated", 1)
+    assert (judged("member-kill")["verdict"], judged("member-kill")["standby_consumed"]) == ("violated", 1)

@@ -1,6 +1,7 @@
 """``kafka-placement soak``: sustained load through our partitioners and failover/cooperative groups on
 the embedded cluster (6 brokers on 3 racks; SASL_SSL with ``--security``) while brokers and members are
-killed, paused and restarted on a schedule drawn from ``--seed``; then every invariant is checked.
+killed, paused and restarted (and, with ``--profile full``, brokers cut off from the network) on a
+schedule drawn from ``--seed``; then every invariant is checked.
 
 Prints one verdict line; exit 0 only when every invariant held, 1 when one did not, 2 for bad input.
 ``--json FILE`` writes the summary (verdict, acknowledged, lost, duplicates, double_owned, misplaced,
@@ -28,7 +29,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--seed", type=int, required=True,
                    help="seed of the fault schedule (same seed, same faults)")
     p.add_argument("--profile", choices=("quick", "full"), default="quick",
-                   help="quick: 20 records/s per producer, a fault every ~10 s; full: 50/s, every ~25 s")
+                   help="quick: 20 records/s per producer, a fault every ~10 s; full: 50/s, every ~25 s, "
+                        "broker network partitions included (iptables, root)")
     p.add_argument("--json", dest="json_file", help="write the summary as JSON to this file")
     p.add_argument("--report", help="write report.html, summary.json and the logs to this directory")
     p.add_argument("--security", action="store_true", help="run on the SASL_SSL cluster (SCRAM, TLS)")

@@ -24,10 +24,12 @@ from pathlib import Path
 from typing import Any
 
 from kafka_placement.errors import ClusterError
-from kafka_placement.soak.events import Event, Fault, Life, dump_event, parse_event
+from kafka_placement.soak.events import Event, Life, dump_event, parse_event
+from kafka_placement.soak.faults import FaultInjector
 from kafka_placement.soak.load import PRODUCERS, ProducerThread
+from kafka_placement.soak.netfault import NetworkPartitions
 from kafka_placement.soak.restarts import RESTART_TIMEOUT_S, Restarts
-from kafka_placement.soak.schedule import PlannedFault, fault_schedule
+from kafka_placement.soak.schedule import FULL_KINDS, QUICK_KINDS, fault_schedule
 from kafka_placement.soak.verdict import SoakLogs, Windows, judge
 
 __all__ = ["GROUPS", "PROFILES", "Profile", "run_soak"]
@@ -45,13 +47,15 @@ class Profile:
     #: consumed up to 108 s after their ack following a broker pause or kill: the bounds are well past that
     drain_s: float
     drain_stall_s: float
+    #: what the seeded schedule draws from (the quick one's list is the one it always drew from)
+    fault_kinds: tuple[str, ...] = QUICK_KINDS
 
 
 PROFILES = {
     "quick": Profile(rate_per_producer=20.0, partitions=12, session_timeout_ms=6000, fault_interval_s=10.0,
                      drain_s=420.0, drain_stall_s=150.0),
     "full": Profile(rate_per_producer=50.0, partitions=24, session_timeout_ms=6000, fault_interval_s=25.0,
-                    drain_s=900.0, drain_stall_s=150.0),
+                    drain_s=900.0, drain_stall_s=150.0, fault_kinds=FULL_KINDS),
 }
 
 #: group → [(member, client, strategy, priority)]
@@ -207,9 +211,13 @@ def run_soak(cluster: Any, *, minutes: float, seed: int, profile_name: str, work
     duration = minutes * 60.0
     plan = fault_schedule(seed, duration, brokers=cluster.broker_ids, partitions=profile.partitions,
                           members=list(members.specs), interval_s=profile.fault_interval_s,
-                          member_pause_s=profile.session_timeout_ms / 1000 + 4.0)
+                          member_pause_s=profile.session_timeout_ms / 1000 + 4.0,
+                          kinds=profile.fault_kinds)
     report = progress or (lambda _f, _n: None)
     restarts = Restarts(cluster, write)
+    injector = FaultInjector(cluster, members, adm, topic, write, restarts)
+    if any(f.kind == "broker-partition" for f in plan):
+        _check_network(injector)
     skipped = 0
     drain: dict[str, Any] = {}
     watching = threading.Event()
@@ -233,7 +241,7 @@ def run_soak(cluster: Any, *, minutes: float, seed: int, profile_name: str, work
                 skipped += 1
                 continue
             report((time.monotonic() - started) / duration, f"{fault.kind} {fault.target}")
-            _apply(fault, cluster, members, adm, topic, write, restarts)
+            skipped += 0 if injector.apply(fault) else 1
         _sleep_until(started + duration)
         report(1.0, "load done")
         for producer in producers:
@@ -250,6 +258,8 @@ def run_soak(cluster: Any, *, minutes: float, seed: int, profile_name: str, work
             except Exception as exc:  # kafka-python's errors and a cluster still recovering
                 drain["diagnosis"] = {"error": f"{type(exc).__name__}: {exc}"}
     finally:
+        if injector.network is not None:
+            injector.network.heal()  # before anything slow: no rule outlives the run
         watching.set()
         if watcher.is_alive():
             watcher.join(10)
@@ -268,68 +278,26 @@ def run_soak(cluster: Any, *, minutes: float, seed: int, profile_name: str, work
         "seed": seed, "profile": profile_name, "minutes": minutes, "topic": topic,
         "producers": {p.spec.name: {"sent": p.sent, "acked": p.acked, "failed": p.failed} for p in producers},
         "planned_faults": len(plan), "skipped_faults": skipped, "drain": drain,
+        "network": {"planned": sum(f.kind == "broker-partition" for f in plan),
+                    "unavailable": injector.network_unavailable, "isolation": injector.isolations},
         "member_exits": [{"member": name, "t": round(t, 3), "code": code} for name, t, code in members.exits],
     })
     return summary, logs
 
 
+def _check_network(injector: FaultInjector) -> None:
+    """For a schedule with partitions: the iptables adapter when it works here (stale rules of dead
+    runs swept), else the reason, recorded (each partition is then skipped)."""
+    network = NetworkPartitions()
+    injector.network_unavailable = network.unavailable()
+    if injector.network_unavailable is None:
+        network.sweep_stale()
+        injector.network = network
+
+
 def _sleep_until(deadline: float) -> None:
     while (left := deadline - time.monotonic()) > 0:
         time.sleep(min(left, 0.5))
-
-
-def _apply(fault: PlannedFault, cluster: Any, members: Members, adm: Any, topic: str,
-           write: Callable[[Event], None], restarts: Restarts) -> None:
-    if fault.kind.startswith("broker-"):
-        broker = _broker_of(fault.target, adm, topic)
-        target = f"broker-{broker}"
-        write(Fault(fault.kind, target, time.time()))
-        if fault.kind == "broker-kill":
-            cluster.kill_broker(broker)
-        elif not _paused(cluster, broker):
-            write(Fault(f"{fault.kind}-refused", target, time.time()))
-            return
-        time.sleep(fault.hold_s)
-        if fault.kind == "broker-pause":
-            cluster.resume_broker(broker)
-        restarts.start(broker, fault.kind, target)  # the schedule goes on while it starts
-        return
-    name = fault.target
-    write(Fault(fault.kind, name, time.time()))
-    if fault.kind == "member-kill":
-        members.signal(name, signal.SIGKILL, up=False)
-        time.sleep(fault.hold_s)
-        members.spawn(name)
-    else:
-        members.signal(name, signal.SIGSTOP, up=False)
-        time.sleep(fault.hold_s)
-        members.signal(name, signal.SIGCONT, up=True)
-    write(Fault(f"{fault.kind}-undone", name, time.time()))
-
-
-def _paused(cluster: Any, broker: int) -> bool:
-    """Freeze the broker's container; False when the engine cannot (its cgroup freezer times out on a
-    heavily loaded machine: "unable to freeze") after a second try."""
-    for _attempt in (1, 2):
-        try:
-            cluster.pause_broker(broker)
-            return True
-        except Exception as exc:  # docker.errors.APIError (docker is imported only by the cluster)
-            if "freeze" not in str(exc):
-                raise
-            time.sleep(1.0)
-    return False
-
-
-def _broker_of(target: str, adm: Any, topic: str) -> int:
-    if target.startswith("broker-"):
-        return int(target.removeprefix("broker-"))
-    partition = int(target.removeprefix("leader-of-"))
-    (described,) = adm.describe_topics([topic])
-    for part in described.get("partitions") or []:
-        if part.get("partition") == partition and part.get("leader", -1) >= 0:
-            return int(part["leader"])
-    return 0
 
 
 def _wait_owned(workdir: Path, members: Members, partitions: int, timeout_s: float) -> None:

@@ -13,12 +13,18 @@ from dataclasses import dataclass
 
 from kafka_placement.errors import InvalidArgumentError
 
-__all__ = ["BROKER_KINDS", "MEMBER_KINDS", "PlannedFault", "fault_schedule"]
+__all__ = ["BROKER_KINDS", "FULL_KINDS", "MEMBER_KINDS", "QUICK_KINDS", "PlannedFault", "fault_schedule"]
 
-#: broker-kill: SIGKILL, restarted after the hold; broker-pause: every process of its container frozen.
-BROKER_KINDS = ("broker-kill", "broker-pause")
+#: broker-kill: SIGKILL, restarted after the hold; broker-pause: every process of its container frozen;
+#: broker-partition: cut off from the rest by iptables on loopback (:mod:`~kafka_placement.soak.netfault`).
+BROKER_KINDS = ("broker-kill", "broker-pause", "broker-partition")
 #: member-kill: SIGKILL, a new process for it after the hold; member-pause: SIGSTOP past its session.
 MEMBER_KINDS = ("member-kill", "member-pause")
+#: the kinds each profile draws from, in the order the seeded draw indexes them: QUICK_KINDS is the
+#: list every quick schedule was drawn from before partitions existed, so a seed's quick schedule
+#: (CI runs seed 1) stays what it was
+QUICK_KINDS = ("broker-kill", "broker-pause", "member-kill", "member-pause")
+FULL_KINDS = (*QUICK_KINDS, "broker-partition")
 
 
 @dataclass(frozen=True)
@@ -38,10 +44,12 @@ def fault_schedule(
     members: Sequence[str],
     interval_s: float,
     member_pause_s: float,
+    kinds: Sequence[str],
     warmup_s: float = 20.0,
     cooldown_s: float = 20.0,
 ) -> list[PlannedFault]:
-    """Faults every ``interval_s`` (± a quarter, seeded) in [warmup_s, duration_s - cooldown_s)."""
+    """Faults of ``kinds`` every ``interval_s`` (± a quarter, seeded) in
+    [warmup_s, duration_s - cooldown_s)."""
     if duration_s <= 0 or interval_s <= 0 or member_pause_s <= 0:
         raise InvalidArgumentError(
             f"duration_s, interval_s and member_pause_s must be > 0, got {duration_s}, {interval_s}, "
@@ -49,11 +57,18 @@ def fault_schedule(
         )
     if not brokers or partitions < 1 or not members:
         raise InvalidArgumentError("a fault schedule needs brokers, partitions >= 1 and members")
+    allowed = BROKER_KINDS + MEMBER_KINDS
+    unknown = sorted(set(kinds) - set(allowed))
+    if not kinds or unknown:
+        raise InvalidArgumentError(
+            f"fault kinds {unknown or '(none)'} not allowed; allowed: {', '.join(allowed)}"
+        )
+    choices = tuple(kinds)
     rng = random.Random(seed)
     out: list[PlannedFault] = []
     at = warmup_s
     while True:
-        kind = rng.choice(BROKER_KINDS + MEMBER_KINDS)
+        kind = rng.choice(choices)
         if kind in BROKER_KINDS:
             target = (f"leader-of-{rng.randrange(partitions)}" if rng.random() < 0.5
                       else f"broker-{rng.choice(list(brokers))}")

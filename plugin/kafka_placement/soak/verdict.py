@@ -62,7 +62,9 @@ def judge(
     ownerships = close_at_deaths(logs.ownerships, logs.faults)
     doubles = double_owners(ownerships, logs.lives, until=until, tolerance_s=windows.overlap_s)
     misplaced = misplaced_records(logs.acks)
-    broker_faults = [f.t for f in logs.faults if f.kind.startswith("broker-")]
+    # every broker fault (kill, pause, partition) moves leaders and coordinators; a skipped one did nothing
+    broker_faults = [f.t for f in logs.faults
+                     if f.kind.startswith("broker-") and not f.kind.endswith("-skipped")]
     standby = standby_consumption(logs.consumed, logs.lives, priorities, windows.standby_s, broker_faults)
     early_commits = commits_beyond_consumed(logs.committed, logs.consumed)
     failovers = failover_times(logs.faults, ownerships)

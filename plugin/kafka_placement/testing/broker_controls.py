@@ -124,6 +124,14 @@ class BrokerControls:
             return None
         return int(c.attrs["State"]["ExitCode"])
 
+    def broker_pid(self, broker_id: int) -> int | None:
+        """Host pid of the broker container's first process (its cgroups are the container's; the soak's
+        network partition reads them); None while the container does not run."""
+        c = self._broker_container(broker_id)
+        c.reload()
+        pid = int(c.attrs["State"].get("Pid") or 0)
+        return pid if c.status == "running" and pid > 0 else None
+
     def not_running_brokers(self) -> list[int]:
         """Broker ids whose container is not running right now."""
         return [b for b in self.broker_ids if not self.broker_running(b)]

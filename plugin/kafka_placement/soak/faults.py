@@ -1,0 +1,116 @@
+"""Applying one planned fault of the soak to the live cluster or a member process, and undoing it.
+
+Every fault is logged as a :class:`~kafka_placement.soak.events.Fault` when it hits (with the broker it
+resolved to) and again as ``…-undone`` (a broker listed again, a member resumed or replaced),
+``…-refused`` (the engine or the kernel would not do it) or ``…-skipped`` (not possible on this machine:
+network partitions without root or iptables, the reason in the summary's ``network``).
+"""
+
+from __future__ import annotations
+
+import signal
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from kafka_placement.soak.events import Event, Fault
+from kafka_placement.soak.netfault import NetworkPartitions
+from kafka_placement.soak.restarts import Restarts
+from kafka_placement.soak.schedule import PlannedFault
+
+__all__ = ["FaultInjector"]
+
+
+@dataclass
+class FaultInjector:
+    cluster: Any
+    members: Any  # runner.Members (not imported: the runner imports this module)
+    adm: Any
+    topic: str
+    write: Callable[[Event], None]
+    restarts: Restarts
+    #: the iptables adapter; None when no partition is planned or when partitions are not possible
+    #: here (``network_unavailable`` says why): each is then skipped
+    network: NetworkPartitions | None = None
+    network_unavailable: str | None = None
+    #: the isolation of each partition applied ("full" / "ports"), for the summary
+    isolations: list[str] = field(default_factory=list)
+
+    def apply(self, fault: PlannedFault) -> bool:
+        """Inject ``fault`` and undo it (a broker's restart goes on in a thread); False when skipped."""
+        if fault.kind.startswith("broker-"):
+            return self._broker_fault(fault)
+        name = fault.target
+        self.write(Fault(fault.kind, name, time.time()))
+        if fault.kind == "member-kill":
+            self.members.signal(name, signal.SIGKILL, up=False)
+            time.sleep(fault.hold_s)
+            self.members.spawn(name)
+        else:
+            self.members.signal(name, signal.SIGSTOP, up=False)
+            time.sleep(fault.hold_s)
+            self.members.signal(name, signal.SIGCONT, up=True)
+        self.write(Fault(f"{fault.kind}-undone", name, time.time()))
+        return True
+
+    def _broker_fault(self, fault: PlannedFault) -> bool:
+        if fault.kind == "broker-partition" and self.network is None:
+            self.write(Fault(f"{fault.kind}-skipped", fault.target, time.time()))
+            return False
+        broker = _broker_of(fault.target, self.adm, self.topic)
+        target = f"broker-{broker}"
+        self.write(Fault(fault.kind, target, time.time()))
+        if fault.kind == "broker-kill":
+            self.cluster.kill_broker(broker)
+            time.sleep(fault.hold_s)
+        elif fault.kind == "broker-pause":
+            if not _paused(self.cluster, broker):
+                self.write(Fault(f"{fault.kind}-refused", target, time.time()))
+                return True
+            time.sleep(fault.hold_s)
+            self.cluster.resume_broker(broker)
+        elif self.network is None or not self._partitioned(self.network, broker, fault.hold_s):
+            self.write(Fault(f"{fault.kind}-refused", target, time.time()))  # iptables refused it
+            return True
+        self.restarts.start(broker, fault.kind, target)  # listed again (-undone) while the schedule goes on
+        return True
+
+    def _partitioned(self, network: NetworkPartitions, broker: int, hold_s: float) -> bool:
+        """Cut the broker off for ``hold_s`` and heal it (always, even when interrupted); False when
+        iptables refused the rules (a failing heal is not caught: the run must not go on with a broker
+        it cannot reconnect)."""
+        ports = [self.cluster.layout.broker_ports[broker]]
+        with network.guarded():  # healed on leaving, also by Ctrl-C or SIGTERM
+            try:
+                rules = network.cut(ports, self.cluster.broker_pid(broker))
+            except OSError:
+                return False
+            self.isolations.append(rules.isolation)
+            time.sleep(hold_s)
+        return True
+
+
+def _paused(cluster: Any, broker: int) -> bool:
+    """Freeze the broker's container; False when the engine cannot (its cgroup freezer times out on a
+    heavily loaded machine: "unable to freeze") after a second try."""
+    for _attempt in (1, 2):
+        try:
+            cluster.pause_broker(broker)
+            return True
+        except Exception as exc:  # docker.errors.APIError (docker is imported only by the cluster)
+            if "freeze" not in str(exc):
+                raise
+            time.sleep(1.0)
+    return False
+
+
+def _broker_of(target: str, adm: Any, topic: str) -> int:
+    if target.startswith("broker-"):
+        return int(target.removeprefix("broker-"))
+    partition = int(target.removeprefix("leader-of-"))
+    (described,) = adm.describe_topics([topic])
+    for part in described.get("partitions") or []:
+        if part.get("partition") == partition and part.get("leader", -1) >= 0:
+            return int(part["leader"])
+    return 0

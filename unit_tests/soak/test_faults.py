@@ -1,0 +1,89 @@
+"""Applying a partition fault: logged at the broker it resolved to, the broker's listener port and
+container cut off for the hold and healed, its return awaited like a restarted broker's; skipped (and
+said so) where partitions are not possible; refused when iptables refuses."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from kafka_placement.soak.events import Event, Fault
+from kafka_placement.soak.faults import FaultInjector
+from kafka_placement.soak.netfault import NetworkPartitions
+from kafka_placement.soak.schedule import PlannedFault
+
+from .test_netfault import CONTAINER, FakeIptables
+
+
+class Layout:
+    def __init__(self) -> None:
+        self.broker_ports = {0: 39090, 3: 39093}
+
+
+class Cluster:
+    layout = Layout()
+
+    def broker_pid(self, broker: int) -> int:
+        return 1000 + broker
+
+
+class Restarts:
+    def __init__(self) -> None:
+        self.started: list[tuple[int, str, str]] = []
+
+    def start(self, broker: int, kind: str, target: str) -> None:
+        self.started.append((broker, kind, target))
+
+
+class Admin:
+    def describe_topics(self, topics: list[str]) -> list[dict[str, Any]]:
+        return [{"topic": topics[0], "partitions": [{"partition": 7, "leader": 3}]}]
+
+
+def injector(network: NetworkPartitions | None, events: list[Event]) -> FaultInjector:
+    return FaultInjector(Cluster(), None, Admin(), "t", events.append, Restarts(),  # type: ignore[arg-type]
+                         network=network)
+
+
+def test_a_partition_of_a_leader_cuts_its_port_and_cgroup_for_the_hold_then_heals(tmp_path: Path) -> None:
+    (tmp_path / "1003").mkdir()
+    (tmp_path / "1003" / "cgroup").write_text(f"0::{CONTAINER}\n")
+    iptables = FakeIptables()
+    seen_during: list[list[tuple[str, ...]]] = []
+
+    def run(argv: Any) -> subprocess.CompletedProcess[str]:
+        if argv[2] == "-S" and iptables.rules:  # the first listing after the cut is the heal's
+            seen_during.append(list(iptables.rules))
+        return iptables(argv)
+
+    events: list[Event] = []
+    fi = injector(NetworkPartitions(run, pid=4242, proc_root=tmp_path), events)
+    assert fi.apply(PlannedFault(20.0, "broker-partition", "leader-of-7", 0.2)) is True
+    assert [(e.kind, e.target) for e in events if isinstance(e, Fault)] == [("broker-partition", "broker-3")]
+    (rules,) = seen_during[:1]
+    assert {r[0] for r in rules} == {"INPUT", "OUTPUT"}
+    assert any("39093" in r for r in rules) and any(CONTAINER in r for r in rules)
+    assert iptables.rules == []  # healed
+    assert fi.restarts.started == [(3, "broker-partition", "broker-3")]  # type: ignore[attr-defined]
+    assert fi.isolations == ["full"]
+
+
+def test_without_iptables_a_partition_is_skipped_and_logged() -> None:
+    events: list[Event] = []
+    fi = injector(None, events)
+    fi.network_unavailable = "iptables needs root (this process runs as uid 1000)"
+    assert fi.apply(PlannedFault(20.0, "broker-partition", "broker-0", 5.0)) is False
+    assert [(e.kind, e.target) for e in events if isinstance(e, Fault)] == [
+        ("broker-partition-skipped", "broker-0")]
+    assert fi.restarts.started == []  # type: ignore[attr-defined]
+
+
+def test_a_refused_partition_is_logged_refused_with_nothing_left(tmp_path: Path) -> None:
+    iptables = FakeIptables(refuse=["--dport"])
+    events: list[Event] = []
+    fi = injector(NetworkPartitions(iptables, pid=4242, proc_root=tmp_path), events)
+    assert fi.apply(PlannedFault(20.0, "broker-partition", "broker-0", 5.0)) is True
+    kinds = [e.kind for e in events if isinstance(e, Fault)]
+    assert kinds == ["broker-partition", "broker-partition-refused"]
+    assert iptables.rules == [] and fi.restarts.started == []  # type: ignore[attr-defined]
