@@ -68,6 +68,8 @@ def test_quick_soak_holds_every_invariant(kafka_cluster: KafkaCluster, tmp_path:
                 and f["t"] >= fault["t"]]
         assert ends and ends[0] in ("-undone", "-refused"), (fault, ends)
     assert (tmp_path / "report" / "report.html").read_text().count("<rect") > 0
+    # librdkafka's reconnect lines during the faults went to the run's log, not the terminal
+    assert (tmp_path / "logs" / "librdkafka.log").exists()
 
 
 def _is_subsequence(items: list[Any], of: list[Any]) -> bool:

@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
         if args.report:
             out = Path(args.report)
             write_report(summary, logs, out)
-            for log in workdir.glob("*.jsonl"):
+            for log in [*workdir.glob("*.jsonl"), *workdir.glob("*.log")]:
                 shutil.copy(log, out / log.name)
     finally:
         progress.close()

@@ -9,6 +9,7 @@ here before the send; the partition Kafka acknowledged is the client's. Keyless 
 from __future__ import annotations
 
 import json
+import logging
 import threading
 import time
 from collections.abc import Callable
@@ -45,10 +46,12 @@ class ProducerThread(threading.Thread):
     """Sends ``rate`` records per second until :meth:`stop`; ``sent``/``acked``/``failed`` counted."""
 
     def __init__(self, spec: ProducerSpec, topic: str, partitions: int, rate: float,
-                 connection: dict[str, Any], write: Callable[[Event], None]) -> None:
+                 connection: dict[str, Any], write: Callable[[Event], None],
+                 client_log: logging.Logger | None = None) -> None:
         super().__init__(name=f"soak-{spec.name}", daemon=True)
         self.spec, self.topic, self.partitions, self.rate = spec, topic, partitions, rate
         self.connection, self.write = connection, write
+        self.client_log = client_log  # librdkafka's log lines (else its own: stderr)
         self.sent = self.acked = self.failed = 0
         self._stop_requested = threading.Event()
         self._scheme = get_scheme(spec.scheme)
@@ -113,8 +116,10 @@ class ProducerThread(threading.Thread):
     def _run_confluent(self) -> None:  # pragma: no cover - live
         from kafka_placement.clients.confluent.producer import Producer
 
-        producer = Producer({**self.connection, "acks": "all", "enable.idempotence": True, "linger.ms": 5},
-                            partitioner=self.spec.scheme, native=self.spec.native)
+        config = {**self.connection, "acks": "all", "enable.idempotence": True, "linger.ms": 5}
+        if self.client_log is not None:
+            config["logger"] = self.client_log
+        producer = Producer(config, partitioner=self.spec.scheme, native=self.spec.native)
         for sequence in self._paced():
             key, value, predicted = self._record(sequence)
 

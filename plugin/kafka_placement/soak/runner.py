@@ -11,6 +11,7 @@ faults and when each member process ran.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import signal
 import subprocess
@@ -179,6 +180,19 @@ def _whole(lines: list[str]) -> list[str]:
     return lines if not lines or lines[-1].endswith("}") else lines[:-1]
 
 
+def _client_log(workdir: Path) -> tuple[logging.Logger, logging.FileHandler]:
+    """Where the producers' librdkafka log lines go: ``librdkafka.log`` beside the other logs. Every
+    injected fault makes librdkafka log a disconnect or a refused connect; on the terminal they buried
+    the soak's own progress lines."""
+    handler = logging.FileHandler(workdir / "librdkafka.log")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
+    log = logging.getLogger(f"kafka_placement.soak.librdkafka.{workdir.name}")
+    log.propagate = False
+    log.setLevel(logging.DEBUG)
+    log.addHandler(handler)
+    return log, handler
+
+
 def run_soak(cluster: Any, *, minutes: float, seed: int, profile_name: str, workdir: Path,
              progress: Callable[[float, str], None] | None = None) -> tuple[dict[str, Any], SoakLogs]:
     """Run the soak for ``minutes`` of load; the summary (see :func:`judge`) and the logs it judged."""
@@ -206,8 +220,9 @@ def run_soak(cluster: Any, *, minutes: float, seed: int, profile_name: str, work
     adm = admin()
     create_topic(adm, topic, profile.partitions, 3, config={"min.insync.replicas": "2"}, fresh_admin=admin)
     members = Members(workdir, topic, connection, profile.session_timeout_ms, prefix, write)
+    client_log, client_log_file = _client_log(workdir)
     producers = [ProducerThread(spec, topic, profile.partitions, profile.rate_per_producer,
-                                connection[spec.client], write) for spec in PRODUCERS]
+                                connection[spec.client], write, client_log) for spec in PRODUCERS]
     duration = minutes * 60.0
     plan = fault_schedule(seed, duration, brokers=cluster.broker_ids, partitions=profile.partitions,
                           members=list(members.specs), interval_s=profile.fault_interval_s,
@@ -269,6 +284,8 @@ def run_soak(cluster: Any, *, minutes: float, seed: int, profile_name: str, work
             cluster.start_broker(broker, timeout_s=RESTART_TIMEOUT_S)
         adm.close()
         runner_log.close()
+        client_log.removeHandler(client_log_file)
+        client_log_file.close()
     logs = read_logs(workdir)
     priorities = {members.group_id(g): {name: prio for name, _c, _s, prio in GROUPS[g]}
                   for g in FAILOVER_GROUPS}
