@@ -206,18 +206,26 @@ def case_input(case: str, topics: int, partitions: int, members: int) -> tuple[s
     return strategy, ppt, group
 
 
+#: warm calls of ours per case: up to WARM_CALLS, fewer once they took WARM_BUDGET_S together; the median
+#: is reported, as franz-go's and Java's are (a single warm call of a few ms is at the mercy of the
+#: scheduler on a loaded machine: the 10k-partition row once read 52 ms for a 0.3 ms call)
+WARM_CALLS = 5
+WARM_BUDGET_S = 5.0
+
+
 def child_assign(case: str, topics: int, partitions: int, members: int) -> Result:
     from kafka_placement.assignment import assign
 
     strategy, ppt, group = case_input(case, topics, partitions, members)
-    times = []
+    times: list[float] = []
     result: dict[str, Any] = {}
-    for _ in range(2):
+    while len(times) < 2 or (len(times) <= WARM_CALLS and sum(times[1:]) < WARM_BUDGET_S):
         result = {}  # the last call's result is freed before the clock starts, not inside the next call
         t0 = time.perf_counter()
         result = assign(strategy, ppt, group)
         times.append(time.perf_counter() - t0)
-    return {"cold_s": times[0], "warm_s": times[1], "best_s": min(times),
+    warm = sorted(times[1:])
+    return {"cold_s": times[0], "warm_s": warm[len(warm) // 2], "warm_calls": len(warm), "best_s": min(times),
             "check": max(len(v) for v in result.values()), "rss_peak_mb": _vm_kb("VmHWM") / 1024}
 
 
