@@ -30,6 +30,7 @@ from kafka_placement.soak.partition_rules import (
     rule_tag,
     tagged_rule_deletions,
 )
+from kafka_placement.testing.engine import pid_alive
 
 __all__ = ["NetworkPartitions", "run_iptables"]
 
@@ -38,16 +39,6 @@ Runner = Callable[[Sequence[str]], "subprocess.CompletedProcess[str]"]
 
 def run_iptables(argv: Sequence[str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(list(argv), capture_output=True, text=True, timeout=30, check=False)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 class NetworkPartitions:
@@ -78,7 +69,7 @@ class NetworkPartitions:
 
     def sweep_stale(self) -> int:
         """Delete the tagged rules of processes that no longer exist; how many were deleted."""
-        return self._delete_where(lambda pid: pid != self._pid and not _alive(pid))
+        return self._delete_where(lambda pid: pid != self._pid and not pid_alive(pid))
 
     def cut(self, ports: Sequence[int], container_pid: int | None) -> PartitionRules:
         """Isolate the broker listening on ``ports`` whose container's init process is ``container_pid``

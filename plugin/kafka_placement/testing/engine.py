@@ -79,7 +79,8 @@ def remove_leftovers(client: Any, name: str | None = None) -> list[str]:
     return removed
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether process ``pid`` exists on this machine (ours or another user's)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -99,7 +100,7 @@ def remove_orphans(client: Any) -> list[str]:
     for c in client.containers.list(all=True, filters={"label": LABEL}):
         labels = c.labels or {}
         owner = labels.get(OWNER_LABEL, "")
-        if owner.isdigit() and not _pid_alive(int(owner)):
+        if owner.isdigit() and not pid_alive(int(owner)):
             orphans.add(labels[LABEL])
     for name in sorted(orphans):
         remove_leftovers(client, name)
