@@ -33,7 +33,9 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if config.getoption("--full"):
         return
-    skip_full = pytest.mark.skip(reason="long randomized run: pass --full to include it")
+    skip_full = pytest.mark.skip(
+        reason="not in the default run (a long run or a machine-wide fault): pass --full to include it"
+    )
     for item in items:
         if "full" in item.keywords:
             item.add_marker(skip_full)
