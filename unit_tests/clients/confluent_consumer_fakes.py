@@ -23,6 +23,7 @@ class FakeRdKafka:
         self.conf = conf
         self.calls: list[tuple[str, list[tuple[str, int, int]]]] = []
         self.positions: dict[tuple[str, int], int] = {}
+        self.metadata_requests: list[str | None] = []  # list_topics(topic) calls: the topic, or None for all
         self.closed = False
 
     def _log(self, name: str, tps: list[Any] | None = None) -> None:
@@ -41,6 +42,10 @@ class FakeRdKafka:
         self._log("incremental_unassign", tps)
 
     def poll(self, timeout: float) -> Any:
+        return None
+
+    def list_topics(self, topic: str | None = None, timeout: float = -1) -> Any:
+        self.metadata_requests.append(topic)
         return None
 
     def consume(self, n: int, timeout: float) -> list[Any]:

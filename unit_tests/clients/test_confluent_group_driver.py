@@ -90,3 +90,18 @@ def test_the_first_join_waits_for_metadata_naming_every_subscribed_topic(
     other._next_drive = 0.0
     other.poll(0)
     assert len(other._kc.joins) == 1
+
+
+def test_poll_drives_the_group_often_while_a_join_is_under_way_and_seldom_after() -> None:
+    """Each join step waits for the application thread, and librdkafka's poll() cannot be woken
+    from Python: while joining, poll() looks at the group every JOIN_DRIVE_INTERVAL_S."""
+    consumer, _ = _make()
+    consumer.poll(0)  # metadata known, the join starts
+    assert consumer._kc.joins and consumer._drive_interval == consumer_module.JOIN_DRIVE_INTERVAL_S
+    _event(consumer, ASSIGN, [0])
+    consumer._coordinator.rejoin = False  # the join completed: the group is stable
+    consumer._kc.joins[-1].success(None)
+    consumer._next_drive = 0.0
+    consumer.poll(0)
+    assert consumer._drive_interval == consumer_module.DRIVE_INTERVAL_S
+    assert consumer_module.JOIN_DRIVE_INTERVAL_S < consumer_module.DRIVE_INTERVAL_S

@@ -10,9 +10,10 @@ import confluent_kafka
 import pytest
 from confluent_consumer_fakes import CONF, _event, _make, install_fakes  # this directory is on sys.path
 from kafka import errors as kafka_errors
+from kafka.future import Future
 
 from kafka_placement.clients.confluent import consumer as consumer_module
-from kafka_placement.clients.confluent.rebalance import ASSIGN, LOST, REVOKE
+from kafka_placement.clients.confluent.rebalance import ASSIGN, LOST, REVOKE, RebalanceEvent
 
 
 @pytest.fixture(autouse=True)
@@ -108,3 +109,30 @@ def test_auto_commit_commits_before_revocation_and_not_after_a_loss() -> None:
     consumer._next_drive = 0.0
     consumer.poll(0)
     assert consumer._coordinator.commits == [{("t", 0): 5, ("t", 1): 9}]
+
+
+def test_librdkafka_learns_the_assigned_topics_leaders_before_the_assign() -> None:
+    # assigned a topic it has no metadata for, librdkafka waits for its offset-query timer before
+    # the first fetch: one metadata request (that topic's) comes first
+    consumer, _ = _make()
+    _event(consumer, ASSIGN, [0, 1])
+    assert consumer._rk.metadata_requests == ["t"]
+    assert consumer._rk.calls[-1][0] == "assign"
+
+
+def test_several_topics_take_one_metadata_request_and_a_failure_does_not_stop_the_assign() -> None:
+    consumer, _ = _make("cooperative-sticky")
+    event = RebalanceEvent(ASSIGN, [("a", 0), ("b", 0), ("b", 1)], Future())
+    consumer._bridge._events.append(event)
+    consumer._next_drive = 0.0
+    consumer.poll(0)
+    assert consumer._rk.metadata_requests == [None]  # the cluster's metadata, once
+
+    def refused(topic: str | None = None, timeout: float = -1) -> Any:
+        error = confluent_kafka.KafkaError(confluent_kafka.KafkaError._TRANSPORT)
+        raise confluent_kafka.KafkaException(error)
+
+    consumer._rk.list_topics = refused
+    _event(consumer, ASSIGN, [7])
+    assert consumer._rk.calls[-1] == ("incremental_assign", [("t", 7, confluent_kafka.OFFSET_END)])
+    assert event.done.is_done

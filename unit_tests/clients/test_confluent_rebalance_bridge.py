@@ -67,3 +67,19 @@ def test_close_releases_waiting_listeners_and_later_ones_do_not_wait(loop: Netwo
     later = loop.call_soon_with_future(bridge.on_partitions_revoked, {TopicPartition("t", 0)})
     _wait(lambda: later.is_done)
     assert not bridge.pending
+
+
+def test_nothing_to_revoke_or_lose_does_not_wait_for_the_application(loop: NetworkSelector) -> None:
+    # every first join revokes the empty set: no round trip through the application's poll()
+    bridge = RebalanceBridge(loop.call_soon_with_future)
+    revoked = loop.call_soon_with_future(bridge.on_partitions_revoked, set())
+    lost = loop.call_soon_with_future(bridge.on_partitions_lost, set())
+    _wait(lambda: revoked.is_done and lost.is_done)
+    assert not bridge.pending
+    # an empty assignment still reaches the application (confluent-kafka calls on_assign with [])
+    assigned = loop.call_soon_with_future(bridge.on_partitions_assigned, set())
+    _wait(lambda: bridge.pending)
+    event = bridge.take()
+    assert event is not None and event.kind == ASSIGN and event.partitions == []
+    bridge.finish(event)
+    _wait(lambda: assigned.is_done)

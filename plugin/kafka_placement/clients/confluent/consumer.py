@@ -48,6 +48,9 @@ __all__ = ["Consumer"]
 
 #: Longest time the application's poll() blocks in librdkafka before looking at the group again.
 DRIVE_INTERVAL_S = 0.05
+#: The same while a join is under way: each of its steps (metadata, the join's callbacks) waits for
+#: the application thread, and librdkafka's poll() cannot be woken from Python.
+JOIN_DRIVE_INTERVAL_S = 0.005
 
 _monotonic = time.monotonic
 _NO_OFFSET = confluent_kafka.KafkaError._NO_OFFSET
@@ -164,9 +167,10 @@ class Consumer:
         now = _monotonic()
         if now >= self._next_drive:
             self._drive(now)
-        if timeout is not None and 0 <= timeout <= DRIVE_INTERVAL_S:
+        interval = self._drive_interval
+        if timeout is not None and 0 <= timeout <= interval:
             return self._rk.poll(timeout)
-        msg = self._rk.poll(DRIVE_INTERVAL_S)  # returns at once when a message is there
+        msg = self._rk.poll(interval)  # returns at once when a message is there
         if msg is not None:
             return msg
         deadline = None if timeout is None or timeout < 0 else now + timeout
@@ -176,7 +180,8 @@ class Consumer:
                 return None
             if now >= self._next_drive:
                 self._drive(now)
-            wait = DRIVE_INTERVAL_S if deadline is None else min(DRIVE_INTERVAL_S, deadline - now)
+            interval = self._drive_interval
+            wait = interval if deadline is None else min(interval, deadline - now)
             msg = self._rk.poll(wait)
             if msg is not None:
                 return msg
@@ -190,16 +195,21 @@ class Consumer:
             now = _monotonic()
             if now >= self._next_drive:
                 self._drive(now)
-            wait = DRIVE_INTERVAL_S if deadline is None else max(0.0, min(DRIVE_INTERVAL_S, deadline - now))
+            interval = self._drive_interval
+            wait = interval if deadline is None else max(0.0, min(interval, deadline - now))
             msgs: list[Any] = self._rk.consume(num_messages, wait)
             if msgs or (deadline is not None and _monotonic() >= deadline):
                 return msgs
 
     # --- group driving (application thread) --------------------------------------------------
     def _drive(self, now: float) -> None:
-        self._next_drive = now + DRIVE_INTERVAL_S
         if self._subscribed:
             self._driver.drive(now)
+        self._next_drive = now + self._drive_interval
+
+    @property
+    def _drive_interval(self) -> float:
+        return JOIN_DRIVE_INTERVAL_S if self._subscribed and self._driver.busy else DRIVE_INTERVAL_S
 
     @property
     def _group(self) -> str:

@@ -83,6 +83,12 @@ class GroupDriver:
         self._metadata_update = self._kc._cluster.request_update()  # resolved by the next response
         self._metadata_deadline = now + METADATA_WAIT_S
 
+    @property
+    def busy(self) -> bool:
+        """A join under way (waiting for metadata, in flight, or a rebalance step waiting for the
+        application thread): the application's poll() drives the group more often meanwhile."""
+        return self._metadata_update is not None or self._join is not None or self._bridge.pending
+
     def drive(self, now: float) -> None:
         """One turn of the group's work on the application thread (while subscribed)."""
         coordinator = self._coordinator

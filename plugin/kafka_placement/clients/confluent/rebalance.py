@@ -62,13 +62,17 @@ class RebalanceBridge(AsyncConsumerRebalanceListener):  # type: ignore[misc]
         await event.done
 
     async def on_partitions_revoked(self, revoked: Iterable[Any]) -> None:
-        await self._hand_over(REVOKE, revoked)
+        revoked = list(revoked)
+        if revoked:  # nothing to give up (every first join): no round trip through the application
+            await self._hand_over(REVOKE, revoked)
 
     async def on_partitions_assigned(self, assigned: Iterable[Any]) -> None:
         await self._hand_over(ASSIGN, assigned)
 
     async def on_partitions_lost(self, lost: Iterable[Any]) -> None:
-        await self._hand_over(LOST, lost)
+        lost = list(lost)
+        if lost:
+            await self._hand_over(LOST, lost)
 
     def take(self) -> RebalanceEvent | None:
         """The oldest waiting event (application thread)."""

@@ -38,6 +38,8 @@ _RESET_OFFSETS = {
     **dict.fromkeys(("largest", "latest", "end"), confluent_kafka.OFFSET_END),
 }
 Callback = Callable[..., Any]
+#: Bound on the metadata request that tells librdkafka the assigned topics' leaders (see _learn_leaders)
+LEADERS_TIMEOUT_S = 2.0
 
 
 class RebalanceApplier:
@@ -122,6 +124,7 @@ class RebalanceApplier:
 
     def _assign(self, partitions: list[Partition]) -> None:
         new = [p for p in partitions if p not in self.owned] if self._cooperative else partitions
+        self._learn_leaders(new)
         handled = self._call(self.on_assign, new)
         if not handled:
             tps = self._start_offsets(new)
@@ -131,6 +134,22 @@ class RebalanceApplier:
             else:
                 self._rk.assign(tps)
         self.owned = self.owned | set(new) if self._cooperative else set(partitions)
+
+    def _learn_leaders(self, partitions: list[Partition]) -> None:
+        """Ask librdkafka for the assigned topics' metadata before assigning them. Its group consumer
+        learns the leaders when it subscribes; assigned a topic it has no metadata for, it waits for
+        its offset-query timer (~0.4 s here) before the first fetch. One topic: that topic's metadata;
+        several: the cluster's (one request either way). A failure only costs that wait."""
+        topics = sorted({topic for topic, _ in partitions})
+        if not topics:
+            return
+        try:
+            if len(topics) == 1:
+                self._rk.list_topics(topics[0], timeout=LEADERS_TIMEOUT_S)
+            else:
+                self._rk.list_topics(timeout=LEADERS_TIMEOUT_S)
+        except confluent_kafka.KafkaException as exc:
+            log.debug("group %s: metadata for %s not read before assigning (%s)", self._group, topics, exc)
 
     def _start_offsets(self, partitions: list[Partition]) -> list[Any]:
         """The partitions with the offsets librdkafka starts from: the group's committed offsets read
