@@ -3,10 +3,15 @@ and again at release is one holding."""
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
+import kafka.admin
+import pytest
+
+import kafka_placement.testing.topics as topics
 from kafka_placement.soak.events import Ownership, dump_event
-from kafka_placement.soak.runner import read_logs
+from kafka_placement.soak.runner import _client_log, read_logs, run_soak
 
 
 def test_torn_last_line_and_acquire_release_pairs(tmp_path: Path) -> None:
@@ -40,3 +45,49 @@ def test_a_member_process_that_ends_on_its_own_is_logged_stopped_once(tmp_path: 
     assert [(e.member, e.up) for e in events if isinstance(e, Life)] == [("kp-high", False)]
     members.close_all(timeout_s=5)
     assert [(e.member, e.up) for e in events if isinstance(e, Life)] == [("kp-high", False)]
+
+
+def test_a_run_refused_before_the_load_closes_what_it_opened(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A topic the cluster refuses ends the run before any load: the admin client and the run's log
+    are closed, and no librdkafka log handler or named logger is left in the process."""
+    closed: list[str] = []
+
+    class FakeAdmin:
+        def __init__(self, **_kw: object) -> None:
+            pass
+
+        def close(self) -> None:
+            closed.append("admin")
+
+    def refused(*_a: object, **_kw: object) -> None:
+        raise RuntimeError("topic refused")
+
+    class FakeCluster:
+        broker_ids = (0, 1, 2)
+
+        def kafka_python_settings(self) -> dict[str, object]:
+            return {"bootstrap_servers": "127.0.0.1:1"}
+
+        def librdkafka_settings(self) -> dict[str, object]:
+            return {"bootstrap.servers": "127.0.0.1:1"}
+
+    monkeypatch.setattr(kafka.admin, "KafkaAdminClient", FakeAdmin)
+    monkeypatch.setattr(topics, "create_topic", refused)
+    loggers_before = set(logging.root.manager.loggerDict)
+    with pytest.raises(RuntimeError, match="topic refused"):
+        run_soak(FakeCluster(), minutes=1, seed=1, profile_name="quick", workdir=tmp_path)
+    assert closed == ["admin"]
+    assert set(logging.root.manager.loggerDict) == loggers_before
+    with open(tmp_path / "runner.jsonl") as f:  # written and closed (nothing buffered)
+        assert f.read() == ""
+
+
+def test_the_client_log_leaves_nothing_behind(tmp_path: Path) -> None:
+    with _client_log(tmp_path) as log:
+        log.warning("disconnected")
+        handler = log.handlers[0]
+    assert log.handlers == [] and handler.stream is None  # type: ignore[attr-defined]
+    assert log.name not in logging.root.manager.loggerDict
+    assert "disconnected" in (tmp_path / "librdkafka.log").read_text()

@@ -19,7 +19,8 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -180,17 +181,21 @@ def _whole(lines: list[str]) -> list[str]:
     return lines if not lines or lines[-1].endswith("}") else lines[:-1]
 
 
-def _client_log(workdir: Path) -> tuple[logging.Logger, logging.FileHandler]:
+@contextmanager
+def _client_log(workdir: Path) -> Iterator[logging.Logger]:
     """Where the producers' librdkafka log lines go: ``librdkafka.log`` beside the other logs. Every
     injected fault makes librdkafka log a disconnect or a refused connect; on the terminal they buried
-    the soak's own progress lines."""
+    the soak's own progress lines. The logger is not registered with ``logging`` (no parent, nothing
+    left behind in the process once the run ends)."""
+    log = logging.Logger(f"kafka_placement.soak.librdkafka.{workdir.name}", logging.DEBUG)
     handler = logging.FileHandler(workdir / "librdkafka.log")
     handler.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
-    log = logging.getLogger(f"kafka_placement.soak.librdkafka.{workdir.name}")
-    log.propagate = False
-    log.setLevel(logging.DEBUG)
     log.addHandler(handler)
-    return log, handler
+    try:
+        yield log
+    finally:
+        log.removeHandler(handler)
+        handler.close()
 
 
 def run_soak(cluster: Any, *, minutes: float, seed: int, profile_name: str, workdir: Path,
@@ -204,88 +209,90 @@ def run_soak(cluster: Any, *, minutes: float, seed: int, profile_name: str, work
     workdir.mkdir(parents=True, exist_ok=True)
     prefix = f"kp-soak-{uuid.uuid4().hex[:6]}"
     topic = f"{prefix}-records"
-    runner_log = open(workdir / "runner.jsonl", "w", buffering=1)  # noqa: SIM115 - closed in finally
-    lock = threading.Lock()
+    # what is opened before the run is closed however it ends (a refused topic, a bad schedule), and
+    # after the run's own cleanup (the inner finally), which still logs through it
+    with ExitStack() as cleanup:
+        runner_log = cleanup.enter_context(open(workdir / "runner.jsonl", "w", buffering=1))
+        lock = threading.Lock()
 
-    def write(event: Event) -> None:
-        with lock:
-            runner_log.write(dump_event(event) + "\n")
+        def write(event: Event) -> None:
+            with lock:
+                runner_log.write(dump_event(event) + "\n")
 
-    kp = cluster.kafka_python_settings()
-    connection = {"kafka-python": kp, "confluent": cluster.librdkafka_settings()}
+        kp = cluster.kafka_python_settings()
+        connection = {"kafka-python": kp, "confluent": cluster.librdkafka_settings()}
 
-    def admin() -> Any:
-        return KafkaAdminClient(**kp, request_timeout_ms=15000)
+        def admin() -> Any:
+            return KafkaAdminClient(**kp, request_timeout_ms=15000)
 
-    adm = admin()
-    create_topic(adm, topic, profile.partitions, 3, config={"min.insync.replicas": "2"}, fresh_admin=admin)
-    members = Members(workdir, topic, connection, profile.session_timeout_ms, prefix, write)
-    client_log, client_log_file = _client_log(workdir)
-    producers = [ProducerThread(spec, topic, profile.partitions, profile.rate_per_producer,
-                                connection[spec.client], write, client_log) for spec in PRODUCERS]
-    duration = minutes * 60.0
-    plan = fault_schedule(seed, duration, brokers=cluster.broker_ids, partitions=profile.partitions,
-                          members=list(members.specs), interval_s=profile.fault_interval_s,
-                          member_pause_s=profile.session_timeout_ms / 1000 + 4.0,
-                          kinds=profile.fault_kinds)
-    report = progress or (lambda _f, _n: None)
-    restarts = Restarts(cluster, write)
-    injector = FaultInjector(cluster, members, adm, topic, write, restarts)
-    if any(f.kind == "broker-partition" for f in plan):
-        _check_network(injector)
-    skipped = 0
-    drain: dict[str, Any] = {}
-    watching = threading.Event()
-    watcher = threading.Thread(target=members.watch_until, args=(watching,), name="soak-watch", daemon=True)
-    try:
-        for name in members.specs:
-            members.spawn(name)
-        watcher.start()
-        _wait_owned(workdir, members, profile.partitions, 180.0)
-        for producer in producers:
-            producer.start()
-        started = time.monotonic()
-        for fault in plan:
-            _sleep_until(started + fault.at_s)
-            # one fault at a time, and the load lasts `duration` whatever a restart takes: a fault waits
-            # for a broker still starting, and is skipped when it would then outlast the load
-            latest = started + duration - fault.hold_s
-            restarts.wait(latest - time.monotonic(), lambda note: report(
-                (time.monotonic() - started) / duration, note))
-            if restarts.pending() or time.monotonic() > latest:
-                skipped += 1
-                continue
-            report((time.monotonic() - started) / duration, f"{fault.kind} {fault.target}")
-            skipped += 0 if injector.apply(fault) else 1
-        _sleep_until(started + duration)
-        report(1.0, "load done")
-        for producer in producers:
-            producer.stop()
-        for producer in producers:
-            producer.join(180)
-        # the drain starts with every broker back, so a slow restart cannot use up its time
-        restarts.wait(RESTART_TIMEOUT_S, lambda note: report(1.0, note))
-        drain = _drain(workdir, members, profile, lambda note: report(1.0, note))
-        if any(drain["unconsumed"].values()):
-            try:  # an explanation only: the verdict stands without it
-                drain["diagnosis"] = _diagnose(workdir, kp, adm, topic, profile.partitions,
-                                               [members.group_id(g) for g in GROUPS])
-            except Exception as exc:  # kafka-python's errors and a cluster still recovering
-                drain["diagnosis"] = {"error": f"{type(exc).__name__}: {exc}"}
-    finally:
-        if injector.network is not None:
-            injector.network.heal()  # before anything slow: no rule outlives the run
-        watching.set()
-        if watcher.is_alive():
-            watcher.join(10)
-        members.close_all()
-        restarts.wait(RESTART_TIMEOUT_S, lambda note: report(1.0, note))
-        for broker in cluster.broker_ids:
-            cluster.start_broker(broker, timeout_s=RESTART_TIMEOUT_S)
-        adm.close()
-        runner_log.close()
-        client_log.removeHandler(client_log_file)
-        client_log_file.close()
+        adm = admin()
+        cleanup.callback(adm.close)
+        create_topic(adm, topic, profile.partitions, 3, config={"min.insync.replicas": "2"},
+                     fresh_admin=admin)
+        members = Members(workdir, topic, connection, profile.session_timeout_ms, prefix, write)
+        client_log = cleanup.enter_context(_client_log(workdir))
+        producers = [ProducerThread(spec, topic, profile.partitions, profile.rate_per_producer,
+                                    connection[spec.client], write, client_log) for spec in PRODUCERS]
+        duration = minutes * 60.0
+        plan = fault_schedule(seed, duration, brokers=cluster.broker_ids, partitions=profile.partitions,
+                              members=list(members.specs), interval_s=profile.fault_interval_s,
+                              member_pause_s=profile.session_timeout_ms / 1000 + 4.0,
+                              kinds=profile.fault_kinds)
+        report = progress or (lambda _f, _n: None)
+        restarts = Restarts(cluster, write)
+        injector = FaultInjector(cluster, members, adm, topic, write, restarts)
+        if any(f.kind == "broker-partition" for f in plan):
+            _check_network(injector)
+        skipped = 0
+        drain: dict[str, Any] = {}
+        watching = threading.Event()
+        watcher = threading.Thread(target=members.watch_until, args=(watching,), name="soak-watch",
+                                   daemon=True)
+        try:
+            for name in members.specs:
+                members.spawn(name)
+            watcher.start()
+            _wait_owned(workdir, members, profile.partitions, 180.0)
+            for producer in producers:
+                producer.start()
+            started = time.monotonic()
+            for fault in plan:
+                _sleep_until(started + fault.at_s)
+                # one fault at a time, and the load lasts `duration` whatever a restart takes: a fault
+                # waits for a broker still starting, and is skipped when it would then outlast the load
+                latest = started + duration - fault.hold_s
+                restarts.wait(latest - time.monotonic(), lambda note: report(
+                    (time.monotonic() - started) / duration, note))
+                if restarts.pending() or time.monotonic() > latest:
+                    skipped += 1
+                    continue
+                report((time.monotonic() - started) / duration, f"{fault.kind} {fault.target}")
+                skipped += 0 if injector.apply(fault) else 1
+            _sleep_until(started + duration)
+            report(1.0, "load done")
+            for producer in producers:
+                producer.stop()
+            for producer in producers:
+                producer.join(180)
+            # the drain starts with every broker back, so a slow restart cannot use up its time
+            restarts.wait(RESTART_TIMEOUT_S, lambda note: report(1.0, note))
+            drain = _drain(workdir, members, profile, lambda note: report(1.0, note))
+            if any(drain["unconsumed"].values()):
+                try:  # an explanation only: the verdict stands without it
+                    drain["diagnosis"] = _diagnose(workdir, kp, adm, topic, profile.partitions,
+                                                   [members.group_id(g) for g in GROUPS])
+                except Exception as exc:  # kafka-python's errors and a cluster still recovering
+                    drain["diagnosis"] = {"error": f"{type(exc).__name__}: {exc}"}
+        finally:
+            if injector.network is not None:
+                injector.network.heal()  # before anything slow: no rule outlives the run
+            watching.set()
+            if watcher.is_alive():
+                watcher.join(10)
+            members.close_all()
+            restarts.wait(RESTART_TIMEOUT_S, lambda note: report(1.0, note))
+            for broker in cluster.broker_ids:
+                cluster.start_broker(broker, timeout_s=RESTART_TIMEOUT_S)
     logs = read_logs(workdir)
     priorities = {members.group_id(g): {name: prio for name, _c, _s, prio in GROUPS[g]}
                   for g in FAILOVER_GROUPS}
