@@ -14,8 +14,10 @@ compares every step with the plain reading of these rules): loads, replica lists
 plain Python floats and lists, updated move by move with the same float operations; per goal, each
 broker keeps its candidates (replicas with a positive load in the goal) as a sorted list of ranks in
 the goal's (largest first, then partition) order, so "largest first" is a slice instead of a sort;
-brokers are sorted once per attempt (loads only change when an attempt acts); and the scans stop
-where the band checks, monotone in the load added or removed, can no longer hold.
+brokers are sorted once per attempt (loads only change when an attempt acts); the scans stop
+where the band checks, monotone in the load added or removed, can no longer hold; the rack rule's
+passing candidates are cached per giver and rack, and a broker's leaderships list while it only
+loses members.
 """
 
 from __future__ import annotations
