@@ -76,14 +76,16 @@ def main() -> None:
         if case == "large" and not args.baseline_large:
             print("baseline: skipped on the large case (--baseline-large runs it)")
             continue
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         target = baseline_plan(model, Goals())
-        took = time.perf_counter() - start
+        took, cpu = time.perf_counter() - start, time.process_time() - cpu
         after = broker_loads(model, target)
         moved = copied(model, target)
         base_worst = plan.worst(after)
         print(
-            f"baseline: {took:7.1f} s, bytes moved {moved / 1e12:.3f} TB ({moved / bound:.3f}× the bound; "
+            f"baseline: {took:7.1f} s ({cpu:.1f} s CPU; load average {os.getloadavg()[0]:.1f} after), "
+            f"peak RSS so far {rss_mb():,.0f} MB, "
+            f"bytes moved {moved / 1e12:.3f} TB ({moved / bound:.3f}× the bound; "
             f"ours/baseline {plan.bytes_moved / moved:.3f})"
         )
         print(
