@@ -12,7 +12,7 @@ from typing import Any
 
 from kafka_placement.clients.kafka_python.admin import brokers as live_brokers
 from kafka_placement.clients.kafka_python.admin import snapshot
-from kafka_placement.replicas.loads.estimate import PartitionObservation
+from kafka_placement.replicas.loads.estimate import PartitionObservation, committed_growth
 from kafka_placement.replicas.loads.model import BrokerSpec
 from kafka_placement.vocabulary import TopicPartition
 
@@ -48,22 +48,22 @@ def _offsets(admin: Any, partitions: list[TopicPartition], spec: Any) -> dict[To
     return {TopicPartition(k.topic, k.partition): int(v.offset) for k, v in answer.items()}
 
 
-def _committed(admin: Any, groups: list[str]) -> dict[TopicPartition, int]:
-    """Σ over groups of each partition's committed offset."""
-    total: dict[TopicPartition, int] = {}
-    if not groups:
-        return total
-    for offsets in admin.list_group_offsets({g: None for g in groups}).values():
-        for k, v in offsets.items():
-            if v.offset is not None and v.offset >= 0:
-                tp = TopicPartition(k.topic, k.partition)
-                total[tp] = total.get(tp, 0) + int(v.offset)
-    return total
+def _committed(admin: Any, groups: list[str]) -> tuple[dict[tuple[str, TopicPartition], int], float]:
+    """Each group's committed offset of each partition, and when the read ended (monotonic s)."""
+    offsets: dict[tuple[str, TopicPartition], int] = {}
+    if groups:
+        for group, answer in admin.list_group_offsets({g: None for g in groups}).items():
+            for k, v in answer.items():
+                if v.offset is not None and v.offset >= 0:
+                    offsets[(group, TopicPartition(k.topic, k.partition))] = int(v.offset)
+    return offsets, time.monotonic()
 
 
 def read_observations(
     admin: Any, window_s: float, sample_s: float
-) -> tuple[list[BrokerSpec], list[PartitionObservation], list[str]]:
+) -> tuple[list[BrokerSpec], list[PartitionObservation], float, list[str]]:
+    """Brokers, partition observations, the seconds measured between the two reads of the committed
+    offsets (0 if not sampled), and notes."""
     from kafka.admin import OffsetSpec, OffsetTimestamp
 
     notes: list[str] = []
@@ -76,15 +76,19 @@ def read_observations(
         if sample_s > 0
         else []
     )
-    first = _committed(admin, groups)
-    started = time.monotonic()
+    first, first_read = _committed(admin, groups)
     since = OffsetTimestamp(int((time.time() - window_s) * 1000))
     latest = _offsets(admin, partitions, OffsetSpec.LATEST)
     earliest = _offsets(admin, partitions, OffsetSpec.EARLIEST_LOCAL)
     window = _offsets(admin, partitions, since)
     if groups:
-        time.sleep(max(0.0, sample_s - (time.monotonic() - started)))
-    second = _committed(admin, groups)
+        time.sleep(max(0.0, sample_s - (time.monotonic() - first_read)))
+    second, second_read = _committed(admin, groups)
+    # both reads end with the OffsetFetch (after the same FindCoordinator lookups): the time between
+    # their ends is the span the offsets grew over, and it exceeds ``sample_s`` when the ListOffsets
+    # reads between them took longer
+    sampled_s = second_read - first_read if groups else 0.0
+    growth = committed_growth(first, second)
     observations = []
     for tp in partitions:
         replicas = snap.partitions[tp].replicas
@@ -97,7 +101,7 @@ def read_observations(
                 latest.get(tp, 0),
                 earliest.get(tp, 0),
                 window.get(tp),
-                max(0, second.get(tp, 0) - first.get(tp, 0)),
+                growth.get(tp, 0),
             )
         )
     brokers = [
@@ -111,6 +115,6 @@ def read_observations(
     notes.append("network capacities are not reported by Kafka: give them in a loads file to enforce them")
     if groups:
         notes.append(
-            f"bytes out counts {len(groups)} consumer groups' committed-offset growth over {sample_s:g} s"
+            f"bytes out counts {len(groups)} consumer groups' committed-offset growth over {sampled_s:.1f} s"
         )
-    return brokers, observations, notes
+    return brokers, observations, sampled_s, notes
