@@ -8,7 +8,8 @@ every 0.1 s:
 * ``t-0``: groups g1 and g2 (manual assignment, commits only: the groups are Empty);
 * ``t-1``: group g1 only;
 * ``t-2``: nobody;
-* ``u-0``: group g3 (subscribed: a Stable group with a member).
+* ``u-0``: group g3 (subscribed: a Stable group with a member);
+* a share group exists (subscribed to an idle topic): it commits no offsets and is left out.
 
 ``rebalance loads --window 900 --sample 6`` (every record inside the window) then gives each
 partition ``bytes_out = consumer part + (RF − 1) × bytes_in``, checked against an independent
@@ -35,6 +36,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
+import sys
 import threading
 import time
 import uuid
@@ -43,7 +46,7 @@ from typing import Any
 
 import pytest
 
-from kafka_placement.cli import main
+from kafka_placement.clients.kafka_python.loads import list_groups
 
 pytestmark = pytest.mark.integration
 
@@ -139,14 +142,14 @@ def _log_dir_sizes(admin: Any, topics: list[str]) -> dict[tuple[str, int], int]:
 def test_bytes_out_counts_the_consumer_groups_progress(
     kafka_cluster: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from confluent_kafka import Producer
+    from confluent_kafka import Producer, ShareConsumer
     from kafka import KafkaAdminClient
     from kafka.admin import NewTopic
 
     tag = uuid.uuid4().hex[:8]
-    t, u = f"loads-t-{tag}", f"loads-u-{tag}"
+    t, u, idle = f"loads-t-{tag}", f"loads-u-{tag}", f"loads-s-{tag}"
     layout = {t: {0: [0, 3], 1: [1, 4], 2: [2, 5]}, u: {0: [4, 5, 0]}}
-    groups = {name: f"loads-{name}-{tag}" for name in ("g1", "g2", "g3")}
+    groups = {name: f"loads-{name}-{tag}" for name in ("g1", "g2", "g3", "share")}
     bootstrap = kafka_cluster.bootstrap_servers
     admin = KafkaAdminClient(bootstrap_servers=bootstrap, client_id="rebalance-loads-live")
     stop = threading.Event()
@@ -160,7 +163,7 @@ def test_bytes_out_counts_the_consumer_groups_progress(
         with lock:
             produced[(message.topic(), message.partition())] += 1
 
-    def produce_steadily() -> None:
+    def produce_steadily(producer: Any) -> None:
         sent, began = 0, time.monotonic()
         while not stop.is_set():
             due = int(PRODUCE_RATE * (time.monotonic() - began)) - sent
@@ -171,7 +174,22 @@ def test_bytes_out_counts_the_consumer_groups_progress(
             producer.poll(0.05)
 
     try:
-        admin.create_topics([NewTopic(topic, replica_assignments=layout[topic]) for topic in layout])
+        admin.create_topics(
+            [NewTopic(topic, replica_assignments=layout[topic]) for topic in layout]
+            + [NewTopic(idle, replica_assignments={0: [1]})]
+        )
+        # a share group in the cluster: it commits no offsets (OffsetFetch answers none for it); the
+        # command leaves it out and says so
+        share = ShareConsumer({"bootstrap.servers": bootstrap, "group.id": groups["share"]})
+        try:
+            share.subscribe([idle])
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline and groups["share"] not in {
+                g["group_id"] for g in list_groups(admin)
+            }:
+                share.poll(0.5)
+        finally:
+            share.close()
         for _ in range(BACKLOG):
             for topic, p in produced:
                 producer.produce(topic, os.urandom(VALUE), partition=p, on_delivery=acked)
@@ -184,7 +202,7 @@ def test_bytes_out_counts_the_consumer_groups_progress(
             PacedConsumer(bootstrap, groups["g1"], t, 1),
             PacedConsumer(bootstrap, groups["g3"], u, 0, subscribe=True),
         ]
-        threads = [threading.Thread(target=produce_steadily, daemon=True)]
+        threads = [threading.Thread(target=produce_steadily, args=(producer,), daemon=True)]
         threads += [threading.Thread(target=c.run, args=(stop,), daemon=True) for c in consumers]
         for thread in threads:
             thread.start()
@@ -198,8 +216,11 @@ def test_bytes_out_counts_the_consumer_groups_progress(
 
         with lock:
             produced_before = dict(produced)
-        args = ["rebalance", "loads", "--bootstrap-server", bootstrap]
-        assert main([*args, "--window", f"{WINDOW_S:g}", "--sample", f"{SAMPLE_S:g}"]) == 0
+        # the command runs in its own process: in this one it would hold the GIL from the consumer
+        # threads while it builds the model, and they would read in bursts around the sample
+        command = [sys.executable, "-m", "kafka_placement.cli", "rebalance", "loads"]
+        command += ["--bootstrap-server", bootstrap, "--window", f"{WINDOW_S:g}", "--sample", f"{SAMPLE_S:g}"]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
         call_end = time.monotonic()
         time.sleep(2 * COMMIT_EVERY_S)  # the commit log covers the call's end
         stop.set()
@@ -209,11 +230,13 @@ def test_bytes_out_counts_the_consumer_groups_progress(
         with lock:
             produced_after = dict(produced)
         assert not [c.error for c in consumers if c.error], [c.error for c in consumers]
-        out, err = capsys.readouterr()
+        assert done.returncode == 0, done.stderr
+        out, err = done.stdout, done.stderr
         doc = json.loads(out)
         model = {(e["topic"], e["partition"]): e for e in doc["partitions"] if e["topic"] in layout}
         assert sorted(model) == sorted(produced)
-        # the second OffsetFetch is the call's last read: the sample is the span ending (about) then
+        # the second OffsetFetch is the command's last read: the sample is the span ending about then
+        assert re.search(r"note: [0-9]+ share groups not counted in bytes out", err), err
         sampled = re.search(r"consumer groups' committed-offset growth over ([0-9.]+) s", err)
         assert sampled, err
         sampled_s = float(sampled.group(1))
@@ -254,7 +277,8 @@ def test_bytes_out_counts_the_consumer_groups_progress(
         for thread in threads:
             thread.join(30)
         producer.flush(10)
-        admin.delete_topics([t, u])
+        del producer  # librdkafka's threads end now, not when a failure's traceback is collected
+        admin.delete_topics([t, u, idle])
         try:
             admin.delete_groups(list(groups.values()))
         finally:
