@@ -27,12 +27,13 @@ Tolerance of the consumer part: 15%. Each of the two OffsetFetch reads may fall 
 a commit (one commit = 0.1 s of records: ±1.7% a read on 6 s, ±3.3% both), the reference span is
 placed from the call's end (the model is built after the second read) and the reported sample is
 rounded to 0.1 s (±1%); a consumer stalled by a loaded machine catches up in a burst, which moves
-records between the sample and the span around it. Measured: within 1.1% at load average 75 on the
-2-core machine (docs/rebalance.md).
+records between the sample and the span around it. Measured on the shared 2-core machine (load average
+30–55): −3.7%…+2.4% (docs/rebalance.md).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -85,6 +86,9 @@ class PacedConsumer:
             enable_auto_commit=False,
             auto_offset_reset="earliest",
             max_partition_fetch_bytes=256 * 1024,
+            # a member whose metadata missed the new topic when the group formed got no partition
+            # (seen once): a fresh metadata read each second makes it rejoin with one
+            metadata_max_age_ms=1000,
         )
         try:
             if self.subscribe:
@@ -145,6 +149,7 @@ def test_bytes_out_counts_the_consumer_groups_progress(
     from confluent_kafka import Producer, ShareConsumer
     from kafka import KafkaAdminClient
     from kafka.admin import NewTopic
+    from kafka.errors import KafkaError
 
     tag = uuid.uuid4().hex[:8]
     t, u, idle = f"loads-t-{tag}", f"loads-u-{tag}", f"loads-s-{tag}"
@@ -278,8 +283,12 @@ def test_bytes_out_counts_the_consumer_groups_progress(
             thread.join(30)
         producer.flush(10)
         del producer  # librdkafka's threads end now, not when a failure's traceback is collected
-        admin.delete_topics([t, u, idle])
+        # best-effort cleanup (unique names; the share group is left, as its deletion also clears the
+        # share coordinator's state and was seen to time out on a loaded machine)
         try:
-            admin.delete_groups(list(groups.values()))
+            with contextlib.suppress(KafkaError):
+                admin.delete_topics([t, u, idle])
+            with contextlib.suppress(KafkaError):
+                admin.delete_groups([groups[g] for g in ("g1", "g2", "g3")])
         finally:
             admin.close()
