@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from kafka_placement.replicas.loads.estimate import PartitionObservation, estimate_partitions
+from kafka_placement.replicas.loads.estimate import (
+    PartitionObservation,
+    committed_growth,
+    estimate_partitions,
+)
 
 
 def test_rates_from_offsets_and_sizes() -> None:
@@ -33,3 +37,28 @@ def test_idle_and_unknown() -> None:
     (spec,), notes = estimate_partitions([idle], window_s=60, sample_s=0)
     assert (spec.size, spec.bytes_in, spec.bytes_out) == (0, 0, 0)
     assert "no log-dir size for 1 partitions" in notes[0]
+
+
+def test_committed_growth_per_group_and_partition() -> None:
+    # g1 and g2 read p0: 100 + 40; g1 reads p1: 0 (no progress)
+    first = {("g1", "p0"): 1000, ("g2", "p0"): 500, ("g1", "p1"): 70}
+    second = {("g1", "p0"): 1100, ("g2", "p0"): 540, ("g1", "p1"): 70}
+    assert committed_growth(first, second) == {"p0": 140, "p1": 0}
+
+
+def test_a_first_commit_between_the_reads_is_not_growth() -> None:
+    # g3 commits p0 at offset 5,000 for the first time between the reads (a new group starting from
+    # the earliest offset, say): none of its 5,000 records were read during the sample as far as the
+    # reads can tell, so p0 grows by g1's 100 only, not 100 + 5,000; a group gone by the second read
+    # (deleted) counts nothing either
+    first = {("g1", "p0"): 1000, ("gone", "p0"): 9000}
+    second = {("g1", "p0"): 1100, ("g3", "p0"): 5000}
+    assert committed_growth(first, second) == {"p0": 100}
+
+
+def test_an_offset_reset_backwards_does_not_cancel_another_groups_reading() -> None:
+    # g2 is reset from 800 back to 0 while g1 reads 300 records: p0 served 300 records' worth, not
+    # max(0, 300 − 800) = 0
+    first = {("g1", "p0"): 1000, ("g2", "p0"): 800}
+    second = {("g1", "p0"): 1300, ("g2", "p0"): 0}
+    assert committed_growth(first, second) == {"p0": 300}

@@ -33,10 +33,10 @@ def read_live_model(args: argparse.Namespace) -> tuple[LoadModel, list[str]]:
     window, sample = check_window(args)
     admin = admin_client(args)
     try:
-        brokers, observations, notes = read_observations(admin, window, sample)
+        brokers, observations, sampled, notes = read_observations(admin, window, sample)
     finally:
         admin.close()
-    partitions, more = estimate_partitions(observations, window, sample)
+    partitions, more = estimate_partitions(observations, window, sampled)
     return build_model(brokers, partitions), notes + more
 
 

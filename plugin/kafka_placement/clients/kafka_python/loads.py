@@ -12,7 +12,7 @@ from typing import Any
 
 from kafka_placement.clients.kafka_python.admin import brokers as live_brokers
 from kafka_placement.clients.kafka_python.admin import snapshot
-from kafka_placement.replicas.loads.estimate import PartitionObservation
+from kafka_placement.replicas.loads.estimate import PartitionObservation, committed_growth
 from kafka_placement.replicas.loads.model import BrokerSpec
 from kafka_placement.vocabulary import TopicPartition
 
@@ -48,22 +48,74 @@ def _offsets(admin: Any, partitions: list[TopicPartition], spec: Any) -> dict[To
     return {TopicPartition(k.topic, k.partition): int(v.offset) for k, v in answer.items()}
 
 
-def _committed(admin: Any, groups: list[str]) -> dict[TopicPartition, int]:
-    """Σ over groups of each partition's committed offset."""
-    total: dict[TopicPartition, int] = {}
-    if not groups:
-        return total
-    for offsets in admin.list_group_offsets({g: None for g in groups}).values():
-        for k, v in offsets.items():
+#: ListGroups tries before a retriable error (a coordinator still loading its groups) is raised
+LIST_GROUPS_TRIES = 10
+
+
+def list_groups(admin: Any, pause_s: float = 1.0) -> list[Any]:
+    """ListGroups, retried while a broker answers with a retriable error (COORDINATOR_LOAD_IN_PROGRESS
+    on a cluster just started), at most :data:`LIST_GROUPS_TRIES` times."""
+    from kafka.errors import KafkaError
+
+    for attempt in range(LIST_GROUPS_TRIES):
+        try:
+            return list(admin.list_groups())
+        except KafkaError as e:
+            if not getattr(e, "retriable", False) or attempt == LIST_GROUPS_TRIES - 1:
+                raise
+            time.sleep(pause_s)
+    return []  # not reached: the last try returns or raises
+
+
+def offset_groups(listed: list[Any]) -> tuple[list[str], int]:
+    """The ListGroups entries whose progress OffsetFetch reads, and how many share groups were left
+    out: a share group (KIP-932) commits no offsets (OffsetFetch answers none for it; its members'
+    progress is share-partition state), so reading it twice would only cost requests."""
+    names, share = [], 0
+    for g in listed:
+        if not isinstance(g, dict):
+            names.append(g[0])
+        elif "share" in (str(g.get("group_type") or "").lower(), str(g.get("protocol_type") or "").lower()):
+            share += 1
+        else:
+            names.append(g["group_id"])
+    return sorted(names), share
+
+
+def _committed(
+    admin: Any, groups: list[str], skipped: set[str]
+) -> tuple[dict[tuple[str, TopicPartition], int], float]:
+    """Each group's committed offset of each partition, and when the read ended (monotonic s).
+
+    One OffsetFetch per coordinator; kafka-python raises on the first group- or partition-level error
+    of the batch, so then each group is read alone and the ones that fail are added to ``skipped``
+    (a group deleted, or turned into another type, between ListGroups and the read)."""
+    from kafka.errors import KafkaError
+
+    wanted = [g for g in groups if g not in skipped]
+    answers: dict[str, Any] = {}
+    if wanted:
+        try:
+            answers = admin.list_group_offsets({g: None for g in wanted})
+        except KafkaError:
+            for g in wanted:
+                try:
+                    answers.update(admin.list_group_offsets({g: None}))
+                except KafkaError:
+                    skipped.add(g)
+    offsets: dict[tuple[str, TopicPartition], int] = {}
+    for group, answer in answers.items():
+        for k, v in answer.items():
             if v.offset is not None and v.offset >= 0:
-                tp = TopicPartition(k.topic, k.partition)
-                total[tp] = total.get(tp, 0) + int(v.offset)
-    return total
+                offsets[(group, TopicPartition(k.topic, k.partition))] = int(v.offset)
+    return offsets, time.monotonic()
 
 
 def read_observations(
     admin: Any, window_s: float, sample_s: float
-) -> tuple[list[BrokerSpec], list[PartitionObservation], list[str]]:
+) -> tuple[list[BrokerSpec], list[PartitionObservation], float, list[str]]:
+    """Brokers, partition observations, the seconds measured between the two reads of the committed
+    offsets (0 if not sampled), and notes."""
     from kafka.admin import OffsetSpec, OffsetTimestamp
 
     notes: list[str] = []
@@ -71,20 +123,21 @@ def read_observations(
     partitions = sorted(snap.partitions)
     topics = snap.topics()
     sizes, totals = _log_dirs(admin, topics) if topics else ({}, {})
-    groups = (
-        sorted(g["group_id"] if isinstance(g, dict) else g[0] for g in admin.list_groups())
-        if sample_s > 0
-        else []
-    )
-    first = _committed(admin, groups)
-    started = time.monotonic()
+    groups, share_groups = offset_groups(list_groups(admin)) if sample_s > 0 else ([], 0)
+    skipped: set[str] = set()
+    first, first_read = _committed(admin, groups, skipped)
     since = OffsetTimestamp(int((time.time() - window_s) * 1000))
     latest = _offsets(admin, partitions, OffsetSpec.LATEST)
     earliest = _offsets(admin, partitions, OffsetSpec.EARLIEST_LOCAL)
     window = _offsets(admin, partitions, since)
     if groups:
-        time.sleep(max(0.0, sample_s - (time.monotonic() - started)))
-    second = _committed(admin, groups)
+        time.sleep(max(0.0, sample_s - (time.monotonic() - first_read)))
+    second, second_read = _committed(admin, groups, skipped)
+    # both reads end with the OffsetFetch (after the same FindCoordinator lookups): the time between
+    # their ends is the span the offsets grew over, and it exceeds ``sample_s`` when the ListOffsets
+    # reads between them took longer
+    sampled_s = second_read - first_read if groups else 0.0
+    growth = committed_growth(first, second)
     observations = []
     for tp in partitions:
         replicas = snap.partitions[tp].replicas
@@ -97,7 +150,7 @@ def read_observations(
                 latest.get(tp, 0),
                 earliest.get(tp, 0),
                 window.get(tp),
-                max(0, second.get(tp, 0) - first.get(tp, 0)),
+                growth.get(tp, 0),
             )
         )
     brokers = [
@@ -109,8 +162,15 @@ def read_observations(
             "their disk capacity is unknown"
         )
     notes.append("network capacities are not reported by Kafka: give them in a loads file to enforce them")
+    if share_groups:
+        notes.append(f"{share_groups} share groups not counted in bytes out: they commit no offsets")
+    if skipped:
+        notes.append(
+            f"{len(skipped)} groups' committed offsets could not be read, not counted in bytes out "
+            f"(e.g. {sorted(skipped)[:5]})"
+        )
     if groups:
         notes.append(
-            f"bytes out counts {len(groups)} consumer groups' committed-offset growth over {sample_s:g} s"
+            f"bytes out counts {len(groups)} consumer groups' committed-offset growth over {sampled_s:.1f} s"
         )
-    return brokers, observations, notes
+    return brokers, observations, sampled_s, notes

@@ -10,7 +10,10 @@
   offsets together, so it holds there.
 * **bytes in** = records/s × bytes per record; **bytes out** = the consumer groups' committed-offset
   growth over a sample interval × bytes per record, plus the followers' fetches ((RF − 1) × bytes in).
-  Consumers that commit rarely, or not at all, are under- or un-counted.
+  Consumers that commit rarely, or not at all, are under- or un-counted; a group's partition counts
+  only if both reads saw a committed offset for it (see :func:`committed_growth`). The interval is the
+  one measured between the two reads, not the one asked for: reading the offsets of a large cluster
+  can outlast the requested sample.
 * **capacity (disk)**: the sum of the broker's log dirs' ``totalBytes`` (DescribeLogDirs v4+;
   unknown on older brokers); network capacities are not reported by Kafka: give them in a loads file.
 """
@@ -19,8 +22,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import TypeVar
 
 from kafka_placement.replicas.loads.model import PartitionSpec
+
+Partition = TypeVar("Partition")
 
 
 @dataclass(frozen=True)
@@ -37,10 +43,28 @@ class PartitionObservation:
     committed_growth: int = 0
 
 
+def committed_growth(
+    first: Mapping[tuple[str, Partition], int], second: Mapping[tuple[str, Partition], int]
+) -> dict[Partition, int]:
+    """Σ over groups of each partition's committed-offset growth between two reads of
+    ``(group, partition) → committed offset``. A pair counts only if both reads hold it: a group's
+    first commit between the reads has no starting point (its whole offset is not traffic of the
+    sample). Each pair's growth is clamped at 0: an offset reset backwards is no negative traffic
+    and must not cancel another group's reading of the same partition."""
+    growth: dict[Partition, int] = {}
+    for key, after in second.items():
+        before = first.get(key)
+        if before is not None:
+            partition = key[1]
+            growth[partition] = growth.get(partition, 0) + max(0, after - before)
+    return growth
+
+
 def estimate_partitions(
     observations: Iterable[PartitionObservation], window_s: float, sample_s: float
 ) -> tuple[list[PartitionSpec], list[str]]:
-    """Partition loads from observations, and notes on what was missing."""
+    """Partition loads from observations, and notes on what was missing. ``sample_s``: the time
+    between the two reads of the committed offsets (0: consumers not sampled)."""
     specs: list[PartitionSpec] = []
     no_size: list[str] = []
     for o in observations:

@@ -1,0 +1,93 @@
+"""The live-loads adapter's group reads (clients/kafka_python/loads.py) against a fake admin."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from kafka import TopicPartition as KafkaTopicPartition
+from kafka.errors import CoordinatorLoadInProgressError, GroupAuthorizationFailedError, GroupIdNotFoundError
+from kafka.structs import OffsetAndMetadata
+
+from kafka_placement.clients.kafka_python.loads import (
+    LIST_GROUPS_TRIES,
+    _committed,
+    list_groups,
+    offset_groups,
+)
+from kafka_placement.vocabulary import TopicPartition
+
+
+def test_share_groups_are_left_out_of_the_offset_reads() -> None:
+    listed = [
+        {"group_id": "b", "protocol_type": "consumer", "group_state": "Stable", "group_type": "classic"},
+        {"group_id": "s1", "protocol_type": "share", "group_state": "Empty", "group_type": "share"},
+        {"group_id": "s2", "protocol_type": "", "group_type": "Share"},
+        {"group_id": "a", "protocol_type": "consumer", "group_type": "consumer"},
+        {"group_id": "simple", "protocol_type": ""},  # only commits: no protocol type
+        ("old", "consumer"),
+    ]
+    assert offset_groups(listed) == (["a", "b", "old", "simple"], 2)
+
+
+class FakeAdmin:
+    """OffsetFetch like kafka-python's: one batch raises as soon as any group in it fails."""
+
+    def __init__(self, offsets: dict[str, dict[Any, OffsetAndMetadata]], failing: set[str]) -> None:
+        self.offsets, self.failing = offsets, failing
+        self.calls: list[list[str]] = []
+
+    def list_group_offsets(self, specs: dict[str, None]) -> dict[str, dict[Any, OffsetAndMetadata]]:
+        self.calls.append(sorted(specs))
+        if self.failing & set(specs):
+            raise GroupIdNotFoundError("OffsetFetchResponse failed")
+        return {g: self.offsets[g] for g in specs}
+
+
+def _at(offset: int) -> OffsetAndMetadata:
+    return OffsetAndMetadata(offset, "", -1)
+
+
+def test_a_group_that_fails_is_skipped_and_the_others_are_still_read() -> None:
+    t0, t1 = KafkaTopicPartition("t", 0), KafkaTopicPartition("t", 1)
+    admin = FakeAdmin({"g1": {t0: _at(10), t1: _at(-1)}, "g2": {t0: _at(7)}, "bad": {}}, failing={"bad"})
+    skipped: set[str] = set()
+    offsets, _ = _committed(admin, ["bad", "g1", "g2"], skipped)
+    # -1: no committed offset for t-1
+    assert offsets == {("g1", TopicPartition("t", 0)): 10, ("g2", TopicPartition("t", 0)): 7}
+    assert skipped == {"bad"}
+    assert admin.calls == [["bad", "g1", "g2"], ["bad"], ["g1"], ["g2"]]
+    # the second read leaves the skipped group out from the start: one batch
+    admin.calls.clear()
+    _committed(admin, ["bad", "g1", "g2"], skipped)
+    assert admin.calls == [["g1", "g2"]]
+
+
+def test_no_groups_no_reads() -> None:
+    admin = FakeAdmin({}, failing=set())
+    assert _committed(admin, [], set())[0] == {}
+    assert admin.calls == []
+
+
+class Listing:
+    def __init__(self, errors: list[Exception]) -> None:
+        self.errors, self.calls = errors, 0
+
+    def list_groups(self) -> list[Any]:
+        self.calls += 1
+        if self.errors:
+            raise self.errors.pop(0)
+        return [{"group_id": "g"}]
+
+
+def test_list_groups_waits_for_a_loading_coordinator_a_bounded_number_of_times() -> None:
+    loading = Listing([CoordinatorLoadInProgressError(), CoordinatorLoadInProgressError()])
+    assert list_groups(loading, pause_s=0) == [{"group_id": "g"}] and loading.calls == 3
+    never = Listing([CoordinatorLoadInProgressError() for _ in range(LIST_GROUPS_TRIES + 5)])
+    with pytest.raises(CoordinatorLoadInProgressError):
+        list_groups(never, pause_s=0)
+    assert never.calls == LIST_GROUPS_TRIES
+    denied = Listing([GroupAuthorizationFailedError()])  # not retriable: raised at once
+    with pytest.raises(GroupAuthorizationFailedError):
+        list_groups(denied, pause_s=0)
+    assert denied.calls == 1
