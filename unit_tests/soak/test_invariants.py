@@ -30,6 +30,7 @@ from kafka_placement.soak.invariants import (
     lost_records,
     misplaced_records,
     percentile,
+    stalled_producers,
     running_periods,
     standby_consumption,
 )
@@ -207,6 +208,39 @@ def test_a_victim_whose_partitions_never_moved_is_unrecovered_and_an_idle_victim
     [failover] = failover_times([Fault("member-pause", "a", 5.0)], owns)
     assert failover.seconds is None
     assert failover_times([Fault("member-kill", "idle", 5.0)], owns) == []
+
+
+def test_a_victim_back_from_a_restart_that_takes_its_partitions_back_has_recovered() -> None:
+    # killed at 10, restarted, holds its partitions again at 22 (a new holding): 12 s, not "until some
+    # later rebalance hands them to another member" (at 700)
+    owns = [Ownership("g", "a", 9, (0, 1), 0.0, 10.0), Ownership("g", "b", 9, (2,), 0.0, None),
+            Ownership("g", "a", 1, (0, 1), 22.0, 690.0), Ownership("g", "b", 2, (0, 1, 2), 700.0, None)]
+    [failover] = failover_times([Fault("member-kill", "a", 10.0)], owns)
+    assert (failover.partitions, failover.seconds) == ((0, 1), 12.0)
+    # a paused member's own holding that spans the pause is not a recovery
+    spans = [Ownership("g", "a", 3, (0,), 0.0, None)]
+    [paused] = failover_times([Fault("member-pause", "a", 5.0)], spans)
+    assert paused.seconds is None
+
+
+def test_a_producer_without_acks_while_the_others_go_on_is_stalled() -> None:
+    def acks(producer: str, times: list[float]) -> list[Ack]:
+        return [Ack(producer, i, None, None, 0, i, t) for i, t in enumerate(times)]
+
+    steady = [float(t) for t in range(0, 1000)]  # one ack a second, 0..999
+    stuck = [float(t) for t in range(0, 300)]  # nothing after t=299
+    outage = [t for t in steady if not 400 <= t < 760]  # everyone's outage: 360 s without acks
+    log = acks("ok", steady) + acks("stuck", stuck)
+    # stuck: 299 → 1000 (the load's end) is 701 s, with 700 of ok's acks inside
+    assert stalled_producers(log, 0.0, 1000.0, 300.0, 500) == {"stuck": 701.0}
+    # the others' acks in the gap must reach others_min
+    assert stalled_producers(log, 0.0, 1000.0, 300.0, 701) == {}
+    # a cluster that took no writes stalls everyone alike: not counted
+    both_out = acks("a", outage) + acks("b", outage)
+    assert stalled_producers(both_out, 0.0, 1000.0, 300.0, 1) == {}
+    # a gap at the start (no ack yet) counts from the load's start
+    late = acks("late", [float(t) for t in range(400, 1000)]) + acks("ok", steady)
+    assert stalled_producers(late, 0.0, 1000.0, 300.0, 100) == {"late": 400.0}
 
 
 def test_percentile_is_nearest_rank() -> None:

@@ -82,5 +82,8 @@ def run(args: argparse.Namespace) -> int:
           f"{summary['duplicates']} duplicates, {summary['double_owned']} double-owned, "
           f"{summary['misplaced']} misplaced, {summary['standby_consumed']} standby-consumed, "
           f"{len([f for f in summary['faults'] if f['kind'] in BROKER_KINDS + MEMBER_KINDS])} faults, "
-          f"failover p50/p99/max {fo['p50']}/{fo['p99']}/{fo['max']} s (seed {args.seed})")
+          f"failover p50/p99/max {fo['p50']}/{fo['p99']}/{fo['max']} s"
+          + "".join(f", producer {name} stalled {gap} s"
+                    for name, gap in summary["stalled_producers"].items())
+          + f" (seed {args.seed})")
     return 0 if summary["verdict"] == "held" else 1

@@ -10,14 +10,18 @@
   highest-priority running one, later than ``window_s`` after the group's last membership change;
 - :func:`commits_beyond_consumed`: an accepted commit of offset ``o`` before the group consumed ``o - 1``
   (it would skip a record after a failover: a loss waiting to happen);
-- :func:`failover_times`: for each kill/pause of a member that owned partitions, the seconds until other
-  members had acquired all of them (``None`` when they never did).
+- :func:`failover_times`: for each kill/pause of a member that owned partitions, the seconds until all of
+  them were held again — by another member, or by the victim itself back from a restart or a pause
+  (``None`` when some never were);
+- :func:`stalled_producers`: producers that got no acknowledgement for longer than ``stall_s`` while the
+  others got at least ``others_min`` (the cluster took writes; that producer's client did not).
 """
 
 from __future__ import annotations
 
 import bisect
 import dataclasses
+import itertools
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -39,6 +43,7 @@ __all__ = [
     "misplaced_records",
     "percentile",
     "running_periods",
+    "stalled_producers",
     "standby_consumption",
 ]
 
@@ -235,7 +240,11 @@ def close_at_deaths(ownerships: Iterable[Ownership], faults: Iterable[Fault]) ->
 
 def failover_times(faults: Iterable[Fault], ownerships: Sequence[Ownership]) -> list[Failover]:
     """For each member fault (:data:`MEMBER_FAULTS`; target = member name) that hit a member owning
-    partitions: seconds from the fault until every one of them was acquired by another member of its group."""
+    partitions: seconds from the fault until every one of them was held again — acquired after the fault by
+    another member of its group, or by the victim itself (restarted after a kill, rejoined after a pause).
+    Counting only other members timed a victim that came back and took its partitions straight back as
+    unrecovered until some later rebalance moved them (a 694 s "failover" in a 30-minute run whose
+    partitions were consumed again after 12 s)."""
     out = []
     for fault in sorted(faults, key=lambda f: f.t):
         if fault.kind not in MEMBER_FAULTS:
@@ -248,7 +257,7 @@ def failover_times(faults: Iterable[Fault], ownerships: Sequence[Ownership]) -> 
         group = victim[0].group
         worst = 0.0
         for partition in partitions:
-            taken = [own.acquired for own in ownerships if own.group == group and own.member != fault.target
+            taken = [own.acquired for own in ownerships if own.group == group and own not in victim
                      and partition in own.partitions and own.acquired >= fault.t]
             if not taken:
                 worst = math.nan
@@ -266,3 +275,26 @@ def percentile(values: Sequence[float], q: float) -> float | None:
         return None
     ordered = sorted(values)
     return ordered[max(0, math.ceil(q / 100 * len(ordered)) - 1)]
+
+
+def stalled_producers(acks: Iterable[Ack], start: float, end: float, stall_s: float,
+                      others_min: int) -> dict[str, float]:
+    """Per producer whose longest time without an acknowledgement within ``[start, end]`` exceeds
+    ``stall_s`` while the other producers got at least ``others_min`` acknowledgements in that time:
+    that longest gap in seconds. A cluster that took no writes stalls everyone alike (not counted); a
+    client that stopped while the others went on is a broken load, which the soak must not call held."""
+    times: dict[str, list[float]] = defaultdict(list)
+    for ack in acks:
+        times[ack.producer].append(ack.t)
+    everyone = sorted(t for ts in times.values() for t in ts)
+    out: dict[str, float] = {}
+    for producer, ts in times.items():
+        ts.sort()
+        points = [start, *[t for t in ts if start <= t <= end], end]
+        for a, b in itertools.pairwise(points):
+            if b - a <= stall_s:
+                continue
+            in_gap = bisect.bisect_left(everyone, b) - bisect.bisect_right(everyone, a)
+            if in_gap >= others_min:  # none of them this producer's: its own acks bound the gap
+                out[producer] = max(out.get(producer, 0.0), b - a)
+    return out

@@ -244,6 +244,7 @@ def run_soak(cluster: Any, *, minutes: float, seed: int, profile_name: str, work
         if any(f.kind == "broker-partition" for f in plan):
             _check_network(injector)
         skipped = 0
+        load_start = load_end = 0.0
         drain: dict[str, Any] = {}
         watching = threading.Event()
         watcher = threading.Thread(target=members.watch_until, args=(watching,), name="soak-watch",
@@ -255,7 +256,7 @@ def run_soak(cluster: Any, *, minutes: float, seed: int, profile_name: str, work
             _wait_owned(workdir, members, profile.partitions, 180.0)
             for producer in producers:
                 producer.start()
-            started = time.monotonic()
+            started, load_start = time.monotonic(), time.time()
             for fault in plan:
                 _sleep_until(started + fault.at_s)
                 # one fault at a time, and the load lasts `duration` whatever a restart takes: a fault
@@ -269,6 +270,7 @@ def run_soak(cluster: Any, *, minutes: float, seed: int, profile_name: str, work
                 report((time.monotonic() - started) / duration, f"{fault.kind} {fault.target}")
                 skipped += 0 if injector.apply(fault) else 1
             _sleep_until(started + duration)
+            load_end = time.time()
             report(1.0, "load done")
             for producer in producers:
                 producer.stop()
@@ -297,10 +299,12 @@ def run_soak(cluster: Any, *, minutes: float, seed: int, profile_name: str, work
     priorities = {members.group_id(g): {name: prio for name, _c, _s, prio in GROUPS[g]}
                   for g in FAILOVER_GROUPS}
     windows = Windows(standby_s=profile.session_timeout_ms / 1000 + 25.0, overlap_s=5.0)
-    summary = judge(logs, [members.group_id(g) for g in GROUPS], priorities, windows, until=time.time())
+    summary = judge(logs, [members.group_id(g) for g in GROUPS], priorities, windows, until=time.time(),
+                    load=(load_start, load_end) if load_end else None)
     summary.update({
         "seed": seed, "profile": profile_name, "minutes": minutes, "topic": topic,
-        "producers": {p.spec.name: {"sent": p.sent, "acked": p.acked, "failed": p.failed} for p in producers},
+        "producers": {p.spec.name: {"sent": p.sent, "acked": p.acked, "failed": p.failed,
+                                    "unresolved_at_stop": p.unresolved_at_stop} for p in producers},
         "planned_faults": len(plan), "skipped_faults": skipped, "drain": drain,
         "network": {"planned": sum(f.kind == "broker-partition" for f in plan),
                     "unavailable": injector.network_unavailable, "isolation": injector.isolations},

@@ -17,10 +17,17 @@ from kafka_placement.soak.invariants import (
     lost_records,
     misplaced_records,
     percentile,
+    stalled_producers,
     standby_consumption,
 )
 
-__all__ = ["SoakLogs", "Windows", "judge"]
+__all__ = ["STALL_OTHERS_MIN", "STALL_S", "SoakLogs", "Windows", "judge"]
+
+#: A producer with no acknowledgement for this long while the others went on is stalled: 2.5× the
+#: producers' delivery timeout (120 s), by which every record sent is acknowledged or failed.
+STALL_S = 300.0
+#: ... and "the others went on" means at least this many acknowledgements of theirs in that time.
+STALL_OTHERS_MIN = 1000
 
 
 @dataclass
@@ -56,8 +63,10 @@ def judge(
     priorities: Mapping[str, Mapping[str, int]],
     windows: Windows,
     until: float,
+    load: tuple[float, float] | None = None,
 ) -> dict[str, Any]:
-    """The summary: ``verdict`` ("held" / "violated") and every figure behind it."""
+    """The summary: ``verdict`` ("held" / "violated") and every figure behind it. ``load`` is the
+    producers' (start, end) wall time; without it no producer is judged stalled."""
     lost = lost_records(logs.acks, logs.consumed, groups)
     ownerships = close_at_deaths(logs.ownerships, logs.faults)
     doubles = double_owners(ownerships, logs.lives, until=until, tolerance_s=windows.overlap_s)
@@ -71,7 +80,8 @@ def judge(
     times = [f.seconds for f in failovers if f.seconds is not None]
     unrecovered = [f for f in failovers if f.seconds is None]
     lost_total = sum(len(records) for records in lost.values())
-    violated = lost_total or doubles or misplaced or standby or early_commits or unrecovered
+    stalled = stalled_producers(logs.acks, load[0], load[1], STALL_S, STALL_OTHERS_MIN) if load else {}
+    violated = lost_total or doubles or misplaced or standby or early_commits or unrecovered or stalled
     return {
         "verdict": "violated" if violated else "held",
         "acknowledged": len({ack.record for ack in logs.acks}),
@@ -94,6 +104,7 @@ def judge(
             "p50": _rounded(percentile(times, 50)), "p99": _rounded(percentile(times, 99)),
             "max": _rounded(max(times) if times else None),
         },
+        "stalled_producers": {name: round(gap, 1) for name, gap in sorted(stalled.items())},
         "faults": [{"kind": f.kind, "target": f.target, "t": round(f.t, 3)} for f in logs.faults],
         "windows_s": {"standby": windows.standby_s, "overlap": windows.overlap_s},
     }
