@@ -30,8 +30,8 @@ from kafka_placement.soak.invariants import (
     lost_records,
     misplaced_records,
     percentile,
-    stalled_producers,
     running_periods,
+    stalled_producers,
     standby_consumption,
 )
 

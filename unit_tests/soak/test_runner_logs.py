@@ -11,7 +11,7 @@ import pytest
 
 import kafka_placement.testing.topics as topics
 from kafka_placement.soak.events import Ownership, dump_event
-from kafka_placement.soak.runner import _client_log, read_logs, run_soak
+from kafka_placement.soak.runner import _client_log, _kafka_python_log, read_logs, run_soak
 
 
 def test_torn_last_line_and_acquire_release_pairs(tmp_path: Path) -> None:
@@ -91,3 +91,14 @@ def test_the_client_log_leaves_nothing_behind(tmp_path: Path) -> None:
     assert log.handlers == [] and handler.stream is None  # type: ignore[attr-defined]
     assert log.name not in logging.root.manager.loggerDict
     assert "disconnected" in (tmp_path / "librdkafka.log").read_text()
+
+
+def test_kafka_pythons_log_goes_to_a_file_for_the_run_and_is_restored(tmp_path: Path) -> None:
+    kafka_log = logging.getLogger("kafka")
+    before = (kafka_log.level, kafka_log.propagate, list(kafka_log.handlers))
+    with _kafka_python_log(tmp_path):
+        logging.getLogger("kafka.producer.sender").info("Uncaught error in kafka producer I/O thread")
+        logging.getLogger("kafka.producer.sender").debug("not kept: below INFO")
+    assert (kafka_log.level, kafka_log.propagate, list(kafka_log.handlers)) == before
+    text = (tmp_path / "kafka-python.log").read_text()
+    assert "Uncaught error in kafka producer I/O thread" in text and "not kept" not in text

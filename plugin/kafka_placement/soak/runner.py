@@ -198,6 +198,27 @@ def _client_log(workdir: Path) -> Iterator[logging.Logger]:
         handler.close()
 
 
+@contextmanager
+def _kafka_python_log(workdir: Path) -> Iterator[None]:
+    """kafka-python's own log (its producers' sender, the runner's admin client), INFO and up, into
+    ``kafka-python.log`` for the run, and off the terminal meanwhile. A 30-minute run had both
+    kafka-python producers stop for good, and nothing was left to say why."""
+    log = logging.getLogger("kafka")
+    handler = logging.FileHandler(workdir / "kafka-python.log")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(threadName)s %(name)s %(levelname)s %(message)s"))
+    saved = log.level, log.propagate
+    log.addHandler(handler)
+    log.setLevel(logging.INFO)
+    log.propagate = False
+    try:
+        yield
+    finally:
+        log.removeHandler(handler)
+        log.setLevel(saved[0])
+        log.propagate = saved[1]
+        handler.close()
+
+
 def run_soak(cluster: Any, *, minutes: float, seed: int, profile_name: str, workdir: Path,
              progress: Callable[[float, str], None] | None = None) -> tuple[dict[str, Any], SoakLogs]:
     """Run the soak for ``minutes`` of load; the summary (see :func:`judge`) and the logs it judged."""
@@ -213,6 +234,7 @@ def run_soak(cluster: Any, *, minutes: float, seed: int, profile_name: str, work
     # after the run's own cleanup (the inner finally), which still logs through it
     with ExitStack() as cleanup:
         runner_log = cleanup.enter_context(open(workdir / "runner.jsonl", "w", buffering=1))
+        cleanup.enter_context(_kafka_python_log(workdir))
         lock = threading.Lock()
 
         def write(event: Event) -> None:
