@@ -50,7 +50,10 @@ import pytest
 from kafka_placement.clients.kafka_python.loads import list_groups
 
 # Behind --full: it passed in its author's runs, then failed in the whole-suite CI run (one consumer had no
-# commit within 60 s) and in 2 of 3 runs alone right after, on a quiet machine. Not diagnosed yet.
+# commit within 60 s; "No partition metadata for topic" logged for the subscribed group) and in 2 of 3 runs
+# alone right after, on a quiet machine. The subscribed member now joins only once its metadata has the
+# topic (3 of 3 runs passed after that, as 3 of 3 had just before it): back in the default run once a
+# whole-suite run shows it green.
 pytestmark = [pytest.mark.integration, pytest.mark.full]
 
 VALUE = 1000
@@ -94,6 +97,11 @@ class PacedConsumer:
         )
         try:
             if self.subscribe:
+                # join only once this member's metadata has the topic: a leader assigns only what its
+                # metadata knows ("No partition metadata for topic" in the failed CI run)
+                deadline = time.monotonic() + 60
+                while not consumer.partitions_for_topic(self.topic) and time.monotonic() < deadline:
+                    time.sleep(0.2)
                 consumer.subscribe([self.topic])
             else:
                 consumer.assign([tp])
@@ -218,7 +226,8 @@ def test_bytes_out_counts_the_consumer_groups_progress(
         while not all(c.log for c in consumers) and time.monotonic() < deadline:
             assert not [c.error for c in consumers if c.error], [c.error for c in consumers]
             time.sleep(0.1)
-        assert all(c.log for c in consumers), [(c.group, c.partition, c.error) for c in consumers]
+        assert all(c.log for c in consumers), (
+            f"not committing: {[(c.group, c.topic, c.partition) for c in consumers if not c.log]}")
         time.sleep(WARM_UP_S)
 
         with lock:
