@@ -31,11 +31,11 @@ class ProducerSpec:
     native: bool = False  # confluent: librdkafka places the records itself
 
 
-#: kafka-python (Java's default: murmur2, uniform sticky keyless), confluent native murmur2, confluent
-#: through our Python path (jump keyed; Java's keyless stickiness).
 #: How long a producer's final flush waits (its delivery timeout, 120 s, bounds every record).
 FLUSH_S = 120.0
 
+#: kafka-python (Java's default: murmur2, uniform sticky keyless), confluent native murmur2, confluent
+#: through our Python path (jump keyed; Java's keyless stickiness).
 PRODUCERS = (
     ProducerSpec("kp-java-keyed", "kafka-python", "murmur2_random", keyed=True),
     ProducerSpec("kp-java-keyless", "kafka-python", "murmur2_random", keyed=False),
@@ -119,13 +119,18 @@ class ProducerThread(threading.Thread):
             # records neither acknowledged nor failed past the delivery timeout: a stuck sender (seen
             # after a 5-minute outage at load ~130). kafka-python's close(timeout) flushes first and
             # raises the same; abort the stuck batches (they fail, and are counted) so it can close.
-            self.unresolved_at_stop = self.sent - self.acked - self.failed
+            self.unresolved_at_stop = self._unresolved
             producer._sender.force_close()
             producer._sender.join(30)
         try:
             producer.close(timeout=30)
         except KafkaTimeoutError:
-            self.unresolved_at_stop = self.sent - self.acked - self.failed
+            self.unresolved_at_stop = self._unresolved
+
+    @property
+    def _unresolved(self) -> int:
+        """Records sent and neither acknowledged nor failed yet."""
+        return self.sent - self.acked - self.failed
 
     def _failed(self) -> None:
         self.failed += 1
