@@ -31,6 +31,7 @@ def test_group_settings_go_to_kafka_python_only_and_librdkafka_never_commits() -
     assert kp["session_timeout_ms"] == 6000  # the string, as librdkafka accepts it, parsed
     assert kp["heartbeat_interval_ms"] == 3000 and kp["max_poll_interval_ms"] == 300000  # librdkafka defaults
     assert kp["enable_auto_commit"] is False
+    assert kp["metrics_enabled"] is False  # nobody reads them; each request would pay for them
     assert [type(a) for a in kp["partition_assignment_strategy"]] == [FailoverAssignor]
     assert split.auto_commit is True and split.auto_commit_interval_s == 5.0  # librdkafka's defaults
     assert split.session_timeout_s == 6.0
