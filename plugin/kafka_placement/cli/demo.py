@@ -155,10 +155,10 @@ def create_topics(
 def produce(bootstrap: ConnectionSettings, topic: str, partitions: int, records: int) -> dict[str, int]:
     """Half the sample through kafka-python, half through confluent-kafka, both via our partitioners."""
     import numpy as np
-    from kafka import KafkaProducer
 
     from kafka_placement.clients.confluent.producer import Producer
     from kafka_placement.clients.kafka_python.partitioners import JavaDefaultPartitioner
+    from kafka_placement.clients.kafka_python.producer import KafkaProducer  # not stalled by an id reset
     from kafka_placement.spark.sample import SampleSpec, key_bytes, sample_arrays
 
     spec = SampleSpec(records, distinct_keys=max(100, records // 20), seed=42)
