@@ -11,7 +11,9 @@ results in the ``async-per-record`` commit mode), ``commit-refused``, ``revoke``
 
 from __future__ import annotations
 
+import faulthandler
 import json
+import signal
 import sys
 import time
 from typing import Any
@@ -27,6 +29,9 @@ def main(config: Json) -> int:
     from kafka_placement.errors import CommitFailedError
 
     emit = event_writer(config["name"])
+    # every thread's stack on stderr when a test sends SIGUSR1 (Worker.diagnosis): what a member that
+    # went silent was doing
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
 
     closing = watch_stdin()
     strategy = config["strategy"]

@@ -40,6 +40,23 @@ class Worker(MemberProcess):
             prefix=f"cf-{name}-", suffix=".log", delete=False, dir=log_dir)
         super().__init__([sys.executable, WORKER, json.dumps(config)], stderr=self.log)
 
+    def diagnosis(self) -> str:
+        """For a member that did not do what a test waited for: its process state (/proc: S sleeping,
+        R running, T stopped), every thread's stack (SIGUSR1: faulthandler in the member), its last
+        events and the end of its stderr."""
+        try:
+            with open(f"/proc/{self.proc.pid}/stat") as stat:
+                state = stat.read().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            state = f"exited {self.proc.poll()}"
+        if self.alive():
+            os.kill(self.proc.pid, signal.SIGUSR1)
+            time.sleep(1.0)
+        with open(self.log.name, errors="replace") as err:
+            stderr = "".join(line for line in err.readlines() if not line.startswith("%"))[-6000:]
+        return (f"{self.name}: process state {state}; last events {self.snapshot()[-8:]}\n"
+                f"--- {self.name} stderr (end) ---\n{stderr}")
+
     def owned(self) -> set[int]:
         event = self.last("assignment")
         return set(event["parts"]) if event else set()
@@ -266,7 +283,10 @@ def test_a_member_that_lost_its_membership_stops_delivering_and_its_commits_are_
         time.sleep(1)
     finally:
         os.kill(high.proc.pid, signal.SIGCONT)
-    lost = wait_until(lambda: high.last("lost"), 20, "high's on_lost")
+    try:
+        lost = wait_until(lambda: high.last("lost"), 20, "high's on_lost")
+    except AssertionError as exc:  # seen once in CI, with nothing on high's stderr: say what it was doing
+        raise AssertionError(f"{exc}\n{high.diagnosis()}") from None
     assert set(lost["parts"]) == set(range(PARTITIONS))
     def refused_after_lost() -> bool:
         return any(e["ev"] == "commit-refused" and e["why"] == "after-lost" for e in high.snapshot())
