@@ -167,10 +167,15 @@ class Consumer:
         now = _monotonic()
         if now >= self._next_drive:
             self._drive(now)
+        # a message already fetched: returned at once, without the group's bookkeeping below (this
+        # line is what a poll-per-record loop pays, on top of librdkafka's own poll)
+        msg = self._rk.poll(0)
+        if msg is not None:
+            return msg
         interval = self._drive_interval
         if timeout is not None and 0 <= timeout <= interval:
             return self._rk.poll(timeout)
-        msg = self._rk.poll(interval)  # returns at once when a message is there
+        msg = self._rk.poll(interval)
         if msg is not None:
             return msg
         deadline = None if timeout is None or timeout < 0 else now + timeout
