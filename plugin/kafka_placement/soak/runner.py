@@ -67,6 +67,8 @@ GROUPS: dict[str, list[tuple[str, str, str, int]]] = {
     "coop": [("coop-a", "confluent", "cooperative-sticky", 0),
              ("coop-b", "confluent", "cooperative-sticky", 0)],
 }
+#: how long the run waits for each producer thread to flush and end after stop()
+PRODUCER_JOIN_S = 180.0
 FAILOVER_GROUPS = ("fo-kp", "fo-cf")
 
 
@@ -297,7 +299,7 @@ def run_soak(cluster: Any, *, minutes: float, seed: int, profile_name: str, work
             for producer in producers:
                 producer.stop()
             for producer in producers:
-                producer.join(180)
+                producer.join(PRODUCER_JOIN_S)
             # the drain starts with every broker back, so a slow restart cannot use up its time
             restarts.wait(RESTART_TIMEOUT_S, lambda note: report(1.0, note))
             drain = _drain(workdir, members, profile, lambda note: report(1.0, note))
@@ -310,6 +312,13 @@ def run_soak(cluster: Any, *, minutes: float, seed: int, profile_name: str, work
         finally:
             if injector.network is not None:
                 injector.network.heal()  # before anything slow: no rule outlives the run
+            # a run aborted by an error: the load stops before the log it writes to is closed (their
+            # threads raised "I/O operation on closed file" otherwise); a no-op after a whole run
+            for producer in producers:
+                producer.stop()
+            for producer in producers:
+                if producer.is_alive():
+                    producer.join(PRODUCER_JOIN_S)
             watching.set()
             if watcher.is_alive():
                 watcher.join(10)
