@@ -18,6 +18,8 @@ from typing import Any
 
 import pytest
 
+from member_process import wait_until
+
 pytestmark = pytest.mark.integration
 
 # > DELIVERY_TIMEOUT_MS, and below the test cluster's broker.session.timeout.ms (6 s) with a heartbeat
@@ -41,12 +43,12 @@ def test_an_idempotent_producer_gets_a_new_id_and_goes_on_after_a_batch_expired(
     admin = KafkaAdminClient(bootstrap_servers=bootstrap, client_id="pid-reset-live")
     try:
         admin.create_topics([NewTopic(topic, replica_assignments={0: [victim]})])
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
+
+        def led_by_victim() -> bool:
             described = admin.describe_topics([topic])[0].get("partitions") or []
-            if described and described[0]["leader_id"] == victim:
-                break
-            time.sleep(0.2)
+            return bool(described) and described[0]["leader_id"] == victim
+
+        wait_until(led_by_victim, 30, f"broker {victim} leading {topic}", step=0.2)
     finally:
         admin.close()
 
