@@ -27,6 +27,8 @@ class FakeContainer:
 
     def wait(self, timeout: float) -> dict[str, Any]:
         self.waited += 1
+        if self.status_after == "running":  # docker-py's wait on a container that goes on running
+            raise TimeoutError("read timed out")
         if self.refuse is not None:
             self.status = self.status_after
         return {"StatusCode": 137}
@@ -61,6 +63,9 @@ def test_a_container_already_exiting_counts_as_killed() -> None:
 
 
 def test_a_refusal_for_a_container_still_running_is_raised() -> None:
-    cluster, _ = controls(FakeContainer("permission denied", "running"))
+    """The engine's refusal, not the wait's timeout that follows it."""
+    container = FakeContainer("permission denied", "running")
+    cluster, _ = controls(container)
     with pytest.raises(APIError, match="permission denied"):
         cluster.kill_broker(3)
+    assert container.waited == 1

@@ -84,11 +84,14 @@ class BrokerControls:
         self._stopped.add(broker_id)
         try:
             c.kill(signal=int(signal.SIGKILL))
-        except APIError:
-            c.wait(timeout=30)  # exited meanwhile, or the refusal was something else
+        except APIError as refused:
+            # exited meanwhile, or the refusal was something else: then the engine's timeout on the
+            # wait must not hide it
+            with contextlib.suppress(Exception):
+                c.wait(timeout=30)
             c.reload()
             if c.status not in ("exited", "dead"):
-                raise
+                raise refused from None
             self._log(f"broker {broker_id} was exiting already (the engine refused SIGKILL)")
             return
         c.wait(timeout=30)
