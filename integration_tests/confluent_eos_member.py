@@ -26,6 +26,7 @@ import sys
 import threading
 from typing import Any
 
+from kafka_placement.member_commands import watch_stdin
 from member_process import Json, event_writer  # this directory is sys.path[0] of a member
 
 
@@ -37,18 +38,8 @@ def main(config: Json) -> int:
     from kafka_placement.errors import CommitFailedError
 
     emit = event_writer(config["name"])
-    closing, go = threading.Event(), threading.Event()
-
-    def read_stdin() -> None:
-        for line in sys.stdin:
-            if line.strip() == "go":
-                go.set()
-            elif line.strip() == "close":
-                break
-        closing.set()
-        go.set()
-
-    threading.Thread(target=read_stdin, daemon=True).start()
+    go = threading.Event()
+    closing = watch_stdin(lambda word: go.set() if word == "go" else None)
     # transaction.timeout.ms well past the test's pause: the broker must not abort the zombie's
     # transaction (and fence its producer epoch) before it answers with the group's verdict
     producer = Producer({"bootstrap.servers": config["bootstrap"], "linger.ms": 5,
@@ -145,7 +136,9 @@ def main(config: Json) -> int:
                   "member_id": carried.member_id, "group": carried.group_id,
                   "coordinator_generation": consumer.group_metadata().generation_id,
                   "coordinator_member_id": consumer.group_metadata().member_id})
-            go.wait()  # SIGSTOPped here by the test, past the session timeout, then SIGCONTed
+            # SIGSTOPped here by the test, past the session timeout, then SIGCONTed; "go" goes on
+            while not go.wait(0.1) and not closing.is_set():
+                pass
             try:
                 send_and_commit(offsets, metadata)
                 emit({"ev": "committed-after-pause"})
