@@ -9,7 +9,7 @@
 # other class still comes from the pinned version.
 #
 # Output: <cache>/lib/*.jar, <cache>/adminutils/*.jar and <cache>/READY, where <cache> is
-# $KAFKA_PLACEMENT_JAVA_CACHE or ~/.cache/kafka-placement/java/<version>. Idempotent: a second run
+# $KAFKA_PLACEMENT_JAVA_CACHE or ${XDG_CACHE_HOME:-~/.cache}/kafka-placement/java/<version>. Idempotent: a second run
 # with the jars in place returns at once. Prints the cache directory as its last line.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)

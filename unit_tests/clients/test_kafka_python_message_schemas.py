@@ -21,6 +21,7 @@ from kafka_placement.clients.kafka_python.message_schemas import (
     schema_package,
 )
 from kafka_placement.errors import MessageSchemaUnavailableError
+from kafka_placement.versions import KAFKA_VERSION
 
 VERSION = "9.9.9"
 
@@ -109,3 +110,24 @@ def test_offline_is_one_typed_error(isolated: Path, monkeypatch: pytest.MonkeyPa
         kafka_clients_jar("4.4")
     with pytest.raises(MessageSchemaUnavailableError, match="http"):
         kafka_clients_jar(VERSION, repository="file:///etc")
+
+
+@pytest.mark.parametrize("where", [
+    # the Java reference jars (scripts/fetch-java-reference.sh) and the broker plugin's, under
+    # $XDG_CACHE_HOME/kafka-placement as every cache of ours
+    ("java", KAFKA_VERSION, "lib"),
+    ("broker-plugin", VERSION, "compile"),
+    ("broker-plugin", VERSION, "reference"),
+])
+def test_a_jar_in_another_cache_of_ours_is_used_without_a_download(
+    isolated: Path, monkeypatch: pytest.MonkeyPatch, where: tuple[str, str, str]
+) -> None:
+    monkeypatch.delenv("KAFKA_PLACEMENT_JAVA_CACHE")
+    cache, version_dir, subset = where
+    folder = isolated / "cache" / "kafka-placement" / cache / version_dir / subset
+    folder.mkdir(parents=True)
+    repository = make_repository(isolated / "jar")
+    jar = repository / "org/apache/kafka/kafka-clients" / VERSION / f"kafka-clients-{VERSION}.jar"
+    placed = folder / jar.name
+    placed.write_bytes(jar.read_bytes())
+    assert kafka_clients_jar(VERSION, need=("PingRequest",), repository="http://127.0.0.1:9") == placed

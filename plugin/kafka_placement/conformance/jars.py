@@ -12,6 +12,7 @@ import os
 import sys
 from pathlib import Path
 
+from kafka_placement.cache import cache_root
 from kafka_placement.errors import KafkaPlacementError
 from kafka_placement.versions import KAFKA_VERSION
 
@@ -32,11 +33,12 @@ class JavaReferenceUnavailable(KafkaPlacementError, RuntimeError):
 
 
 def cache_dir() -> Path:
-    """``$KAFKA_PLACEMENT_JAVA_CACHE`` or ``~/.cache/kafka-placement/java/<KAFKA_VERSION>``."""
+    """``$KAFKA_PLACEMENT_JAVA_CACHE``, or ``java/<KAFKA_VERSION>`` under the project's cache root
+    (``~/.cache/kafka-placement`` unless ``$XDG_CACHE_HOME`` says otherwise)."""
     override = os.environ.get(CACHE_ENV)
     if override:
         return Path(override)
-    return Path.home() / ".cache" / "kafka-placement" / "java" / KAFKA_VERSION
+    return cache_root() / "java" / KAFKA_VERSION
 
 
 def _jars(directory: Path) -> list[Path]:

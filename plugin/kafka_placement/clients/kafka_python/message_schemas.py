@@ -33,8 +33,10 @@ from pathlib import Path
 from types import ModuleType
 from typing import IO
 
+from kafka_placement.broker_plugin.maven import cache_dir as broker_plugin_cache
 from kafka_placement.cache import cache_root
-from kafka_placement.errors import MessageSchemaUnavailableError
+from kafka_placement.conformance.jars import cache_dir as java_reference_cache
+from kafka_placement.errors import InvalidArgumentError, MessageSchemaUnavailableError
 from kafka_placement.versions import KAFKA_VERSION
 
 MAVEN_CENTRAL = "https://repo1.maven.org/maven2"
@@ -59,14 +61,18 @@ def cached_jar(version: str = KAFKA_VERSION) -> Path:
 
 
 def known_copies(version: str = KAFKA_VERSION) -> list[Path]:
-    """Places a ``kafka-clients`` jar of ``version`` may already be on this machine, ours first."""
+    """Places a ``kafka-clients`` jar of ``version`` may already be on this machine, ours first; each
+    of our other caches is asked where it keeps its jars (the names carry the version)."""
     name = _jar_name(version)
-    java_cache = os.environ.get("KAFKA_PLACEMENT_JAVA_CACHE")
-    java = Path(java_cache) if java_cache else cache_root() / "java" / version
-    plugin = cache_root() / "broker-plugin" / version
+    copies = [cached_jar(version), java_reference_cache() / "lib" / name]
+    try:
+        plugin = broker_plugin_cache(version)
+    except InvalidArgumentError:  # before Kafka 4: the broker plugin has no cache for it
+        pass
+    else:
+        copies += [plugin / "compile" / name, plugin / "reference" / name]
     m2 = Path.home() / ".m2" / "repository" / "org" / "apache" / "kafka" / "kafka-clients" / version
-    return [cached_jar(version), java / "lib" / name, plugin / "compile" / name, plugin / "reference" / name,
-            m2 / name]
+    return [*copies, m2 / name]
 
 
 def has_schemas(jar: Path, *names: str) -> bool:
