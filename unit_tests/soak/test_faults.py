@@ -8,6 +8,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from kafka_placement.soak.events import Event, Fault
 from kafka_placement.soak.faults import FaultInjector
 from kafka_placement.soak.netfault import NetworkPartitions
@@ -87,3 +89,36 @@ def test_a_refused_partition_is_logged_refused_with_nothing_left(tmp_path: Path)
     kinds = [e.kind for e in events if isinstance(e, Fault)]
     assert kinds == ["broker-partition", "broker-partition-refused"]
     assert iptables.rules == [] and fi.restarts.started == []  # type: ignore[attr-defined]
+
+
+class TimingOutAdmin:
+    """A cluster too loaded to answer in time: the first ``failures`` lookups time out."""
+
+    def __init__(self, failures: int) -> None:
+        self.failures = failures
+        self.calls = 0
+
+    def describe_topics(self, topics: list[str]) -> list[dict[str, Any]]:
+        from kafka.errors import RequestTimedOutError
+
+        self.calls += 1
+        if self.calls <= self.failures:
+            raise RequestTimedOutError("Request timed out after 14999 ms")
+        return Admin().describe_topics(topics)
+
+
+@pytest.mark.parametrize(("failures", "expected_broker", "calls"), [(1, 3, 2), (2, 0, 2), (5, 0, 2)])
+def test_a_leader_lookup_that_times_out_is_retried_then_falls_back_to_broker_0(
+    failures: int, expected_broker: int, calls: int
+) -> None:
+    # seen in a 30-minute secured soak at load average 141: describe_topics timed out and the
+    # RequestTimedOutError ended the whole run ("unexpected RequestTimedOutError", exit 3)
+    events: list[Event] = []
+    admin = TimingOutAdmin(failures)
+    fi = FaultInjector(Cluster(), None, admin, "t", events.append, Restarts(),  # type: ignore[arg-type]
+                       network=None)
+    fi.cluster.kill_broker = lambda broker: None  # type: ignore[attr-defined]
+    assert fi.apply(PlannedFault(20.0, "broker-kill", "leader-of-7", 0.0)) is True
+    assert [(e.kind, e.target) for e in events if isinstance(e, Fault)] == [
+        ("broker-kill", f"broker-{expected_broker}")]
+    assert admin.calls == calls

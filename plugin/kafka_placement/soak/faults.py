@@ -105,12 +105,26 @@ def _paused(cluster: Any, broker: int) -> bool:
     return False
 
 
+#: Attempts at finding a partition's leader for a ``leader-of-N`` fault (each bounded by the admin
+#: client's request timeout): a loaded cluster may not answer one in time.
+LEADER_LOOKUPS = 2
+
+
 def _broker_of(target: str, adm: Any, topic: str) -> int:
+    """The broker ``target`` names; for ``leader-of-N`` the partition's leader now — broker 0 when it
+    has none or the cluster answered none of the lookups (the fault still hits a broker)."""
     if target.startswith("broker-"):
         return int(target.removeprefix("broker-"))
+    from kafka.errors import KafkaError  # kafka-python: imported with the run, not with the module
+
     partition = int(target.removeprefix("leader-of-"))
-    (described,) = adm.describe_topics([topic])
-    for part in described.get("partitions") or []:
-        if part.get("partition") == partition and part.get("leader", -1) >= 0:
-            return int(part["leader"])
+    for _attempt in range(LEADER_LOOKUPS):
+        try:
+            (described,) = adm.describe_topics([topic])
+        except KafkaError:  # e.g. RequestTimedOutError under load, or the node it asked just died
+            continue
+        for part in described.get("partitions") or []:
+            if part.get("partition") == partition and part.get("leader", -1) >= 0:
+                return int(part["leader"])
+        break
     return 0
