@@ -38,10 +38,11 @@ Replica = tuple[TopicPartition, int]
 T = TypeVar("T")
 
 #: Client errors of a broker that is down or restarting; a reassignment is exactly when that happens.
-_UNREACHABLE = ("KafkaConnectionError", "NodeNotReadyError", "KafkaTimeoutError", "RequestTimedOutError")
-#: UnknownBrokerIdError: the remembered controller was restarted and the client's metadata dropped it
-#: meanwhile; the request was never sent.
-_RETRIED = (*_UNREACHABLE, "NotControllerError", "LeaderNotAvailableError", "UnknownBrokerIdError")
+#: UnknownBrokerIdError: the broker asked for is not in the client's metadata (killed, not back yet;
+#: or the remembered controller was restarted and dropped meanwhile); the request was never sent.
+_UNREACHABLE = ("KafkaConnectionError", "NodeNotReadyError", "KafkaTimeoutError", "RequestTimedOutError",
+                "UnknownBrokerIdError")
+_RETRIED = (*_UNREACHABLE, "NotControllerError", "LeaderNotAvailableError")
 #: How long a call keeps trying other brokers before the error is reported.
 RETRY_S = 20.0
 
