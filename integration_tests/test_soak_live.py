@@ -68,6 +68,22 @@ def test_quick_soak_holds_every_invariant(kafka_cluster: KafkaCluster, tmp_path:
                 and f["t"] >= fault["t"]]
         assert ends and ends[0] in ("-undone", "-refused"), (fault, ends)
     assert (tmp_path / "report" / "report.html").read_text().count("<rect") > 0
+    # the reassignment in flight: the seed's broker drained of the topic, as the brokers now say
+    move = summary["reassignment"]
+    drained = kafka_cluster.broker_ids[SEED % len(kafka_cluster.broker_ids)]
+    assert (move["completed"], move["copies_whole"], move["throttles_left"]) == (True, True, []), move
+    assert (move["drained_broker"], move["readback"], move["missing_from_topic"]) == (drained, "complete", 0)
+    assert move["partitions_moved"] > 0 and move["started_t"] < max(ack.t for ack in logs.acks)  # in flight
+    from kafka.admin import KafkaAdminClient
+
+    admin = KafkaAdminClient(**kafka_cluster.kafka_python_settings())
+    try:
+        (described,) = admin.describe_topics([summary["topic"]])
+    finally:
+        admin.close()
+    replicas = {p["partition"]: p["replicas"] for p in described["partitions"]}
+    assert len(replicas) == profile.partitions
+    assert all(len(r) == 3 and drained not in r for r in replicas.values()), replicas
     # librdkafka's reconnect lines during the faults went to the run's log, not the terminal
     assert (tmp_path / "logs" / "librdkafka.log").exists()
 

@@ -29,6 +29,7 @@ from kafka_placement.soak.invariants import (
     failover_times,
     lost_records,
     misplaced_records,
+    missing_from_topic,
     percentile,
     running_periods,
     stalled_producers,
@@ -281,3 +282,10 @@ def test_a_kill_closes_the_open_holding_a_pause_does_not() -> None:
             Ownership("g", "b", 1, (1,), 0.0, None)]
     closed = close_at_deaths(owns, [Fault("member-kill", "a", 10.0), Fault("member-pause", "b", 5.0)])
     assert [o.released for o in closed] == [10.0, None, None]
+
+
+def test_missing_from_topic_is_every_ack_not_read_back_at_its_partition_and_offset() -> None:
+    acks = [Ack("p", s, None, None, s % 2, 10 + s, 1.0) for s in range(4)]
+    found = {("p", 0): (0, 10), ("p", 1): (1, 11), ("p", 2): (0, 99)}  # 2 moved, 3 gone
+    assert [(a.producer, a.sequence) for a in missing_from_topic(acks, found)] == [("p", 2), ("p", 3)]
+    assert missing_from_topic(acks, {**found, ("p", 2): (0, 12), ("p", 3): (1, 13)}) == []

@@ -61,3 +61,51 @@ def test_a_partition_excuses_standby_reads_like_other_broker_faults_a_skipped_on
     assert (judged("broker-partition-skipped")["verdict"],
             judged("broker-partition-skipped")["standby_consumed"]) == ("violated", 1)
     assert (judged("member-kill")["verdict"], judged("member-kill")["standby_consumed"]) == ("violated", 1)
+
+
+def judged_with(outcome: dict[str, object], found: dict[tuple[str, int], tuple[int, int]] | None = None,
+                complete: bool = True) -> dict[str, object]:
+    logs = clean_logs()
+    if found is None:  # the topic read back holds each acknowledged record where it was acknowledged
+        found = {a.record: (a.partition, a.offset) for a in logs.acks}
+    return judge(logs, ["fo"], {"fo": {"high": 2, "low": 1}}, WINDOWS, until=30.0,
+                 reassignment=outcome, readback=(found, complete))
+
+
+DONE = {"completed": True, "copies_whole": True, "partitions_moved": 3, "drained_broker": 2}
+
+
+def test_a_completed_reassignment_with_whole_copies_and_every_record_read_back_holds() -> None:
+    summary = judged_with(dict(DONE))
+    assert summary["verdict"] == "held"
+    assert summary["reassignment"] == {**DONE, "readback": "complete", "missing_from_topic": 0,  # type: ignore[dict-item]
+                                       "missing_detail": [], "held": True}
+
+
+def test_a_reassignment_that_failed_or_left_a_copy_short_violates() -> None:
+    failed = judged_with({"completed": False, "error": "reassign apply exited 1: …"})
+    assert failed["verdict"] == "violated" and failed["reassignment"]["held"] is False  # type: ignore[index]
+    short = judged_with({**DONE, "copies_whole": False,
+                         "copy_problems": ["partition 4: replicas [5] differ"]})
+    assert short["verdict"] == "violated"
+
+
+def test_a_record_the_topic_no_longer_holds_after_the_move_violates_though_every_group_consumed_it() -> None:
+    logs = clean_logs()
+    found = {a.record: (a.partition, a.offset) for a in logs.acks}
+    del found[("p", 3)]  # consumed before the move, gone from the log after it
+    found[("p", 4)] = (0, 40)  # at another offset than acknowledged
+    summary = judged_with(dict(DONE), found)
+    assert (summary["verdict"], summary["lost"]) == ("violated", 0)
+    entry = summary["reassignment"]
+    assert entry["missing_from_topic"] == 2  # type: ignore[index]
+    assert entry["missing_detail"] == [["p", 3, 0, 3], ["p", 4, 0, 4]]  # type: ignore[index]
+
+
+def test_a_readback_that_did_not_reach_the_end_does_not_hold() -> None:
+    assert judged_with(dict(DONE), complete=False)["verdict"] == "violated"
+
+
+def test_throttles_left_behind_by_the_move_do_not_hold() -> None:
+    summary = judged_with({**DONE, "throttles_left": ["broker 3: ['leader.replication.throttled.rate']"]})
+    assert summary["verdict"] == "violated"

@@ -5,7 +5,10 @@ schedule drawn from ``--seed``; then every invariant is checked.
 
 Prints one verdict line; exit 0 only when every invariant held, 1 when one did not, 2 for bad input.
 ``--json FILE`` writes the summary (verdict, acknowledged, lost, duplicates, double_owned, misplaced,
-faults, failover_s …); ``--report DIR`` an HTML timeline and the raw JSON-lines logs.
+faults, failover_s, reassignment …); ``--report DIR`` an HTML timeline and the raw JSON-lines logs.
+A throttled reassignment (one broker drained of the topic, planned and applied by our ``reassign``
+commands) is in flight during the load; the verdict needs it completed, its copies whole and every
+acknowledged record read back from the topic afterwards.
 """
 
 from __future__ import annotations
@@ -85,5 +88,25 @@ def run(args: argparse.Namespace) -> int:
           f"failover p50/p99/max {fo['p50']}/{fo['p99']}/{fo['max']} s"
           + "".join(f", producer {name} stalled {gap} s"
                     for name, gap in summary["stalled_producers"].items())
+          + _reassignment_words(summary.get("reassignment"))
           + f" (seed {args.seed})")
     return 0 if summary["verdict"] == "held" else 1
+
+
+def _reassignment_words(entry: dict[str, Any] | None) -> str:
+    """The operation in flight, in the verdict line: what moved, how long it took, whether it held."""
+    if entry is None:
+        return ""
+    if not entry.get("completed"):
+        return f", reassignment FAILED ({entry.get('error', 'not completed')})"
+    words = (f", reassignment of {entry.get('partitions_moved', 0)} partitions off broker "
+             f"{entry['drained_broker']} in {entry.get('seconds')} s")
+    if not entry.get("copies_whole"):
+        words += f" with copies not whole ({'; '.join(entry.get('copy_problems', [])[:2])})"
+    if entry.get("throttles_left"):
+        words += f", throttles left ({'; '.join(entry['throttles_left'][:2])})"
+    if entry.get("missing_from_topic"):
+        words += f", {entry['missing_from_topic']} acknowledged records missing from the topic"
+    elif entry.get("readback") != "complete":
+        words += f", topic read back {entry.get('readback')}"
+    return words

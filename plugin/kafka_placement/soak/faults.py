@@ -14,10 +14,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from kafka_placement.errors import ClusterError
 from kafka_placement.soak.events import Event, Fault
 from kafka_placement.soak.netfault import NetworkPartitions
 from kafka_placement.soak.restarts import Restarts
 from kafka_placement.soak.schedule import PlannedFault
+from kafka_placement.vocabulary import TopicPartition
 
 __all__ = ["FaultInjector"]
 
@@ -117,14 +119,15 @@ def _broker_of(target: str, adm: Any, topic: str) -> int:
         return int(target.removeprefix("broker-"))
     from kafka.errors import KafkaError  # kafka-python: imported with the run, not with the module
 
-    partition = int(target.removeprefix("leader-of-"))
+    from kafka_placement.clients.kafka_python.admin import snapshot
+
+    partition = TopicPartition(topic, int(target.removeprefix("leader-of-")))
     for _attempt in range(LEADER_LOOKUPS):
         try:
-            (described,) = adm.describe_topics([topic])
-        except KafkaError:  # e.g. RequestTimedOutError under load, or the node it asked just died
+            state = snapshot(adm, [topic]).partitions.get(partition)
+        except (KafkaError, ClusterError):  # e.g. RequestTimedOutError under load, a node that just died
             continue
-        for part in described.get("partitions") or []:
-            if part.get("partition") == partition and part.get("leader", -1) >= 0:
-                return int(part["leader"])
+        if state is not None and state.leader is not None:
+            return state.leader
         break
     return 0

@@ -6,6 +6,8 @@
 - :func:`double_owners`: two members of one group holding one partition at overlapping times, by the
   members' own ownership logs, each clipped to the times its process ran (a stopped process acts on nothing);
 - :func:`misplaced_records`: keyed records acknowledged in another partition than the one predicted;
+- :func:`missing_from_topic`: acknowledged records the topic, read back after the run (and after the
+  reassignment moved its replicas), does not hold at the partition and offset they were acknowledged at;
 - :func:`standby_consumption`: in a failover group, a record consumed by a member other than the
   highest-priority running one, later than ``window_s`` after the group's last membership change;
 - :func:`commits_beyond_consumed`: an accepted commit of offset ``o`` before the group consumed ``o - 1``
@@ -41,6 +43,7 @@ __all__ = [
     "failover_times",
     "lost_records",
     "misplaced_records",
+    "missing_from_topic",
     "percentile",
     "running_periods",
     "stalled_producers",
@@ -97,6 +100,12 @@ def misplaced_records(acks: Iterable[Ack]) -> list[Ack]:
     """Keyed records whose acknowledged partition is not the predicted one."""
     return [ack for ack in acks
             if ack.key is not None and ack.predicted is not None and ack.partition != ack.predicted]
+
+
+def missing_from_topic(acks: Iterable[Ack], found: Mapping[RecordId, tuple[int, int]]) -> list[Ack]:
+    """Acknowledged records not read back at their acknowledged (partition, offset): lost or moved by
+    what copied the log."""
+    return [ack for ack in acks if found.get(ack.record) != (ack.partition, ack.offset)]
 
 
 def running_periods(lives: Iterable[Life], until: float) -> dict[str, list[tuple[float, float]]]:

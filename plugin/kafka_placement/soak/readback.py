@@ -1,7 +1,8 @@
 """What the cluster holds after a soak, read independently of the groups under test: every record of the
 topic (a plain kafka-python consumer with no group, from each partition's start to its high watermark)
-and each group's committed offsets. Used only to explain unconsumed records
-(:mod:`~kafka_placement.soak.diagnosis`); no invariant depends on it."""
+and each group's committed offsets. The records read back are judged against the acknowledgements
+after the run's reassignment (:func:`~kafka_placement.soak.invariants.missing_from_topic`) and explain
+unconsumed records (:mod:`~kafka_placement.soak.diagnosis`)."""
 
 from __future__ import annotations
 

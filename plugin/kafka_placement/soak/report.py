@@ -1,6 +1,7 @@
 """The soak's HTML report: one self-contained page with the verdict, the figures and an inline SVG
 timeline — each member's holdings over time (one row per member, a bar per holding, labelled with its
-partition count), every fault as a vertical marker, and the produce and consume rates per second.
+partition count), every fault as a vertical marker, the reassignment in flight as a band, and the
+produce and consume rates per second.
 
 (The plan report, :mod:`kafka_placement.planning.report`, draws a plan's tables with matplotlib; a
 timeline of intervals and markers is plain SVG, with no plotting dependency.)
@@ -22,7 +23,7 @@ _W, _ROW, _LEFT = 1100, 22, 110
 _COLORS = ("#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#b07aa1")
 
 
-def _timeline(logs: SoakLogs) -> str:
+def _timeline(logs: SoakLogs, move: dict[str, Any] | None = None) -> str:
     times = [a.t for a in logs.acks] + [c.t for c in logs.consumed] + [o.acquired for o in logs.ownerships]
     if not times:
         return "<p>no events</p>"
@@ -39,6 +40,13 @@ def _timeline(logs: SoakLogs) -> str:
     top = 20
     height = top + len(members) * _ROW + rate_h + 40
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{_W}" height="{height}" font-size="11">']
+    if move and move.get("started_t"):  # the reassignment in flight, from its start to its end
+        start, end = move["started_t"], move.get("completed_t") or t1
+        parts.append(
+            f'<rect x="{x(start):.1f}" y="0" width="{max(1.0, x(end) - x(start)):.1f}" height="{height}" '
+            f'fill="#edc948" opacity="0.25"><title>reassignment: {move.get("partitions_moved", 0)} '
+            f'partitions off broker {move.get("drained_broker")}'
+            f'{"" if move.get("completed") else " (not completed)"}</title></rect>')
     for i, member in enumerate(members):
         y = top + i * _ROW
         parts.append(f'<text x="4" y="{y + 14}">{html.escape(member)}</text>')
@@ -84,9 +92,9 @@ def write_report(summary: dict[str, Any], logs: SoakLogs, out_dir: Path) -> Path
 td,th{{text-align:left;padding:2px 8px;font-size:12px}}</style>
 </head><body><h1>Soak: {html.escape(str(summary.get("verdict")))}</h1>
 <p>Timeline: one row per member, a bar per holding (colour = group: {html.escape(legend)}; hover for the
-partitions); red dashed lines = faults, grey = faults undone; below, records produced and consumed per
-second.</p>
-{_timeline(logs)}
+partitions); red dashed lines = faults, grey = faults undone; yellow band = the reassignment in flight;
+below, records produced and consumed per second.</p>
+{_timeline(logs, summary.get("reassignment"))}
 <h2>Figures</h2><table>{rows}</table><h2>Faults</h2><ol>{faults}</ol></body></html>
 """
     path = out_dir / "report.html"

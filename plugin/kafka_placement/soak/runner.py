@@ -30,6 +30,8 @@ from kafka_placement.soak.events import Event, Life, dump_event, parse_event
 from kafka_placement.soak.faults import FaultInjector
 from kafka_placement.soak.load import PRODUCERS, ProducerThread
 from kafka_placement.soak.netfault import NetworkPartitions
+from kafka_placement.soak.operation import APPLY_TIMEOUT_S, START_FRACTION, ThrottledReassignment
+from kafka_placement.soak.readback import read_topic
 from kafka_placement.soak.restarts import RESTART_TIMEOUT_S, Restarts
 from kafka_placement.soak.schedule import FULL_KINDS, QUICK_KINDS, fault_schedule
 from kafka_placement.soak.verdict import SoakLogs, Windows, judge
@@ -69,6 +71,8 @@ GROUPS: dict[str, list[tuple[str, str, str, int]]] = {
 }
 #: how long the run waits for each producer thread to flush and end after stop()
 PRODUCER_JOIN_S = 180.0
+#: a bound on reading the whole topic back after the run (30 minutes of load: ~450,000 records)
+READBACK_S = 300.0
 FAILOVER_GROUPS = ("fo-kp", "fo-cf")
 
 
@@ -264,12 +268,18 @@ def run_soak(cluster: Any, *, minutes: float, seed: int, profile_name: str, work
                               kinds=profile.fault_kinds)
         report = progress or (lambda _f, _n: None)
         restarts = Restarts(cluster, write)
+        # the operation in flight: one broker (by the seed) drained of the topic while the faults go on
+        operation = ThrottledReassignment(
+            workdir, cluster.bootstrap_servers, cluster.write_client_config(workdir / "client.properties"),
+            topic, cluster.broker_ids[seed % len(cluster.broker_ids)],
+            note=lambda text: report(1.0 if not load_start else (time.time() - load_start) / duration, text))
         injector = FaultInjector(cluster, members, adm, topic, write, restarts)
         if any(f.kind == "broker-partition" for f in plan):
             _check_network(injector)
         skipped = 0
         load_start = load_end = 0.0
         drain: dict[str, Any] = {}
+        readback: tuple[dict[Any, tuple[int, int]], bool] | None = None
         watching = threading.Event()
         watcher = threading.Thread(target=members.watch_until, args=(watching,), name="soak-watch",
                                    daemon=True)
@@ -281,6 +291,7 @@ def run_soak(cluster: Any, *, minutes: float, seed: int, profile_name: str, work
             for producer in producers:
                 producer.start()
             started, load_start = time.monotonic(), time.time()
+            operation.start(START_FRACTION * duration)
             for fault in plan:
                 _sleep_until(started + fault.at_s)
                 # one fault at a time, and the load lasts `duration` whatever a restart takes: a fault
@@ -302,16 +313,22 @@ def run_soak(cluster: Any, *, minutes: float, seed: int, profile_name: str, work
                 producer.join(PRODUCER_JOIN_S)
             # the drain starts with every broker back, so a slow restart cannot use up its time
             restarts.wait(RESTART_TIMEOUT_S, lambda note: report(1.0, note))
+            operation.join(APPLY_TIMEOUT_S + 300.0)  # bounded by its own commands' timeouts
             drain = _drain(workdir, members, profile, lambda note: report(1.0, note))
+            report(1.0, "reading the topic back")
+            operation.check_copies(adm)
+            in_topic, high_watermarks, complete = read_topic(kp, topic, profile.partitions, READBACK_S)
+            readback = (in_topic, complete)
             if any(drain["unconsumed"].values()):
                 try:  # an explanation only: the verdict stands without it
-                    drain["diagnosis"] = _diagnose(workdir, kp, adm, topic, profile.partitions,
-                                                   [members.group_id(g) for g in GROUPS])
+                    drain["diagnosis"] = _diagnose(workdir, adm, topic, [members.group_id(g) for g in GROUPS],
+                                                   in_topic, high_watermarks, complete)
                 except Exception as exc:  # kafka-python's errors and a cluster still recovering
                     drain["diagnosis"] = {"error": f"{type(exc).__name__}: {exc}"}
         finally:
             if injector.network is not None:
                 injector.network.heal()  # before anything slow: no rule outlives the run
+            operation.stop()  # an aborted run: its command is not left moving replicas
             # a run aborted by an error: the load stops before the log it writes to is closed (their
             # threads raised "I/O operation on closed file" otherwise); a no-op after a whole run
             for producer in producers:
@@ -331,7 +348,8 @@ def run_soak(cluster: Any, *, minutes: float, seed: int, profile_name: str, work
                   for g in FAILOVER_GROUPS}
     windows = Windows(standby_s=profile.session_timeout_ms / 1000 + 25.0, overlap_s=5.0)
     summary = judge(logs, [members.group_id(g) for g in GROUPS], priorities, windows, until=time.time(),
-                    load=(load_start, load_end) if load_end else None)
+                    load=(load_start, load_end) if load_end else None,
+                    reassignment=operation.outcome if load_end else None, readback=readback)
     summary.update({
         "seed": seed, "profile": profile_name, "minutes": minutes, "topic": topic,
         "producers": {p.spec.name: {"sent": p.sent, "acked": p.acked, "failed": p.failed,
@@ -405,13 +423,12 @@ def _drain(workdir: Path, members: Members, profile: Profile, note: Callable[[st
         time.sleep(2.0)
 
 
-def _diagnose(workdir: Path, settings: dict[str, Any], adm: Any, topic: str, partitions: int,
-              groups: list[str]) -> dict[str, Any]:
+def _diagnose(workdir: Path, adm: Any, topic: str, groups: list[str], in_topic: dict[Any, tuple[int, int]],
+              high_watermarks: dict[int, int], complete: bool) -> dict[str, Any]:
     """Where the unconsumed records are (:func:`~kafka_placement.soak.diagnosis.unconsumed_report`)."""
     from kafka_placement.soak.diagnosis import unconsumed_report
-    from kafka_placement.soak.readback import committed_offsets, read_topic
+    from kafka_placement.soak.readback import committed_offsets
 
-    in_topic, high_watermarks, complete = read_topic(settings, topic, partitions, 180.0)
     logs = read_logs(workdir)
     report = unconsumed_report(logs.acks, logs.consumed, groups, in_topic,
                                committed_offsets(adm, topic, groups), high_watermarks)

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from kafka_placement.soak.events import Ack, Committed, Consumed, Event, Fault, Life, Ownership
+from kafka_placement.soak.events import Ack, Committed, Consumed, Event, Fault, Life, Ownership, RecordId
 from kafka_placement.soak.invariants import (
     close_at_deaths,
     commits_beyond_consumed,
@@ -16,6 +16,7 @@ from kafka_placement.soak.invariants import (
     failover_times,
     lost_records,
     misplaced_records,
+    missing_from_topic,
     percentile,
     stalled_producers,
     standby_consumption,
@@ -64,9 +65,14 @@ def judge(
     windows: Windows,
     until: float,
     load: tuple[float, float] | None = None,
+    reassignment: Mapping[str, Any] | None = None,
+    readback: tuple[Mapping[RecordId, tuple[int, int]], bool] | None = None,
 ) -> dict[str, Any]:
     """The summary: ``verdict`` ("held" / "violated") and every figure behind it. ``load`` is the
-    producers' (start, end) wall time; without it no producer is judged stalled."""
+    producers' (start, end) wall time; without it no producer is judged stalled. ``reassignment`` is
+    the operation's outcome (:class:`~kafka_placement.soak.operation.ThrottledReassignment`) and
+    ``readback`` the topic read back after it (records found, whether the read reached the end): the
+    move must have completed with whole copies and the topic must hold every acknowledged record."""
     lost = lost_records(logs.acks, logs.consumed, groups)
     ownerships = close_at_deaths(logs.ownerships, logs.faults)
     doubles = double_owners(ownerships, logs.lives, until=until, tolerance_s=windows.overlap_s)
@@ -81,7 +87,9 @@ def judge(
     unrecovered = [f for f in failovers if f.seconds is None]
     lost_total = sum(len(records) for records in lost.values())
     stalled = stalled_producers(logs.acks, load[0], load[1], STALL_S, STALL_OTHERS_MIN) if load else {}
-    violated = lost_total or doubles or misplaced or standby or early_commits or unrecovered or stalled
+    operation = None if reassignment is None else _operation(reassignment, logs.acks, readback)
+    violated = (lost_total or doubles or misplaced or standby or early_commits or unrecovered or stalled
+                or (operation is not None and not operation["held"]))
     return {
         "verdict": "violated" if violated else "held",
         "acknowledged": len({ack.record for ack in logs.acks}),
@@ -107,7 +115,27 @@ def judge(
         "stalled_producers": {name: round(gap, 1) for name, gap in sorted(stalled.items())},
         "faults": [{"kind": f.kind, "target": f.target, "t": round(f.t, 3)} for f in logs.faults],
         "windows_s": {"standby": windows.standby_s, "overlap": windows.overlap_s},
+        **({} if operation is None else {"reassignment": operation}),
     }
+
+
+def _operation(outcome: Mapping[str, Any], acks: list[Ack],
+               readback: tuple[Mapping[RecordId, tuple[int, int]], bool] | None) -> dict[str, Any]:
+    """The reassignment's entry: its outcome, what the readback missed, and whether it held."""
+    entry = dict(outcome)
+    if readback is None:
+        entry["readback"] = "not read"
+        missing: list[Ack] = []
+    else:
+        found, complete = readback
+        missing = missing_from_topic(acks, found)
+        entry["readback"] = "complete" if complete else "incomplete (timed out)"
+        entry["missing_from_topic"] = len(missing)
+        entry["missing_detail"] = [[a.producer, a.sequence, a.partition, a.offset] for a in missing[:20]]
+    entry["held"] = bool(outcome.get("completed") and outcome.get("copies_whole")
+                         and not outcome.get("throttles_left")
+                         and readback is not None and readback[1] and not missing)
+    return entry
 
 
 def _rounded(value: float | None) -> float | None:
