@@ -289,3 +289,8 @@ def test_missing_from_topic_is_every_ack_not_read_back_at_its_partition_and_offs
     found = {("p", 0): (0, 10), ("p", 1): (1, 11), ("p", 2): (0, 99)}  # 2 moved, 3 gone
     assert [(a.producer, a.sequence) for a in missing_from_topic(acks, found)] == [("p", 2), ("p", 3)]
     assert missing_from_topic(acks, {**found, ("p", 2): (0, 12), ("p", 3): (1, 13)}) == []
+    # librdkafka acknowledged without an offset (a 30-minute soak had two): its partition is checked
+    untold = [Ack("q", 0, "k", 12, 12, None, 2.0)]
+    assert missing_from_topic(untold, {("q", 0): (12, 4711)}) == []
+    assert missing_from_topic(untold, {("q", 0): (11, 4711)}) == untold
+    assert missing_from_topic(untold, {}) == untold

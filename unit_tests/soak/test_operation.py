@@ -115,7 +115,11 @@ def test_an_apply_refused_before_submitting_because_a_broker_is_down_is_run_agai
 ) -> None:
     down = ("kafka-placement reassign: error: could not set the reassignment throttles: broker(s) [3] "
             "unreachable; nothing was submitted (an unthrottled move is what --throttle is meant to prevent)")
-    op = run_with(tmp_path, monkeypatch, [(0, ""), (1, down), (1, down), (0, "")])
+    # no broker answering the connection (a 30-minute secured soak met it at load average 290)
+    unreachable = ("kafka-placement reassign: error: cannot connect to 127.0.0.1:35707,127.0.0.1:33977 "
+                   "(SASL_SSL/SCRAM-SHA-512): connection refused; check the host and port of "
+                   "--bootstrap-server and that the broker runs")
+    op = run_with(tmp_path, monkeypatch, [(0, ""), (1, down), (2, unreachable), (0, "")])
     assert [argv[0] for argv in op.calls] == ["plan", "apply", "apply", "apply"]  # type: ignore[attr-defined]
     assert op.outcome["completed"] is True and "error" not in op.outcome
     assert op.outcome["apply_retries"] == 2

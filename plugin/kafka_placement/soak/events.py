@@ -50,7 +50,9 @@ class Ack:
     key: str | None
     predicted: int | None
     partition: int
-    offset: int
+    #: None when the client's delivery report carries none (librdkafka's for a batch the broker
+    #: answered as a duplicate of an earlier attempt: acknowledged, offset not told)
+    offset: int | None
     t: float
 
     @property

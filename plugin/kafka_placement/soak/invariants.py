@@ -104,8 +104,13 @@ def misplaced_records(acks: Iterable[Ack]) -> list[Ack]:
 
 def missing_from_topic(acks: Iterable[Ack], found: Mapping[RecordId, tuple[int, int]]) -> list[Ack]:
     """Acknowledged records not read back at their acknowledged (partition, offset): lost or moved by
-    what copied the log."""
-    return [ack for ack in acks if found.get(ack.record) != (ack.partition, ack.offset)]
+    what copied the log. An acknowledgement without an offset is checked for its partition only."""
+    missing = []
+    for ack in acks:
+        where = found.get(ack.record)
+        if where is None or where[0] != ack.partition or (ack.offset is not None and where[1] != ack.offset):
+            missing.append(ack)
+    return missing
 
 
 def running_periods(lives: Iterable[Life], until: float) -> dict[str, list[tuple[float, float]]]:

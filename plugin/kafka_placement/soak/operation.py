@@ -33,9 +33,10 @@ PLAN_TIMEOUT_S = 180.0
 PLAN_ATTEMPTS, PLAN_RETRY_S = 3, 20.0
 APPLY_TIMEOUT_S = 900.0
 #: ``reassign apply`` refused before submitting anything (a broker taking part was down: its throttle
-#: could not be set) is run again, as an operator would, this many times in all, this far apart.
+#: could not be set; or no broker answered its connection) is run again, as an operator would, this
+#: many times in all, this far apart.
 APPLY_ATTEMPTS, APPLY_RETRY_S = 6, 20.0
-NOT_SUBMITTED = "nothing was submitted"
+NOT_SUBMITTED = ("nothing was submitted", "error: cannot connect to ")
 #: How long the copies may take to become whole after the load (a broker restarted late catches up).
 COPIES_TIMEOUT_S = 120.0
 
@@ -125,9 +126,9 @@ class ThrottledReassignment:
                 if applied.returncode == 0:
                     break
                 self.outcome["error"] = f"reassign apply exited {applied.returncode}: {_last_line(applied)}"
-                # a throttle that could not be set on a broker down for a fault: nothing was submitted,
-                # so the operator runs it again once the broker is back
-                if attempt == APPLY_ATTEMPTS or NOT_SUBMITTED not in applied.stderr:
+                # a throttle that could not be set on a broker down for a fault, or no broker answering
+                # the connection: nothing was submitted, so the operator runs it again a little later
+                if attempt == APPLY_ATTEMPTS or not any(t in applied.stderr for t in NOT_SUBMITTED):
                     return
                 self.outcome["apply_retries"] = attempt
                 self.note("reassignment: a broker taking part is down; applying again in "
