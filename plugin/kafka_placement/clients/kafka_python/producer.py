@@ -5,7 +5,9 @@ kafka-python's partitioner sees the cluster metadata but never a delivery: this 
 records waiting longer than ``availability_timeout_s`` since their last delivery, and keyless records skip
 them (:mod:`kafka_placement.partitioning.availability`). An idempotent producer also asks for a new
 producer id after kafka-python resets its old one, instead of stalling for good
-(:mod:`~kafka_placement.clients.kafka_python.producer_id_reset`)::
+(:mod:`~kafka_placement.clients.kafka_python.producer_id_reset`), and sends a producer-id request that
+timed out again instead of failing for good
+(:mod:`~kafka_placement.clients.kafka_python.producer_request_timeout`)::
 
     from kafka_placement.clients.kafka_python.partitioners import JavaDefaultPartitioner
     from kafka_placement.clients.kafka_python.producer import KafkaProducer
@@ -20,6 +22,7 @@ import kafka
 
 from kafka_placement.clients.kafka_python.partitioners import PlacementPartitioner
 from kafka_placement.clients.kafka_python.producer_id_reset import mend_producer_id_reset
+from kafka_placement.clients.kafka_python.producer_request_timeout import mend_request_timeout_retry
 from kafka_placement.errors import InvalidArgumentError
 from kafka_placement.partitioning.availability import PartitionAvailability
 
@@ -32,7 +35,8 @@ class KafkaProducer(kafka.KafkaProducer):  # type: ignore[misc]  # kafka-python 
 
     def __init__(self, *args: Any, availability_timeout_s: float = 0.0, **configs: Any) -> None:
         super().__init__(*args, **configs)
-        mend_producer_id_reset(self)
+        mend_producer_id_reset(self)  # two kafka-python 3.0.12 bugs that end an idempotent producer
+        mend_request_timeout_retry(self)
         self.availability: PartitionAvailability | None = None
         if availability_timeout_s:
             partitioner = self.config["partitioner"]
