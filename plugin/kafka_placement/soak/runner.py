@@ -317,9 +317,15 @@ def run_soak(cluster: Any, *, minutes: float, seed: int, profile_name: str, work
             drain = _drain(workdir, members, profile, lambda note: report(1.0, note))
             report(1.0, "reading the topic back")
             operation.check_copies(adm)
-            in_topic, high_watermarks, complete = read_topic(kp, topic, profile.partitions, READBACK_S)
+            try:
+                in_topic, high_watermarks, complete = read_topic(kp, topic, profile.partitions, READBACK_S)
+            except Exception as exc:  # kafka-python's errors: judged (an incomplete read), not a crash
+                in_topic, high_watermarks, complete = {}, {}, False
+                operation.outcome["readback_error"] = f"{type(exc).__name__}: {exc}"
             readback = (in_topic, complete)
-            if any(drain["unconsumed"].values()):
+            if any(drain["unconsumed"].values()) and "readback_error" in operation.outcome:
+                drain["diagnosis"] = {"error": operation.outcome["readback_error"]}
+            elif any(drain["unconsumed"].values()):
                 try:  # an explanation only: the verdict stands without it
                     drain["diagnosis"] = _diagnose(workdir, adm, topic, [members.group_id(g) for g in GROUPS],
                                                    in_topic, high_watermarks, complete)
