@@ -20,8 +20,9 @@ from typing import Any
 
 import pytest
 
+from kafka_placement.soak.members import GROUPS
 from kafka_placement.soak.report import write_report
-from kafka_placement.soak.runner import GROUPS, PROFILES, run_soak
+from kafka_placement.soak.runner import PROFILES, run_soak
 from kafka_placement.soak.schedule import BROKER_KINDS, MEMBER_KINDS, fault_schedule
 from kafka_placement.testing.cluster import KafkaCluster
 

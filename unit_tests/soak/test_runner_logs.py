@@ -31,7 +31,7 @@ def test_a_member_process_that_ends_on_its_own_is_logged_stopped_once(tmp_path: 
     import sys
 
     from kafka_placement.soak.events import Event, Life
-    from kafka_placement.soak.runner import Members
+    from kafka_placement.soak.members import Members
 
     events: list[Event] = []
     members = Members(tmp_path, "t", {}, 6000, "px", events.append)

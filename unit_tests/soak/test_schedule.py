@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kafka_placement.errors import InvalidArgumentError
-from kafka_placement.soak.runner import GROUPS, PROFILES
+from kafka_placement.soak.members import GROUPS
+from kafka_placement.soak.runner import PROFILES
 from kafka_placement.soak.schedule import (
     BROKER_KINDS,
     FULL_KINDS,

@@ -27,7 +27,7 @@ __all__ = ["FaultInjector"]
 @dataclass
 class FaultInjector:
     cluster: Any
-    members: Any  # runner.Members (not imported: the runner imports this module)
+    members: Any  # members.Members (duck-typed: the unit tests pass fakes)
     adm: Any
     topic: str
     write: Callable[[Event], None]
