@@ -72,7 +72,8 @@ def run(args: argparse.Namespace) -> int:
         if args.report:
             out = Path(args.report)
             write_report(summary, logs, out)
-            for log in [*workdir.glob("*.jsonl"), *workdir.glob("*.log")]:
+            # the logs, and each member process's stderr (its client's warnings: why it left a group)
+            for log in [*workdir.glob("*.jsonl"), *workdir.glob("*.log"), *workdir.glob("*.stderr")]:
                 shutil.copy(log, out / log.name)
     finally:
         progress.close()
