@@ -82,7 +82,7 @@ def test_quick_soak_holds_every_invariant(kafka_cluster: KafkaCluster, tmp_path:
         (described,) = admin.describe_topics([summary["topic"]])
     finally:
         admin.close()
-    replicas = {p["partition"]: p["replicas"] for p in described["partitions"]}
+    replicas = {p["partition_index"]: p["replica_nodes"] for p in described["partitions"]}
     assert len(replicas) == profile.partitions
     assert all(len(r) == 3 and drained not in r for r in replicas.values()), replicas
     # librdkafka's reconnect lines during the faults went to the run's log, not the terminal
