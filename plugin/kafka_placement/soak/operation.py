@@ -57,6 +57,10 @@ class ThrottledReassignment:
     _proc: subprocess.Popen[str] | None = None
     _stopped: bool = False
 
+    @property
+    def plan_file(self) -> Path:
+        return self.workdir / "reassignment-plan.json"
+
     def start(self, delay_s: float) -> None:
         self.outcome.update({"topic": self.topic, "drained_broker": self.broker, "throttle": THROTTLE,
                              "completed": False})
@@ -96,45 +100,49 @@ class ThrottledReassignment:
                 self._proc = None
         return subprocess.CompletedProcess(command, proc.returncode, out, err)
 
+    def _until_done(self, argv: tuple[str, ...], attempts: int, pause_s: float, timeout_s: float,
+                    again: Callable[[subprocess.CompletedProcess[str]], bool]) -> bool:
+        """Run ``reassign *argv`` until it exits 0, at most ``attempts`` times, ``pause_s`` apart, while
+        ``again(result)`` says the failure is one to retry; the last failure is the outcome's ``error``."""
+        for attempt in range(1, attempts + 1):
+            result = self._cli(*argv, timeout_s=timeout_s)
+            self.outcome[f"{argv[0]}_exit"] = result.returncode
+            if result.returncode == 0:
+                self.outcome.pop("error", None)
+                return True
+            self.outcome["error"] = f"reassign {argv[0]} exited {result.returncode}: {_last_line(result)}"
+            if attempt == attempts or not again(result):
+                return False
+            self.outcome[f"{argv[0]}_retries"] = attempt
+            self.note(f"reassignment: {argv[0]} refused before anything was submitted; "
+                      f"again in {pause_s:.0f}s")
+            time.sleep(pause_s)
+        return False
+
     def _run(self, delay_s: float) -> None:
         time.sleep(max(0.0, delay_s))
-        plan = self.workdir / "reassignment-plan.json"
+        plan = self.plan_file
         try:
             self.outcome["started_t"] = round(time.time(), 3)
             self.note(f"reassignment: planning the drain of broker {self.broker}")
-            for attempt in range(1, PLAN_ATTEMPTS + 1):  # a broker down for a fault: planned again after it
-                planned = self._cli("plan", "--topic", self.topic, "--remove-brokers", str(self.broker),
-                                    "--output", str(plan),
-                                    "--rollback", str(self.workdir / "reassignment-rollback.json"),
-                                    timeout_s=PLAN_TIMEOUT_S)
-                if planned.returncode == 0:
-                    break
-                self.outcome["error"] = f"reassign plan exited {planned.returncode}: {_last_line(planned)}"
-                if attempt == PLAN_ATTEMPTS:
-                    return
-                time.sleep(PLAN_RETRY_S)
-            self.outcome.pop("error", None)
+            # any failed plan (a broker down for a fault) is planned again after it
+            if not self._until_done(("plan", "--topic", self.topic, "--remove-brokers", str(self.broker),
+                                     "--output", str(plan),
+                                     "--rollback", str(self.workdir / "reassignment-rollback.json")),
+                                    PLAN_ATTEMPTS, PLAN_RETRY_S, PLAN_TIMEOUT_S, again=lambda _r: True):
+                return
             moves = json.loads(plan.read_text())["partitions"]
             self.outcome["target"] = {str(m["partition"]): list(m["replicas"]) for m in moves}
             self.outcome["partitions_moved"] = len(moves)
             self.note(f"reassignment: moving {len(moves)} partitions off broker {self.broker}, "
                       f"throttled to {THROTTLE}/s")
-            for attempt in range(1, APPLY_ATTEMPTS + 1):
-                applied = self._cli("apply", "--plan", str(plan), "--throttle", THROTTLE,
-                                    "--timeout", str(int(APPLY_TIMEOUT_S)), timeout_s=APPLY_TIMEOUT_S + 120.0)
-                self.outcome["apply_exit"] = applied.returncode
-                if applied.returncode == 0:
-                    break
-                self.outcome["error"] = f"reassign apply exited {applied.returncode}: {_last_line(applied)}"
-                # a throttle that could not be set on a broker down for a fault, or no broker answering
-                # the connection: nothing was submitted, so the operator runs it again a little later
-                if attempt == APPLY_ATTEMPTS or not any(t in applied.stderr for t in NOT_SUBMITTED):
-                    return
-                self.outcome["apply_retries"] = attempt
-                self.note("reassignment: a broker taking part is down; applying again in "
-                          f"{APPLY_RETRY_S:.0f}s")
-                time.sleep(APPLY_RETRY_S)
-            self.outcome.pop("error", None)
+            # a throttle that could not be set on a broker down for a fault, or no broker answering the
+            # connection: nothing was submitted, so the operator runs it again a little later
+            if not self._until_done(("apply", "--plan", str(plan), "--throttle", THROTTLE,
+                                     "--timeout", str(int(APPLY_TIMEOUT_S))),
+                                    APPLY_ATTEMPTS, APPLY_RETRY_S, APPLY_TIMEOUT_S + 120.0,
+                                    again=lambda r: any(t in r.stderr for t in NOT_SUBMITTED)):
+                return
             self.outcome["completed"] = True
             self.outcome["completed_t"] = round(time.time(), 3)
             self.outcome["seconds"] = round(self.outcome["completed_t"] - self.outcome["started_t"], 1)
@@ -177,8 +185,7 @@ class ThrottledReassignment:
         try:
             remaining = left()
             if remaining:
-                verified = self._cli("verify", "--plan", str(self.workdir / "reassignment-plan.json"),
-                                     timeout_s=PLAN_TIMEOUT_S)
+                verified = self._cli("verify", "--plan", str(self.plan_file), timeout_s=PLAN_TIMEOUT_S)
                 self.outcome["verify_exit"] = verified.returncode
                 remaining = left()
         except Exception as exc:  # kafka-python's errors, the command's timeout: reported, judged
