@@ -81,9 +81,14 @@ class PacedConsumer:
     error: BaseException | None = None
 
     def run(self, stop: threading.Event) -> None:
-        from kafka import KafkaConsumer, TopicPartition
+        from kafka import TopicPartition
         from kafka.errors import CommitFailedError, RebalanceInProgressError
         from kafka.structs import OffsetAndMetadata
+
+        # ours, not kafka-python's: its join watchdog rejoins a subscribed member that kafka-python
+        # 3.0.12 left outside its group (docs/assignment.md) — the likely cause of run 15b's
+        # "not committing" for the subscribed member, a state plain kafka-python never leaves
+        from kafka_placement.clients.kafka_python import KafkaConsumer
 
         tp = TopicPartition(self.topic, self.partition)
         consumer = KafkaConsumer(
