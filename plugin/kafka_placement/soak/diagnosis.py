@@ -35,10 +35,10 @@ def unconsumed_report(
     examples: int = 5,
 ) -> dict[str, Any]:
     """Per group with unconsumed acknowledged records: how many are in the topic and how many not, and
-    per partition holding any of them: the count, the first and last missing offset (as acknowledged),
-    the highest offset the group consumed, its committed offset and the high watermark; plus up to
-    ``examples`` records as ``[producer, sequence, partition, offset]``. Groups that missed nothing are
-    left out."""
+    per partition holding any of them: the count, the first and last missing offset (as acknowledged;
+    ``offset_unknown`` counts those acknowledged without one), the highest offset the group consumed,
+    its committed offset and the high watermark; plus up to ``examples`` records as
+    ``[producer, sequence, partition, offset]``. Groups that missed nothing are left out."""
     acked = {ack.record: ack for ack in acks}
     seen: dict[str, set[RecordId]] = {group: set() for group in groups}
     consumed_up_to: dict[str, dict[int, int]] = defaultdict(dict)
@@ -55,11 +55,15 @@ def unconsumed_report(
         partitions: dict[int, dict[str, Any]] = {}
         for missed in missing:
             ack = acked[missed]
-            row = partitions.setdefault(ack.partition, {"missing": 0, "first_offset": ack.offset,
-                                                        "last_offset": ack.offset})
+            row = partitions.setdefault(ack.partition, {"missing": 0, "first_offset": None,
+                                                        "last_offset": None, "offset_unknown": 0})
             row["missing"] += 1
-            row["first_offset"] = min(row["first_offset"], ack.offset)
-            row["last_offset"] = max(row["last_offset"], ack.offset)
+            if ack.offset is None:  # librdkafka acknowledges some records without an offset
+                row["offset_unknown"] += 1
+                continue
+            first, last = row["first_offset"], row["last_offset"]
+            row["first_offset"] = ack.offset if first is None else min(first, ack.offset)
+            row["last_offset"] = ack.offset if last is None else max(last, ack.offset)
         for partition, row in partitions.items():
             row["consumed_up_to"] = consumed_up_to[group].get(partition)
             row["committed"] = committed.get(group, {}).get(partition)
