@@ -33,10 +33,11 @@ PLAN_TIMEOUT_S = 180.0
 PLAN_ATTEMPTS, PLAN_RETRY_S = 3, 20.0
 APPLY_TIMEOUT_S = 900.0
 #: ``reassign apply`` refused before submitting anything (a broker taking part was down: its throttle
-#: could not be set; or no broker answered its connection) is run again, as an operator would, this
+#: could not be set, or — as Kafka's own tool says — it is an "Unknown broker id" while it is out of the
+#: cluster's metadata; or no broker answered its connection) is run again, as an operator would, this
 #: many times in all, this far apart.
 APPLY_ATTEMPTS, APPLY_RETRY_S = 6, 20.0
-NOT_SUBMITTED = ("nothing was submitted", "error: cannot connect to ")
+NOT_SUBMITTED = ("nothing was submitted", "error: cannot connect to ", "error: Unknown broker id ")
 #: How long the copies may take to become whole after the load (a broker restarted late catches up).
 COPIES_TIMEOUT_S = 120.0
 
@@ -136,8 +137,8 @@ class ThrottledReassignment:
             self.outcome["partitions_moved"] = len(moves)
             self.note(f"reassignment: moving {len(moves)} partitions off broker {self.broker}, "
                       f"throttled to {THROTTLE}/s")
-            # a throttle that could not be set on a broker down for a fault, or no broker answering the
-            # connection: nothing was submitted, so the operator runs it again a little later
+            # a broker of the plan down for a fault (its throttle not set, or not in the metadata), or no
+            # broker answering the connection: nothing was submitted, so the operator runs it again later
             if not self._until_done(("apply", "--plan", str(plan), "--throttle", THROTTLE,
                                      "--timeout", str(int(APPLY_TIMEOUT_S))),
                                     APPLY_ATTEMPTS, APPLY_RETRY_S, APPLY_TIMEOUT_S + 120.0,
