@@ -9,7 +9,12 @@ a fresh JoinGroup; a member the broker already dropped gets UNKNOWN_MEMBER_ID an
 
 1. a finished join task that nobody will consume;
 2. no join in flight, no rejoin requested, heartbeats off, for longer than ``grace_s``;
-3. joined and heartbeating, but no successful heartbeat for longer than the session timeout.
+3. joined and heartbeating to a known coordinator, but no successful heartbeat for longer than the
+   session timeout. While the coordinator is unknown (its ``__consumer_offsets`` partition offline, a
+   lookup under way) a rejoin has nobody to join and would only revoke what the member holds (eager
+   protocols): the member keeps consuming and kafka-python's own lookup goes on, as Java's consumer
+   does. (A 30-minute soak met this: a coordinator offline 146 s; every member revoked everything
+   after 7 s and the group consumed nothing until it was back.)
 """
 
 from __future__ import annotations
@@ -77,7 +82,8 @@ class JoinWatchdog:
             return None
         self._idle_since = None
         heartbeat = coordinator.heartbeat
-        if heartbeat_on and not in_flight and not needs:
+        coordinator_known = getattr(coordinator, "coordinator_id", -1) is not None
+        if heartbeat_on and not in_flight and not needs and coordinator_known:
             silent = now - max(heartbeat.last_receive, heartbeat.last_reset)
             if silent > self.session_timeout_s + 1.0:
                 self._fire("no-heartbeat-success", silent_s=round(silent, 1))
