@@ -15,6 +15,7 @@ id, which kafka-python and librdkafka expose differently).
 from __future__ import annotations
 
 import json
+import logging
 import sys
 import threading
 import time
@@ -58,6 +59,8 @@ def record_identity(value: bytes | None) -> tuple[str, int]:
 
 def main(config_path: str) -> int:  # pragma: no cover - runs in a child process (integration tests)
     config = json.loads(Path(config_path).read_text())
+    # the clients' warnings (and ours) on stderr with their time, to set beside the faults' times
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     log: IO[str] = open(config["log"], "a", buffering=1)  # noqa: SIM115 - lives as long as the process
     lock = threading.Lock()
 
@@ -116,7 +119,7 @@ def run_kafka_python(
         except KafkaError as exc:
             # kafka-python 3.0.12's fetcher raises e.g. UnknownBrokerIdError for a broker dropped from its
             # metadata mid-fetch (a broker killed); the next poll refreshes and goes on, as an app would
-            print(f"poll failed: {exc!r}; polling again", file=sys.stderr, flush=True)
+            logging.getLogger("kafka_placement.soak.member").warning("poll failed: %r; polling again", exc)
             time.sleep(0.2)
             continue
         now = time.time()
