@@ -186,6 +186,18 @@ def test_the_initial_join_is_a_membership_change_and_tied_priorities_are_refused
         standby_consumption([], START, {"fo": {"a": 1, "b": 1}}, window_s=1.0)
 
 
+def test_the_groups_own_coordinator_back_opens_a_window_another_groups_does_not() -> None:
+    # the coordinator of "fo" offline until 100 s: the standby joined first when it came back
+    early_low = consumed_by("low", 102.0)
+    assert standby_consumption([early_low], START, PRIORITIES, window_s=3.0,
+                               group_disruptions={"fo": [100.0]}) == []
+    assert standby_consumption([early_low], START, PRIORITIES, window_s=3.0,
+                               group_disruptions={"other": [100.0]}) == [early_low]
+    late_low = consumed_by("low", 104.0)
+    assert standby_consumption([late_low], START, PRIORITIES, window_s=3.0,
+                               group_disruptions={"fo": [100.0]}) == [late_low]
+
+
 # ---------------------------------------------------------------- commits
 def test_a_commit_past_what_the_group_consumed_is_caught() -> None:
     consumed = [Consumed("g", "m1", 0, o, "p", o, 1.0 + o) for o in range(5)]  # offsets 0-4 at t=1..5

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kafka_placement.soak.events import Ack, Consumed, Fault, Life, Ownership
+from kafka_placement.soak.events import Ack, Consumed, Fault, Health, Life, Ownership
 from kafka_placement.soak.verdict import SoakLogs, Windows, judge
 
 WINDOWS = Windows(standby_s=5.0, overlap_s=0.0)
@@ -61,6 +61,23 @@ def test_a_partition_excuses_standby_reads_like_other_broker_faults_a_skipped_on
     assert (judged("broker-partition-skipped")["verdict"],
             judged("broker-partition-skipped")["standby_consumed"]) == ("violated", 1)
     assert (judged("member-kill")["verdict"], judged("member-kill")["standby_consumed"]) == ("violated", 1)
+
+
+def test_the_groups_coordinator_back_after_an_outage_excuses_standby_reads_within_the_window() -> None:
+    # the broker kill at 10 s took the group's coordinator partition (2) offline until the sample at 38 s;
+    # the standby rejoined first and read at 40 s: inside the window after the coordinator came back
+    def judged(coordinators: dict[str, int] | None) -> dict[str, object]:
+        logs = clean_logs()
+        logs.add([Fault("broker-kill", "broker-3", 10.0), Health((2,), 0, 4, 12.0), Health((), 0, 0, 38.0),
+                  Ack("p", 10, "k10", 0, 0, 10, 39.0), Consumed("fo", "low", 0, 10, "p", 10, 40.0)])
+        return judge(logs, ["fo"], {"fo": {"high": 2, "low": 1}}, WINDOWS, until=60.0,
+                     coordinators=coordinators)
+
+    summary = judged({"fo": 2})
+    assert (summary["verdict"], summary["standby_consumed"]) == ("held", 0)
+    assert summary["coordinator_outages"] == {"fo": [[12.0, 38.0, 26.0]]}
+    assert (judged({"fo": 5})["verdict"], judged({"fo": 5})["standby_consumed"]) == ("violated", 1)
+    assert (judged(None)["verdict"], judged(None)["coordinator_outages"]) == ("violated", {})
 
 
 def judged_with(outcome: dict[str, object], found: dict[tuple[str, int], tuple[int, int]] | None = None,

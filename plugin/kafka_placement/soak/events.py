@@ -11,7 +11,10 @@ on one host, so their clocks agree). The kinds:
 - ``committed``: an offset commit the broker accepted — group, member, partition, offset (the next
   offset to read, Kafka's convention);
 - ``life``: a member process running (``up``) or not (``down``: killed, paused, closed) from time t;
-- ``fault``: a fault the injector applied — kind, target.
+- ``fault``: a fault the injector applied — kind, target;
+- ``health``: the cluster as the runner's sampler saw it, written when it changed — the
+  ``__consumer_offsets`` partitions without a leader (the group coordinators that cannot answer) and
+  how many partitions of the soak topic were offline or under their min ISR.
 
 The checkers (:mod:`kafka_placement.soak.invariants`) take these dataclasses; :func:`parse_event` reads
 one JSON line into one of them (a malformed line raises :class:`~kafka_placement.errors.InvalidArgumentError`
@@ -32,6 +35,7 @@ __all__ = [
     "Consumed",
     "Event",
     "Fault",
+    "Health",
     "Life",
     "Ownership",
     "RecordId",
@@ -115,10 +119,19 @@ class Fault:
     t: float
 
 
-Event = Ack | Ownership | Consumed | Committed | Life | Fault
+@dataclass(frozen=True)
+class Health:
+    offline_coordinators: tuple[int, ...]
+    topic_offline: int
+    topic_under_min_isr: int
+    t: float
+
+
+Event = Ack | Ownership | Consumed | Committed | Life | Fault | Health
 
 _KINDS: dict[str, type[Any]] = {
     "ack": Ack, "own": Ownership, "consumed": Consumed, "committed": Committed, "life": Life, "fault": Fault,
+    "health": Health,
 }
 _NAMES = {cls: name for name, cls in _KINDS.items()}
 
@@ -128,6 +141,8 @@ def dump_event(event: Event) -> str:
     body = asdict(event)
     if isinstance(event, Ownership):
         body["partitions"] = list(event.partitions)
+    if isinstance(event, Health):
+        body["offline_coordinators"] = list(event.offline_coordinators)
     return json.dumps({"ev": _NAMES[type(event)], **body}, separators=(",", ":"))
 
 
@@ -138,6 +153,8 @@ def parse_event(line: str) -> Event:
         cls = _KINDS[body.pop("ev")]
         if cls is Ownership:
             body["partitions"] = tuple(int(p) for p in body["partitions"])
+        if cls is Health:
+            body["offline_coordinators"] = tuple(int(p) for p in body["offline_coordinators"])
         event: Event = cls(**body)
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         shown = line.strip()[:120]

@@ -181,11 +181,13 @@ def standby_consumption(
     priorities: Mapping[str, Mapping[str, int]],
     window_s: float,
     disruptions: Iterable[float] = (),
+    group_disruptions: Mapping[str, Iterable[float]] | None = None,
 ) -> list[Consumed]:
     """Records consumed in a failover group (``priorities``: group → member → priority, higher wins) by a
     member that was not the highest-priority running one, more than ``window_s`` after the group's last
     membership change (a member's process starting or stopping) or the last of ``disruptions`` (times of
-    faults that move group coordinators, e.g. a broker killed) before the record."""
+    faults that move group coordinators, e.g. a broker killed) or of the group's own
+    ``group_disruptions`` (e.g. its coordinator back after an outage) before the record."""
     if window_s < 0:
         raise InvalidArgumentError(f"window_s must be >= 0, got {window_s}")
     for group, ranks in priorities.items():
@@ -199,7 +201,9 @@ def standby_consumption(
             changes[life.group].append(life)
     for group_changes in changes.values():
         group_changes.sort(key=lambda life: life.t)
-    disrupted = sorted(disruptions)
+    common = list(disruptions)
+    disrupted_in = {group: sorted(common + list((group_disruptions or {}).get(group, ())))
+                    for group in priorities}
     found = []
     for record in sorted(consumed, key=lambda c: c.t):
         if record.group not in priorities:
@@ -212,6 +216,7 @@ def standby_consumption(
                 break
             running[life.member] = life.up
             last_change = life.t
+        disrupted = disrupted_in[record.group]
         before = bisect.bisect_right(disrupted, record.t)
         if before:
             last_change = max(last_change, disrupted[before - 1])

@@ -23,6 +23,7 @@ from typing import Any
 from kafka_placement.errors import ClusterError
 from kafka_placement.soak.events import Event, dump_event, parse_event
 from kafka_placement.soak.faults import FaultInjector
+from kafka_placement.soak.health import HealthSampler, coordinator_partition
 from kafka_placement.soak.load import PRODUCERS, ProducerThread
 from kafka_placement.soak.members import FAILOVER_GROUPS, GROUPS, Members
 from kafka_placement.soak.netfault import NetworkPartitions
@@ -62,6 +63,8 @@ PROFILES = {
 PRODUCER_JOIN_S = 180.0
 #: a bound on reading the whole topic back after the run (30 minutes of load: ~450,000 records)
 READBACK_S = 300.0
+#: The soak topic's min.insync.replicas (RF 3): a write survives one broker's loss.
+MIN_ISR = 2
 
 
 def read_logs(workdir: Path) -> SoakLogs:
@@ -153,7 +156,7 @@ def run_soak(cluster: Any, *, minutes: float, seed: int, profile_name: str, work
 
         adm = admin()
         cleanup.callback(adm.close)
-        create_topic(adm, topic, profile.partitions, 3, config={"min.insync.replicas": "2"},
+        create_topic(adm, topic, profile.partitions, 3, config={"min.insync.replicas": str(MIN_ISR)},
                      fresh_admin=admin)
         members = Members(workdir, topic, connection, profile.session_timeout_ms, prefix, write)
         client_log = cleanup.enter_context(_client_log(workdir))
@@ -179,6 +182,7 @@ def run_soak(cluster: Any, *, minutes: float, seed: int, profile_name: str, work
         drain: dict[str, Any] = {}
         readback: tuple[dict[Any, tuple[int, int]], bool] | None = None
         watching = threading.Event()
+        health = HealthSampler(admin, topic, MIN_ISR, write)
         watcher = threading.Thread(target=members.watch_until, args=(watching,), name="soak-watch",
                                    daemon=True)
         try:
@@ -186,6 +190,7 @@ def run_soak(cluster: Any, *, minutes: float, seed: int, profile_name: str, work
                 members.spawn(name)
             watcher.start()
             _wait_owned(workdir, members, profile.partitions, 180.0)
+            health.start()
             for producer in producers:
                 producer.start()
             started, load_start = time.monotonic(), time.time()
@@ -243,6 +248,9 @@ def run_soak(cluster: Any, *, minutes: float, seed: int, profile_name: str, work
             watching.set()
             if watcher.is_alive():
                 watcher.join(10)
+            health.stop()
+            if health.is_alive():
+                health.join(30)
             members.close_all()
             restarts.wait(RESTART_TIMEOUT_S, lambda note: report(1.0, note))
             for broker in cluster.broker_ids:
@@ -251,9 +259,13 @@ def run_soak(cluster: Any, *, minutes: float, seed: int, profile_name: str, work
     priorities = {members.group_id(g): {name: prio for name, _c, _s, prio in GROUPS[g]}
                   for g in FAILOVER_GROUPS}
     windows = Windows(standby_s=profile.session_timeout_ms / 1000 + 25.0, overlap_s=5.0)
+    offsets_partitions = health.offsets_partitions
+    coordinators = ({members.group_id(g): coordinator_partition(members.group_id(g), offsets_partitions)
+                     for g in GROUPS} if offsets_partitions else {})
     summary = judge(logs, [members.group_id(g) for g in GROUPS], priorities, windows, until=time.time(),
                     load=(load_start, load_end) if load_end else None,
-                    reassignment=operation.outcome if load_end else None, readback=readback)
+                    reassignment=operation.outcome if load_end else None, readback=readback,
+                    coordinators=coordinators)
     summary.update({
         "seed": seed, "profile": profile_name, "minutes": minutes, "topic": topic,
         "producers": {p.spec.name: {"sent": p.sent, "acked": p.acked, "failed": p.failed,

@@ -7,7 +7,18 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from kafka_placement.soak.events import Ack, Committed, Consumed, Event, Fault, Life, Ownership, RecordId
+from kafka_placement.soak.events import (
+    Ack,
+    Committed,
+    Consumed,
+    Event,
+    Fault,
+    Health,
+    Life,
+    Ownership,
+    RecordId,
+)
+from kafka_placement.soak.health import coordinator_outages
 from kafka_placement.soak.invariants import (
     close_at_deaths,
     commits_beyond_consumed,
@@ -39,11 +50,12 @@ class SoakLogs:
     committed: list[Committed] = field(default_factory=list)
     lives: list[Life] = field(default_factory=list)
     faults: list[Fault] = field(default_factory=list)
+    healths: list[Health] = field(default_factory=list)
 
     def add(self, events: Iterable[Event]) -> None:
         lists: dict[type[Any], list[Any]] = {
             Ack: self.acks, Ownership: self.ownerships, Consumed: self.consumed,
-            Committed: self.committed, Life: self.lives, Fault: self.faults,
+            Committed: self.committed, Life: self.lives, Fault: self.faults, Health: self.healths,
         }
         for event in events:
             lists[type(event)].append(event)
@@ -67,12 +79,15 @@ def judge(
     load: tuple[float, float] | None = None,
     reassignment: Mapping[str, Any] | None = None,
     readback: tuple[Mapping[RecordId, tuple[int, int]], bool] | None = None,
+    coordinators: Mapping[str, int] | None = None,
 ) -> dict[str, Any]:
     """The summary: ``verdict`` ("held" / "violated") and every figure behind it. ``load`` is the
     producers' (start, end) wall time; without it no producer is judged stalled. ``reassignment`` is
     the operation's outcome (:class:`~kafka_placement.soak.operation.ThrottledReassignment`) and
     ``readback`` the topic read back after it (records found, whether the read reached the end): the
-    move must have completed with whole copies and the topic must hold every acknowledged record."""
+    move must have completed with whole copies and the topic must hold every acknowledged record.
+    ``coordinators`` (group → its ``__consumer_offsets`` partition) with the logs' ``health`` samples
+    gives each group's coordinator outages; a coordinator back is a membership change of its group."""
     lost = lost_records(logs.acks, logs.consumed, groups)
     ownerships = close_at_deaths(logs.ownerships, logs.faults)
     doubles = double_owners(ownerships, logs.lives, until=until, tolerance_s=windows.overlap_s)
@@ -80,7 +95,9 @@ def judge(
     # every broker fault (kill, pause, partition) moves leaders and coordinators; a skipped one did nothing
     broker_faults = [f.t for f in logs.faults
                      if f.kind.startswith("broker-") and not f.kind.endswith("-skipped")]
-    standby = standby_consumption(logs.consumed, logs.lives, priorities, windows.standby_s, broker_faults)
+    outages = coordinator_outages(logs.healths, coordinators or {}, until)
+    standby = standby_consumption(logs.consumed, logs.lives, priorities, windows.standby_s, broker_faults,
+                                  {group: [end for _start, end in spans] for group, spans in outages.items()})
     early_commits = commits_beyond_consumed(logs.committed, logs.consumed)
     failovers = failover_times(logs.faults, ownerships)
     times = [f.seconds for f in failovers if f.seconds is not None]
@@ -115,6 +132,8 @@ def judge(
         "stalled_producers": {name: round(gap, 1) for name, gap in sorted(stalled.items())},
         "faults": [{"kind": f.kind, "target": f.target, "t": round(f.t, 3)} for f in logs.faults],
         "windows_s": {"standby": windows.standby_s, "overlap": windows.overlap_s},
+        "coordinator_outages": {group: [[round(a, 3), round(b, 3), round(b - a, 1)] for a, b in spans]
+                                for group, spans in outages.items()},
         **({} if operation is None else {"reassignment": operation}),
     }
 

@@ -1,0 +1,55 @@
+"""The cluster-health samples: Kafka's group → coordinator partition mapping (expected values computed
+in jshell with Java's ``String.hashCode`` and Kafka's ``Utils.abs(h) % n``), the health read from a
+snapshot, and each group's coordinator outages from the samples."""
+
+from __future__ import annotations
+
+import pytest
+
+from kafka_placement.replicas.placement_audit import ClusterSnapshot, PartitionState
+from kafka_placement.soak.events import Health, dump_event, parse_event
+from kafka_placement.soak.health import OFFSETS_TOPIC, coordinator_outages, coordinator_partition, health_of
+from kafka_placement.vocabulary import TopicPartition
+
+# jshell: h = g.hashCode(); a = h == Integer.MIN_VALUE ? 0 : Math.abs(h); a % 12, a % 50
+JAVA = [
+    ("kp-soak-427bbd-fo-kp", 2, 44),
+    ("kp-soak-427bbd-fo-cf", 8, 36),
+    ("kp-soak-427bbd-coop", 8, 24),
+    ("polygenelubricants", 0, 0),  # hashCode() == Integer.MIN_VALUE: Utils.abs gives 0, not a mask
+    ("billing", 1, 9),
+]
+
+
+@pytest.mark.parametrize(("group", "of_12", "of_50"), JAVA)
+def test_coordinator_partition_is_kafkas(group: str, of_12: int, of_50: int) -> None:
+    assert coordinator_partition(group, 12) == of_12
+    assert coordinator_partition(group, 50) == of_50
+
+
+def test_health_of_a_snapshot() -> None:
+    def state(leader: int | None, isr: tuple[int, ...]) -> PartitionState:
+        return PartitionState((0, 1, 2), leader, isr)
+
+    snap = ClusterSnapshot((), {
+        TopicPartition(OFFSETS_TOPIC, 0): state(0, (0, 1, 2)),
+        TopicPartition(OFFSETS_TOPIC, 2): state(None, ()),
+        TopicPartition(OFFSETS_TOPIC, 7): state(None, ()),
+        TopicPartition("t", 0): state(None, ()),
+        TopicPartition("t", 1): state(1, (1,)),
+        TopicPartition("t", 2): state(2, (2, 0)),
+        TopicPartition("other", 0): state(None, ()),
+    })
+    assert health_of(snap, "t", 2, 5.0) == Health((2, 7), 1, 1, 5.0)
+
+
+def test_outages_run_from_the_sample_that_saw_it_offline_to_the_first_that_saw_it_back() -> None:
+    samples = [Health((), 0, 0, 10.0), Health((2,), 0, 3, 20.0), Health((2, 8), 1, 3, 25.0),
+               Health((8,), 0, 0, 170.0), Health((), 0, 0, 180.0), Health((8,), 0, 0, 300.0)]
+    outages = coordinator_outages(reversed(samples), {"fo-kp": 2, "fo-cf": 8, "quiet": 5}, until=400.0)
+    assert outages == {"fo-kp": [(20.0, 170.0)], "fo-cf": [(25.0, 180.0), (300.0, 400.0)], "quiet": []}
+
+
+def test_a_health_event_survives_its_json_line() -> None:
+    event = Health((2, 8), 1, 3, 12.5)
+    assert parse_event(dump_event(event)) == event
