@@ -138,7 +138,11 @@ class ProducerThread(threading.Thread):
     def _run_confluent(self) -> None:  # pragma: no cover - live
         from kafka_placement.clients.confluent.producer import Producer
 
-        config = {**self.connection, "acks": "all", "enable.idempotence": True, "linger.ms": 5}
+        # debug "eos": librdkafka's idempotence decisions in librdkafka.log — among them DUPSEQ, a batch
+        # acknowledged without an offset (the broker said its sequence was already written); session 16's
+        # 30-minute run had two such records missing from the topic
+        config = {**self.connection, "acks": "all", "enable.idempotence": True, "linger.ms": 5,
+                  "debug": "eos"}
         if self.client_log is not None:
             config["logger"] = self.client_log
         producer = Producer(config, partitioner=self.spec.scheme, native=self.spec.native)
