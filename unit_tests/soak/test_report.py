@@ -31,3 +31,13 @@ def test_the_reassignment_in_flight_is_a_band_from_its_start_to_its_end(tmp_path
     band = next(line for line in html.splitlines() if "reassignment: 4 partitions off broker 1" in line)
     # x = 110 + (t - t0) / span * (1100 - 110 - 10): 20 s of a 100-s run starts at 306, 40 s is 392 wide
     assert 'x="306.0"' in band and 'width="392.0"' in band and "not completed" not in band
+
+
+def test_a_group_coordinator_outage_is_a_band(tmp_path: Path) -> None:
+    logs = SoakLogs()
+    logs.add([Ack("p", 0, None, None, 0, 0, 0.0), Ack("p", 1, None, None, 0, 1, 100.0),
+              Ownership("g", "a", 1, (0,), 0.0, None)])
+    summary = {"verdict": "held", "faults": [], "coordinator_outages": {"g": [[50.0, 75.0, 25.0]], "h": []}}
+    html = write_report(summary, logs, tmp_path).read_text()
+    band = next(line for line in html.splitlines() if "coordinator of g offline 25 s" in line)
+    assert 'x="600.0"' in band and 'width="245.0"' in band  # 50 s of a 100-s run, 25 s wide

@@ -23,7 +23,8 @@ _W, _ROW, _LEFT = 1100, 22, 110
 _COLORS = ("#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#b07aa1")
 
 
-def _timeline(logs: SoakLogs, move: dict[str, Any] | None = None) -> str:
+def _timeline(logs: SoakLogs, move: dict[str, Any] | None = None,
+              outages: dict[str, list[list[float]]] | None = None) -> str:
     times = [a.t for a in logs.acks] + [c.t for c in logs.consumed] + [o.acquired for o in logs.ownerships]
     if not times:
         return "<p>no events</p>"
@@ -47,6 +48,12 @@ def _timeline(logs: SoakLogs, move: dict[str, Any] | None = None) -> str:
             f'fill="#edc948" opacity="0.25"><title>reassignment: {move.get("partitions_moved", 0)} '
             f'partitions off broker {move.get("drained_broker")}'
             f'{"" if move.get("completed") else " (not completed)"}</title></rect>')
+    for group, spans in sorted((outages or {}).items()):  # no rebalance of the group could complete
+        for start, end, *_ in spans:
+            parts.append(
+                f'<rect x="{x(start):.1f}" y="0" width="{max(1.0, x(end) - x(start)):.1f}" '
+                f'height="{height}" fill="#e15759" opacity="0.15"><title>coordinator of {html.escape(group)} '
+                f'offline {end - start:.0f} s</title></rect>')
     for i, member in enumerate(members):
         y = top + i * _ROW
         parts.append(f'<text x="4" y="{y + 14}">{html.escape(member)}</text>')
@@ -94,7 +101,7 @@ td,th{{text-align:left;padding:2px 8px;font-size:12px}}</style>
 <p>Timeline: one row per member, a bar per holding (colour = group: {html.escape(legend)}; hover for the
 partitions); red dashed lines = faults, grey = faults undone; yellow band = the reassignment in flight;
 below, records produced and consumed per second.</p>
-{_timeline(logs, summary.get("reassignment"))}
+{_timeline(logs, summary.get("reassignment"), summary.get("coordinator_outages"))}
 <h2>Figures</h2><table>{rows}</table><h2>Faults</h2><ol>{faults}</ol></body></html>
 """
     path = out_dir / "report.html"
