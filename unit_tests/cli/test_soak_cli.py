@@ -38,3 +38,11 @@ def test_an_unknown_profile_is_a_usage_error(capsys: pytest.CaptureFixture[str])
         main(["soak", "--minutes", "3", "--seed", "1", "--profile", "huge"])
     assert exit_info.value.code == 2
     assert "invalid choice: 'huge'" in capsys.readouterr().err
+
+
+def test_the_verdict_line_names_group_coordinator_outages_only_when_there_were_some() -> None:
+    from kafka_placement.cli.soak import _outage_words
+
+    assert _outage_words({}) == "" and _outage_words({"g": []}) == ""
+    outages = {"g": [[10.0, 160.4, 150.4]], "h": [[10.0, 20.0, 10.0], [30.0, 35.0, 5.0]]}
+    assert _outage_words(outages) == ", 3 group-coordinator outage(s) (longest 150 s)"

@@ -90,8 +90,17 @@ def run(args: argparse.Namespace) -> int:
           + "".join(f", producer {name} stalled {gap} s"
                     for name, gap in summary["stalled_producers"].items())
           + _reassignment_words(summary.get("reassignment"))
+          + _outage_words(summary.get("coordinator_outages", {}))
           + f" (seed {args.seed})")
     return 0 if summary["verdict"] == "held" else 1
+
+
+def _outage_words(outages: dict[str, list[list[float]]]) -> str:
+    """Group coordinators that could not answer (their __consumer_offsets partition had no leader)."""
+    spans = [span for group_spans in outages.values() for span in group_spans]
+    if not spans:
+        return ""
+    return f", {len(spans)} group-coordinator outage(s) (longest {max(span[2] for span in spans):.0f} s)"
 
 
 def _reassignment_words(entry: dict[str, Any] | None) -> str:
