@@ -84,8 +84,10 @@ def test_silent_heartbeats_while_the_coordinator_is_unknown_do_not_revoke_by_rej
     coordinator.heartbeat.last_receive = clock.now - 60.0
     coordinator.heartbeat.last_reset = clock.now - 60.0
     assert watchdog.check() is None and coordinator.rejoins == 0
-    coordinator.coordinator_id = 3  # found again, and its heartbeats still fail: rejoin
+    coordinator.coordinator_id = 3  # found again: a session's time to answer before it counts as silent
     clock.now += 2.0
+    assert watchdog.check() is None and coordinator.rejoins == 0
+    clock.now += 5.5  # 7.5 s since it was last seen unknown, and its heartbeats still fail: rejoin
     assert watchdog.check() == "no-heartbeat-success" and coordinator.rejoins == 1
 
 

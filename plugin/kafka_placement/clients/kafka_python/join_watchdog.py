@@ -51,6 +51,9 @@ class JoinWatchdog:
         self.fired: list[str] = []
         self._idle_since: float | None = None
         self._last_fire = float("-inf")
+        #: when the coordinator was last seen unknown: silence is counted from there (a coordinator just
+        #: found again gets a session's time to answer before anything is judged silent)
+        self._coordinator_unknown_at = float("-inf")
 
     def _fire(self, reason: str, **details: Any) -> None:
         self._last_fire = self.clock()
@@ -82,9 +85,11 @@ class JoinWatchdog:
             return None
         self._idle_since = None
         heartbeat = coordinator.heartbeat
-        coordinator_known = getattr(coordinator, "coordinator_id", -1) is not None
-        if heartbeat_on and not in_flight and not needs and coordinator_known:
-            silent = now - max(heartbeat.last_receive, heartbeat.last_reset)
+        if getattr(coordinator, "coordinator_id", -1) is None:
+            self._coordinator_unknown_at = now
+            return None
+        if heartbeat_on and not in_flight and not needs:
+            silent = now - max(heartbeat.last_receive, heartbeat.last_reset, self._coordinator_unknown_at)
             if silent > self.session_timeout_s + 1.0:
                 self._fire("no-heartbeat-success", silent_s=round(silent, 1))
                 return self.fired[-1]
