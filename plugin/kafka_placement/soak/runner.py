@@ -274,6 +274,7 @@ def run_soak(cluster: Any, *, minutes: float, seed: int, profile_name: str, work
         "network": {"planned": sum(f.kind == "broker-partition" for f in plan),
                     "unavailable": injector.network_unavailable, "isolation": injector.isolations},
         "member_exits": [{"member": name, "t": round(t, 3), "code": code} for name, t, code in members.exits],
+        "health_samples": {"taken": health.samples, "failed": health.failures},
     })
     return summary, logs
 
