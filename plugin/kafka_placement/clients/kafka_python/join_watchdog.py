@@ -9,12 +9,7 @@ a fresh JoinGroup; a member the broker already dropped gets UNKNOWN_MEMBER_ID an
 
 1. a finished join task that nobody will consume;
 2. no join in flight, no rejoin requested, heartbeats off, for longer than ``grace_s``;
-3. joined and heartbeating to a known coordinator, but no successful heartbeat for longer than the
-   session timeout. While the coordinator is unknown (its ``__consumer_offsets`` partition offline, a
-   lookup under way) a rejoin has nobody to join and would only revoke what the member holds (eager
-   protocols): the member keeps consuming and kafka-python's own lookup goes on, as Java's consumer
-   does. (A 30-minute soak met this: a coordinator offline 146 s; every member revoked everything
-   after 7 s and the group consumed nothing until it was back.)
+3. joined and heartbeating, but no successful heartbeat for longer than the session timeout.
 """
 
 from __future__ import annotations
@@ -51,9 +46,6 @@ class JoinWatchdog:
         self.fired: list[str] = []
         self._idle_since: float | None = None
         self._last_fire = float("-inf")
-        #: when the coordinator was last seen unknown: silence is counted from there (a coordinator just
-        #: found again gets a session's time to answer before anything is judged silent)
-        self._coordinator_unknown_at = float("-inf")
 
     def _fire(self, reason: str, **details: Any) -> None:
         self._last_fire = self.clock()
@@ -85,11 +77,8 @@ class JoinWatchdog:
             return None
         self._idle_since = None
         heartbeat = coordinator.heartbeat
-        if getattr(coordinator, "coordinator_id", -1) is None:
-            self._coordinator_unknown_at = now
-            return None
         if heartbeat_on and not in_flight and not needs:
-            silent = now - max(heartbeat.last_receive, heartbeat.last_reset, self._coordinator_unknown_at)
+            silent = now - max(heartbeat.last_receive, heartbeat.last_reset)
             if silent > self.session_timeout_s + 1.0:
                 self._fire("no-heartbeat-success", silent_s=round(silent, 1))
                 return self.fired[-1]
