@@ -123,10 +123,15 @@ def test_an_apply_refused_before_submitting_because_a_broker_is_down_is_run_agai
     # submitting (session 16's 30-minute soak ended its reassignment on this)
     unknown = ("kafka-placement reassign: error: Unknown broker id 3 (in kp-soak-427bbd-records-0; "
                "cluster brokers: [0, 1, 2, 4, 5])")
-    op = run_with(tmp_path, monkeypatch, [(0, ""), (1, down), (2, unreachable), (2, unknown), (0, "")])
-    assert [argv[0] for argv in op.calls] == ["plan"] + ["apply"] * 4  # type: ignore[attr-defined]
+    # the cluster not answering mid-way (session 16's second 30-minute run): the same plan is resubmitted
+    silent = ("kafka-placement reassign: error: cannot apply the reassignment on 127.0.0.1:40821 "
+              "(SASL_SSL/SCRAM-SHA-512): no broker answered within 15 s; check the address, "
+              "security.protocol and credentials (a longer --timeout if the cluster is slow)")
+    op = run_with(tmp_path, monkeypatch,
+                  [(0, ""), (1, down), (2, unreachable), (2, unknown), (2, silent), (0, "")])
+    assert [argv[0] for argv in op.calls] == ["plan"] + ["apply"] * 5  # type: ignore[attr-defined]
     assert op.outcome["completed"] is True and "error" not in op.outcome
-    assert op.outcome["apply_retries"] == 3
+    assert op.outcome["apply_retries"] == 4
     # refused every time: the last refusal is the outcome
     op = run_with(tmp_path, monkeypatch, [(0, "")] + [(1, down)] * operation.APPLY_ATTEMPTS)
     assert op.outcome["completed"] is False and op.outcome["error"].endswith("meant to prevent)")

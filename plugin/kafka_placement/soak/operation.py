@@ -35,9 +35,11 @@ APPLY_TIMEOUT_S = 900.0
 #: ``reassign apply`` refused before submitting anything (a broker taking part was down: its throttle
 #: could not be set, or — as Kafka's own tool says — it is an "Unknown broker id" while it is out of the
 #: cluster's metadata; or no broker answered its connection) is run again, as an operator would, this
-#: many times in all, this far apart.
+#: many times in all, this far apart. A cluster that stopped answering mid-way ("no broker answered") is
+#: retried too: resubmitting the same plan is what Kafka's tool documents for changing its throttle.
 APPLY_ATTEMPTS, APPLY_RETRY_S = 6, 20.0
-NOT_SUBMITTED = ("nothing was submitted", "error: cannot connect to ", "error: Unknown broker id ")
+NOT_SUBMITTED = ("nothing was submitted", "error: cannot connect to ", "error: Unknown broker id ",
+                 ": no broker answered within ")
 #: How long the copies may take to become whole after the load (a broker restarted late catches up).
 COPIES_TIMEOUT_S = 120.0
 
