@@ -23,14 +23,13 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from kafka_placement.java import java_string_hash
+from kafka_placement.java import INT_MIN, java_string_hash
 from kafka_placement.replicas.placement_audit import ClusterSnapshot
 from kafka_placement.soak.events import Event, Health
 
 __all__ = ["OFFSETS_TOPIC", "HealthSampler", "coordinator_outages", "coordinator_partition", "health_of"]
 
 OFFSETS_TOPIC = "__consumer_offsets"
-INT_MIN = -(2**31)
 
 
 def coordinator_partition(group: str, offsets_partitions: int) -> int:
