@@ -117,8 +117,7 @@ class ThrottledReassignment:
             if attempt == attempts or not again(result):
                 return False
             self.outcome[f"{argv[0]}_retries"] = attempt
-            self.note(f"reassignment: {argv[0]} refused before anything was submitted; "
-                      f"again in {pause_s:.0f}s")
+            self.note(f"reassignment: {argv[0]} failed (exit {result.returncode}); again in {pause_s:.0f}s")
             time.sleep(pause_s)
         return False
 
