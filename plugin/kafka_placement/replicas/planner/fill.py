@@ -1,8 +1,10 @@
 """Step 4, generic fill (``rf > R`` or no racks; also what rack-first leaves open).
 
 Open slots, then above-quota replicas, go straight to a broker below quota that fits; a slot nothing
-fits is solved by the cheapest chain a 0-1 breadth-first search finds (:func:`reroute`). A quota that
-still cannot be met is written down as a warning (the caller then falls back to a fresh placement).
+fits is solved by the cheapest chain a 0-1 breadth-first search finds (:func:`reroute`). A slot that
+still cannot be filled goes above quota for now — later moves often bring that broker back;
+:meth:`SlotFiller.missed_quotas` says what is above quota at the end (the caller then falls back to a
+fresh placement).
 """
 
 from __future__ import annotations
@@ -28,7 +30,6 @@ class SlotFiller:
             for x in reps:
                 self.need[x] -= 1
         self.added_to: dict[int, set[int]] = {x: set() for x in self.surviving}
-        self.warnings: list[str] = []
 
     def _add(self, p: int, x: int) -> None:
         self.topic.sets[p].append(x)
@@ -50,9 +51,16 @@ class SlotFiller:
                 raise InvalidReplicationFactorError(
                     f"cannot place replication factor {topic.rf} on the target brokers under the rack rule"
                 )
-            x = max(fallback, key=lambda y: (need[y], -y))
-            self.warnings.append(f"partition index {p}: broker {x} exceeds its quota of {self.quotas[x]}")
-            self._add(p, x)
+            # above quota for now: a later above-quota move may free a slot this broker can give up
+            self._add(p, max(fallback, key=lambda y: (need[y], -y)))
+
+    def missed_quotas(self) -> list[str]:
+        """Brokers still above quota (the needs sum to zero, so none is then below)."""
+        return [
+            f"broker {x} holds {self.quotas[x] - self.need[x]} replicas, above its quota of {self.quotas[x]}"
+            for x in sorted(self.surviving)
+            if self.need[x] < 0
+        ]
 
     def fill_open_slots(self) -> None:
         """Open slots: replicas on removed brokers or dropped for rack diversity (emptiest first)."""

@@ -40,7 +40,7 @@ def plan_topic(
     filler.fill_open_slots()
     filler.move_over_quota()
 
-    warnings = filler.warnings
+    warnings = filler.missed_quotas()
     if warnings:
         # The incremental plan could not reach the quotas: take a from-scratch balanced placement
         # (always meets the goals) matched to the current partitions for the largest overlap.
