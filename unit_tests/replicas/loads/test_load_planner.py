@@ -115,6 +115,23 @@ def test_budget_respected_and_plan_is_a_valid_reassignment(doc: dict[str, Any], 
         assert list(e.replicas) != before[key]
 
 
+def test_a_fractional_budget_is_not_rounded_up() -> None:
+    """Found by hypothesis in session 17's CI run: a half-byte slack let a 1.5-byte budget copy
+    2 bytes (two 1-byte partitions). Bytes copied recomputed by load_checks."""
+    doc = {
+        "brokers": [{"id": 1}, {"id": 4}, {"id": 7}],
+        "partitions": [
+            {"topic": "a", "partition": p, "replicas": [1], "size": 1 if p < 2 else 0, "bytes_in": 0,
+             "bytes_out": 0}
+            for p in range(21)
+        ],
+    }
+    _, text = _plan(doc, max_bytes_moved=1.5)
+    assert bytes_copied(doc, current_lists(doc), target_lists(doc, text)) == 1
+    _, text = _plan(doc, max_bytes_moved=0.999)
+    assert bytes_copied(doc, current_lists(doc), target_lists(doc, text)) == 0
+
+
 @settings(max_examples=30)
 @given(
     st.integers(2, 8),
