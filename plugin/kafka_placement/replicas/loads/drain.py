@@ -48,7 +48,7 @@ def drain_brokers(state: PlanState, removed: list[int]) -> list[str]:
             ).all(axis=1)
             ok = within & state.rack_ok(parts, source, staying)
             cost = state.copy_cost(parts, source, staying)
-            affordable = ok & (cost <= state.remaining())
+            affordable = ok & state.affordable(cost)
             if ok.any() and not affordable.any():
                 state.budget_hit = True
             if not affordable.any():

@@ -162,7 +162,7 @@ def _take(
     gain, cost, ok = scored
     size = state.model.size
     useful = ok & (gain < -EPSILON)
-    affordable = useful & (cost <= state.remaining())
+    affordable = useful & state.affordable(cost)
     if useful.any() and not affordable.all(where=useful):
         state.budget_hit = True
     chosen = np.flatnonzero(affordable)
@@ -178,7 +178,7 @@ def _take(
             continue
         if not state.move_allowed(p, s, d):
             continue
-        if state.cost_of(p, s, d) > state.remaining():
+        if not state.affordable(state.cost_of(p, s, d)):
             continue
         g = state.evaluate_one(s, d, state.change_of(p, int(state.replicas[p, 0]) == s))
         if g is None or g >= -EPSILON:

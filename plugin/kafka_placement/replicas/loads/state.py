@@ -316,8 +316,11 @@ class PlanState:
         self._shift(old, new_leader, change)
         self.log.append(Move("leader", p, old, new_leader, 0.0, RESOURCES[goal], broker, above))
 
-    def remaining(self) -> float:
-        return self.budget - self.moved
+    def affordable(self, cost: np.ndarray | float) -> np.ndarray | bool:
+        """Whether moves copying ``cost`` bytes (a number or an array) fit what is left of the budget:
+        exactly, with no slack (a half-byte slack once let a 1.5-byte budget copy 2 bytes)."""
+        result: np.ndarray | bool = cost <= self.budget - self.moved
+        return result
 
 
 __all__ = ["BYTES_IN", "BYTES_OUT", "DISK", "LEADERS", "LEADER_BYTES_IN", "Move", "PlanState"]

@@ -49,7 +49,7 @@ def try_swap(state: PlanState, b: int, r: int, above: bool, partners: list[int],
         rack_q = state.rack_ok(q_side, taker, giver)
         cost = state.copy_cost(p_side, giver, taker)[pairs_p] + state.copy_cost(q_side, taker, giver)[pairs_q]
         ok &= rack_p[pairs_p] & rack_q[pairs_q] & (gain < -EPSILON)
-        affordable = ok & (cost <= state.remaining())
+        affordable = ok & state.affordable(cost)
         if ok.any() and not affordable.any():
             state.budget_hit = True
         if not affordable.any():
