@@ -271,6 +271,8 @@ def test_bytes_out_counts_the_consumer_groups_progress(
         assert sorted(model) == sorted(produced)
         # the second OffsetFetch is the command's last read: the sample is the span ending about then
         assert re.search(r"note: [0-9]+ share groups not counted in bytes out", err), err
+        # a group left out of a read (17d: g2's coordinator moved between the reads) halves t-0
+        assert "could not be read" not in err, err
         sampled = re.search(r"consumer groups' committed-offset growth over ([0-9.]+) s", err)
         assert sampled, err
         sampled_s = float(sampled.group(1))

@@ -6,9 +6,15 @@ from typing import Any
 
 import pytest
 from kafka import TopicPartition as KafkaTopicPartition
-from kafka.errors import CoordinatorLoadInProgressError, GroupAuthorizationFailedError, GroupIdNotFoundError
+from kafka.errors import (
+    CoordinatorLoadInProgressError,
+    GroupAuthorizationFailedError,
+    GroupIdNotFoundError,
+)
 from kafka.structs import OffsetAndMetadata
+from moving_coordinator import MovingCoordinatorAdmin  # this directory is on sys.path
 
+from kafka_placement.clients.kafka_python.group_offsets import OFFSET_FETCH_TRIES
 from kafka_placement.clients.kafka_python.loads import (
     LIST_GROUPS_TRIES,
     _committed,
@@ -61,6 +67,41 @@ def test_a_group_that_fails_is_skipped_and_the_others_are_still_read() -> None:
     admin.calls.clear()
     _committed(admin, ["bad", "g1", "g2"], skipped)
     assert admin.calls == [["g1", "g2"]]
+
+
+def test_a_moved_coordinator_is_looked_up_again_and_every_group_is_read_together() -> None:
+    # the 17d failure: g2's coordinator moved between the command's two reads; the second read kept
+    # asking the old broker, g2 was skipped and t-0's consumer part came out half the truth
+    t0 = KafkaTopicPartition("t", 0)
+    admin = MovingCoordinatorAdmin({"g1": {t0: _at(10)}, "g2": {t0: _at(7)}}, {"g1": 1, "g2": 2})
+    skipped: set[str] = set()
+    assert len(_committed(admin, ["g1", "g2"], skipped, pause_s=0)[0]) == 2
+    admin.where["g2"] = 4  # a leader election of g2's __consumer_offsets partition
+    admin.calls.clear()
+    offsets, _ = _committed(admin, ["g1", "g2"], skipped, pause_s=0)
+    assert offsets == {("g1", TopicPartition("t", 0)): 10, ("g2", TopicPartition("t", 0)): 7}
+    assert skipped == set()
+    assert admin.calls == [["g1", "g2"], ["g1", "g2"]]  # the retry reads both: one moment for both
+    assert admin.cache == {(0, "g1"): 1, (0, "g2"): 4}
+
+
+class AlwaysRetriable(FakeAdmin):
+    def list_group_offsets(self, specs: dict[str, None]) -> dict[str, dict[Any, OffsetAndMetadata]]:
+        self.calls.append(sorted(specs))
+        if self.failing & set(specs):
+            raise CoordinatorLoadInProgressError("OffsetFetchResponse failed")
+        return {g: self.offsets[g] for g in specs}
+
+
+def test_a_coordinator_that_never_answers_costs_a_bounded_number_of_reads() -> None:
+    t0 = KafkaTopicPartition("t", 0)
+    admin = AlwaysRetriable({"g1": {t0: _at(10)}, "down": {}}, failing={"down"})
+    skipped: set[str] = set()
+    offsets, _ = _committed(admin, ["down", "g1"], skipped, pause_s=0)
+    assert offsets == {("g1", TopicPartition("t", 0)): 10}
+    assert skipped == {"down"}
+    # the batch's retries, then each group once
+    assert admin.calls == [["down", "g1"]] * OFFSET_FETCH_TRIES + [["down"], ["g1"]]
 
 
 def test_no_groups_no_reads() -> None:

@@ -44,9 +44,12 @@ def read_topic(settings: dict[str, Any], topic: str, partitions: int,
 
 def committed_offsets(admin: Any, topic: str, groups: Iterable[str]) -> dict[str, dict[int, int]]:
     """Group → partition → committed offset (partitions without a commit left out)."""
+    from kafka_placement.clients.kafka_python.group_offsets import fetch_group_offsets
+
     out: dict[str, dict[int, int]] = {}
     for group in groups:
-        offsets = admin.list_group_offsets(group).get(group) or {}  # kafka-python 3: group → {tp: meta}
+        # after the soak's broker kills the group's coordinator has often moved
+        offsets = fetch_group_offsets(admin, [group]).get(group) or {}  # group → {tp: meta}
         out[group] = {tp.partition: meta.offset for tp, meta in offsets.items()
                       if tp.topic == topic and meta.offset >= 0}
     return out

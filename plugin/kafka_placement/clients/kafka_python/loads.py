@@ -12,6 +12,11 @@ from typing import Any
 
 from kafka_placement.clients.kafka_python.admin import brokers as live_brokers
 from kafka_placement.clients.kafka_python.admin import snapshot
+from kafka_placement.clients.kafka_python.group_offsets import (
+    OFFSET_FETCH_TRIES,
+    fetch_group_offsets,
+    forget_coordinators,
+)
 from kafka_placement.replicas.loads.estimate import PartitionObservation, committed_growth
 from kafka_placement.replicas.loads.model import BrokerSpec
 from kafka_placement.vocabulary import TopicPartition
@@ -83,24 +88,28 @@ def offset_groups(listed: list[Any]) -> tuple[list[str], int]:
 
 
 def _committed(
-    admin: Any, groups: list[str], skipped: set[str]
+    admin: Any, groups: list[str], skipped: set[str], pause_s: float = 0.5
 ) -> tuple[dict[tuple[str, TopicPartition], int], float]:
     """Each group's committed offset of each partition, and when the read ended (monotonic s).
 
-    One OffsetFetch per coordinator; kafka-python raises on the first group- or partition-level error
-    of the batch, so then each group is read alone and the ones that fail are added to ``skipped``
-    (a group deleted, or turned into another type, between ListGroups and the read)."""
+    One OffsetFetch per coordinator, retried as a whole while a coordinator answers with a retriable
+    error (so every group's read still ends at the same moment). kafka-python raises on the first
+    group- or partition-level error of the batch, so after another error, or the last retry, each
+    group is read alone, once (a coordinator down for minutes costs one request per group, not
+    retries), and the ones that fail are added to ``skipped`` (a group deleted, or turned into another
+    type, between ListGroups and the read)."""
     from kafka.errors import KafkaError
 
     wanted = [g for g in groups if g not in skipped]
     answers: dict[str, Any] = {}
     if wanted:
         try:
-            answers = admin.list_group_offsets({g: None for g in wanted})
+            answers = fetch_group_offsets(admin, wanted, pause_s, OFFSET_FETCH_TRIES)
         except KafkaError:
+            forget_coordinators(admin, set(wanted))
             for g in wanted:
                 try:
-                    answers.update(admin.list_group_offsets({g: None}))
+                    answers.update(fetch_group_offsets(admin, [g], pause_s, 1))
                 except KafkaError:
                     skipped.add(g)
     offsets: dict[tuple[str, TopicPartition], int] = {}

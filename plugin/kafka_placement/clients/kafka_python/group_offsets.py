@@ -1,0 +1,45 @@
+"""Groups' committed offsets through kafka-python's admin (OffsetFetch), surviving a coordinator move.
+
+kafka-python 3.0.12's admin caches each group's coordinator for its whole life and never drops the
+entry on NOT_COORDINATOR (Java's admin looks the coordinator up again): once a coordinator moved (a
+leader election of its ``__consumer_offsets`` partition, e.g. after a broker restart), every later
+OffsetFetch of the group went to the old broker and failed. Here a retriable error drops the groups'
+cached coordinators and the whole read is tried again, a bounded number of times."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+#: OffsetFetch tries while a coordinator answers with a retriable error (it moved, is loading, or its
+#: broker is down)
+OFFSET_FETCH_TRIES = 5
+
+
+def forget_coordinators(admin: Any, groups: set[str]) -> None:
+    """Drop the groups' cached coordinators, so the next request looks them up again. The cache is
+    private (``_manager.cluster._coordinators``, keyed (key type, key)); when it is not where 3.0.x
+    keeps it, nothing is dropped and a retry only waits."""
+    cache = getattr(getattr(getattr(admin, "_manager", None), "cluster", None), "_coordinators", None)
+    if isinstance(cache, dict):
+        for key in [k for k in cache if isinstance(k, tuple) and len(k) == 2 and k[1] in groups]:
+            del cache[key]
+
+
+def fetch_group_offsets(
+    admin: Any, groups: list[str], pause_s: float = 0.5, tries: int = OFFSET_FETCH_TRIES
+) -> dict[str, Any]:
+    """``admin.list_group_offsets`` of ``groups`` (group → {TopicPartition: OffsetAndMetadata}), in one
+    call, tried again (coordinators looked up again) on a retriable error, at most ``tries`` times;
+    other errors, and the last retriable one, are raised."""
+    from kafka.errors import KafkaError
+
+    for attempt in range(tries):
+        try:
+            return dict(admin.list_group_offsets({g: None for g in groups}))
+        except KafkaError as e:
+            if not getattr(e, "retriable", False) or attempt == tries - 1:
+                raise
+            forget_coordinators(admin, set(groups))
+            time.sleep(pause_s)
+    return {}  # not reached: the last try returns or raises
