@@ -83,3 +83,31 @@ def test_silent_heartbeats_longer_than_the_session_rejoin() -> None:
     assert watchdog.check() is None
     clock.now += 2.5
     assert watchdog.check() == "no-heartbeat-success"
+
+
+def test_the_consumer_runs_the_watchdog_only_while_it_is_subscribed(monkeypatch: Any) -> None:
+    # an assign()-ed consumer with a group id (it commits there) never joins and never heartbeats:
+    # the watchdog took it for a parked member and "rejoined" it every few seconds (run 17d's log)
+    import kafka
+    from kafka import TopicPartition
+
+    from kafka_placement.clients.kafka_python import KafkaConsumer
+
+    def no_records(self: Any, timer: Any, max_records: int, update_offsets: bool = True) -> dict[Any, Any]:
+        return {}
+
+    monkeypatch.setattr(kafka.KafkaConsumer, "_poll_once", no_records)
+    consumer = KafkaConsumer(bootstrap_servers="127.0.0.1:1", group_id="g", api_version=(3, 9))
+    try:
+        checks: list[bool] = []
+        assert consumer._join_watchdog is not None
+        monkeypatch.setattr(consumer._join_watchdog, "check", lambda: checks.append(True))
+        consumer.assign([TopicPartition("t", 0)])
+        consumer._poll_once(None, 10)
+        assert checks == []
+        consumer.unsubscribe()
+        consumer.subscribe(["t"])
+        consumer._poll_once(None, 10)
+        assert checks == [True]
+    finally:
+        consumer.close()

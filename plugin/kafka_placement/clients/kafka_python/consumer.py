@@ -62,6 +62,9 @@ class KafkaConsumer(kafka.KafkaConsumer):  # type: ignore[misc]  # kafka-python 
 
     def _poll_once(self, timer: Any, max_records: int, update_offsets: bool = True) -> Any:
         records = super()._poll_once(timer, max_records, update_offsets=update_offsets)
-        if self._join_watchdog is not None and not self._closed:
-            self._join_watchdog.check()
+        # only a subscribed consumer is in a group: one using assign() never heartbeats, and the
+        # watchdog would take that for a member parked outside its group
+        watchdog = self._join_watchdog
+        if watchdog is not None and not self._closed and self._subscription.partitions_auto_assigned():
+            watchdog.check()
         return records
