@@ -146,9 +146,16 @@ def set_group_session_timeout(bootstrap: str, group: str, session_ms: int) -> No
     resource = ConfigResource(ResourceType.GROUP, group, incremental_configs=[entry])
     for future in admin.incremental_alter_configs([resource]).values():
         future.result(60)
-    described = admin.describe_configs([ConfigResource(ResourceType.GROUP, group)])
-    configs = next(iter(described.values())).result(60)
-    assert configs["consumer.session.timeout.ms"].value == str(session_ms), configs
+    # the change reaches each broker through the metadata log: a broker that has not applied it yet
+    # still answers the default (run 18a: "6000" right after the SET) — read until it is seen three
+    # times running (the reads go to whichever broker the client picks), at most 30 s
+    seen, deadline, configs = 0, time.monotonic() + 30, None
+    while seen < 3 and time.monotonic() < deadline:
+        described = admin.describe_configs([ConfigResource(ResourceType.GROUP, group)])
+        configs = next(iter(described.values())).result(60)
+        seen = seen + 1 if configs["consumer.session.timeout.ms"].value == str(session_ms) else 0
+        time.sleep(0.2)
+    assert seen == 3, configs
 
 
 @pytest.fixture()

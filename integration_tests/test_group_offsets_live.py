@@ -1,11 +1,13 @@
-"""Live: reading a group's committed offsets after its coordinator moved (kafka_python/group_offsets.py).
+"""Live: reading a group's committed offsets after its coordinator moved (kafka_python/group_offsets.py;
+the cause of run 17d's red bytes-out test).
 
-The group's ``__consumer_offsets`` partition (Kafka's ``Utils.abs(groupId.hashCode()) % partitions``,
-computed here independently of the code under test) gets its replica list reordered and its preferred
-leader elected, which moves the group's coordinator to another broker, as a broker restart does.
-kafka-python 3.0.12's admin alone keeps asking the old coordinator and fails with NOT_COORDINATOR
-(shown first, so the test proves the case it covers); ``fetch_group_offsets`` reads the offsets.
-The original replica order and leader are restored afterwards."""
+The group's ``__consumer_offsets`` partition (Kafka's ``Utils.abs(group.hashCode()) % partitions``,
+computed here independently of the code under test) gets its replica list reordered and a preferred
+leader election, which moves the group's coordinator away from the broker the admin cached, as a
+broker restart does. kafka-python 3.0.12's admin alone keeps asking that broker, which refuses with
+NOT_COORDINATOR once it has applied the election (it may answer from its old state a moment longer):
+shown first, so the test proves the case it covers. Then ``fetch_group_offsets`` reads the offsets
+through the new coordinator. The original replica order and leader are restored afterwards."""
 
 from __future__ import annotations
 
@@ -21,18 +23,20 @@ from kafka_placement.clients.kafka_python.group_offsets import fetch_group_offse
 pytestmark = pytest.mark.integration
 
 
-def _java_hash(text: str) -> int:
-    """``String.hashCode()`` of an ASCII string, signed 32-bit (the name below is ASCII)."""
+def _offsets_partition(group: str, partitions: int) -> int:
+    """Kafka's ``Utils.abs(group.hashCode()) % partitions`` (``Utils.abs``: ``Math.abs``, with
+    ``Integer.MIN_VALUE`` mapped to 0), for an ASCII group name."""
     h = 0
-    for ch in text.encode("ascii"):
+    for ch in group.encode("ascii"):
         h = (31 * h + ch) & 0xFFFFFFFF
-    return h - (1 << 32) if h >= 1 << 31 else h
+    signed = h - (1 << 32) if h >= 1 << 31 else h
+    return (0 if signed == -(1 << 31) else abs(signed)) % partitions
 
 
-def _replicas_and_leader(admin: Any, partition: int) -> tuple[list[int], int]:
+def _replicas(admin: Any, partition: int) -> list[int]:
     (topic,) = admin.describe_topics(["__consumer_offsets"])
     (state,) = [p for p in topic["partitions"] if p["partition_index"] == partition]
-    return list(state["replica_nodes"]), int(state["leader_id"])
+    return list(state["replica_nodes"])
 
 
 def _lead_with(admin: Any, partition: int, replicas: list[int]) -> None:
@@ -46,13 +50,15 @@ def _lead_with(admin: Any, partition: int, replicas: list[int]) -> None:
         time.sleep(0.5)
     while time.monotonic() < deadline:
         admin.elect_leaders(0, {"__consumer_offsets": [partition]}, raise_errors=False)
-        if _replicas_and_leader(admin, partition) == (replicas, replicas[0]):
+        (topic,) = admin.describe_topics(["__consumer_offsets"])
+        (state,) = [p for p in topic["partitions"] if p["partition_index"] == partition]
+        if list(state["replica_nodes"]) == replicas and state["leader_id"] == replicas[0]:
             return
         time.sleep(0.5)
     raise AssertionError(f"__consumer_offsets-{partition}: {replicas[0]} did not become leader")
 
 
-def test_offsets_are_read_from_the_coordinator_the_group_moved_to(kafka_cluster: Any) -> None:
+def test_offsets_are_read_once_the_cached_coordinator_is_stale(kafka_cluster: Any) -> None:
     from kafka import KafkaAdminClient, TopicPartition
     from kafka.admin import NewTopic
     from kafka.errors import CoordinatorNotAvailableError, KafkaError, NoError, NotCoordinatorError
@@ -62,7 +68,8 @@ def test_offsets_are_read_from_the_coordinator_the_group_moved_to(kafka_cluster:
     topic, group = f"offsets-moved-{tag}", f"offsets-moved-{tag}"
     bootstrap = kafka_cluster.bootstrap_servers
     admin = KafkaAdminClient(bootstrap_servers=bootstrap, client_id="group-offsets-live")
-    moved: tuple[int, list[int]] | None = None
+    moved: list[int] = []
+    partition = -1
     try:
         admin.create_topics([NewTopic(topic, num_partitions=1, replication_factor=1)])
         deadline = time.monotonic() + 60
@@ -80,25 +87,42 @@ def test_offsets_are_read_from_the_coordinator_the_group_moved_to(kafka_cluster:
             time.sleep(0.5)
         assert isinstance(answer, dict) and all(error is NoError for error in answer.values()), answer
         (topic_meta,) = admin.describe_topics(["__consumer_offsets"])
-        partition = (_java_hash(group) & 0x7FFFFFFF) % len(topic_meta["partitions"])
-        original, leader = _replicas_and_leader(admin, partition)
-        assert len(original) > 1, original
+        partition = _offsets_partition(group, len(topic_meta["partitions"]))
+        replicas = _replicas(admin, partition)
         expected = {group: {TopicPartition(topic, 0): committed}}
-        # the admin now caches the coordinator, the partition's leader (read with retries: on a cluster
-        # just started the coordinator may still be loading the partition)
+        # the admin now caches the coordinator (read with retries: on a cluster just started the
+        # coordinator may still be loading the partition)
         assert fetch_group_offsets(admin, [group]) == expected
+        cache = admin._manager.cluster._coordinators
+        (key,) = [k for k in cache if k[1] == group]
+        assert cache[key] in replicas, (cache[key], replicas)
 
-        others = [b for b in original if b != leader]
-        moved = (partition, original)
-        _lead_with(admin, partition, [*others, leader])
-
-        with pytest.raises(NotCoordinatorError):  # kafka-python 3.0.12 on its own
-            admin.list_group_offsets(group)
-        assert fetch_group_offsets(admin, [group]) == expected
+        # a move: the group's partition gets a leader other than the cached coordinator
+        moved = list(replicas)
+        _lead_with(admin, partition, [*(b for b in replicas if b != cache[key]), cache[key]])
+        old = cache[key]
+        refused, deadline = False, time.monotonic() + 30
+        while not refused and time.monotonic() < deadline:
+            try:
+                admin.list_group_offsets(group)
+                time.sleep(0.2)
+            except NotCoordinatorError:
+                refused = True
+        assert refused, ("the old coordinator still answered after 30 s", old, replicas)
+        assert cache[key] == old
+        # ours looks the coordinator up again; the new leader's first answers may predate the commit
+        # (its high watermark catches up when the followers fetch from it: seen as {} under two CPU
+        # hogs, 2 runs in 5), so it is read until current, at most 30 s
+        answers, deadline = [], time.monotonic() + 30
+        while time.monotonic() < deadline and (not answers or answers[-1] != expected):
+            answers.append(fetch_group_offsets(admin, [group], pause_s=0.1))
+            time.sleep(0.1 if answers[-1] != expected else 0)
+        assert answers[-1] == expected, answers[-3:]
+        assert cache[key] != old, (cache[key], replicas)
     finally:
         try:
-            if moved is not None:
-                _lead_with(admin, *moved)
+            if moved:
+                _lead_with(admin, partition, moved)
             with contextlib.suppress(KafkaError):
                 admin.delete_groups([group])
                 admin.delete_topics([topic])

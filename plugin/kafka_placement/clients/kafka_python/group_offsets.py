@@ -4,7 +4,10 @@ kafka-python 3.0.12's admin caches each group's coordinator for its whole life a
 entry on NOT_COORDINATOR (Java's admin looks the coordinator up again): once a coordinator moved (a
 leader election of its ``__consumer_offsets`` partition, e.g. after a broker restart), every later
 OffsetFetch of the group went to the old broker and failed. Here a retriable error drops the groups'
-cached coordinators and the whole read is tried again, a bounded number of times."""
+cached coordinators and the whole read is tried again, a bounded number of times.
+
+Kafka's own limit stays: a coordinator just elected may answer from before the latest commits for a
+moment (until its high watermark catches up; seen live as a group with no offsets under load)."""
 
 from __future__ import annotations
 
