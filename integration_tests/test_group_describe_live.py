@@ -50,7 +50,9 @@ def describe(bootstrap: str, group: str, capsys: pytest.CaptureFixture[str], *ex
 
     capsys.readouterr()
     code = main(["group", "describe", group, "--bootstrap-server", bootstrap, "--json", *extra])
-    return code, json.loads(capsys.readouterr().out)
+    captured = capsys.readouterr()
+    assert captured.out, (code, captured.err)  # the one-line error, not a JSONDecodeError (run 18b)
+    return code, json.loads(captured.out)
 
 
 def _owned(worker: Worker) -> set[int]:

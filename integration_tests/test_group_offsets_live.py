@@ -1,4 +1,4 @@
-"""Live: reading a group's committed offsets after its coordinator moved (kafka_python/group_offsets.py;
+"""Live: reading a group's committed offsets after its coordinator moved (kafka_python/group_reads.py;
 the cause of run 17d's red bytes-out test).
 
 The group's ``__consumer_offsets`` partition (Kafka's ``Utils.abs(group.hashCode()) % partitions``,
@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from kafka_placement.clients.kafka_python.group_offsets import fetch_group_offsets
+from kafka_placement.clients.kafka_python.group_reads import fetch_group_offsets
 
 pytestmark = pytest.mark.integration
 

@@ -4,23 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
 from kafka import TopicPartition as KafkaTopicPartition
 from kafka.errors import (
     CoordinatorLoadInProgressError,
-    GroupAuthorizationFailedError,
     GroupIdNotFoundError,
 )
 from kafka.structs import OffsetAndMetadata
 from moving_coordinator import MovingCoordinatorAdmin  # this directory is on sys.path
 
-from kafka_placement.clients.kafka_python.group_offsets import OFFSET_FETCH_TRIES
-from kafka_placement.clients.kafka_python.loads import (
-    LIST_GROUPS_TRIES,
-    _committed,
-    list_groups,
-    offset_groups,
+from kafka_placement.clients.kafka_python.group_reads import (
+    OFFSET_FETCH_TRIES,
 )
+from kafka_placement.clients.kafka_python.loads import _committed, offset_groups
 from kafka_placement.vocabulary import TopicPartition
 
 
@@ -108,27 +103,3 @@ def test_no_groups_no_reads() -> None:
     admin = FakeAdmin({}, failing=set())
     assert _committed(admin, [], set())[0] == {}
     assert admin.calls == []
-
-
-class Listing:
-    def __init__(self, errors: list[Exception]) -> None:
-        self.errors, self.calls = errors, 0
-
-    def list_groups(self) -> list[Any]:
-        self.calls += 1
-        if self.errors:
-            raise self.errors.pop(0)
-        return [{"group_id": "g"}]
-
-
-def test_list_groups_waits_for_a_loading_coordinator_a_bounded_number_of_times() -> None:
-    loading = Listing([CoordinatorLoadInProgressError(), CoordinatorLoadInProgressError()])
-    assert list_groups(loading, pause_s=0) == [{"group_id": "g"}] and loading.calls == 3
-    never = Listing([CoordinatorLoadInProgressError() for _ in range(LIST_GROUPS_TRIES + 5)])
-    with pytest.raises(CoordinatorLoadInProgressError):
-        list_groups(never, pause_s=0)
-    assert never.calls == LIST_GROUPS_TRIES
-    denied = Listing([GroupAuthorizationFailedError()])  # not retriable: raised at once
-    with pytest.raises(GroupAuthorizationFailedError):
-        list_groups(denied, pause_s=0)
-    assert denied.calls == 1

@@ -44,7 +44,7 @@ def read_topic(settings: dict[str, Any], topic: str, partitions: int,
 
 def committed_offsets(admin: Any, topic: str, groups: Iterable[str]) -> dict[str, dict[int, int]]:
     """Group → partition → committed offset (partitions without a commit left out)."""
-    from kafka_placement.clients.kafka_python.group_offsets import fetch_group_offsets
+    from kafka_placement.clients.kafka_python.group_reads import fetch_group_offsets
 
     out: dict[str, dict[int, int]] = {}
     for group in groups:

@@ -22,6 +22,7 @@ from kafka_placement.assignment.userdata import (
     decode_failover_assignment,
     decode_priority,
 )
+from kafka_placement.clients.kafka_python.group_reads import ask_group_coordinator, list_groups
 from kafka_placement.errors import KafkaPlacementError, UnknownStrategyError, UserDataError
 from kafka_placement.groups.description import AssignmentUserData, DescribedGroup, DescribedMember, Protocol
 from kafka_placement.vocabulary import TopicPartition
@@ -51,12 +52,23 @@ class RawGroupsAdmin(KafkaAdminClient):  # type: ignore[misc]
             coordinator = await self._find_coordinator_id(group_id)
             return await self._manager.send(request, node_id=coordinator)
 
-        return self._manager.run(send)
+        def group_error(response: Any) -> int:
+            return next((int(g.error_code) for g in response.groups if g.group_id == group_id), 0)
+
+        # a coordinator moving or loading is asked again (kafka-python alone would keep asking the old one)
+        return ask_group_coordinator(self, group_id, lambda: self._manager.run(send), group_error)
+
+    def describe_raw_group(self, group_id: str) -> Any:
+        """DescribeGroups of one group, as received; asked again while its coordinator moves or loads."""
+        def ask() -> Any:
+            return self.describe_groups([group_id])[group_id]
+
+        return ask_group_coordinator(self, group_id, ask, lambda raw: int(raw.error_code))
 
 
 def group_type(admin: Any, group_id: str) -> tuple[Protocol, str] | None:
     """(group type, state) from ListGroups on every broker; None when no broker knows the group."""
-    for listed in admin.list_groups():
+    for listed in list_groups(admin):
         if listed.get("group_id") == group_id:
             kind = str(listed.get("group_type") or "").lower()
             return _TYPES.get(kind, "unknown"), str(listed.get("group_state") or "")
@@ -153,7 +165,7 @@ def partition_counts(admin: Any, topics: Iterable[str]) -> dict[str, int]:
 
 def describe_classic_group(admin: RawGroupsAdmin, group_id: str, state: str = "") -> DescribedGroup:
     """A classic group through DescribeGroups (``admin`` must be a :class:`RawGroupsAdmin`)."""
-    raw = admin.describe_groups([group_id])[group_id]
+    raw = admin.describe_raw_group(group_id)
     if raw.error_code:
         raise GroupNotFoundError(f"group {group_id!r}: DescribeGroups answered error code {raw.error_code}")
     protocol_type = str(raw.protocol_type or "")

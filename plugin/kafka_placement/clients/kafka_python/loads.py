@@ -12,10 +12,11 @@ from typing import Any
 
 from kafka_placement.clients.kafka_python.admin import brokers as live_brokers
 from kafka_placement.clients.kafka_python.admin import snapshot
-from kafka_placement.clients.kafka_python.group_offsets import (
+from kafka_placement.clients.kafka_python.group_reads import (
     OFFSET_FETCH_TRIES,
     fetch_group_offsets,
     forget_coordinators,
+    list_groups,
 )
 from kafka_placement.replicas.loads.estimate import PartitionObservation, committed_growth
 from kafka_placement.replicas.loads.model import BrokerSpec
@@ -51,25 +52,6 @@ def _offsets(admin: Any, partitions: list[TopicPartition], spec: Any) -> dict[To
         {KafkaTopicPartition(tp.topic, tp.partition): spec for tp in partitions}
     )
     return {TopicPartition(k.topic, k.partition): int(v.offset) for k, v in answer.items()}
-
-
-#: ListGroups tries before a retriable error (a coordinator still loading its groups) is raised
-LIST_GROUPS_TRIES = 10
-
-
-def list_groups(admin: Any, pause_s: float = 1.0) -> list[Any]:
-    """ListGroups, retried while a broker answers with a retriable error (COORDINATOR_LOAD_IN_PROGRESS
-    on a cluster just started), at most :data:`LIST_GROUPS_TRIES` times."""
-    from kafka.errors import KafkaError
-
-    for attempt in range(LIST_GROUPS_TRIES):
-        try:
-            return list(admin.list_groups())
-        except KafkaError as e:
-            if not getattr(e, "retriable", False) or attempt == LIST_GROUPS_TRIES - 1:
-                raise
-            time.sleep(pause_s)
-    return []  # not reached: the last try returns or raises
 
 
 def offset_groups(listed: list[Any]) -> tuple[list[str], int]:

@@ -1,4 +1,5 @@
-"""Groups' committed offsets through kafka-python's admin (OffsetFetch), surviving a coordinator move.
+"""Group reads through kafka-python's admin that survive a coordinator moving or loading: ListGroups,
+OffsetFetch, and requests to a group's coordinator (DescribeGroups, ConsumerGroupDescribe).
 
 kafka-python 3.0.12's admin caches each group's coordinator for its whole life and never drops the
 entry on NOT_COORDINATOR (Java's admin looks the coordinator up again): once a coordinator moved (a
@@ -12,11 +13,18 @@ moment (until its high watermark catches up; seen live as a group with no offset
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 #: OffsetFetch tries while a coordinator answers with a retriable error (it moved, is loading, or its
 #: broker is down)
 OFFSET_FETCH_TRIES = 5
+#: ListGroups tries before a retriable error (a coordinator still loading its groups) is raised
+LIST_GROUPS_TRIES = 10
+#: tries of a request to a group's coordinator answered with a retriable group-level error code
+COORDINATOR_TRIES = 5
+#: COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR
+RETRIABLE_GROUP_ERRORS = frozenset({14, 15, 16})
 
 
 def forget_coordinators(admin: Any, groups: set[str]) -> None:
@@ -46,3 +54,42 @@ def fetch_group_offsets(
             forget_coordinators(admin, set(groups))
             time.sleep(pause_s)
     return {}  # not reached: the last try returns or raises
+
+
+def list_groups(admin: Any, pause_s: float = 1.0) -> list[Any]:
+    """ListGroups, retried while a broker answers with a retriable error (COORDINATOR_LOAD_IN_PROGRESS
+    on a cluster just started, or after a broker restart), at most :data:`LIST_GROUPS_TRIES` times."""
+    from kafka.errors import KafkaError
+
+    for attempt in range(LIST_GROUPS_TRIES):
+        try:
+            return list(admin.list_groups())
+        except KafkaError as e:
+            if not getattr(e, "retriable", False) or attempt == LIST_GROUPS_TRIES - 1:
+                raise
+            time.sleep(pause_s)
+    return []  # not reached: the last try returns or raises
+
+
+def ask_group_coordinator(
+    admin: Any, group_id: str, ask: Callable[[], Any], error_code: Callable[[Any], int], pause_s: float = 0.5
+) -> Any:
+    """``ask()`` (a request to ``group_id``'s coordinator), asked again with the coordinator looked up
+    again while it raises a retriable error or ``error_code(answer)`` is one of
+    :data:`RETRIABLE_GROUP_ERRORS`, at most :data:`COORDINATOR_TRIES` times; the last answer is
+    returned (its error left to the caller) and the last error raised."""
+    from kafka.errors import KafkaError
+
+    for attempt in range(COORDINATOR_TRIES):
+        last = attempt == COORDINATOR_TRIES - 1
+        try:
+            answer = ask()
+        except KafkaError as e:
+            if not getattr(e, "retriable", False) or last:
+                raise
+        else:
+            if error_code(answer) not in RETRIABLE_GROUP_ERRORS or last:
+                return answer
+        forget_coordinators(admin, {group_id})
+        time.sleep(pause_s)
+    return None  # not reached: the last try returns or raises
