@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 #: OffsetFetch tries while a coordinator answers with a retriable error (it moved, is loading, or its
 #: broker is down)
@@ -43,32 +45,18 @@ def fetch_group_offsets(
     """``admin.list_group_offsets`` of ``groups`` (group → {TopicPartition: OffsetAndMetadata}), in one
     call, tried again (coordinators looked up again) on a retriable error, at most ``tries`` times;
     other errors, and the last retriable one, are raised."""
-    from kafka.errors import KafkaError
-
-    for attempt in range(tries):
-        try:
-            return dict(admin.list_group_offsets({g: None for g in groups}))
-        except KafkaError as e:
-            if not getattr(e, "retriable", False) or attempt == tries - 1:
-                raise
-            forget_coordinators(admin, set(groups))
-            time.sleep(pause_s)
-    return {}  # not reached: the last try returns or raises
+    return _asked_again(
+        lambda: dict(admin.list_group_offsets({g: None for g in groups})),
+        tries,
+        pause_s,
+        before_again=lambda: forget_coordinators(admin, set(groups)),
+    )
 
 
 def list_groups(admin: Any, pause_s: float = 1.0) -> list[Any]:
     """ListGroups, retried while a broker answers with a retriable error (COORDINATOR_LOAD_IN_PROGRESS
     on a cluster just started, or after a broker restart), at most :data:`LIST_GROUPS_TRIES` times."""
-    from kafka.errors import KafkaError
-
-    for attempt in range(LIST_GROUPS_TRIES):
-        try:
-            return list(admin.list_groups())
-        except KafkaError as e:
-            if not getattr(e, "retriable", False) or attempt == LIST_GROUPS_TRIES - 1:
-                raise
-            time.sleep(pause_s)
-    return []  # not reached: the last try returns or raises
+    return _asked_again(lambda: list(admin.list_groups()), LIST_GROUPS_TRIES, pause_s)
 
 
 def ask_group_coordinator(
@@ -78,18 +66,36 @@ def ask_group_coordinator(
     again while it raises a retriable error or ``error_code(answer)`` is one of
     :data:`RETRIABLE_GROUP_ERRORS`, at most :data:`COORDINATOR_TRIES` times; the last answer is
     returned (its error left to the caller) and the last error raised."""
+    return _asked_again(
+        ask,
+        COORDINATOR_TRIES,
+        pause_s,
+        before_again=lambda: forget_coordinators(admin, {group_id}),
+        answer_is_retriable=lambda answer: error_code(answer) in RETRIABLE_GROUP_ERRORS,
+    )
+
+
+def _asked_again(
+    ask: Callable[[], T],
+    tries: int,
+    pause_s: float,
+    before_again: Callable[[], None] = lambda: None,
+    answer_is_retriable: Callable[[T], bool] = lambda answer: False,
+) -> T:
+    """``ask()``, asked again after ``before_again()`` and a pause while it raises a retriable
+    KafkaError or its answer is retriable, at most ``tries`` times: the last answer is returned and
+    the last error raised; other errors are raised at once."""
     from kafka.errors import KafkaError
 
-    for attempt in range(COORDINATOR_TRIES):
-        last = attempt == COORDINATOR_TRIES - 1
+    for _ in range(tries - 1):
         try:
             answer = ask()
         except KafkaError as e:
-            if not getattr(e, "retriable", False) or last:
+            if not getattr(e, "retriable", False):
                 raise
         else:
-            if error_code(answer) not in RETRIABLE_GROUP_ERRORS or last:
+            if not answer_is_retriable(answer):
                 return answer
-        forget_coordinators(admin, {group_id})
+        before_again()
         time.sleep(pause_s)
-    return None  # not reached: the last try returns or raises
+    return ask()  # the last try: whatever it answers or raises is the caller's
