@@ -33,10 +33,11 @@ def _offsets_partition(group: str, partitions: int) -> int:
     return (0 if signed == -(1 << 31) else abs(signed)) % partitions
 
 
-def _replicas(admin: Any, partition: int) -> list[int]:
+def _state(admin: Any, partition: int) -> tuple[list[int], int]:
+    """The partition's replicas (in order) and leader."""
     (topic,) = admin.describe_topics(["__consumer_offsets"])
     (state,) = [p for p in topic["partitions"] if p["partition_index"] == partition]
-    return list(state["replica_nodes"])
+    return list(state["replica_nodes"]), int(state["leader_id"])
 
 
 def _lead_with(admin: Any, partition: int, replicas: list[int]) -> None:
@@ -50,15 +51,13 @@ def _lead_with(admin: Any, partition: int, replicas: list[int]) -> None:
         time.sleep(0.5)
     while time.monotonic() < deadline:
         admin.elect_leaders(0, {"__consumer_offsets": [partition]}, raise_errors=False)
-        (topic,) = admin.describe_topics(["__consumer_offsets"])
-        (state,) = [p for p in topic["partitions"] if p["partition_index"] == partition]
-        if list(state["replica_nodes"]) == replicas and state["leader_id"] == replicas[0]:
+        if _state(admin, partition) == (replicas, replicas[0]):
             return
         time.sleep(0.5)
     raise AssertionError(f"__consumer_offsets-{partition}: {replicas[0]} did not become leader")
 
 
-def test_offsets_are_read_once_the_cached_coordinator_is_stale(kafka_cluster: Any) -> None:
+def test_offsets_are_read_through_the_new_coordinator_after_a_move(kafka_cluster: Any) -> None:
     from kafka import KafkaAdminClient, TopicPartition
     from kafka.admin import NewTopic
     from kafka.errors import CoordinatorNotAvailableError, KafkaError, NoError, NotCoordinatorError
@@ -88,7 +87,7 @@ def test_offsets_are_read_once_the_cached_coordinator_is_stale(kafka_cluster: An
         assert isinstance(answer, dict) and all(error is NoError for error in answer.values()), answer
         (topic_meta,) = admin.describe_topics(["__consumer_offsets"])
         partition = _offsets_partition(group, len(topic_meta["partitions"]))
-        replicas = _replicas(admin, partition)
+        replicas, _ = _state(admin, partition)
         expected = {group: {TopicPartition(topic, 0): committed}}
         # the admin now caches the coordinator (read with retries: on a cluster just started the
         # coordinator may still be loading the partition)
