@@ -15,7 +15,7 @@ from moving_coordinator import MovingCoordinatorAdmin  # this directory is on sy
 from kafka_placement.clients.kafka_python.group_reads import (
     OFFSET_FETCH_TRIES,
 )
-from kafka_placement.clients.kafka_python.loads import _committed, offset_groups
+from kafka_placement.clients.kafka_python.loads import _committed, offset_groups, regression_note
 from kafka_placement.vocabulary import TopicPartition
 
 
@@ -103,3 +103,13 @@ def test_no_groups_no_reads() -> None:
     admin = FakeAdmin({}, failing=set())
     assert _committed(admin, [], set())[0] == {}
     assert admin.calls == []
+
+
+def test_offsets_that_went_backwards_are_told_and_skipped_groups_are_not_told_twice() -> None:
+    t0, t1 = TopicPartition("t", 0), TopicPartition("t", 1)
+    first = {("g1", t0): 10, ("g1", t1): 20, ("gone", t0): 5}
+    assert regression_note(first, dict(first), set()) is None
+    note = regression_note(first, {("g1", t0): 3, ("g1", t1): 25}, skipped={"gone"})
+    assert note is not None
+    assert note.startswith("1 committed offsets went backwards or vanished between the two reads")
+    assert note.endswith("e.g. g1 t-0")

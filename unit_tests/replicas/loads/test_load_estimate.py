@@ -7,6 +7,7 @@ import pytest
 from kafka_placement.replicas.loads.estimate import (
     PartitionObservation,
     committed_growth,
+    committed_regressions,
     estimate_partitions,
 )
 
@@ -62,3 +63,13 @@ def test_an_offset_reset_backwards_does_not_cancel_another_groups_reading() -> N
     first = {("g1", "p0"): 1000, ("g2", "p0"): 800}
     second = {("g1", "p0"): 1300, ("g2", "p0"): 0}
     assert committed_growth(first, second) == {"p0": 300}
+
+
+def test_offsets_that_went_backwards_or_vanished_are_named() -> None:
+    # g2 reset 800 → 0, g1's p1 gone from the second answer (a coordinator just moved answered from
+    # before the commit, or the offset was deleted); g1's p0 grew and g3's first commit has no
+    # starting point: neither is a regression
+    first = {("g1", "p0"): 1000, ("g2", "p0"): 800, ("g1", "p1"): 70}
+    second = {("g1", "p0"): 1300, ("g2", "p0"): 0, ("g3", "p0"): 5}
+    assert committed_regressions(first, second) == [("g2", "p0"), ("g1", "p1")]
+    assert committed_regressions(second, second) == []

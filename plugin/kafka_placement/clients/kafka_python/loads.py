@@ -18,7 +18,11 @@ from kafka_placement.clients.kafka_python.group_reads import (
     forget_coordinators,
     list_groups,
 )
-from kafka_placement.replicas.loads.estimate import PartitionObservation, committed_growth
+from kafka_placement.replicas.loads.estimate import (
+    PartitionObservation,
+    committed_growth,
+    committed_regressions,
+)
 from kafka_placement.replicas.loads.model import BrokerSpec
 from kafka_placement.vocabulary import TopicPartition
 
@@ -102,6 +106,24 @@ def _committed(
     return offsets, time.monotonic()
 
 
+def regression_note(
+    first: dict[tuple[str, TopicPartition], int],
+    second: dict[tuple[str, TopicPartition], int],
+    skipped: set[str],
+) -> str | None:
+    """The note for committed offsets that went backwards or vanished between the two reads (groups
+    that could not be read at all have their own note), or None."""
+    regressed = [(g, tp) for g, tp in committed_regressions(first, second) if g not in skipped]
+    if not regressed:
+        return None
+    examples = ", ".join(f"{g} {tp.topic}-{tp.partition}" for g, tp in regressed[:5])
+    return (
+        f"{len(regressed)} committed offsets went backwards or vanished between the two reads, counted as "
+        f"no bytes out (an offset reset or deletion, or a coordinator that had just moved answering from "
+        f"before its latest commits: sample again to tell): e.g. {examples}"
+    )
+
+
 def read_observations(
     admin: Any, window_s: float, sample_s: float
 ) -> tuple[list[BrokerSpec], list[PartitionObservation], float, list[str]]:
@@ -164,4 +186,7 @@ def read_observations(
         notes.append(
             f"bytes out counts {len(groups)} consumer groups' committed-offset growth over {sampled_s:.1f} s"
         )
+    regressed = regression_note(first, second, skipped)
+    if regressed:
+        notes.append(regressed)
     return brokers, observations, sampled_s, notes

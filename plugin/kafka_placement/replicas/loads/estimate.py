@@ -11,7 +11,8 @@
 * **bytes in** = records/s × bytes per record; **bytes out** = the consumer groups' committed-offset
   growth over a sample interval × bytes per record, plus the followers' fetches ((RF − 1) × bytes in).
   Consumers that commit rarely, or not at all, are under- or un-counted; a group's partition counts
-  only if both reads saw a committed offset for it (see :func:`committed_growth`). The interval is the
+  only if both reads saw a committed offset for it (see :func:`committed_growth`; those that went
+  backwards or vanished are named by :func:`committed_regressions`). The interval is the
   one measured between the two reads, not the one asked for: reading the offsets of a large cluster
   can outlast the requested sample.
 * **capacity (disk)**: the sum of the broker's log dirs' ``totalBytes`` (DescribeLogDirs v4+;
@@ -58,6 +59,17 @@ def committed_growth(
             partition = key[1]
             growth[partition] = growth.get(partition, 0) + max(0, after - before)
     return growth
+
+
+def committed_regressions(
+    first: Mapping[tuple[str, Partition], int], second: Mapping[tuple[str, Partition], int]
+) -> list[tuple[str, Partition]]:
+    """The ``(group, partition)`` pairs of the first read whose committed offset went backwards or
+    is missing in the second (in the first read's order): :func:`committed_growth` counts them as no
+    traffic. An offset reset or deletion does this, and so does a coordinator just moved that answers
+    from before its latest commits until its high watermark catches up: the user is told, not left
+    with a silent undercount."""
+    return [key for key, before in first.items() if second.get(key, -1) < before]
 
 
 def estimate_partitions(
