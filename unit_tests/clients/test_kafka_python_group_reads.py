@@ -1,7 +1,8 @@
-"""OffsetFetch through kafka-python's admin across a coordinator move (kafka_python/group_reads.py)."""
+"""Group reads through kafka-python's admin across a coordinator move (kafka_python/group_reads.py)."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -10,6 +11,7 @@ from kafka.errors import CoordinatorLoadInProgressError, GroupAuthorizationFaile
 from kafka.structs import OffsetAndMetadata
 from moving_coordinator import MovingCoordinatorAdmin  # this directory is on sys.path
 
+from kafka_placement.clients.kafka_python.group_description import group_type
 from kafka_placement.clients.kafka_python.group_reads import (
     COORDINATOR_TRIES,
     LIST_GROUPS_TRIES,
@@ -17,6 +19,7 @@ from kafka_placement.clients.kafka_python.group_reads import (
     fetch_group_offsets,
     forget_coordinators,
     list_groups,
+    listed_by_coordinator,
 )
 from kafka_placement.soak.readback import committed_offsets
 
@@ -137,3 +140,41 @@ def test_a_coordinator_request_is_bounded_and_other_answers_are_returned_at_once
     with pytest.raises(CoordinatorLoadInProgressError):
         ask_group_coordinator(object(), "g", loading, lambda c: 0, pause_s=0)
     assert raised == [COORDINATOR_TRIES]
+
+
+G_LISTED = {"group_id": "g", "group_type": "consumer", "group_state": "Stable"}
+
+
+class SweepMissesAMovedGroup(MovingCoordinatorAdmin):
+    """ListGroups over every broker misses group g (its coordinator moved from 1 to 2 during the sweep:
+    2 was asked before it led, 1 after it resigned); only g's coordinator lists it. The admin still
+    caches broker 1 as g's coordinator."""
+
+    def __init__(self, present: bool = True) -> None:
+        super().__init__({}, {"g": 2})
+        self.cache[(0, "g")] = 1
+        self.present = present
+        self.asked: list[list[int] | None] = []
+        self._manager.run = lambda fn: asyncio.run(fn())
+
+    async def _find_coordinator_id(self, group_id: str) -> int:
+        return self.cache.setdefault((0, group_id), self.where[group_id])
+
+    def list_groups(self, broker_ids: list[int] | None = None) -> list[dict[str, str]]:
+        self.asked.append(broker_ids)
+        if broker_ids is None or not self.present:
+            return [{"group_id": "other", "group_type": "classic", "group_state": "Empty"}]
+        return [dict(G_LISTED)] if broker_ids == [self.where["g"]] else []
+
+
+def test_a_group_the_sweep_missed_is_found_at_its_coordinator_looked_up_afresh() -> None:
+    admin = SweepMissesAMovedGroup()
+    assert group_type(admin, "g") == ("consumer", "Stable")
+    assert admin.asked == [None, [2]]  # the sweep, then the new coordinator, not the cached 1
+    assert listed_by_coordinator(admin, "g") == G_LISTED
+
+
+def test_a_group_nobody_lists_is_absent_after_one_question_to_its_coordinator() -> None:
+    admin = SweepMissesAMovedGroup(present=False)
+    assert group_type(admin, "g") is None
+    assert admin.asked == [None, [2]]

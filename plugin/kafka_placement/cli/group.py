@@ -69,7 +69,7 @@ def read_group(settings: ConnectionSettings, group_id: str) -> DescribedGroup:
             if found is None:
                 raise GroupNotFoundError(
                     f"group {group_id!r} does not exist on {settings.bootstrap_servers} "
-                    "(no broker lists it in ListGroups)"
+                    "(neither ListGroups on every broker nor its coordinator lists it)"
                 )
             kind, state = found
             if kind == "classic":

@@ -22,7 +22,11 @@ from kafka_placement.assignment.userdata import (
     decode_failover_assignment,
     decode_priority,
 )
-from kafka_placement.clients.kafka_python.group_reads import ask_group_coordinator, list_groups
+from kafka_placement.clients.kafka_python.group_reads import (
+    ask_group_coordinator,
+    list_groups,
+    listed_by_coordinator,
+)
 from kafka_placement.errors import KafkaPlacementError, UnknownStrategyError, UserDataError
 from kafka_placement.groups.description import AssignmentUserData, DescribedGroup, DescribedMember, Protocol
 from kafka_placement.vocabulary import TopicPartition
@@ -67,12 +71,16 @@ class RawGroupsAdmin(KafkaAdminClient):  # type: ignore[misc]
 
 
 def group_type(admin: Any, group_id: str) -> tuple[Protocol, str] | None:
-    """(group type, state) from ListGroups on every broker; None when no broker knows the group."""
-    for listed in list_groups(admin):
-        if listed.get("group_id") == group_id:
-            kind = str(listed.get("group_type") or "").lower()
-            return _TYPES.get(kind, "unknown"), str(listed.get("group_state") or "")
-    return None
+    """(group type, state) from ListGroups on every broker, or, when that sweep misses the group (its
+    coordinator moved while the brokers were asked), from its own coordinator; None when neither
+    lists it."""
+    listed = next((g for g in list_groups(admin) if g.get("group_id") == group_id), None)
+    if listed is None:
+        listed = listed_by_coordinator(admin, group_id)
+    if listed is None:
+        return None
+    kind = str(listed.get("group_type") or "").lower()
+    return _TYPES.get(kind, "unknown"), str(listed.get("group_state") or "")
 
 
 def _partitions(assignment: Any) -> tuple[TopicPartition, ...]:

@@ -1,5 +1,6 @@
-"""Group reads through kafka-python's admin that survive a coordinator moving or loading: ListGroups,
-OffsetFetch, and requests to a group's coordinator (DescribeGroups, ConsumerGroupDescribe).
+"""Group reads through kafka-python's admin that survive a coordinator moving or loading: ListGroups
+(over every broker, or one group's coordinator), OffsetFetch, and requests to a group's coordinator
+(DescribeGroups, ConsumerGroupDescribe).
 
 kafka-python 3.0.12's admin caches each group's coordinator for its whole life and never drops the
 entry on NOT_COORDINATOR (Java's admin looks the coordinator up again): once a coordinator moved (a
@@ -57,6 +58,24 @@ def list_groups(admin: Any, pause_s: float = 1.0) -> list[Any]:
     """ListGroups, retried while a broker answers with a retriable error (COORDINATOR_LOAD_IN_PROGRESS
     on a cluster just started, or after a broker restart), at most :data:`LIST_GROUPS_TRIES` times."""
     return _asked_again(lambda: list(admin.list_groups()), LIST_GROUPS_TRIES, pause_s)
+
+
+def listed_by_coordinator(admin: Any, group_id: str) -> dict[str, Any] | None:
+    """``group_id``'s ListGroups entry from its own coordinator (looked up afresh), or None when the
+    coordinator does not list it. ListGroups over every broker asks them one after another, so a group
+    whose coordinator moved during that sweep is listed by neither (the new coordinator was asked
+    before it led, the old one after it resigned): run 19a's ``group describe`` said "does not exist"
+    of a group with two members. Its coordinator is the one broker whose answer decides."""
+
+    async def coordinator() -> int:
+        return int(await admin._find_coordinator_id(group_id))
+
+    def ask() -> list[Any]:
+        return list(admin.list_groups(broker_ids=[admin._manager.run(coordinator)]))
+
+    forget_coordinators(admin, {group_id})  # the cached one may be the broker that resigned
+    listed = ask_group_coordinator(admin, group_id, ask, lambda answer: 0)
+    return next((g for g in listed if isinstance(g, dict) and g.get("group_id") == group_id), None)
 
 
 def ask_group_coordinator(
