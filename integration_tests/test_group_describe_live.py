@@ -2,7 +2,7 @@
 consumer-protocol (KIP-848) failover group run by the broker's failover assignor (racks and priorities
 read from ConsumerGroupDescribe), a consumer-protocol group whose members carry priorities in
 ``client.rack`` but run ``uniform`` (and the same without Kafka's message schema), and a classic
-failover group whose active member is not its best one.
+failover group whose active member is not its best one, and an id no broker knows.
 
 Expected values come from the test's own setup (which member got which priority, which client ids),
 never from the code under test.
@@ -251,3 +251,27 @@ def _try(step: Any) -> Any:
         return step()
     except json.JSONDecodeError:
         return None
+
+
+def test_a_group_nobody_has_is_one_line_exit_2(
+    kafka_cluster: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An id no broker knows: every broker's ListGroups and then the id's own coordinator are asked
+    (a group missed by the sweep because its coordinator moved is found there, run 19a), and the answer
+    is one line, exit 2, in seconds."""
+    import time
+
+    from kafka_placement.cli import main
+
+    group = f"describe-absent-{uuid.uuid4().hex[:8]}"
+    capsys.readouterr()
+    started = time.monotonic()
+    code = main(["group", "describe", group, "--bootstrap-server", kafka_cluster.bootstrap_servers, "--json"])
+    elapsed = time.monotonic() - started
+    captured = capsys.readouterr()
+    assert (code, captured.out) == (2, "")
+    assert captured.err.splitlines() == [
+        f"kafka-placement group: error: group {group!r} does not exist on {kafka_cluster.bootstrap_servers} "
+        "(neither ListGroups on every broker nor its coordinator lists it)"
+    ]
+    assert elapsed < 20, elapsed
