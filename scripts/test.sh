@@ -20,6 +20,9 @@ KAFKA_IMAGE=$(bash scripts/ensure-image.sh | tail -n 1)
 export KAFKA_IMAGE
 echo "KAFKA_IMAGE=$KAFKA_IMAGE"
 
+step "Toxiproxy server (Go module proxy; the proxied cluster's fault proxy)"
+bash scripts/ensure-toxiproxy.sh
+
 step "Java reference classes (Maven Central)"
 bash scripts/fetch-java-reference.sh
 
