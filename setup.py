@@ -21,6 +21,7 @@ setup(
             sources=[
                 "plugin/kafka_placement/partitioning/_native.c",
                 "plugin/kafka_placement/partitioning/_router.c",
+                "plugin/kafka_placement/partitioning/_one_key.c",
             ],
             depends=["plugin/kafka_placement/partitioning/_hash_kernels.h"],
             extra_compile_args=C_ARGS,

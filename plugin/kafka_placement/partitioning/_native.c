@@ -21,6 +21,8 @@
  *   murmur2(data) -> int   Kafka Utils.murmur2 of one bytes-like object, signed 32-bit.
  *   simd([enable]) -> bool  whether murmur2 batches run eight keys at a time with AVX2 (off: scalar).
  *   Router                  a producer's keyed-record hot path (_router.c).
+ *   one_key, one_key_schemes, one_key_enabled
+ *                           partition_key and the per-scheme scalar functions in C (_one_key.c).
  *
  * algo: MURMUR2 (Kafka Utils.murmur2, written as its signed int32 bits), CRC32 (zlib / librdkafka
  * rd_crc32, unsigned) or FNV1A (librdkafka rd_fnv1a: abs of the signed FNV-1a-32, as uint32).
@@ -37,6 +39,7 @@
 #include "_hash_kernels.h"
 
 int kp_add_router(PyObject *module); /* _router.c */
+int kp_add_one_key(PyObject *module); /* _one_key.c */
 
 uint32_t kp_crc_table[8][256];
 
@@ -723,7 +726,8 @@ PyMODINIT_FUNC PyInit__native(void)
         return NULL;
     if (PyModule_AddIntConstant(m, "MURMUR2", ALGO_MURMUR2) < 0 ||
         PyModule_AddIntConstant(m, "CRC32", ALGO_CRC32) < 0 ||
-        PyModule_AddIntConstant(m, "FNV1A", ALGO_FNV1A) < 0 || kp_add_router(m) < 0) {
+        PyModule_AddIntConstant(m, "FNV1A", ALGO_FNV1A) < 0 || kp_add_router(m) < 0 ||
+        kp_add_one_key(m) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -1,5 +1,8 @@
-"""Types of the optional C accelerator (``_native.c``, ``_router.c``); see kafka_placement.partitioning.native
-and kafka_placement.partitioning.routing."""
+"""Types of the optional C accelerator (``_native.c``, ``_router.c``, ``_one_key.c``); see
+kafka_placement.partitioning.native, kafka_placement.partitioning.routing and
+kafka_placement.partitioning.onekey."""
+
+from typing import Any
 
 MURMUR2: int
 CRC32: int
@@ -33,3 +36,10 @@ class Router:
     def drop_route(self, topic: str) -> None: ...
     def drop_routes(self) -> None: ...
     def has_route(self, topic: str) -> bool: ...
+
+# _one_key.c
+def one_key(name: str, reference: object, module_name: str) -> Any: ...
+def one_key_schemes(
+    table: dict[str, tuple[int, int, bool, bool, bool, bool]], random_module: object
+) -> None: ...
+def one_key_enabled(enable: int = -1) -> bool: ...

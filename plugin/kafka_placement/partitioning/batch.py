@@ -1,4 +1,9 @@
-"""``partition_key`` (one record) and ``partition_keys`` (a whole batch, vectorized) over a named scheme."""
+"""``partition_key`` (one record) and ``partition_keys`` (a whole batch, vectorized) over a named scheme.
+
+``partition_key`` is a C builtin when the accelerator is there (:mod:`.onekey`); the definition below
+stays the reference it hands every unusual call (and a keyless record with an ``rng``) to
+(:func:`.onekey.reference`).
+"""
 
 from __future__ import annotations
 
@@ -9,10 +14,14 @@ import numpy.typing as npt
 
 from kafka_placement.partitioning.keybatch import to_key_batch
 from kafka_placement.partitioning.native import hash_list
-from kafka_placement.partitioning.schemes import get_scheme
+from kafka_placement.partitioning.onekey import one_key, register_schemes
+from kafka_placement.partitioning.schemes import SCHEMES, get_scheme
 from kafka_placement.partitioning.validation import check_key, check_num_partitions
 
+register_schemes(SCHEMES)
 
+
+@one_key
 def partition_key(
     key: bytes | None, num_partitions: int, scheme: str = "murmur2", *, rng: _random.Random | None = None
 ) -> int:

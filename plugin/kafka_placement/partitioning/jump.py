@@ -3,6 +3,8 @@
 Maps a 64-bit key to one of ``n`` buckets so that growing ``n`` to ``n+1`` moves only ≈1/(n+1) of the keys
 (modulo hashing moves ≈n/(n+1)). Our ``jump`` scheme feeds it the unsigned murmur2 of the key bytes.
 Not a Kafka or librdkafka partitioner: producers of other clients will not agree with it.
+:func:`jump_hash` is a C builtin when the accelerator is there (:mod:`.onekey`); the definition below
+stays the reference it hands every unusual call to (:func:`.onekey.reference`).
 """
 
 from __future__ import annotations
@@ -11,12 +13,14 @@ import numpy as np
 import numpy.typing as npt
 
 from kafka_placement.errors import InvalidArgumentError
+from kafka_placement.partitioning.onekey import one_key
 from kafka_placement.partitioning.validation import check_num_partitions
 
 _LCG = 2862933555777941757
 _MASK64 = (1 << 64) - 1
 
 
+@one_key
 def jump_hash(key: int, num_buckets: int) -> int:
     """The bucket in [0, num_buckets) of a 64-bit unsigned ``key`` (the paper's reference loop)."""
     num_buckets = check_num_partitions(num_buckets, "num_buckets")

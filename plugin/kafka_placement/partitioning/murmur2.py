@@ -4,6 +4,8 @@ Semantics: ``org.apache.kafka.common.utils.Utils.murmur2`` — seed ``0x9747b28c
 r 24, little-endian 4-byte blocks, a 1–3 byte tail, final ``h ^= h>>>13; h *= m; h ^= h>>>15``.
 Java returns a signed 32-bit int; so does :func:`murmur2`. ``toPositive(h) = h & 0x7fffffff``.
 librdkafka's ``rd_murmur2`` is the same function (its ``murmur2`` partitioners hash a NULL key as ``""``).
+:func:`murmur2` and :func:`murmur2_unsigned` are C builtins when the accelerator is there (:mod:`.onekey`);
+the definitions below stay the reference they hand every unusual call to (:func:`.onekey.reference`).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import struct
 
 from kafka_placement.errors import KeyTypeError
 from kafka_placement.java import POSITIVE_MASK, to_int32
+from kafka_placement.partitioning.onekey import one_key
 
 SEED = 0x9747B28C
 M = 0x5BD1E995
@@ -33,6 +36,7 @@ def _key_bytes(data: object) -> bytes:
     return key
 
 
+@one_key
 def murmur2_unsigned(data: bytes) -> int:
     """Murmur2 of ``data`` as an unsigned 32-bit value (0..2**32-1)."""
     if type(data) is not bytes:
@@ -65,6 +69,7 @@ def murmur2_unsigned(data: bytes) -> int:
     return h
 
 
+@one_key
 def murmur2(data: bytes) -> int:
     """Kafka ``Utils.murmur2(data)``: a signed 32-bit int, exactly as Java returns it."""
     return to_int32(murmur2_unsigned(data))

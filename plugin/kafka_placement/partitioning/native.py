@@ -32,6 +32,7 @@ import numpy.typing as npt
 from kafka_placement.accelerators import native_allowed
 from kafka_placement.partitioning.keybatch import KeyBatch
 from kafka_placement.partitioning.murmur2 import murmur2_unsigned
+from kafka_placement.partitioning.onekey import set_enabled as _one_key_enabled
 from kafka_placement.partitioning.vectorized import crc32_batch, fnv1a_batch, murmur2_batch
 
 try:
@@ -62,14 +63,17 @@ def native_enabled() -> bool:
 
 @contextmanager
 def numpy_only() -> Iterator[None]:
-    """Run the block with the pure-numpy kernels (process-wide switch; for tests and benchmarks)."""
+    """Run the block with the pure-numpy kernels and the pure-Python one-key functions (process-wide switch;
+    for tests and benchmarks)."""
     global _enabled
     previous = _enabled
+    previous_one_key = _one_key_enabled(False)
     _enabled = False
     try:
         yield
     finally:
         _enabled = previous
+        _one_key_enabled(previous_one_key)
 
 
 def native_module() -> Any:
