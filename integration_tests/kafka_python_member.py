@@ -117,7 +117,8 @@ def run_member(
 def main(config: Json) -> int:  # pragma: no cover - runs in a subprocess
     """A consumer running one of our assignors that reports its assignment changes as JSON lines on
     stdout. ``config``: bootstrap, group, name, topics, strategy, and optionally priority, rack,
-    session_timeout_ms, group_instance_id (a static member), report_records (records seen, committed),
+    session_timeout_ms, group_instance_id (a static member), migration_ready (failover),
+    report_records (records seen, committed),
     report_leader (a ``led`` event for each assignment this member computed as the leader)."""
     import logging
 
@@ -145,6 +146,7 @@ def main(config: Json) -> int:  # pragma: no cover - runs in a subprocess
     kwargs: Json = {"rack": config["rack"]} if config.get("rack") else {}
     if config["strategy"] in ("failover", "priority"):
         kwargs["priority"] = config.get("priority")
+        kwargs["migration_ready"] = bool(config.get("migration_ready", False))
     assignor = Reporting(**kwargs)
 
     class Listener(ConsumerRebalanceListener):  # type: ignore[misc]

@@ -26,7 +26,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import threading
 import time
 import uuid
 from collections import Counter
@@ -36,9 +35,10 @@ from typing import Any
 
 import pytest
 
+from group_load import KeyedProducer, set_group_session_timeout  # this directory is on sys.path
 from kafka_placement.clients.consumer_protocol import java_failover_properties
 from kafka_placement.testing.failover_plugin import SESSION_TIMEOUT_MS
-from member_process import Json, MemberProcess, produce_queued, wait_until  # this directory is on sys.path
+from member_process import Json, MemberProcess, wait_until
 
 pytestmark = pytest.mark.kafka
 
@@ -84,80 +84,6 @@ def timeline(members: list[Member]) -> str:
     return "; ".join(f"{t - first:.1f}s {name} {ev} {detail}" for t, name, ev, detail in events)
 
 
-class KeyedProducer:
-    """Produces ``k<i>`` records at a steady rate on a thread; ``finish()`` tops up to RECORDS and flushes."""
-
-    def __init__(self, bootstrap: str, topic: str) -> None:
-        from confluent_kafka import Producer
-
-        self.topic = topic
-        self.delivered: set[tuple[int, int]] = set()
-        self.errors: list[str] = []
-        # idempotent: a retried batch under load must not write a record twice (it would look invented)
-        self._producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20,
-                                   "enable.idempotence": True})
-        self._sent = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-        self._thread.start()
-
-    def _on_delivery(self, err: Any, msg: Any) -> None:
-        if err is not None:
-            self.errors.append(str(err))
-        else:
-            self.delivered.add((msg.partition(), msg.offset()))
-
-    def _send(self, count: int) -> None:
-        for _ in range(count):
-            if self._sent >= RECORDS:
-                return
-            produce_queued(self._producer, self.topic, 0.05, key=f"k{self._sent}".encode(), value=b"v",
-                           on_delivery=self._on_delivery)
-            self._sent += 1
-        self._producer.poll(0)
-
-    def _run(self) -> None:
-        started = time.monotonic()
-        while not self._stop.is_set() and self._sent < RECORDS:
-            due = int((time.monotonic() - started) * RATE_PER_S)
-            self._send(max(0, due - self._sent))
-            time.sleep(0.02)
-
-    def finish(self) -> None:
-        self._stop.set()
-        self._thread.join(30)
-        self._send(RECORDS - self._sent)
-        assert self._producer.flush(60) == 0, "records still in flight after 60 s"
-
-
-def set_group_session_timeout(bootstrap: str, group: str, session_ms: int) -> None:
-    """A group-level config (Kafka 4.0+): the broker applies it to the group's consumer-protocol members."""
-    from confluent_kafka.admin import (
-        AdminClient,
-        AlterConfigOpType,
-        ConfigEntry,
-        ConfigResource,
-        ResourceType,
-    )
-
-    admin = AdminClient({"bootstrap.servers": bootstrap})
-    entry = ConfigEntry("consumer.session.timeout.ms", str(session_ms),
-                        incremental_operation=AlterConfigOpType.SET)
-    resource = ConfigResource(ResourceType.GROUP, group, incremental_configs=[entry])
-    for future in admin.incremental_alter_configs([resource]).values():
-        future.result(60)
-    # the change reaches each broker through the metadata log: a broker that has not applied it yet
-    # still answers the default (run 18a: "6000" right after the SET) — read until it is seen three
-    # times running (the reads go to whichever broker the client picks), at most 30 s
-    seen, deadline, configs = 0, time.monotonic() + 30, None
-    while seen < 3 and time.monotonic() < deadline:
-        described = admin.describe_configs([ConfigResource(ResourceType.GROUP, group)])
-        configs = next(iter(described.values())).result(60)
-        seen = seen + 1 if configs["consumer.session.timeout.ms"].value == str(session_ms) else 0
-        time.sleep(0.2)
-    assert seen == 3, configs
-
-
 @pytest.fixture()
 def topic(kafka_topic_factory: Callable[..., str]) -> str:
     return kafka_topic_factory(PARTITIONS, 3)
@@ -190,7 +116,7 @@ def spawn(kafka_cluster: Any, java_member_classpath: str, tmp_path: Path) -> Ite
 
 def test_failover_on_the_consumer_protocol(kafka_cluster: Any, topic: str,
                                            spawn: Callable[..., Member]) -> None:
-    producer = KeyedProducer(kafka_cluster.bootstrap_servers, topic)
+    producer = KeyedProducer(kafka_cluster.bootstrap_servers, topic, records=RECORDS, rate_per_s=RATE_PER_S)
     m10 = spawn("p10", 10, topic)
     wait_until(lambda: m10.owned() == ALL, 90, "priority 10 to own every partition")
     m5 = spawn("p5-java", 5, topic, java=True)

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
 from kafka_placement.assignment import assign, strategy
+from kafka_placement.assignment.failover_migration import advertised_rack, group_convertible
 from kafka_placement.assignment.strategy_names import StrategyName, parse_strategies
 from kafka_placement.assignment.userdata import DEFAULT_GENERATION
 from kafka_placement.assignment.wire import clean_topics, member_from_subscription, subscription_user_data
@@ -58,15 +59,24 @@ class MemberState:
         rack: str | None = None,
         priority: int | None = None,
         generation: int | None = DEFAULT_GENERATION,
+        migration_ready: bool = False,
     ) -> None:
         check_priority(priority)
+        if not isinstance(migration_ready, bool):
+            raise InvalidArgumentError(f"migration_ready must be True or False, got {migration_ready!r}")
         self.strategy: StrategyName = strategy_name
         self.rack = check_rack(rack)
         self.priority = priority
         self.generation = generation
+        #: a failover member ready to move to the consumer protocol (docs/migration.md): its priority
+        #: also rides in its subscription's rack id, and as the leader it lets the group convert once
+        #: every member's priority is visible there
+        self.migration_ready = migration_ready and strategy(strategy_name).name in MIGRATABLE
         self.assigned: list[TopicPartition] | None = None
         #: what the last assignment's userData said was wrong (None: nothing); logged once per change
         self.assignment_problem: str | None = None
+        #: the last assignment of this migration-ready member left its group convertible (logged once)
+        self.convertible = False
 
     def user_data(self) -> bytes | None:
         """This strategy's userData (None = null): the table row decides what goes in it."""
@@ -74,14 +84,29 @@ class MemberState:
             self.strategy, owned=self.assigned, generation=self.generation, priority=self.priority
         )
 
+    def subscription_rack(self) -> str | None:
+        """The rack id this member's classic subscription carries (:func:`advertised_rack`)."""
+        return advertised_rack(self.rack, self.priority, self.migration_ready)
+
     def on_assignment(
         self, partitions: Iterable[Any], generation: int | None = None, user_data: object = b""
     ) -> None:
         """Remember the partitions (any objects with ``topic``/``partition``) and the generation; check
-        the assignment's ``user_data`` as the strategy says and log one line when what it says changes."""
+        the assignment's ``user_data`` as the strategy says and log one line when what it says changes.
+
+        A migration-ready member expects empty userData once its group may convert: its failover leader
+        saw every member's priority in their subscriptions' racks, or the broker (whose failover assignor
+        reads those racks) assigns the converted group."""
         self.assigned = [TopicPartition(tp.topic, tp.partition) for tp in partitions]
         if generation is not None:
             self.generation = generation
+        if self.migration_ready and not user_data:
+            if not self.convertible:
+                log.info("%s (generation %s)", CONVERTIBLE, generation)
+            self.convertible = True
+            self.assignment_problem = None
+            return
+        self.convertible = False
         problem = strategy(self.strategy).check_assignment_user_data(user_data, self.priority)
         if problem != self.assignment_problem:
             if problem is not None:
@@ -90,6 +115,17 @@ class MemberState:
                 log.info("this %s member's assignment comes from a %s leader again (generation %s)",
                          self.strategy, self.strategy, generation)
         self.assignment_problem = problem
+
+
+#: Strategies whose members can be migration-ready (the ones with a priority).
+MIGRATABLE = frozenset({"failover", "priority"})
+#: What a migration-ready member logs (INFO) when its assignment carries no failover userData.
+CONVERTIBLE = (
+    "this migration-ready failover member's assignment carries no failover userData: every member's "
+    "priority is visible in its subscription's rack id, so the group may move to the consumer protocol "
+    "(a failover leader of ours left it convertible, or the broker assigns the converted group; "
+    "`kafka-placement group describe` shows which and whether the broker's assignor is failover)"
+)
 
 
 @dataclass(frozen=True)
@@ -131,11 +167,16 @@ def assign_group_for_sync(
     subscriptions: Iterable[Subscription],
     *,
     partition_racks: PartitionRacks | None = None,
+    migration_ready: bool = False,
 ) -> dict[str, SyncAssignment]:
     """The leader's work: partition counts from the client's ``cluster`` metadata, each subscription
     read as its strategy reads it, then :func:`~kafka_placement.assignment.assign`; each member's
     assignment userData from the strategy's row (empty for Java's strategies). Partition racks are
-    read only for a rack-aware strategy with at least one member that has a rack."""
+    read only for a rack-aware strategy with at least one member that has a rack.
+
+    ``migration_ready`` (a failover leader, docs/migration.md): the assignment userData is left empty,
+    letting Kafka convert the group, only when every member's priority is visible to the broker in its
+    subscription's rack id (:func:`~kafka_placement.assignment.failover_migration.group_convertible`)."""
     # each member's topics cleaned once, here (a hostile list is logged once): the counts need them
     cleaned = [(s, clean_topics(s.topics, s.member_id)) for s in subscriptions]
     counts = partitions_per_topic(cluster, sorted({topic for _, names in cleaned for topic in names}))
@@ -159,6 +200,14 @@ def assign_group_for_sync(
         racks = partition_racks(counts)
     result = assign(strategy_name, counts, members, partition_racks=racks)
     encode = strategy(strategy_name).encode_assignment_user_data
+    if migration_ready and strategy(strategy_name).name in MIGRATABLE:
+        blockers = group_convertible(
+            (s.member_id, s.rack_id, members[s.member_id].priority) for s, _ in cleaned
+        )
+        if not blockers:
+            return {member_id: SyncAssignment(partitions, b"") for member_id, partitions in result.items()}
+        log.info("failover group stays protected against conversion to the consumer protocol: %s",
+                 "; ".join(f"member {mid}: {why}" for mid, why in sorted(blockers.items())))
     return {
         member_id: SyncAssignment(partitions, encode(members[member_id].priority))
         for member_id, partitions in result.items()

@@ -80,8 +80,10 @@ class _Assignor(AbstractPartitionAssignor):  # type: ignore[misc]
     strategy: StrategyName = "range"
     version = SUBSCRIPTION_VERSION
 
-    def __init__(self, *, rack: str | None = None, priority: int | None = None) -> None:
-        self.state = MemberState(self.strategy, rack=rack, priority=priority)
+    def __init__(
+        self, *, rack: str | None = None, priority: int | None = None, migration_ready: bool = False
+    ) -> None:
+        self.state = MemberState(self.strategy, rack=rack, priority=priority, migration_ready=migration_ready)
 
     @property
     def rack(self) -> str | None:
@@ -116,7 +118,7 @@ class _Assignor(AbstractPartitionAssignor):  # type: ignore[misc]
             user_data=self.state.user_data(),
             owned_partitions=self._owned_partitions(),
             generation_id=self.generation,
-            rack_id=self.rack,
+            rack_id=self.state.subscription_rack(),
         )
 
     def on_assignment(self, assignment: Any, generation: int) -> None:
@@ -130,6 +132,7 @@ class _Assignor(AbstractPartitionAssignor):  # type: ignore[misc]
                 cluster,
                 (_subscription(member) for member in members),
                 partition_racks=lambda counts: partition_racks(cluster, counts),
+                migration_ready=self.state.migration_ready,
             )
         except Exception:
             # kafka-python runs this inside its IO loop, where an exception may vanish silently
@@ -218,20 +221,32 @@ class CooperativeStickyAssignor(_Assignor):
 class FailoverAssignor(_Assignor):
     """Failover/priority: the member with the highest ``priority`` consumes every
     partition of its topics; the others stand by. ``priority`` travels as a 4-byte big-endian
-    int in userData; without one the member ranks below every number."""
+    int in userData; without one the member ranks below every number.
+
+    ``migration_ready=True`` readies the member for a move of its group to the consumer protocol
+    (docs/migration.md): its subscription's rack id also carries ``#priority=<n>``, where the broker's
+    failover assignor reads it after a conversion, and as the leader it lets Kafka convert the group
+    once every member's priority is visible there (:mod:`kafka_placement.assignment.failover_migration`)."""
 
     name = "failover"
     strategy: StrategyName = "failover"
 
-    def __init__(self, priority: int | None = None, *, rack: str | None = None) -> None:
-        super().__init__(rack=rack, priority=priority)
+    def __init__(
+        self, priority: int | None = None, *, rack: str | None = None, migration_ready: bool = False
+    ) -> None:
+        super().__init__(rack=rack, priority=priority, migration_ready=migration_ready)
 
     @property
     def priority(self) -> int | None:
         return self.state.priority
 
+    @property
+    def migration_ready(self) -> bool:
+        return self.state.migration_ready
+
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(priority={self.priority!r}, rack={self.rack!r})"
+        ready = ", migration_ready=True" if self.migration_ready else ""
+        return f"{type(self).__name__}(priority={self.priority!r}, rack={self.rack!r}{ready})"
 
 
 class PriorityAssignor(FailoverAssignor):
@@ -254,12 +269,12 @@ ASSIGNOR_CLASSES: dict[StrategyName, type[_Assignor]] = {
 
 def assignors_from_config(
     config: str | Iterable[str] | None = None, *, rack: str | None = None, priority: int | None = None,
-    group_protocol: str = "classic",
+    group_protocol: str = "classic", migration_ready: bool = False,
 ) -> list[_Assignor]:
     """Assignor instances for kafka-python's ``partition_assignment_strategy`` from a Java-style
     ``partition.assignment.strategy`` (Kafka names, Java class names, ``failover``), in its order of
     preference. ``rack`` goes to every assignor (KIP-881, used by range and the sticky ones),
-    ``priority`` to failover/priority.
+    ``priority`` and ``migration_ready`` to failover/priority.
 
     The consumer runs the rebalance protocol Java would (the highest all of them support): Java's
     default ``range, cooperative-sticky`` runs eagerly, ``cooperative-sticky`` alone cooperatively
@@ -270,11 +285,12 @@ def assignors_from_config(
     names = strategies_for_client(
         config, client="kafka-python", supported=ASSIGNOR_CLASSES, cooperative="supported"
     )
-    return assignors_for(names, rack=rack, priority=priority)
+    return assignors_for(names, rack=rack, priority=priority, migration_ready=migration_ready)
 
 
 def assignors_for(
-    names: Sequence[StrategyName], *, rack: str | None = None, priority: int | None = None
+    names: Sequence[StrategyName], *, rack: str | None = None, priority: int | None = None,
+    migration_ready: bool = False,
 ) -> list[_Assignor]:
     """One assignor instance per strategy name; a cooperative-sticky one is told the protocol the
     whole list runs (Java's rule, :func:`~kafka_placement.clients.group_assignor.rebalance_protocol`)."""
@@ -283,7 +299,10 @@ def assignors_for(
     out: list[_Assignor] = []
     for name in names:
         cls = ASSIGNOR_CLASSES[name]
-        assignor = cls(priority, rack=rack) if issubclass(cls, FailoverAssignor) else cls(rack=rack)
+        if issubclass(cls, FailoverAssignor):
+            assignor: _Assignor = cls(priority, rack=rack, migration_ready=migration_ready)
+        else:
+            assignor = cls(rack=rack)
         if isinstance(assignor, CooperativeStickyAssignor):
             assignor.rebalance_protocol = protocol
         out.append(assignor)

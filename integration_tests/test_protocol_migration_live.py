@@ -1,0 +1,359 @@
+"""A failover group moved between the classic and the consumer group protocol member by member, live.
+
+Three members with priorities 30/20/10 consume a 6-partition topic under steady keyed load. Each step of a
+rolling restart replaces one member the way a Kubernetes Deployment does by default (the new member starts,
+and once the group lists it the old one closes): kafka-python classic members with ``FailoverAssignor``
+become confluent-kafka consumer-protocol members with ``confluent_failover_config`` (the broker runs our
+failover assignor, plugin loaded by the embedded cluster), and back for a rollback. Before the move the
+classic members are rolled once onto ``FailoverAssignor(..., migration_ready=True)`` (docs/migration.md).
+
+What is judged, on a 0.5 s grid rebuilt from every member's own assignment reports and the group's
+membership read from the broker every 0.5 s:
+
+- outside a takeover window after each membership change, the highest-priority live member owns every
+  partition and no other member owns any;
+- every takeover ends within its bound (a clean one: ``CLEAN_TAKEOVER_S``; after a SIGKILL: the group's
+  session timeout + 3 s), and consumption never pauses longer than that;
+- every record the broker acknowledged is consumed; no member process dies (no fatal error).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from group_load import KeyedProducer, set_group_session_timeout  # this directory is on sys.path
+from live_group import Worker
+from member_process import MemberProcess, wait_until
+
+pytestmark = pytest.mark.kafka
+
+PARTITIONS = 6
+ALL = frozenset(range(PARTITIONS))
+RATE_PER_S = 300
+#: Classic members' session timeout and the consumer-protocol group's (a group config): long enough that a
+#: loaded 2-core machine does not fence a live member, so any pause near it would show a missed handover.
+SESSION_MS = 15_000
+SESSION_S = SESSION_MS / 1000
+#: A clean takeover: a heartbeat interval (1 s on both protocols here) and a rebalance. Measured 1-3 s; the
+#: bound leaves room for a loaded machine and stays well under the session timeout.
+CLEAN_TAKEOVER_S = 10.0
+KILL_TAKEOVER_S = SESSION_S + 3.0
+GRID_S = 0.5
+CONSUMER_PROTOCOL_MEMBER = Path(__file__).with_name("consumer_protocol_member.py")
+
+
+class ConsumerProtocolFailoverMember(MemberProcess):
+    """``consumer_protocol_member.py``: confluent-kafka, ``group.protocol=consumer``, our broker assignor."""
+
+    def __init__(self, bootstrap: str, group: str, name: str, topic: str, priority: int,
+                 log_dir: Path) -> None:
+        self.name = name
+        self.log = (log_dir / f"{name}.log").open("w")
+        config = {"bootstrap": bootstrap, "group": group, "name": name, "topic": topic, "priority": priority}
+        super().__init__([sys.executable, str(CONSUMER_PROTOCOL_MEMBER), json.dumps(config)], stderr=self.log)
+
+    def log_tail(self, lines: int = 15) -> str:
+        with open(self.log.name, errors="replace") as f:
+            return "".join(f.readlines()[-lines:])
+
+
+AnyMember = Worker | ConsumerProtocolFailoverMember
+
+
+def owned_at(member: AnyMember, t: float) -> frozenset[int]:
+    """The partitions ``member`` reported owning at time ``t`` (its last assignment event before ``t``)."""
+    parts: frozenset[int] = frozenset()
+    for event in member.snapshot():
+        if event["t"] > t:
+            break
+        if event["ev"] == "assignment":
+            parts = frozenset(p[1] if isinstance(p, list) else p for p in event["parts"])
+    return parts
+
+
+def consumed_times(member: AnyMember) -> list[float]:
+    return [e["t"] for e in member.snapshot() if e["ev"] == "recs"]
+
+
+def consumed(member: AnyMember) -> set[tuple[int, int]]:
+    return {(item[0], item[1]) for e in member.snapshot() if e["ev"] == "recs" for item in e["items"]}
+
+
+@dataclass
+class Slot:
+    """One member process of the group and what the test knows of its life."""
+
+    member: AnyMember
+    priority: int
+    protocol: str
+    seen_at: float | None = None  # first time the broker listed it in the group
+    gone_at: float | None = None  # when the test closed or killed it
+    killed: bool = False
+
+
+@dataclass
+class MigrationGroup:
+    """The group under test: its members, a sampler of the broker's view, and the steps taken."""
+
+    bootstrap: str
+    group: str
+    topic: str
+    log_dir: Path
+    slots: list[Slot] = field(default_factory=list)
+    steps: list[tuple[str, float, float]] = field(default_factory=list)  # (what, start, end)
+    group_types: list[tuple[float, str]] = field(default_factory=list)
+    _stop: threading.Event = field(default_factory=threading.Event)
+
+    def start_sampler(self) -> None:
+        threading.Thread(target=self._sample, daemon=True).start()
+
+    def _sample(self) -> None:
+        from confluent_kafka.admin import AdminClient
+
+        admin = AdminClient({"bootstrap.servers": self.bootstrap})
+        while not self._stop.is_set():
+            try:
+                future = admin.describe_consumer_groups([self.group], request_timeout=5)[self.group]
+                description = future.result(10)
+            except Exception:  # a coordinator moving or loading: the next sample asks again
+                time.sleep(GRID_S)
+                continue
+            now = time.time()
+            self.group_types.append((now, description.type.name))
+            listed = {m.client_id for m in description.members}
+            for slot in self.slots:
+                if slot.seen_at is None and slot.gone_at is None and slot.member.name in listed:
+                    slot.seen_at = now
+            time.sleep(GRID_S)
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def classic(self, name: str, priority: int, *, ready: bool) -> Slot:
+        worker = Worker(self.bootstrap, self.group, name, [self.topic], "failover", str(self.log_dir),
+                        priority=priority, migration_ready=ready, session_timeout_ms=SESSION_MS,
+                        report_records=True)
+        return self._add(Slot(worker, priority, "classic"))
+
+    def consumer(self, name: str, priority: int) -> Slot:
+        member = ConsumerProtocolFailoverMember(self.bootstrap, self.group, name, self.topic, priority,
+                                                self.log_dir)
+        return self._add(Slot(member, priority, "consumer"))
+
+    def _add(self, slot: Slot) -> Slot:
+        self.slots.append(slot)
+        wait_until(lambda: slot.seen_at is not None or not slot.member.alive(), 60,
+                   f"the broker to list {slot.member.name} in the group")
+        assert slot.member.alive(), f"{slot.member.name} exited: {self.tail(slot)}"
+        return slot
+
+    def close(self, slot: Slot) -> None:
+        slot.gone_at = time.time()
+        slot.member.close(timeout=30)
+
+    def kill(self, slot: Slot) -> None:
+        slot.gone_at = time.time()
+        slot.killed = True
+        slot.member.kill()
+
+    def replace(self, old: Slot, make: Callable[[], Slot], *, surge: bool = True) -> Slot:
+        """One step of a rolling restart, then wait for the best live member to own everything. ``surge``:
+        the new member joins, then the old one closes (a Deployment's default); else the old one closes
+        first and the new one starts once the group has settled without it (a StatefulSet's order)."""
+        start = time.time()
+        if surge:
+            new = make()
+            time.sleep(2)
+            self.close(old)
+        else:
+            self.close(old)
+            self.settle()
+            new = make()
+        self.settle()
+        self.steps.append((f"{old.member.name} -> {new.member.name}", start, time.time()))
+        return new
+
+    def best_live(self, t: float) -> tuple[int, list[Slot]]:
+        live = [s for s in self.slots if s.seen_at is not None and s.seen_at <= t
+                and (s.gone_at is None or s.gone_at > t)]
+        top = max((s.priority for s in live), default=0)
+        return top, [s for s in live if s.priority == top]
+
+    def settled_now(self) -> bool:
+        now = time.time()
+        _, best = self.best_live(now)
+        owners = {s.member.name: owned_at(s.member, now) for s in self.slots if s.gone_at is None}
+        return (any(owners.get(b.member.name) == ALL for b in best)
+                and all(not parts for name, parts in owners.items()
+                        if name not in {b.member.name for b in best}))
+
+    def settle(self) -> None:
+        wait_until(self.settled_now, KILL_TAKEOVER_S + 30, "the best live member to own every partition",
+                   step=GRID_S)
+        time.sleep(2)
+
+    def tail(self, slot: Slot) -> str:
+        return slot.member.log_tail(20)
+
+    # --- the judgement ------------------------------------------------------------------------
+    def violations(self, start: float, end: float) -> list[str]:
+        """Grid points outside takeover windows where the best live member does not own everything, or
+        another member owns something; and takeovers that outlasted their bound."""
+        changes = sorted([(s.seen_at, CLEAN_TAKEOVER_S) for s in self.slots if s.seen_at is not None]
+                         + [(s.gone_at, KILL_TAKEOVER_S if s.killed else CLEAN_TAKEOVER_S)
+                            for s in self.slots if s.gone_at is not None])
+        problems = []
+        t = start
+        while t <= end:
+            if not any(c <= t < c + bound for c, bound in changes):
+                top, best = self.best_live(t)
+                if not best:  # before the first member joined
+                    t += GRID_S
+                    continue
+                names = {b.member.name for b in best}
+                owners = {s.member.name: owned_at(s.member, t) for s in self.slots
+                          if s.seen_at is not None and (s.gone_at is None or s.gone_at > t)}
+                wrong = {n: sorted(p) for n, p in owners.items() if n not in names and p}
+                if not any(owners.get(n) == ALL for n in names) or wrong:
+                    problems.append(f"t={t - start:.1f}s best {sorted(names)} (priority {top}); owners "
+                                    f"{ {n: sorted(p) for n, p in owners.items()} }")
+            t += GRID_S
+        return problems
+
+    def longest_pause(self, start: float, end: float) -> float:
+        times = sorted(t for s in self.slots for t in consumed_times(s.member) if start <= t <= end)
+        edges = [start, *times, end]
+        return max(b - a for a, b in itertools.pairwise(edges))
+
+    def timeline(self) -> str:
+        events = sorted((e["t"], s.member.name, e["ev"], e) for s in self.slots
+                        for e in s.member.snapshot() if e["ev"] in ("assignment", "closed", "closing"))
+        first = events[0][0] if events else 0.0
+        return "; ".join(f"{t - first:.1f}s {n} {ev} "
+                         f"{sorted(owned_at(s.member, t)) if ev == 'assignment' else ''}"
+                         for t, n, ev, _ in events for s in self.slots if s.member.name == n)
+
+
+@pytest.fixture()
+def migration(kafka_cluster: Any, kafka_topic_factory: Callable[..., str],
+              tmp_path: Path) -> Iterator[MigrationGroup]:
+    topic = kafka_topic_factory(PARTITIONS, 3)
+    group = f"migration-{uuid.uuid4().hex[:8]}"
+    set_group_session_timeout(kafka_cluster.bootstrap_servers, group, SESSION_MS)
+    harness = MigrationGroup(kafka_cluster.bootstrap_servers, group, topic, tmp_path)
+    harness.start_sampler()
+    yield harness
+    harness.stop()
+    for slot in harness.slots:
+        slot.member.kill()
+
+
+def run_with_load(harness: MigrationGroup, move: Callable[[KeyedProducer], None]) -> KeyedProducer:
+    """Steady keyed load while ``move`` runs; then every acknowledged record must be consumed."""
+    producer = KeyedProducer(harness.bootstrap, harness.topic, records=10**9, rate_per_s=RATE_PER_S)
+    move(producer)
+    producer.finish(top_up=False)
+    everyone = lambda: set().union(*(consumed(s.member) for s in harness.slots))  # noqa: E731
+    wait_until(lambda: producer.delivered <= everyone(), 90, "every acknowledged record to be consumed")
+    assert not producer.errors, producer.errors[:5]
+    return producer
+
+
+def report(harness: MigrationGroup, start: float, baseline_pause: float) -> str:
+    lines = [f"{'step':<24} {'s':>6} {'longest pause':>14}"]
+    for what, a, b in harness.steps:
+        lines.append(f"{what:<24} {b - a:6.1f} {harness.longest_pause(a, b):13.1f}s")
+    if baseline_pause:
+        lines.append(f"clean classic takeover (the active member's pre-roll, stop then start): "
+                     f"{baseline_pause:.1f}s pause")
+    return "\n".join(lines)
+
+
+def check(harness: MigrationGroup, start: float) -> None:
+    end = time.time()
+    problems = harness.violations(start, end)
+    assert not problems, (f"{len(problems)} grid points break the failover rule: {problems[:6]}\n"
+                          f"{harness.timeline()}")
+    for what, a, b in harness.steps:
+        pause = harness.longest_pause(a, b)
+        bound = KILL_TAKEOVER_S if "SIGKILL" in what else CLEAN_TAKEOVER_S
+        assert pause <= bound, (f"{what}: consumption paused {pause:.1f}s (bound {bound:.0f}s)\n"
+                                f"{harness.timeline()}")
+    for slot in harness.slots:
+        if not slot.killed:
+            assert slot.member.proc.returncode == 0 or slot.gone_at is None, (
+                f"{slot.member.name} exited with {slot.member.proc.returncode}: {harness.tail(slot)}")
+            assert slot.gone_at is not None or slot.member.alive(), (
+                f"{slot.member.name} died: {harness.tail(slot)}")
+
+
+def group_type(harness: MigrationGroup) -> str:
+    return harness.group_types[-1][1] if harness.group_types else "?"
+
+
+def test_lowest_first_to_the_consumer_protocol_and_back(migration: MigrationGroup) -> None:
+    """Pre-roll onto migration_ready, classic -> consumer lowest priority first, rollback highest first."""
+    h = migration
+    start = time.time()
+    members = {p: h.classic(f"c{p}-old", p, ready=False) for p in (30, 20, 10)}
+    h.settle()
+    baseline = [0.0]
+
+    def move(producer: KeyedProducer) -> None:
+        for p in (10, 20, 30):  # the pre-roll: a plain classic rolling restart, lowest first; the active
+            # member stops before its replacement starts, so its step holds two clean classic takeovers
+            members[p] = h.replace(members[p], lambda p=p: h.classic(f"c{p}", p, ready=True), surge=p != 30)
+        baseline[0] = h.longest_pause(*h.steps[-1][1:])
+        assert group_type(h) == "CLASSIC"
+        for p in (10, 20, 30):
+            members[p] = h.replace(members[p], lambda p=p: h.consumer(f"k{p}", p))
+        assert group_type(h) == "CONSUMER"
+        for p in (30, 20, 10):  # rollback
+            members[p] = h.replace(members[p], lambda p=p: h.classic(f"c{p}-back", p, ready=True))
+        time.sleep(3)
+        assert group_type(h) == "CLASSIC", h.group_types[-5:]
+
+    producer = run_with_load(h, move)
+    print(f"\nmigration lowest first and rollback: {len(producer.delivered):,} records acknowledged, "
+          f"all consumed\n" + report(h, start, baseline[0]))
+    check(h, start)
+
+
+def test_highest_first_with_the_active_member_killed_midway(migration: MigrationGroup) -> None:
+    """classic -> consumer highest priority first; the new active member is SIGKILLed after the first step
+    and restarts, as a crashed pod does."""
+    h = migration
+    start = time.time()
+    members = {p: h.classic(f"c{p}", p, ready=True) for p in (30, 20, 10)}
+    h.settle()
+
+    def move(producer: KeyedProducer) -> None:
+        members[30] = h.replace(members[30], lambda: h.consumer("k30", 30))
+        assert group_type(h) == "CONSUMER"
+        killed_at = time.time()
+        h.kill(members[30])
+        h.settle()
+        h.steps.append(("SIGKILL k30", killed_at, time.time()))
+        takeover = time.time()
+        members[30] = h.consumer("k30-restarted", 30)
+        h.settle()
+        h.steps.append(("k30 restarted", takeover, time.time()))
+        for p in (20, 10):
+            members[p] = h.replace(members[p], lambda p=p: h.consumer(f"k{p}", p))
+        assert group_type(h) == "CONSUMER"
+
+    producer = run_with_load(h, move)
+    print(f"\nmigration highest first with a SIGKILL: {len(producer.delivered):,} records acknowledged, all "
+          f"consumed\n" + report(h, start, 0.0))
+    check(h, start)
