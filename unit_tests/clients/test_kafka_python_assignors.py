@@ -443,3 +443,39 @@ def test_assignors_from_a_java_style_config(kafka_python_clients: Callable[..., 
         coop.on_assignment(SimpleNamespace(partitions=lambda: [KTP("t", 0)]), 3)
         owned = coop.metadata({"t"}).owned_partitions
         assert bool(owned) == (protocol == RebalanceProtocol.COOPERATIVE), config
+
+
+# --- migration to the consumer protocol (docs/migration.md) ------------------------------------------
+def test_migration_ready_member_advertises_its_priority_in_the_subscription_rack_on_the_wire() -> None:
+    raw = FailoverAssignor(30, rack="rack1", migration_ready=True).metadata({"t"}).encode()
+    assert ConsumerProtocolSubscription.decode(raw).rack_id == "rack1#priority=30"
+    assert ConsumerProtocolSubscription.decode(raw).user_data == struct.pack(">i", 30)
+    plain = FailoverAssignor(30, rack="rack1").metadata({"t"}).encode()
+    assert ConsumerProtocolSubscription.decode(plain).rack_id == "rack1"
+
+
+def test_migration_ready_leader_leaves_user_data_empty_only_when_every_member_is_ready() -> None:
+    topics = {"c30": ["t"], "c20": ["t"], "c10": ["t"]}
+    cluster = FakeCluster({"t": 2})
+    ready = {p: FailoverAssignor(int(p[1:]), migration_ready=True) for p in topics}
+    raw = ready["c10"].assign(cluster, join(ready, topics))
+    decoded = {m: ConsumerProtocolAssignment.decode(a.encode()) for m, a in raw.items()}
+    assert {m: d.user_data for m, d in decoded.items()} == {"c30": b"", "c20": b"", "c10": b""}
+    owned = sorted(TP(tp.topic, tp.partition) for tp in decoded["c30"].partitions())
+    assert owned == [TP("t", 0), TP("t", 1)]
+    for member_id, assignment in decoded.items():  # accepted without the no-failover-leader warning
+        ready[member_id].on_assignment(assignment, 2)
+        assert ready[member_id].state.assignment_problem is None and ready[member_id].state.convertible
+
+    # one member still on the old setting: the ready leader keeps the whole group protected
+    mixed = {**ready, "c20": FailoverAssignor(20)}
+    raw = ready["c10"].assign(cluster, join(mixed, topics))
+    assert all(ConsumerProtocolAssignment.decode(a.encode()).user_data for a in raw.values())
+    # and a leader on the old setting protects it whatever the others advertise
+    raw = mixed["c20"].assign(cluster, join(ready, topics))
+    assert all(ConsumerProtocolAssignment.decode(a.encode()).user_data for a in raw.values())
+
+
+def test_migration_ready_is_refused_when_not_a_bool() -> None:
+    with pytest.raises(InvalidArgumentError, match="migration_ready must be True or False, got 'yes'"):
+        FailoverAssignor(1, migration_ready="yes")  # type: ignore[arg-type]

@@ -105,3 +105,43 @@ def test_rebalance_protocol_of_a_strategy_list_is_javas(java: JavaReference) -> 
             common = set.intersection(*(set(java_protocols[n].items()) for n in names))
             expected = max(common, key=lambda item: item[1])[0]
             assert rebalance_protocol(names) == expected, names  # type: ignore[arg-type]
+
+
+def test_migration_ready_failover_group_is_what_kafka_converts(java: JavaReference) -> None:
+    """What the broker reads (Kafka's own ``ConsumerProtocol``, the class ``ConsumerGroup#fromClassicGroup``
+    uses): a migration-ready member's rack id carries its priority, and the assignment of a fully ready
+    group has no userData — the KAFKA-18134 refusal (``userData != null && userData.hasRemaining()``) does
+    not apply; an old-setting member's assignment still trips it."""
+    import jpype
+    from kafka.protocol.consumer.metadata import ConsumerProtocolSubscription
+
+    from kafka_placement.clients.kafka_python import FailoverAssignor
+
+    protocol = jpype.JClass("org.apache.kafka.clients.consumer.internals.ConsumerProtocol")
+    wrap = jpype.JClass("java.nio.ByteBuffer").wrap
+
+    def java_bytes(data: bytes) -> object:
+        return wrap(jpype.JArray(jpype.JByte)(data))
+
+    ready = {"a": FailoverAssignor(30, rack="az1", migration_ready=True),
+             "b": FailoverAssignor(20, migration_ready=True)}
+    members = [type("M", (), {"member_id": m, "group_instance_id": None,
+                              "metadata": ConsumerProtocolSubscription.decode(a.metadata({"t"}).encode())})()
+               for m, a in ready.items()]
+    subscription = protocol.deserializeSubscription(java_bytes(ready["a"].metadata({"t"}).encode()))
+    assert str(subscription.rackId().get()) == "az1#priority=30"
+
+    class Cluster:
+        def partitions_for_topic(self, topic: str) -> set[int]:
+            return {0, 1}
+
+        def brokers(self) -> list[object]:
+            return []
+
+    for assignment in ready["b"].assign(Cluster(), members).values():
+        data = protocol.deserializeConsumerProtocolAssignment(java_bytes(assignment.encode())).userData()
+        assert data is None or not data.hasRemaining()
+    old = {"a": FailoverAssignor(30), "b": FailoverAssignor(20)}
+    assignment = old["b"].assign(Cluster(), members)["a"]
+    decoded = protocol.deserializeConsumerProtocolAssignment(java_bytes(assignment.encode()))
+    assert decoded.userData().hasRemaining()
