@@ -86,14 +86,13 @@ class Row:
     theirs_sampled: bool = False  # the pure-Python side runs on the first --sample keys
 
 
-CONFLUENT = {
+# librdkafka's partitioner of each hash (its schemes differ only in which keys are keyless)
+BY_HASH = {
     "murmur2": confluent_kafka.murmur2,
-    "murmur2_random": confluent_kafka.murmur2,
-    "consistent": confluent_kafka.consistent,
-    "consistent_random": confluent_kafka.consistent,
+    "crc32": confluent_kafka.consistent,
     "fnv1a": confluent_kafka.fnv1a,
-    "fnv1a_random": confluent_kafka.fnv1a,
 }
+CONFLUENT = {name: BY_HASH[s.hash_kind] for name, s in SCHEMES.items() if not s.jump and not s.always_random}
 
 
 def rows() -> list[Row]:

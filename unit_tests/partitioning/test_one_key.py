@@ -24,6 +24,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from unit_tests.partitioning.test_schemes import ORACLE
 
 from kafka_placement.partitioning import (
     SCHEMES,
@@ -41,14 +42,7 @@ needs_c = pytest.mark.skipif(not one_key_available(), reason="C accelerator not 
 
 FUNCTIONS: list[Callable[..., int]] = [partition_key, murmur2, murmur2_unsigned, crc32, fnv1a, jump_hash]
 EDGE_COUNTS = [1, 2, 3, 7, 12, 255, 256, 257, 1000, 2**16, 2**31 - 2, 2**31 - 1]
-LIBRDKAFKA: dict[str, Callable[[bytes, int], int]] = {  # scheme -> librdkafka's own partitioner
-    "murmur2": confluent_kafka.murmur2,
-    "murmur2_random": confluent_kafka.murmur2,
-    "consistent": confluent_kafka.consistent,
-    "consistent_random": confluent_kafka.consistent,
-    "fnv1a": confluent_kafka.fnv1a,
-    "fnv1a_random": confluent_kafka.fnv1a,
-}
+LIBRDKAFKA: dict[str, Callable[[bytes, int], int]] = ORACLE  # scheme -> librdkafka's own partitioner
 
 
 def _keys(count: int, seed: int) -> list[bytes | None]:

@@ -106,4 +106,21 @@ static inline int64_t jump_bucket(uint64_t key, int64_t num_buckets)
     return b;
 }
 
+/* How a scheme turns a key's hash into a partition index: (hash & mask) % n, or jump(unsigned hash, n);
+ * a NULL key is hashed like an empty one unless null_is_keyless (the record router and one-key
+ * partition_key read the same numbers, from schemes.SCHEMES). */
+typedef struct {
+    int algo;
+    uint32_t mask;
+    int null_is_keyless;
+    int empty_is_keyless;
+    int jump;
+} KeyScheme;
+
+static inline int64_t scheme_index(const KeyScheme *s, const unsigned char *p, Py_ssize_t len, uint32_t n)
+{
+    uint32_t h = hash_one(s->algo, p, len);
+    return s->jump ? jump_bucket((uint64_t)h, (int64_t)n) : (int64_t)((h & s->mask) % n);
+}
+
 #endif

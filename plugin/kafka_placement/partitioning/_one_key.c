@@ -20,7 +20,7 @@
  *   one_key_enabled([enable]) -> bool
  *       Off: every call goes to the reference (numpy_only() switches it off for its block).
  *
- * The index is (hash & mask) % n, or jump(unsigned hash, n), as in the record router (_router.c).
+ * The index is scheme_index() of _hash_kernels.h, as in the record router (_router.c).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -31,11 +31,7 @@
 enum { F_MURMUR2, F_MURMUR2_UNSIGNED, F_CRC32, F_FNV1A, F_JUMP_HASH, F_PARTITION_KEY, F_COUNT };
 
 typedef struct {
-    int algo;
-    uint32_t mask;
-    int null_is_keyless;
-    int empty_is_keyless;
-    int jump;
+    KeyScheme scheme;
     int always_random;
 } SchemeRow;
 
@@ -47,7 +43,7 @@ static SchemeRow schemes[MAX_SCHEMES];
 static PyObject *scheme_names[MAX_SCHEMES]; /* owned; pointer-compared first (literals are interned) */
 static Py_ssize_t n_schemes = 0;
 static Py_ssize_t default_scheme = -1;      /* index of "murmur2" */
-static PyObject *scheme_index = NULL;       /* dict: name -> index, owned */
+static PyObject *scheme_by_name = NULL;     /* dict: name -> index, owned */
 static PyObject *random_module = NULL;      /* owned */
 static PyObject *str_randrange = NULL;
 
@@ -149,9 +145,9 @@ static Py_ssize_t find_scheme(PyObject *name)
     for (Py_ssize_t i = 0; i < n_schemes; i++)
         if (scheme_names[i] == name)
             return i;
-    if (!PyUnicode_CheckExact(name) || scheme_index == NULL)
+    if (!PyUnicode_CheckExact(name) || scheme_by_name == NULL)
         return -1;
-    PyObject *found = PyDict_GetItemWithError(scheme_index, name); /* borrowed */
+    PyObject *found = PyDict_GetItemWithError(scheme_by_name, name); /* borrowed */
     if (found == NULL) {
         PyErr_Clear();
         return -1;
@@ -196,9 +192,9 @@ static PyObject *ok_partition_key(PyObject *m, PyObject *const *args, Py_ssize_t
     Py_ssize_t len = 0;
     int keyless;
     if (key == Py_None)
-        keyless = s->null_is_keyless; /* else hashed like b"" */
+        keyless = s->scheme.null_is_keyless; /* else hashed like b"" */
     else if (key_view(key, 1, &p, &len))
-        keyless = s->always_random || (s->empty_is_keyless && len == 0);
+        keyless = s->always_random || (s->scheme.empty_is_keyless && len == 0);
     else
         goto reference;
     if (keyless) {
@@ -211,9 +207,7 @@ static PyObject *ok_partition_key(PyObject *m, PyObject *const *args, Py_ssize_t
         Py_DECREF(randrange);
         return out;
     }
-    uint32_t h = hash_one(s->algo, p, len);
-    long index = s->jump ? (long)jump_bucket((uint64_t)h, (int64_t)n) : (long)((h & s->mask) % (uint32_t)n);
-    return PyLong_FromLong(index);
+    return PyLong_FromLongLong((long long)scheme_index(&s->scheme, p, len, (uint32_t)n));
 reference:
     return to_reference(F_PARTITION_KEY, args, nargs, kwnames);
 }
@@ -279,15 +273,16 @@ static PyObject *py_one_key_schemes(PyObject *module, PyObject *args)
         SchemeRow *r = &rows[count];
         unsigned long long mask;
         if (!PyUnicode_CheckExact(name) ||
-            !PyArg_ParseTuple(row, "iKpppp:one_key_schemes row", &r->algo, &mask, &r->null_is_keyless,
-                              &r->empty_is_keyless, &r->jump, &r->always_random) ||
-            mask > UINT32_MAX || r->algo < ALGO_MURMUR2 || r->algo > ALGO_FNV1A) {
+            !PyArg_ParseTuple(row, "iKpppp:one_key_schemes row", &r->scheme.algo, &mask,
+                              &r->scheme.null_is_keyless, &r->scheme.empty_is_keyless, &r->scheme.jump,
+                              &r->always_random) ||
+            mask > UINT32_MAX || r->scheme.algo < ALGO_MURMUR2 || r->scheme.algo > ALGO_FNV1A) {
             if (!PyErr_Occurred())
                 PyErr_SetString(PyExc_ValueError, "one_key_schemes: bad scheme row");
             Py_DECREF(index);
             return NULL;
         }
-        r->mask = (uint32_t)mask;
+        r->scheme.mask = (uint32_t)mask;
         PyObject *at = PyLong_FromSsize_t(count);
         if (at == NULL || PyDict_SetItem(index, name, at) < 0) {
             Py_XDECREF(at);
@@ -308,7 +303,7 @@ static PyObject *py_one_key_schemes(PyObject *module, PyObject *args)
     }
     n_schemes = count;
     default_scheme = murmur2_at;
-    Py_XSETREF(scheme_index, index);
+    Py_XSETREF(scheme_by_name, index);
     Py_INCREF(rand_mod);
     Py_XSETREF(random_module, rand_mod);
     Py_RETURN_NONE;

@@ -50,11 +50,7 @@ typedef struct {
 /* A route's numbers, unpacked once by set_route and kept as the bytes of a bytes object (its buffer is
  * 8-byte aligned) beside the partitions tuple, so the routes dict owns everything. */
 typedef struct {
-    int algo;
-    uint32_t mask;
-    int null_is_keyless;
-    int empty_is_keyless;
-    int jump;
+    KeyScheme scheme;
     double expires_at;
 } RouteData;
 
@@ -166,12 +162,10 @@ static PyObject *router_vectorcall(PyObject *callable, PyObject *const *args, si
     PyObject *partitions = PyTuple_GET_ITEM(route, 1);
     if (monotonic_seconds() > rd->expires_at)
         return call_slow(self, args, nargsf, kwnames);
-    if ((key == Py_None && rd->null_is_keyless) || (len == 0 && rd->empty_is_keyless))
+    if ((key == Py_None && rd->scheme.null_is_keyless) || (len == 0 && rd->scheme.empty_is_keyless))
         return keyless(self, args, nargsf, kwnames, topic, value, key, PyTuple_GET_ITEM(route, 2));
-    uint32_t h = hash_one(rd->algo, (const unsigned char *)bytes, len);
     Py_ssize_t n = PyTuple_GET_SIZE(partitions);
-    Py_ssize_t index = rd->jump ? (Py_ssize_t)jump_bucket((uint64_t)h, (int64_t)n)
-                                : (Py_ssize_t)((h & rd->mask) % (uint32_t)n);
+    Py_ssize_t index = (Py_ssize_t)scheme_index(&rd->scheme, (const unsigned char *)bytes, len, (uint32_t)n);
     PyObject *sink_args[4] = {topic, value, key, PyTuple_GET_ITEM(partitions, index)};
     self->fast++;
     return PyObject_Vectorcall(self->sink, sink_args, 4, NULL);
@@ -254,7 +248,7 @@ static PyObject *router_set_route(Router *self, PyObject *args)
             return NULL;
         }
     }
-    RouteData rd = {algo, (uint32_t)mask, null_is_keyless, empty_is_keyless, jump, expires_at};
+    RouteData rd = {{algo, (uint32_t)mask, null_is_keyless, empty_is_keyless, jump}, expires_at};
     PyObject *data = PyBytes_FromStringAndSize((const char *)&rd, sizeof rd);
     if (data == NULL)
         return NULL;
