@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import subprocess
 import sys
 import threading
 import time
@@ -298,6 +299,33 @@ def check(harness: MigrationGroup, start: float) -> None:
                 f"{slot.member.name} died: {harness.tail(slot)}")
 
 
+def describe(harness: MigrationGroup) -> tuple[int, dict[str, Any]]:
+    """``kafka-placement group describe GROUP --json`` in a process of its own: exit code and JSON."""
+    done = subprocess.run([sys.executable, "-m", "kafka_placement.cli", "group", "describe", harness.group,
+                           "--bootstrap-server", harness.bootstrap, "--json"],
+                          capture_output=True, text=True, timeout=120, check=False)
+    return done.returncode, json.loads(done.stdout) if done.stdout.strip() else {"stderr": done.stderr}
+
+
+def described_as(harness: MigrationGroup, expected: Callable[[int, dict[str, Any]], bool], what: str) -> Any:
+    """Describe until ``expected(exit code, json)`` holds (a rebalance in flight is asked again), 60 s."""
+    seen: list[Any] = []
+
+    def ask() -> bool:
+        seen[:] = [describe(harness)]
+        return expected(*seen[0])
+
+    try:
+        wait_until(ask, 60, what, step=1.0)
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}; last description: {seen}") from None
+    return seen[0][1]
+
+
+def by_client(description: dict[str, Any]) -> dict[str, Any]:
+    return {m["client_id"]: m for m in description.get("members", [])}
+
+
 def group_type(harness: MigrationGroup) -> str:
     return harness.group_types[-1][1] if harness.group_types else "?"
 
@@ -309,6 +337,10 @@ def test_lowest_first_to_the_consumer_protocol_and_back(migration: MigrationGrou
     members = {p: h.classic(f"c{p}-old", p, ready=False) for p in (30, 20, 10)}
     h.settle()
     baseline = [0.0]
+    # before the pre-roll: protected, and group describe names every member to roll
+    described_as(h, lambda code, d: code == 0 and d["migration"]["stage"] == "classic"
+                 and d["migration"]["convertible"] is False and len(d["migration"]["not_ready"]) == 3,
+                 "group describe: a protected classic group with 3 members to roll")
 
     def move(producer: KeyedProducer) -> None:
         for p in (10, 20, 30):  # the pre-roll: a plain classic rolling restart, lowest first; the active
@@ -316,8 +348,18 @@ def test_lowest_first_to_the_consumer_protocol_and_back(migration: MigrationGrou
             members[p] = h.replace(members[p], lambda p=p: h.classic(f"c{p}", p, ready=True), surge=p != 30)
         baseline[0] = h.longest_pause(*h.steps[-1][1:])
         assert group_type(h) == "CLASSIC"
+        described_as(h, lambda code, d: code == 0 and d["migration"]["convertible"] is True
+                     and not d["migration"]["not_ready"], "group describe: a ready classic group")
         for p in (10, 20, 30):
             members[p] = h.replace(members[p], lambda p=p: h.consumer(f"k{p}", p))
+            if p == 10:  # mid-migration: two classic members left, ranked by the broker's failover assignor
+                mid = described_as(h, lambda code, d: code == 0 and d["migration"]["stage"] == "mid-migration"
+                                   and len(d["migration"]["left_to_move"]) == 2,
+                                   "group describe: mid-migration with two classic members left")
+                clients = by_client(mid)
+                assert {c: (m["member_protocol"], m["priority"]) for c, m in clients.items()} == {
+                    "c30": ("classic", 30), "c20": ("classic", 20), "k10": ("consumer", 10)}, clients
+                assert mid["assignor"] == "failover" and mid["failover"]["ok"], mid
         assert group_type(h) == "CONSUMER"
         for p in (30, 20, 10):  # rollback
             members[p] = h.replace(members[p], lambda p=p: h.classic(f"c{p}-back", p, ready=True))

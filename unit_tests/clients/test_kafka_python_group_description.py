@@ -57,3 +57,17 @@ def test_bad_priority_and_foreign_protocol_type() -> None:
 def test_hostile_bytes_never_raise(metadata: bytes, assigned: bytes) -> None:
     m = classic_member(raw(metadata, assigned), "consumer", "failover")
     assert m.member_id == "m-1"
+
+
+def test_migration_readiness_of_a_classic_failover_member() -> None:
+    # ready: the subscription's rack id carries the same priority as its userData (docs/migration.md)
+    ready = classic_member(raw(subscription(struct.pack(">i", 30), "az1#priority=30"), assignment(b"")),
+                           "consumer", "failover")
+    assert (ready.priority, ready.rack, ready.migration_problem, ready.member_protocol) == (30, "az1", None,
+                                                                                          "classic")
+    old = classic_member(raw(subscription(struct.pack(">i", 30), "az1"), assignment(b"")), "consumer",
+                         "failover")
+    assert "carries no priority" in (old.migration_problem or "") and old.rack == "az1"
+    other = classic_member(raw(subscription(struct.pack(">i", 30), "#priority=7"), assignment(b"")),
+                           "consumer", "failover")
+    assert "says priority 7 but its userData says 30" in (other.migration_problem or "")

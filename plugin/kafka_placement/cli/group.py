@@ -7,8 +7,11 @@ consumer protocol), consumer-protocol groups through ConsumerGroupDescribe (kafk
 own message schema read from the kafka-clients jar, fetched from Maven Central once: each member's rack
 and the priority in it, subscription, assignment and target assignment; without that jar,
 confluent-kafka, which shows no racks, hence no priorities), share groups recognised (failover does
-not apply). Exit 0: fine or not a failover group; 1: a failover group
-whose partitions are not on its highest-priority live member; 2: usage or connection error.
+not apply). During a move between the protocols (docs/migration.md) it says who ranks the members (the
+classic leader or the broker's assignor), each member's protocol, whose priority the broker could not
+see, and how many members are left to move. Exit 0: fine or not a failover group; 1: a failover group
+whose partitions are not on its highest-priority live member, or whose priorities are not honoured (a
+converted group assigned by another assignor than failover); 2: usage or connection error.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from kafka_placement.clients.connection import ConnectionSettings, check_connect
 from kafka_placement.errors import KafkaPlacementError, MessageSchemaUnavailableError
 from kafka_placement.groups.description import DescribedGroup, partition_names
 from kafka_placement.groups.failover_check import FailoverCheck, check_failover
+from kafka_placement.groups.migration import MigrationStatus, migration_status
 
 
 def register(subparsers: Any) -> None:
@@ -130,7 +134,7 @@ def _names(group: DescribedGroup) -> dict[str, str]:
     return {m.member_id: f"{m.client_id or '?'} ({m.member_id[:12]})" for m in group.members}
 
 
-def format_description(group: DescribedGroup, check: FailoverCheck) -> str:
+def format_description(group: DescribedGroup, check: FailoverCheck, migration: MigrationStatus) -> str:
     lines = [f"group {group.group_id}: protocol {group.protocol}, state {group.state or '?'}, "
              f"assignor {group.assignor or '?'}"]
     if check.convertible is not None:
@@ -141,14 +145,15 @@ def format_description(group: DescribedGroup, check: FailoverCheck) -> str:
         )
     if group.members:
         consumer = group.protocol == "consumer"
-        headers = ["client id", "member id", "host", "instance id", "rack", "priority", "assignment"]
+        headers = ["client id", "member id", "protocol", "host", "instance id", "rack", "priority",
+                   "assignment"]
         if consumer:
             headers.append("target assignment")
         rows = []
         for m in group.members:
             priority = m.priority if m.priority is not None else m.priority_source
-            row = [m.client_id, m.member_id, m.host, m.instance_id or "-", m.rack or "-", priority,
-                   ",".join(partition_names(m.assignment)) or "-"]
+            row = [m.client_id, m.member_id, m.member_protocol or "?", m.host, m.instance_id or "-",
+                   m.rack or "-", priority, ",".join(partition_names(m.assignment)) or "-"]
             if consumer:
                 row.append(",".join(partition_names(m.target_assignment or ())) or "-")
             rows.append(row)
@@ -170,6 +175,11 @@ def format_description(group: DescribedGroup, check: FailoverCheck) -> str:
                 f"  topic {t.topic}: {verdict}: should own: {should}; owned by: {owners} ({t.reason})"
             )
     lines.append(("failover: " if check.applies else "") + check.reason)
+    if migration.stage != "n/a":
+        lines.append(f"migration: {migration.stage}; ranked by {migration.ranked_by}; {migration.advice}")
+        lines.extend(f"  member {names.get(mid, mid)}: priority not visible to the broker: {why}"
+                     for mid, why in migration.not_ready)
+        lines.extend(f"  NOT OK: {problem}" for problem in migration.problems)
     lines.extend(f"note: {n}" for n in group.notes)
     return "\n".join(lines)
 
@@ -179,6 +189,7 @@ def run_describe(args: argparse.Namespace) -> int:
     check_connection(settings)
     group = read_group(settings, args.group)
     check = check_failover(group, failover=args.failover)
+    migration = migration_status(group, failover=args.failover)
     if args.json:
         out = {
             "group_id": group.group_id,
@@ -189,9 +200,10 @@ def run_describe(args: argparse.Namespace) -> int:
             "partitions_per_topic": group.partitions_per_topic,
             "notes": list(group.notes),
             "failover": check.summary(),
+            "migration": migration.summary(),
         }
         print(json.dumps(out, indent=2, sort_keys=True))
     else:
-        print(format_description(group, check))
+        print(format_description(group, check, migration))
     sys.stdout.flush()
-    return 1 if check.applies and not check.ok else 0
+    return 1 if check.applies and not (check.ok and migration.honoured) else 0

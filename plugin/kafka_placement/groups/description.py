@@ -19,6 +19,8 @@ PrioritySource = Literal["userData", "client.rack", "none", "not visible"]
 #: What a classic member's *assignment* userData is: ours (failover, so Kafka refuses to convert the
 #: group to the consumer protocol), empty (convertible), another assignor's bytes, or not applicable.
 AssignmentUserData = Literal["failover", "empty", "other", "n/a"]
+#: The group protocol a member speaks (a consumer-protocol group can hold classic members mid-migration).
+MemberProtocol = Literal["classic", "consumer"]
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,11 @@ class DescribedMember:
     assignment_user_data: AssignmentUserData = "n/a"
     #: what could not be read from this member's data (its priority, subscription or assignment)
     problems: tuple[str, ...] = ()
+    #: the protocol this member speaks (None: the describe API did not say)
+    member_protocol: MemberProtocol | None = None
+    #: a classic failover member: why the broker would not see its priority after a conversion (its
+    #: subscription's rack id lacks ``#priority=<n>``, docs/migration.md); None when it would
+    migration_problem: str | None = None
 
     def summary(self) -> dict[str, Any]:
         """JSON-ready fields (partitions as ``"topic-partition"`` strings, sorted)."""
@@ -57,6 +64,8 @@ class DescribedMember:
             ),
             "assignment_user_data": self.assignment_user_data,
             "problems": list(self.problems),
+            "member_protocol": self.member_protocol,
+            "migration_problem": self.migration_problem,
         }
 
 

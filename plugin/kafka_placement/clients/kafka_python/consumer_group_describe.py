@@ -18,7 +18,7 @@ from kafka.protocol.api_message import ApiMessage
 from kafka_placement.assignment.rack_priority import SEPARATOR, decode_rack_priority
 from kafka_placement.clients.kafka_python.message_schemas import kafka_clients_jar, schema_package
 from kafka_placement.errors import GroupDescribeError
-from kafka_placement.groups.description import DescribedGroup, DescribedMember, PrioritySource
+from kafka_placement.groups.description import DescribedGroup, DescribedMember, MemberProtocol, PrioritySource
 from kafka_placement.versions import KAFKA_VERSION
 from kafka_placement.vocabulary import TopicPartition
 
@@ -61,6 +61,10 @@ def _partitions(assignment: Any, problems: list[str], what: str) -> tuple[TopicP
     return tuple(sorted(out))
 
 
+#: ConsumerGroupDescribe v1's MemberType (KIP-1099): 0 classic, 1 consumer; -1 (v0) unknown.
+_MEMBER_TYPES: dict[int, MemberProtocol] = {0: "classic", 1: "consumer"}
+
+
 def consumer_member(raw: Any) -> DescribedMember:
     """One ConsumerGroupDescribe member; never raises for what the member sent (``problems`` says)."""
     problems: list[str] = []
@@ -94,6 +98,7 @@ def consumer_member(raw: Any) -> DescribedMember:
         assignment=_partitions(raw.assignment, problems, "assignment"),
         target_assignment=target,
         problems=tuple(problems),
+        member_protocol=_MEMBER_TYPES.get(getattr(raw, "member_type", -1)),
     )
 
 

@@ -16,6 +16,8 @@ from typing import Any
 from kafka import KafkaAdminClient
 from kafka.protocol.consumer.metadata import ConsumerProtocolAssignment, ConsumerProtocolSubscription
 
+from kafka_placement.assignment.failover_migration import visibility
+from kafka_placement.assignment.rack_priority import decode_rack_priority
 from kafka_placement.assignment.strategy_names import StrategyName, strategy_name
 from kafka_placement.assignment.userdata import (
     MAX_USER_DATA_BYTES,
@@ -105,6 +107,7 @@ def classic_member(raw: Any, protocol_type: str, protocol_name: str | None) -> D
     rack = None
     priority = None
     source: Any = "none"
+    migration_problem: str | None = None
     failover = _failover_strategy(protocol_name)
     metadata = bytes(raw.member_metadata or b"")
     if protocol_type != "consumer":
@@ -122,6 +125,9 @@ def classic_member(raw: Any, protocol_type: str, protocol_name: str | None) -> D
             if failover:
                 source = "userData"
                 priority = decode_priority(subscription.user_data)
+                # what the broker would rank it by after a conversion (docs/migration.md)
+                migration_problem = visibility(rack_id, priority).problem
+                rack = decode_rack_priority(rack).rack
         except UserDataError as exc:
             problems.append(f"unusable failover priority ({exc}); the failover assignor ranks it last")
         except Exception as exc:  # a hostile member's bytes: whatever kafka-python's decoder raises
@@ -156,6 +162,8 @@ def classic_member(raw: Any, protocol_type: str, protocol_name: str | None) -> D
         assignment=assignment,
         assignment_user_data=kind,
         problems=tuple(problems),
+        member_protocol="classic",
+        migration_problem=migration_problem,
     )
 
 

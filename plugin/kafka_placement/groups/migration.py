@@ -1,0 +1,109 @@
+"""Where a failover group stands in a move between the classic and the consumer protocol (pure).
+
+A failover group moves member by member (docs/migration.md). At each moment one party ranks the members:
+the classic leader (our failover assignor, priorities from the subscriptions' userData) while the group is
+classic, the broker's server assignor once Kafka converted it (priorities from each member's rack id:
+``client.rack`` of consumer-protocol members, the classic subscription's rack id of classic ones). This
+module says which party that is, what each member shows it, what is left to move, and what breaks the
+priorities: a converted group whose assignor is not ``failover``, or a member whose priority the ranking
+party cannot see.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from kafka_placement.groups.description import DescribedGroup
+from kafka_placement.groups.failover_check import FAILOVER_ASSIGNORS, is_failover_group
+
+Stage = Literal["classic", "mid-migration", "consumer", "n/a"]
+
+
+@dataclass(frozen=True)
+class MigrationStatus:
+    """``ranked_by``: who assigns now; ``convertible``: (classic) would Kafka convert on a consumer-protocol
+    join; ``left_to_move``: member ids still speaking classic; ``not_ready``: member id → why the party
+    that ranks (or would rank, after a conversion) cannot see its priority; ``problems``: what keeps the
+    priorities from being honoured now (the CLI exits 1)."""
+
+    stage: Stage
+    ranked_by: str
+    convertible: bool | None = None
+    left_to_move: tuple[str, ...] = ()
+    not_ready: tuple[tuple[str, str], ...] = ()
+    problems: tuple[str, ...] = ()
+    advice: str = ""
+
+    @property
+    def honoured(self) -> bool:
+        return not self.problems
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "stage": self.stage,
+            "ranked_by": self.ranked_by,
+            "convertible": self.convertible,
+            "left_to_move": list(self.left_to_move),
+            "not_ready": dict(self.not_ready),
+            "problems": list(self.problems),
+            "honoured": self.honoured,
+            "advice": self.advice,
+        }
+
+
+def migration_status(group: DescribedGroup, *, failover: bool | None = None) -> MigrationStatus:
+    """The status of ``group``; ``failover`` as in
+    :func:`~kafka_placement.groups.failover_check.check_failover`."""
+    judged = failover if failover is not None else is_failover_group(group)
+    if not judged or group.protocol not in ("classic", "consumer"):
+        return MigrationStatus("n/a", group.assignor or "unknown")
+    if group.protocol == "classic":
+        return _classic(group)
+    return _consumer(group)
+
+
+def _classic(group: DescribedGroup) -> MigrationStatus:
+    convertible = not any(m.assignment_user_data in ("failover", "other") for m in group.members)
+    not_ready = tuple((m.member_id, m.migration_problem) for m in group.members if m.migration_problem)
+    members = tuple(m.member_id for m in group.members)
+    if convertible and not_ready:
+        # an empty assignment userData while a member's priority is invisible to the broker: a failover
+        # leader that is not ours (or an old version) leads; a conversion would rank those members last
+        return MigrationStatus(
+            "classic", f"the classic group leader ({group.assignor})", True, members, not_ready,
+            ("the group is convertible but the broker could not see the priority of "
+             f"{len(not_ready)} member(s) after a conversion: its leader did not protect it",),
+            "roll every member onto FailoverAssignor(..., migration_ready=True) of kafka-placement",
+        )
+    if convertible:
+        advice = ("ready: every member's priority is visible to the broker; replace members one at a time "
+                  "by consumer-protocol members with group.remote.assignor=failover (docs/migration.md)")
+    elif not_ready:
+        advice = ("protected against conversion; to move it, roll these members onto "
+                  "FailoverAssignor(..., migration_ready=True) first: "
+                  + ", ".join(mid for mid, _ in not_ready))
+    else:
+        advice = "protected against conversion (a member still on the old setting leads or joined)"
+    return MigrationStatus("classic", f"the classic group leader ({group.assignor})", convertible, members,
+                           not_ready, (), advice)
+
+
+def _consumer(group: DescribedGroup) -> MigrationStatus:
+    assignor = group.assignor or "unknown"
+    ranked_by = f"the broker's {assignor} assignor"
+    classic = tuple(m.member_id for m in group.members if m.member_protocol == "classic")
+    not_ready = tuple(
+        (m.member_id, "no usable priority in its rack id: the broker ranks it last")
+        for m in group.members
+        if m.priority is None and m.priority_source in ("client.rack", "none")
+    )
+    problems = []
+    if assignor not in FAILOVER_ASSIGNORS:
+        problems.append(f"the group is assigned by the broker's {assignor!r} assignor, not failover: a "
+                        "member named none (or another) in group.remote.assignor, or the brokers lack the "
+                        "plugin")
+    stage: Stage = "mid-migration" if classic else "consumer"
+    advice = (f"{len(classic)} classic member(s) left to move" if classic
+              else "every member speaks the consumer protocol")
+    return MigrationStatus(stage, ranked_by, None, classic, not_ready, tuple(problems), advice)

@@ -1,0 +1,69 @@
+"""Where a failover group stands in a move between the protocols: who ranks the members, what is left to
+move, and what keeps the priorities from being honoured. Expected verdicts are spelled out per case from
+Kafka's documented conversion rules (KAFKA-18134: a classic group converts only while no member's assignment
+userData is non-empty; a converted group is assigned by the server assignor its members name)."""
+
+from __future__ import annotations
+
+from kafka_placement.groups.description import DescribedGroup, DescribedMember
+from kafka_placement.groups.migration import migration_status
+
+
+def classic(mid: str, priority: int, *, ready: bool, user_data: str = "failover") -> DescribedMember:
+    return DescribedMember(mid, f"client-{mid}", "/127.0.0.1", priority=priority, priority_source="userData",
+                           topics=("t",), assignment_user_data=user_data,  # type: ignore[arg-type]
+                           member_protocol="classic",
+                           migration_problem=None if ready else
+                           "its subscription's rack id carries no priority")
+
+
+def in_consumer_group(mid: str, priority: int | None, protocol: str) -> DescribedMember:
+    return DescribedMember(mid, f"client-{mid}", "/127.0.0.1", priority=priority,
+                           priority_source="client.rack" if priority is not None else "none", topics=("t",),
+                           member_protocol=protocol)  # type: ignore[arg-type]
+
+
+def group(*members: DescribedMember, protocol: str = "classic", assignor: str = "failover") -> DescribedGroup:
+    return DescribedGroup("g", protocol, "Stable", assignor, members, {"t": 2})  # type: ignore[arg-type]
+
+
+def test_old_classic_group_is_protected_and_names_who_to_roll() -> None:
+    status = migration_status(group(classic("a", 30, ready=False), classic("b", 20, ready=True)))
+    assert status.stage == "classic" and status.convertible is False and status.honoured
+    assert dict(status.not_ready) == {"a": "its subscription's rack id carries no priority"}
+    assert "roll these members" in status.advice and "a" in status.advice
+
+
+def test_ready_classic_group_is_convertible() -> None:
+    status = migration_status(group(classic("a", 30, ready=True, user_data="empty"),
+                                    classic("b", 20, ready=True, user_data="empty")))
+    assert status.stage == "classic" and status.convertible is True and status.honoured
+    assert status.left_to_move == ("a", "b") and status.advice.startswith("ready")
+
+
+def test_convertible_while_a_priority_is_invisible_is_not_honoured() -> None:
+    # another failover implementation leads (empty assignment userData) over a member the broker can't rank
+    status = migration_status(group(classic("a", 30, ready=False, user_data="empty"),
+                                    classic("b", 20, ready=True, user_data="empty")))
+    assert status.convertible is True and not status.honoured
+
+
+def test_mid_migration_counts_classic_members_left() -> None:
+    status = migration_status(group(in_consumer_group("a", 30, "classic"),
+                                    in_consumer_group("k", 10, "consumer"), protocol="consumer"))
+    assert status.stage == "mid-migration" and status.left_to_move == ("a",) and status.honoured
+    assert status.ranked_by == "the broker's failover assignor"
+
+
+def test_converted_group_on_another_assignor_is_not_honoured() -> None:
+    status = migration_status(group(in_consumer_group("a", 30, "classic"),
+                                    in_consumer_group("p", None, "consumer"), protocol="consumer",
+                                    assignor="uniform"))
+    assert not status.honoured and "'uniform' assignor, not failover" in status.problems[0]
+    assert dict(status.not_ready) == {"p": "no usable priority in its rack id: the broker ranks it last"}
+
+
+def test_groups_that_are_not_failover_groups_have_no_migration_status() -> None:
+    plain = group(DescribedMember("a", "c", "/h", topics=("t",)), assignor="range")
+    assert migration_status(plain).stage == "n/a" and migration_status(plain).honoured
+    assert migration_status(plain, failover=True).stage == "classic"
