@@ -126,6 +126,7 @@ def main(config: Json) -> int:  # pragma: no cover - runs in a subprocess
     from kafka.consumer.subscription_state import ConsumerRebalanceListener
 
     from kafka_placement.clients.kafka_python import ASSIGNOR_CLASSES
+    from kafka_placement.clients.kafka_python.partition_counts import watch_partition_counts
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     logging.getLogger("kafka.coordinator").setLevel(logging.DEBUG)
@@ -181,6 +182,7 @@ def main(config: Json) -> int:  # pragma: no cover - runs in a subprocess
             **consumer_extra,
         )
         consumer.subscribe(config["topics"], listener=Listener())
+        watch_partition_counts(consumer)
         return consumer
 
     def on_poll(consumer: Any, records: Any) -> None:

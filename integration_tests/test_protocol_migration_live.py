@@ -34,7 +34,7 @@ from typing import Any
 import pytest
 
 from group_load import KeyedProducer, set_group_session_timeout  # this directory is on sys.path
-from live_group import Worker
+from live_group import ConsumerProtocolMember, Worker
 from member_process import MemberProcess, wait_until
 
 pytestmark = pytest.mark.kafka
@@ -399,3 +399,40 @@ def test_highest_first_with_the_active_member_killed_midway(migration: Migration
     print(f"\nmigration highest first with a SIGKILL: {len(producer.delivered):,} records acknowledged, all "
           f"consumed\n" + report(h, start, 0.0))
     check(h, start)
+
+
+def test_a_consumer_protocol_member_without_our_assignor_is_loud_and_its_leaving_restores_priorities(
+    migration: MigrationGroup,
+) -> None:
+    """Item 2's first case, shown as it happens: a ready group meets a plain ``group.protocol=consumer``
+    member that names no ``group.remote.assignor``. Kafka converts the group and its default ``uniform``
+    assignor spreads the partitions — nothing on the classic side can refuse that once the group is
+    convertible — so every place a person looks says so: each member the broker gave part of the topic logs
+    one ERROR line, and ``group describe`` exits 1 naming the assignor. When the intruder leaves, Kafka
+    converts the group back and our failover leader restores the priorities."""
+    from kafka_placement.clients.group_assignor import BROKER_ASSIGNS
+
+    h = migration
+    members = {p: h.classic(f"c{p}", p, ready=True) for p in (30, 20)}
+    h.settle()
+    intruder = ConsumerProtocolMember(h.bootstrap, h.group, "plain-consumer", h.topic, h.log_dir)
+    try:
+        def spread() -> bool:
+            owned = [owned_at(s.member, time.time()) for s in members.values()]
+            return all(0 < len(parts) < PARTITIONS for parts in owned) or bool(intruder.owned())
+
+        wait_until(spread, 60, "the broker's uniform assignor to spread the partitions")
+        for slot in members.values():
+            wait_until(lambda slot=slot: "failover priorities are NOT honoured" in slot.member.log_tail(400)
+                       or not owned_at(slot.member, time.time()), 30, f"{slot.member.name}'s ERROR line")
+        errors = [line for s in members.values() for line in s.member.log_tail(400).splitlines()
+                  if "failover priorities are NOT honoured" in line]
+        assert errors and all(" ERROR " in line for line in errors), errors
+        assert all(BROKER_ASSIGNS in s.member.log_tail(400) for s in members.values())
+        described = described_as(h, lambda code, d: code == 1 and bool(d["migration"]["problems"]),
+                                 "group describe: exit 1 naming the assignor")
+        assert "'uniform' assignor, not failover" in described["migration"]["problems"][0], described
+    finally:
+        intruder.close(timeout=30)
+    wait_until(lambda: group_type(h) == "CLASSIC", 60, "Kafka to convert the group back to classic")
+    h.settle()  # the failover leader assigns again: c30 owns everything, c20 nothing

@@ -479,3 +479,30 @@ def test_migration_ready_leader_leaves_user_data_empty_only_when_every_member_is
 def test_migration_ready_is_refused_when_not_a_bool() -> None:
     with pytest.raises(InvalidArgumentError, match="migration_ready must be True or False, got 'yes'"):
         FailoverAssignor(1, migration_ready="yes")  # type: ignore[arg-type]
+
+
+def test_migration_ready_member_tells_our_leader_from_the_broker_and_sees_a_split(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    member = FailoverAssignor(20, migration_ready=True)
+    member.state.partition_count = {"t": 4}.get
+    two = ConsumerProtocolAssignment(version=0, assigned_partitions=[("t", [0, 1])], user_data=b"")
+    with caplog.at_level("INFO"):
+        member.on_assignment(two, 3)  # our ready leader: empty, non-null userData
+    assert member.state.assigned_by == "ready-leader" and member.state.assignment_problem is None
+    # the broker's SyncGroup assignment of a converted group carries null userData (Kafka's
+    # ConsumerProtocol.serializeAssignment of an Assignment without userData)
+    from_broker = ConsumerProtocolAssignment.decode(
+        ConsumerProtocolAssignment(version=0, assigned_partitions=[("t", [0, 1])], user_data=None).encode())
+    assert from_broker.user_data is None
+    caplog.clear()
+    with caplog.at_level("INFO"):
+        member.on_assignment(from_broker, 4)
+        member.on_assignment(from_broker, 5)  # the same split is logged once
+    errors = [r for r in caplog.records if r.levelname == "ERROR"]
+    assert len(errors) == 1 and "topic(s) t (2 of 4)" in errors[0].getMessage()
+    assert member.state.assigned_by == "broker"
+    everything = ConsumerProtocolAssignment(version=0, assigned_partitions=[("t", [0, 1, 2, 3])],
+                                            user_data=None)
+    member.on_assignment(everything, 6)
+    assert member.state.assignment_problem is None

@@ -77,6 +77,14 @@ class MemberState:
         self.assignment_problem: str | None = None
         #: the last assignment of this migration-ready member left its group convertible (logged once)
         self.convertible = False
+        #: who made this migration-ready member's last assignment: our failover leader with ("leader") or
+        #: without ("ready-leader", the group may convert) its userData, or the broker ("broker": Kafka
+        #: converted the group; its SyncGroup assignment carries null userData)
+        self.assigned_by: str | None = None
+        #: a topic's partition count from the member's own cluster metadata, set by the client adapter
+        #: (:func:`~kafka_placement.clients.kafka_python.consumer.watch_partition_counts`): lets a member
+        #: assigned by the broker see that a topic was split, which a failover assignor never does
+        self.partition_count: Callable[[str], int | None] | None = None
 
     def user_data(self) -> bytes | None:
         """This strategy's userData (None = null): the table row decides what goes in it."""
@@ -101,12 +109,10 @@ class MemberState:
         if generation is not None:
             self.generation = generation
         if self.migration_ready and not user_data:
-            if not self.convertible:
-                log.info("%s (generation %s)", CONVERTIBLE, generation)
-            self.convertible = True
-            self.assignment_problem = None
+            self._on_migration_assignment("broker" if user_data is None else "ready-leader", generation)
             return
         self.convertible = False
+        self.assigned_by = "leader" if self.migration_ready else None
         problem = strategy(self.strategy).check_assignment_user_data(user_data, self.priority)
         if problem != self.assignment_problem:
             if problem is not None:
@@ -117,6 +123,40 @@ class MemberState:
         self.assignment_problem = problem
 
 
+    def _on_migration_assignment(self, by: str, generation: int | None) -> None:
+        """A migration-ready member's assignment without failover userData: from our leader (empty) or the
+        broker (null). One INFO line per change of who assigns; one ERROR line when the broker split a
+        topic between members, which the failover assignor never does."""
+        self.convertible = True
+        if by != self.assigned_by:
+            line = CONVERTIBLE if by == "ready-leader" else BROKER_ASSIGNS
+            log.info("%s (generation %s)", line, generation)
+        self.assigned_by = by
+        problem = self._split_topics() if by == "broker" else None
+        if problem is not None and problem != self.assignment_problem:
+            log.error("%s (generation %s)", problem, generation)
+        self.assignment_problem = problem
+
+    def _split_topics(self) -> str | None:
+        if self.partition_count is None or not self.assigned:
+            return None
+        held: dict[str, int] = {}
+        for tp in self.assigned:
+            held[tp.topic] = held.get(tp.topic, 0) + 1
+        split = []
+        for topic, count in sorted(held.items()):
+            total = self.partition_count(topic)
+            if total is not None and count < total:
+                split.append(f"{topic} ({count} of {total})")
+        if not split:
+            return None
+        return (f"failover priorities are NOT honoured: the broker assigned this member part of topic(s) "
+                f"{', '.join(split)}, so the converted group is assigned by another assignor than failover "
+                "(a consumer-protocol member without group.remote.assignor=failover joined, or the brokers "
+                "lack the kafka-placement plugin); make every consumer-protocol member set "
+                "group.remote.assignor=failover, or remove it to return the group to the classic protocol")
+
+
 #: Strategies whose members can be migration-ready (the ones with a priority).
 MIGRATABLE = frozenset({"failover", "priority"})
 #: What a migration-ready member logs (INFO) when its assignment carries no failover userData.
@@ -125,6 +165,11 @@ CONVERTIBLE = (
     "priority is visible in its subscription's rack id, so the group may move to the consumer protocol "
     "(a failover leader of ours left it convertible, or the broker assigns the converted group; "
     "`kafka-placement group describe` shows which and whether the broker's assignor is failover)"
+)
+#: What a migration-ready member logs (INFO) when the broker assigns it (Kafka converted the group).
+BROKER_ASSIGNS = (
+    "this migration-ready failover member is assigned by the broker: Kafka converted the group to the "
+    "consumer protocol, whose failover assignor ranks it by the priority in its subscription's rack id"
 )
 
 

@@ -42,6 +42,7 @@ from kafka_placement.clients.confluent.offsets import (
 from kafka_placement.clients.confluent.rebalance import RebalanceBridge
 from kafka_placement.clients.confluent.rebalance_applier import RebalanceApplier
 from kafka_placement.clients.consumer_protocol import is_consumer_protocol
+from kafka_placement.clients.kafka_python.partition_counts import watch_partition_counts
 from kafka_placement.errors import CommitFailedError, ConsumerConfigError
 
 __all__ = ["Consumer"]
@@ -98,6 +99,7 @@ class Consumer:
         except Exception:
             self._rk.close()
             raise
+        watch_partition_counts(self._kc)
         self._coordinator = self._kc._coordinator
         self._bridge = RebalanceBridge(self._kc._manager.call_soon)
         manager = self._kc._manager
