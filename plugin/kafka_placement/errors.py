@@ -118,3 +118,9 @@ class ConnectionFailedError(KafkaPlacementError, ConnectionError):
 
 class NotAuthorizedError(KafkaPlacementError, PermissionError):
     """The cluster refused an operation for lack of an ACL; the message names the operation."""
+
+
+# --- the test harness's fault proxy (Toxiproxy) ------------------------------------------------
+class FaultProxyError(KafkaPlacementError, RuntimeError):
+    """The Toxiproxy server could not be found, started or asked; the message names the proxy or toxic
+    and the server's own answer."""

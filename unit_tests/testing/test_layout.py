@@ -250,3 +250,50 @@ def test_controller_shares_the_group_limits_and_nothing_else_of_the_broker_setti
     assert props["group.consumer.session.timeout.ms"] == "6000"
     # the plugin class exists only in the brokers' image path
     assert "group.consumer.assignors" not in props and "log.retention.ms" not in props
+
+
+PROXIES = {b: 32000 + b for b in range(6)}
+INTERNAL = {b: 33000 + b for b in range(6)}
+
+
+@pytest.mark.parametrize("security", ["plaintext", "sasl_ssl"])
+def test_proxied_brokers_advertise_their_proxy_and_replicate_on_a_direct_listener(security: str) -> None:
+    lay = layout(proxy_ports=PROXIES, internal_ports=INTERNAL, security=security)
+    name = security.upper()
+    assert lay.proxied
+    assert lay.bootstrap_servers == ",".join(f"127.0.0.1:{32000 + b}" for b in range(6))
+    assert lay.broker_address(2) == "127.0.0.1:30002"  # the proxy's upstream: the broker's own listener
+    env = lay.broker_env(2)
+    assert env["KAFKA_LISTENERS"] == f"{name}://127.0.0.1:30002,BROKER://127.0.0.1:33002"
+    assert env["KAFKA_ADVERTISED_LISTENERS"] == f"{name}://127.0.0.1:32002,BROKER://127.0.0.1:33002"
+    assert env["KAFKA_INTER_BROKER_LISTENER_NAME"] == "BROKER"
+    assert env["KAFKA_LISTENER_SECURITY_PROTOCOL_MAP"] == f"CONTROLLER:PLAINTEXT,{name}:{name},BROKER:{name}"
+    assert lay.controller_env()["KAFKA_LISTENERS"] == "CONTROLLER://127.0.0.1:29999"
+
+
+def test_unproxied_layout_has_one_listener_as_before() -> None:
+    lay = layout()
+    assert not lay.proxied
+    assert lay.client_address(3) == lay.broker_address(3) == "127.0.0.1:30003"
+    assert "BROKER" not in lay.broker_env(3)["KAFKA_LISTENER_SECURITY_PROTOCOL_MAP"]
+
+
+@pytest.mark.parametrize(
+    ("kw", "message"),
+    [
+        ({"proxy_ports": PROXIES}, "needs both proxy_ports and internal_ports"),
+        ({"proxy_ports": {0: 32000}, "internal_ports": INTERNAL}, r"with proxy_ports \[0\] differ"),
+        ({"proxy_ports": {**PROXIES, 5: 30001}, "internal_ports": INTERNAL}, "ports must be distinct"),
+    ],
+)
+def test_proxied_layout_validation(kw: dict[str, object], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        layout(**kw)
+
+
+def test_proxied_entrypoint_writes_both_listeners(tmp_path: Path) -> None:
+    env = layout(proxy_ports=PROXIES, internal_ports=INTERNAL).broker_env(1)
+    rc, props, out = _run_entrypoint(tmp_path, env)
+    assert rc == 0, out
+    assert props["advertised.listeners"] == "PLAINTEXT://127.0.0.1:32001,BROKER://127.0.0.1:33001"
+    assert props["inter.broker.listener.name"] == "BROKER"

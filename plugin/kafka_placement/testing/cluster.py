@@ -36,6 +36,7 @@ from kafka_placement.testing.engine import (
     remove_orphans,
 )
 from kafka_placement.testing.failover_plugin import LIBS_MOUNT, failover_broker_properties, plugin_jar
+from kafka_placement.testing.fault_proxy import ClusterFaults
 from kafka_placement.testing.image import resolve_image
 from kafka_placement.testing.layout import (
     BROKER_RACKS,
@@ -52,6 +53,7 @@ from kafka_placement.testing.probe import describe_brokers, redact, transient_er
 from kafka_placement.testing.secrets_dir import prepare_secrets_dir, read_scram_users, remove_secrets_dir
 from kafka_placement.testing.security import CA_PEM, ClusterSecurity, write_client_properties
 from kafka_placement.testing.state import ClusterState
+from kafka_placement.testing.toxiproxy import ToxiproxyServer
 
 __all__ = [
     "LABEL",
@@ -97,6 +99,7 @@ class KafkaCluster(BrokerControls):
         acls: bool = False,
         secrets_dir: Path | None = None,
         failover_assignor: bool = True,
+        fault_proxy: bool = False,
     ) -> None:
         self._image = image
         self._persistent = persistent
@@ -126,6 +129,10 @@ class KafkaCluster(BrokerControls):
         self._lock = threading.Lock()
         self.startup_seconds: float | None = None
         self.started_at: float | None = None
+        #: Clients reach each broker through its own Toxiproxy proxy (:attr:`faults`); brokers talk directly.
+        self._fault_proxy = fault_proxy
+        self._toxiproxy: ToxiproxyServer | None = None
+        self._faults: ClusterFaults | None = None
 
     # ------------------------------------------------------------------ public read-only API
     @property
@@ -154,8 +161,15 @@ class KafkaCluster(BrokerControls):
         return sorted(self._racks)
 
     def broker_address(self, broker_id: int) -> str:
-        """``127.0.0.1:port`` of one broker."""
+        """``127.0.0.1:port`` of one broker's client listener (behind its proxy when proxied)."""
         return self.layout.broker_address(broker_id)
+
+    @property
+    def faults(self) -> ClusterFaults:
+        """The per-broker fault proxies of a cluster started with ``fault_proxy=True``."""
+        if self._faults is None:
+            raise ClusterError(f"cluster {self.name} was not started with fault_proxy=True (or not started)")
+        return self._faults
 
     # ------------------------------------------------------------------ security / client settings
     @property
@@ -235,6 +249,13 @@ class KafkaCluster(BrokerControls):
             self._log(f"removed orphaned cluster {stale} (its process is gone)")
         if self._image is None:
             self._image = resolve_image(self._client)
+        if self._fault_proxy and self._toxiproxy is None:
+            try:
+                self._toxiproxy = ToxiproxyServer().start()
+            except Exception:
+                self.stop()
+                raise
+            self._faults = ClusterFaults(self._toxiproxy.client, self.name)
         for attempt in (1, 2):
             try:
                 self._start_nodes(t0)
@@ -250,7 +271,15 @@ class KafkaCluster(BrokerControls):
         return self
 
     def _start_nodes(self, t0: float) -> None:
-        ports = free_ports(1 + len(self._racks))
+        brokers = len(self._racks)
+        ports = free_ports(1 + brokers * (2 if self._faults is not None else 1))
+        proxy_ports: dict[int, int] = {}
+        internal_ports: dict[int, int] = {}
+        if self._faults is not None:  # each client listener behind a proxy; a direct inter-broker listener
+            client_ports = dict(zip(sorted(self._racks), ports[1:1 + brokers], strict=True))
+            internal_ports = dict(zip(sorted(self._racks), ports[1 + brokers:], strict=True))
+            proxy_ports = self._faults.create_proxies(client_ports)
+            ports = ports[:1 + brokers]
         broker_properties = dict(self._broker_properties)
         if self._failover_assignor and self._plugin_jar is None:
             self._plugin_jar = plugin_jar(self._log)
@@ -266,6 +295,8 @@ class KafkaCluster(BrokerControls):
             broker_properties=broker_properties,
             security=self._security.protocol,
             acls=self._security.acls,
+            proxy_ports=proxy_ports,
+            internal_ports=internal_ports,
         )
         if self._security.secured:
             if self._secrets_dir is None:
@@ -302,6 +333,10 @@ class KafkaCluster(BrokerControls):
                 remove_leftovers(self._client, self.name)
         if self._own_secrets_dir and self._secrets_dir is not None:
             remove_secrets_dir(self._secrets_dir)
+        if self._toxiproxy is not None:
+            self._toxiproxy.stop()  # its proxies go with it
+            self._toxiproxy = None
+            self._faults = None
 
     @classmethod
     def attach(cls, state: ClusterState, *, log: Callable[[str], None] = _log) -> KafkaCluster:

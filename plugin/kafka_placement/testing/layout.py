@@ -28,6 +28,8 @@ BROKER_RACKS: Mapping[int, str] = {0: "rack1", 1: "rack3", 2: "rack3", 3: "rack2
 CONTROLLER_ID = 100
 #: Only loopback: every listener binds and advertises this address (host networking).
 HOST = "127.0.0.1"
+#: A proxied cluster's inter-broker listener: brokers reach each other here, never through the fault proxy.
+INTERNAL_LISTENER = "BROKER"
 
 #: Small JVMs for a 2-core machine running seven of them.
 DEFAULT_HEAP_OPTS = "-Xmx256m -Xms128m"
@@ -138,6 +140,10 @@ class ClusterLayout:
     security: str = "plaintext"
     #: StandardAuthorizer on every node; ``admin`` is a super user, everyone else needs ACLs.
     acls: bool = False
+    #: A proxied cluster (empty: not proxied): broker id → the port of the fault proxy in front of its client
+    #: listener, which the broker advertises; ``internal_ports`` are then its direct inter-broker listener.
+    proxy_ports: Mapping[int, int] = field(default_factory=dict)
+    internal_ports: Mapping[int, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.security not in SECURITY_PROTOCOLS:
@@ -151,7 +157,15 @@ class ClusterLayout:
                 f"broker ids with ports {sorted(self.broker_ports)} differ from broker ids with racks "
                 f"{sorted(self.racks)}"
             )
-        ports = [self.controller_port, *self.broker_ports.values()]
+        if bool(self.proxy_ports) != bool(self.internal_ports):
+            raise ValueError("a proxied cluster needs both proxy_ports and internal_ports")
+        for what, extra in (("proxy_ports", self.proxy_ports), ("internal_ports", self.internal_ports)):
+            if extra and set(extra) != set(self.racks):
+                raise ValueError(
+                    f"broker ids with {what} {sorted(extra)} differ from broker ids {sorted(self.racks)}"
+                )
+        ports = [self.controller_port, *self.broker_ports.values(), *self.proxy_ports.values(),
+                 *self.internal_ports.values()]
         for port in ports:
             if not 1 <= port <= 65535:
                 raise ValueError(f"port {port} out of range [1, 65535]")
@@ -174,8 +188,21 @@ class ClusterLayout:
         return f"{HOST}:{self.broker_ports[broker_id]}"
 
     @property
+    def proxied(self) -> bool:
+        return bool(self.proxy_ports)
+
+    def client_address(self, broker_id: int) -> str:
+        """Where clients reach ``broker_id``: its fault proxy when proxied, else its client listener."""
+        if not self.proxied:
+            return self.broker_address(broker_id)
+        if broker_id not in self.proxy_ports:
+            raise KeyError(f"broker id {broker_id} not in {self.broker_ids}")
+        return f"{HOST}:{self.proxy_ports[broker_id]}"
+
+    @property
     def bootstrap_servers(self) -> str:
-        return ",".join(self.broker_address(b) for b in self.broker_ids)
+        """Every broker's client address (through the fault proxy when proxied)."""
+        return ",".join(self.client_address(b) for b in self.broker_ids)
 
     @property
     def listener_name(self) -> str:
@@ -213,7 +240,8 @@ class ClusterLayout:
             "KAFKA_CONTROLLER_QUORUM_VOTERS": self.quorum_voters,
             "KAFKA_CONTROLLER_LISTENER_NAMES": "CONTROLLER",
             "KAFKA_LISTENER_SECURITY_PROTOCOL_MAP":
-                f"CONTROLLER:PLAINTEXT,{self.listener_name}:{self.listener_name}",
+                f"CONTROLLER:PLAINTEXT,{self.listener_name}:{self.listener_name}"
+                + (f",{INTERNAL_LISTENER}:{self.listener_name}" if self.proxied else ""),
             "KAFKA_LOG_DIRS": "/tmp/kraft-logs",
             "KAFKA_HEAP_OPTS": self.heap_opts,
             "KAFKA_JVM_PERFORMANCE_OPTS": self.jvm_performance_opts,
@@ -277,14 +305,22 @@ class ClusterLayout:
             # SCRAM login for inter-broker traffic; the password stays in the mounted file).
             env["KAFKA_OPTS"] = f"-Djava.security.auth.login.config={SECRETS_MOUNT}/{JAAS_FILE}"
         listener = f"{self.listener_name}://{address}"
+        advertised, inter_broker = listener, self.listener_name
+        if self.proxied:
+            # Clients are told the proxy's address; brokers replicate over a second listener of the same
+            # protocol that no proxy fronts (the SSL and SASL settings above are not per listener).
+            internal = f"{INTERNAL_LISTENER}://{HOST}:{self.internal_ports[broker_id]}"
+            advertised = f"{self.listener_name}://{self.client_address(broker_id)},{internal}"
+            listener = f"{listener},{internal}"
+            inter_broker = INTERNAL_LISTENER
         env.update(
             {
                 "KAFKA_NODE_ID": str(broker_id),
                 "KAFKA_PROCESS_ROLES": "broker",
                 "KAFKA_BROKER_RACK": self.racks[broker_id],
                 "KAFKA_LISTENERS": listener,
-                "KAFKA_ADVERTISED_LISTENERS": listener,
-                "KAFKA_INTER_BROKER_LISTENER_NAME": self.listener_name,
+                "KAFKA_ADVERTISED_LISTENERS": advertised,
+                "KAFKA_INTER_BROKER_LISTENER_NAME": inter_broker,
             }
         )
         return env

@@ -6,7 +6,9 @@ believes it is stable, and the broker drops it after ``session.timeout.ms`` — 
 others while it still thinks it owns them. This subclass runs
 :class:`~kafka_placement.clients.kafka_python.join_watchdog.JoinWatchdog` after every round of polling
 (``poll()`` and iteration both poll in rounds), which asks the coordinator to rejoin when it sees that
-state. Use it wherever ``kafka.KafkaConsumer`` is used with our assignors (or any)::
+state. Its metadata refresh loop also outlives a bare ``OSError``
+(:mod:`~kafka_placement.clients.kafka_python.metadata_refresh`). Use it wherever ``kafka.KafkaConsumer`` is
+used with our assignors (or any)::
 
     from kafka_placement.clients.kafka_python import KafkaConsumer, assignors_from_config
     KafkaConsumer("orders", group_id="billing", partition_assignment_strategy=assignors_from_config("sticky"))
@@ -21,6 +23,11 @@ import kafka
 
 from kafka_placement.clients.consumer_protocol import refuse_consumer_protocol
 from kafka_placement.clients.kafka_python.join_watchdog import JoinWatchdog
+from kafka_placement.clients.kafka_python.metadata_refresh import (
+    MetadataRefreshMend,
+    client_cluster,
+    mend_metadata_refresh,
+)
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +46,8 @@ class KafkaConsumer(kafka.KafkaConsumer):  # type: ignore[misc]  # kafka-python 
             raise refuse_consumer_protocol("kafka-python")
         configs.pop("group_protocol", None)
         super().__init__(*topics, **configs)
+        #: kafka-python 3.0.12's refresh loop ends on a bare OSError; this one's goes on (what it converted)
+        self.metadata_refresh: MetadataRefreshMend = mend_metadata_refresh(client_cluster(self))
         self._join_watchdog: JoinWatchdog | None = None
         if self.config.get("group_id") is not None:
             self._join_watchdog = JoinWatchdog(

@@ -7,7 +7,8 @@ them (:mod:`kafka_placement.partitioning.availability`). An idempotent producer 
 producer id after kafka-python resets its old one, instead of stalling for good
 (:mod:`~kafka_placement.clients.kafka_python.producer_id_reset`), and sends a producer-id request that
 timed out again instead of failing for good
-(:mod:`~kafka_placement.clients.kafka_python.producer_request_timeout`)::
+(:mod:`~kafka_placement.clients.kafka_python.producer_request_timeout`). Its metadata refresh loop outlives a
+bare ``OSError`` (:mod:`~kafka_placement.clients.kafka_python.metadata_refresh`)::
 
     from kafka_placement.clients.kafka_python.partitioners import JavaDefaultPartitioner
     from kafka_placement.clients.kafka_python.producer import KafkaProducer
@@ -20,6 +21,11 @@ from typing import Any
 
 import kafka
 
+from kafka_placement.clients.kafka_python.metadata_refresh import (
+    MetadataRefreshMend,
+    client_cluster,
+    mend_metadata_refresh,
+)
 from kafka_placement.clients.kafka_python.partitioners import PlacementPartitioner
 from kafka_placement.clients.kafka_python.producer_id_reset import mend_producer_id_reset
 from kafka_placement.clients.kafka_python.producer_request_timeout import mend_request_timeout_retry
@@ -37,6 +43,8 @@ class KafkaProducer(kafka.KafkaProducer):  # type: ignore[misc]  # kafka-python 
         super().__init__(*args, **configs)
         mend_producer_id_reset(self)  # two kafka-python 3.0.12 bugs that end an idempotent producer
         mend_request_timeout_retry(self)
+        #: kafka-python 3.0.12's refresh loop ends on a bare OSError; this one's goes on (what it converted)
+        self.metadata_refresh: MetadataRefreshMend = mend_metadata_refresh(client_cluster(self))
         self.availability: PartitionAvailability | None = None
         if availability_timeout_s:
             partitioner = self.config["partitioner"]

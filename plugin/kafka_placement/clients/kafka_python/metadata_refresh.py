@@ -1,0 +1,116 @@
+"""kafka-python's metadata refresh loop kept alive through a network error that is not a ``KafkaError``.
+
+kafka-python (3.0.12) refreshes metadata in one coroutine, ``ClusterMetadata._refresh_loop``, which
+retries a refresh that failed with a ``KafkaError`` and ends, for good, on anything else.
+``request_update()`` then only wakes a loop that no longer exists: the client keeps sending to leaders
+that moved until its batches expire. A bare ``OSError`` does reach it: a TLS connection reset between
+its TCP connect and the TLS wrap raises ``ConnectionResetError`` from ``ssl.SSLContext.wrap_socket``,
+which kafka-python hands unwrapped to every request waiting on that connection — the refresh's
+MetadataRequest among them (seen in a secured soak when a broker was SIGKILLed; docs/reliability.md).
+
+Java's ``NetworkClient`` turns every ``IOException`` of a connection into a disconnect, and a metadata
+request lost to a disconnect is asked again (``DefaultMetadataUpdater.handleServerDisconnect``, Kafka
+``clients/src/main/java/org/apache/kafka/clients/NetworkClient.java``). :func:`mend_metadata_refresh`
+does the same for one ``ClusterMetadata``: an ``OSError`` from a refresh arrives as kafka-python's
+``KafkaConnectionError`` (a ``KafkaError``, which its loop already retries), as the exception the
+refresh raises and as the failure of the ``request_update()`` future. Other exceptions are left alone.
+
+kafka-python has no public hook here; the private names used are only in this module, each checked by
+``unit_tests/clients/test_kafka_python_metadata_refresh.py`` against the installed release.
+"""
+
+from __future__ import annotations
+
+import inspect
+import weakref
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass, field
+from typing import Any
+
+from kafka.cluster import ClusterMetadata
+from kafka.errors import KafkaConnectionError, KafkaError
+
+__all__ = ["MetadataRefreshMend", "client_cluster", "mend_metadata_refresh", "refresh_loop_ended"]
+
+#: kafka-python's one refresh step (private): the only place a refresh's own exception can be replaced
+#: before the loop, the shared in-flight refresh future and ``failed_update`` see it.
+_REFRESH_STEP = "_do_refresh_metadata"
+#: The loop's future (private), set by ``start_refresh_loop``: done means the loop ended.
+_LOOP_FUTURE = "_refresh_loop_future"
+
+if not inspect.iscoroutinefunction(getattr(ClusterMetadata, _REFRESH_STEP, None)):  # pragma: no cover
+    raise ImportError(f"this kafka-python has no coroutine ClusterMetadata.{_REFRESH_STEP}; kafka_placement "
+                      "supports 3.x")
+
+
+@dataclass
+class MetadataRefreshMend:
+    """What the mend did on one ``ClusterMetadata``: each ``OSError`` it turned into a connection error."""
+
+    converted: list[str] = field(default_factory=list)
+
+
+_MENDED: weakref.WeakKeyDictionary[ClusterMetadata, MetadataRefreshMend] = weakref.WeakKeyDictionary()
+
+
+def _as_connection_error(exc: BaseException) -> KafkaConnectionError | None:
+    if isinstance(exc, OSError) and not isinstance(exc, KafkaError):
+        converted = KafkaConnectionError(f"metadata refresh: {type(exc).__name__}: {exc}")
+        converted.__cause__ = exc
+        return converted
+    return None
+
+
+def mend_metadata_refresh(cluster: ClusterMetadata) -> MetadataRefreshMend:
+    """Mend ``cluster`` (kafka-python's ``ClusterMetadata`` of one client); idempotent. Takes effect at its
+    loop's next refresh, also when the loop is already running (it looks the step up on the instance)."""
+    if not isinstance(cluster, ClusterMetadata):
+        from kafka_placement.errors import InvalidArgumentError
+
+        raise InvalidArgumentError(f"cluster {cluster!r} is not a kafka.cluster.ClusterMetadata")
+    mend = _MENDED.get(cluster)
+    if mend is not None:
+        return mend
+    mend = MetadataRefreshMend()
+    step: Callable[[Any], Coroutine[Any, Any, None]] = getattr(cluster, _REFRESH_STEP)
+    failed_update: Callable[[BaseException], None] = cluster.failed_update
+
+    async def refresh_step(node_id: Any) -> None:
+        try:
+            await step(node_id)
+        except OSError as exc:
+            converted = _as_connection_error(exc)
+            if converted is None:
+                raise
+            mend.converted.append(f"{type(exc).__name__}: {exc}")
+            raise converted from exc
+
+    def failed_update_mended(exception: BaseException) -> None:
+        # the request_update() future's waiters (a coordinator lookup, a fetcher) catch KafkaErrors only
+        failed_update(_as_connection_error(exception) or exception)
+
+    setattr(cluster, _REFRESH_STEP, refresh_step)
+    cluster.failed_update = failed_update_mended  # type: ignore[method-assign]
+    _MENDED[cluster] = mend
+    return mend
+
+
+def refresh_loop_ended(cluster: ClusterMetadata) -> bool | None:
+    """True once ``cluster``'s refresh loop has ended; None if it never started. (A loop ends only on
+    close, or on an exception it does not catch — the bug mended here.)"""
+    future = getattr(cluster, _LOOP_FUTURE)
+    if future is None:
+        return None
+    return bool(future.is_done)
+
+
+def client_cluster(client: Any) -> ClusterMetadata:
+    """The ``ClusterMetadata`` of a kafka-python ``KafkaProducer`` (private ``_metadata``) or
+    ``KafkaConsumer`` (private ``_cluster``); neither client exposes it publicly."""
+    for name in ("_metadata", "_cluster"):
+        cluster = getattr(client, name, None)
+        if isinstance(cluster, ClusterMetadata):
+            return cluster
+    from kafka_placement.errors import InvalidArgumentError
+
+    raise InvalidArgumentError(f"client {type(client).__name__} has no kafka-python ClusterMetadata")

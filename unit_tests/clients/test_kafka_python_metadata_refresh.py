@@ -1,0 +1,165 @@
+"""The metadata-refresh mend, on kafka-python's own ``ClusterMetadata._refresh_loop`` (no broker: a scripted
+connection manager fails each MetadataRequest the way kafka-python's connection does — the request's
+future failed with the connection's exception, here the ``ConnectionResetError`` a TLS wrap raises)."""
+
+from __future__ import annotations
+
+import inspect
+import time
+from collections.abc import Callable
+
+import pytest
+from kafka.cluster import ClusterMetadata
+from kafka.errors import KafkaConnectionError, KafkaError, NodeNotReadyError
+from kafka.future import Future
+from kafka.net.selector import NetworkSelector
+
+from kafka_placement.clients.kafka_python import metadata_refresh
+from kafka_placement.clients.kafka_python.consumer import KafkaConsumer
+from kafka_placement.clients.kafka_python.metadata_refresh import (
+    client_cluster,
+    mend_metadata_refresh,
+    refresh_loop_ended,
+)
+from kafka_placement.clients.kafka_python.producer import KafkaProducer
+from kafka_placement.errors import InvalidArgumentError
+
+RESET = ConnectionResetError(104, "Connection reset by peer")
+
+
+class ScriptedManager:
+    """What the refresh loop uses of kafka-python's ``KafkaConnectionManager``, on kafka-python's own
+    ``NetworkSelector``; each MetadataRequest fails with the next scripted exception."""
+
+    def __init__(self, outcomes: list[BaseException]) -> None:
+        self._net = NetworkSelector()
+        self.bootstrapped = True
+        self.outcomes = outcomes
+        self.sent = 0
+
+    def least_loaded_node(self) -> int:
+        return 0
+
+    def connection_delay(self, key: object) -> float:
+        return 0.0
+
+    def reset_backoff(self, key: object) -> None:
+        pass
+
+    def update_backoff(self, key: object) -> None:
+        pass
+
+    def call_soon(self, coro: object, *args: object) -> Future:
+        return self._net.call_soon_with_future(coro, *args)
+
+    def send(self, request: object, node_id: object = None, request_timeout_ms: object = None) -> Future:
+        self.sent += 1
+        outcome = self.outcomes.pop(0) if self.outcomes else KafkaConnectionError("socket disconnected")
+        return Future().failure(outcome)
+
+
+def _cluster(outcomes: list[BaseException], mended: bool) -> tuple[ClusterMetadata, ScriptedManager]:
+    cluster = ClusterMetadata(bootstrap_servers=["127.0.0.1:9"], retry_backoff_ms=5)
+    manager = ScriptedManager(outcomes)
+    cluster.attach(manager)
+    if mended:
+        mend_metadata_refresh(cluster)
+    cluster.start_refresh_loop()
+    return cluster, manager
+
+
+def _drive(manager: ScriptedManager, until: Callable[[], bool], timeout_s: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not until() and time.monotonic() < deadline:
+        manager._net.poll(timeout_ms=20)
+
+
+def test_without_the_mend_a_bare_oserror_ends_kafka_pythons_refresh_loop_for_good() -> None:
+    """The bug itself (kafka-python 3.0.12): if this fails, kafka-python fixed it and the mend can go."""
+    cluster, manager = _cluster([RESET], mended=False)
+    _drive(manager, lambda: bool(refresh_loop_ended(cluster)))
+    assert refresh_loop_ended(cluster) is True
+    assert cluster._refresh_loop_future.exception is RESET  # ended by the reset, not closed
+    request = cluster.request_update()  # what a producer asks after NotLeaderForPartition
+    _drive(manager, lambda: manager.sent > 1, timeout_s=1.0)
+    assert manager.sent == 1  # nobody sends the MetadataRequest any more
+    assert not request.is_done
+    assert isinstance(RESET, OSError) and not isinstance(RESET, KafkaError)
+
+
+def test_a_kafka_connection_error_is_retried_by_kafka_pythons_own_loop() -> None:
+    """What the mend relies on: the loop goes on after a ``KafkaConnectionError``."""
+    cluster, manager = _cluster([KafkaConnectionError("socket disconnected")], mended=False)
+    _drive(manager, lambda: manager.sent >= 3)
+    assert manager.sent >= 3
+    assert refresh_loop_ended(cluster) is False
+
+
+def test_with_the_mend_the_loop_sends_the_next_metadata_request_after_a_reset() -> None:
+    cluster, manager = _cluster([RESET, OSError(113, "No route to host"), RESET], mended=True)
+    waiting = cluster.request_update()
+    _drive(manager, lambda: manager.sent >= 5)
+    assert manager.sent >= 5
+    assert refresh_loop_ended(cluster) is False
+    # those waiting on the update see the connection error kafka-python's callers catch, not an OSError
+    assert waiting.failed() and isinstance(waiting.exception, KafkaConnectionError)
+    assert waiting.exception.__cause__ is RESET
+    assert metadata_refresh._MENDED[cluster].converted == [
+        "ConnectionResetError: [Errno 104] Connection reset by peer",
+        "OSError: [Errno 113] No route to host",
+        "ConnectionResetError: [Errno 104] Connection reset by peer",
+    ]
+
+
+def test_other_exceptions_are_left_as_kafka_python_raises_them() -> None:
+    bug = ValueError("not a network error")
+    cluster, manager = _cluster([NodeNotReadyError("0"), bug], mended=True)
+    _drive(manager, lambda: bool(refresh_loop_ended(cluster)))
+    assert cluster._refresh_loop_future.exception is bug
+    assert mend_metadata_refresh(cluster).converted == []
+
+
+def test_the_mend_is_applied_once() -> None:
+    cluster = ClusterMetadata(bootstrap_servers=["127.0.0.1:9"])
+    first = mend_metadata_refresh(cluster)
+    step = cluster._do_refresh_metadata
+    assert mend_metadata_refresh(cluster) is first
+    assert cluster._do_refresh_metadata is step
+
+
+def test_bad_input_names_the_value() -> None:
+    with pytest.raises(InvalidArgumentError, match=r"'nope' is not a kafka\.cluster\.ClusterMetadata"):
+        mend_metadata_refresh("nope")  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgumentError, match="client str has no kafka-python ClusterMetadata"):
+        client_cluster("nope")
+
+
+# --- the private kafka-python names the mend uses: each fails loudly if a release changes it ----------
+
+
+def test_private_refresh_step_is_the_coroutine_refresh_metadata_awaits() -> None:
+    assert inspect.iscoroutinefunction(ClusterMetadata._do_refresh_metadata)
+    assert "await self._do_refresh_metadata(node_id)" in inspect.getsource(ClusterMetadata.refresh_metadata)
+    assert "self.failed_update(exc)" in inspect.getsource(ClusterMetadata._do_refresh_metadata)
+
+
+def test_private_refresh_loop_future_is_where_the_loop_runs() -> None:
+    cluster = ClusterMetadata(bootstrap_servers=["127.0.0.1:9"])
+    assert cluster._refresh_loop_future is None
+    assert refresh_loop_ended(cluster) is None
+    assert "self._refresh_loop_future = self._manager.call_soon(self._refresh_loop)" in inspect.getsource(
+        ClusterMetadata.start_refresh_loop
+    )
+
+
+@pytest.mark.parametrize("client_class", [KafkaProducer, KafkaConsumer])
+def test_private_cluster_attribute_of_our_clients_is_their_refresh_loops_cluster(client_class: type) -> None:
+    """``KafkaProducer._metadata`` / ``KafkaConsumer._cluster``: the ClusterMetadata their manager runs."""
+    client = client_class(bootstrap_servers="127.0.0.1:9", api_version=(2, 5))
+    try:
+        cluster = client_cluster(client)
+        assert cluster._manager.cluster is cluster  # the one attached to (and refreshed by) its manager
+        assert client.metadata_refresh is mend_metadata_refresh(cluster)
+        assert cluster._do_refresh_metadata.__qualname__.endswith("refresh_step")
+    finally:
+        client.close(timeout=1) if client_class is KafkaProducer else client.close()
