@@ -436,3 +436,34 @@ def test_a_consumer_protocol_member_without_our_assignor_is_loud_and_its_leaving
         intruder.close(timeout=30)
     wait_until(lambda: group_type(h) == "CLASSIC", 60, "Kafka to convert the group back to classic")
     h.settle()  # the failover leader assigns again: c30 owns everything, c20 nothing
+
+
+def test_our_consumer_protocol_member_says_what_to_change_instead_of_harming_the_group(
+    migration: MigrationGroup,
+) -> None:
+    """Item 2, the joining client: our confluent ``Consumer`` checks before it joins. Into a protected group
+    (members not yet migration-ready) a failover member would be refused by Kafka with librdkafka's fatal
+    'The group id does not exist'; a member without ``group.remote.assignor=failover`` would convert a ready
+    group to the default assignor. Each gets one line naming what to change, and the group is untouched."""
+    from kafka_placement.clients.confluent import Consumer
+    from kafka_placement.clients.consumer_protocol import confluent_failover_config
+    from kafka_placement.errors import ConsumerConfigError
+
+    h = migration
+    base = {"bootstrap.servers": h.bootstrap, "group.id": h.group}
+    members = {p: h.classic(f"c{p}-old", p, ready=False) for p in (30, 20)}
+    h.settle()
+    started = time.monotonic()
+    with pytest.raises(ConsumerConfigError) as refused:
+        Consumer(confluent_failover_config(10, None, base))
+    message = str(refused.value)
+    assert "\n" not in message and "protected against conversion" in message
+    assert "c30-old" in message and "c20-old" in message and time.monotonic() - started < 15
+    for p in (30, 20):  # the pre-roll
+        members[p] = h.replace(members[p], lambda p=p: h.classic(f"c{p}", p, ready=True))
+    with pytest.raises(ConsumerConfigError, match=r"must set group\.remote\.assignor=failover"):
+        Consumer({**base, "group.protocol": "consumer", "client.rack": "#priority=10"})
+    time.sleep(3)
+    assert group_type(h) == "CLASSIC" and h.settled_now()
+    ok = Consumer(confluent_failover_config(10, None, base))  # the right settings pass the check
+    ok.close()

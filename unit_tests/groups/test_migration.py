@@ -67,3 +67,38 @@ def test_groups_that_are_not_failover_groups_have_no_migration_status() -> None:
     plain = group(DescribedMember("a", "c", "/h", topics=("t",)), assignor="range")
     assert migration_status(plain).stage == "n/a" and migration_status(plain).honoured
     assert migration_status(plain, failover=True).stage == "classic"
+
+
+def test_join_problem_names_what_to_change() -> None:
+    from kafka_placement.groups.migration import join_problem
+
+    plugin = ("uniform", "range", "io.kafkaplacement.broker.FailoverServerAssignor")
+    ready = group(classic("a", 30, ready=True, user_data="empty"),
+                  classic("b", 20, ready=True, user_data="empty"))
+    protected = group(classic("a", 30, ready=False), classic("b", 20, ready=True))
+    assert join_problem("g", "failover", {0: plugin, 1: plugin}, ready) is None
+    assert join_problem("g", "failover", None, None) is None  # nothing known, nothing refused
+    no_plugin = join_problem("g", "failover", {0: plugin, 1: ("uniform", "range")}, ready)
+    assert no_plugin is not None and "broker(s) [1] offer only uniform,range" in no_plugin
+    no_assignor = join_problem("g", None, {0: plugin}, ready)
+    assert no_assignor is not None and "must set group.remote.assignor=failover" in no_assignor
+    refused = join_problem("g", "failover", {0: plugin}, protected)
+    assert refused is not None and "roll client-a onto FailoverAssignor(..., migration_ready=True)" in refused
+    for problem in (no_plugin, no_assignor, refused):
+        assert "\n" not in problem
+    # a group that is not a failover group, or a consumer-protocol group, is no business of the check
+    plain = group(DescribedMember("a", "c", "/h"), assignor="range")
+    assert join_problem("g", None, {0: plugin}, plain) is None
+    assert join_problem("g", None, {0: plugin}, group(protocol="consumer", assignor="uniform")) is None
+
+
+def test_preflight_against_an_unreachable_cluster_is_bounded_and_lets_librdkafka_speak() -> None:
+    import time
+
+    from kafka_placement.clients.confluent.join_preflight import consumer_protocol_preflight
+
+    started = time.monotonic()
+    consumer_protocol_preflight({"bootstrap.servers": "127.0.0.1:1", "group.id": "g",
+                                 "group.protocol": "consumer", "group.remote.assignor": "failover"},
+                                timeout_s=1.0)
+    assert time.monotonic() - started < 5.0

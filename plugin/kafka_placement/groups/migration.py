@@ -11,9 +11,11 @@ party cannot see.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from kafka_placement.broker_plugin.build import ASSIGNOR_CLASS, ASSIGNOR_NAME
 from kafka_placement.groups.description import DescribedGroup
 from kafka_placement.groups.failover_check import FAILOVER_ASSIGNORS, is_failover_group
 
@@ -107,3 +109,43 @@ def _consumer(group: DescribedGroup) -> MigrationStatus:
     advice = (f"{len(classic)} classic member(s) left to move" if classic
               else "every member speaks the consumer protocol")
     return MigrationStatus(stage, ranked_by, None, classic, not_ready, tuple(problems), advice)
+
+
+def offers_failover(assignors: Iterable[str]) -> bool:
+    """Does a broker's ``group.consumer.assignors`` hold our failover assignor (by class or by name)?"""
+    return any(entry.strip() in (ASSIGNOR_CLASS, ASSIGNOR_NAME) for entry in assignors)
+
+
+def join_problem(
+    group_id: str,
+    remote_assignor: object,
+    offered: Mapping[int, tuple[str, ...]] | None,
+    group: DescribedGroup | None,
+) -> str | None:
+    """Why a ``group.protocol=consumer`` member with ``group.remote.assignor=remote_assignor`` must not join
+    ``group_id`` now, in one line saying what to change; None when it may. ``offered``: each broker's
+    ``group.consumer.assignors`` (None: unknown); ``group``: the group as described (None: no such group)."""
+    names_failover = isinstance(remote_assignor, str) and remote_assignor.strip() == ASSIGNOR_NAME
+    if names_failover and offered:
+        lacking = sorted(b for b, assignors in offered.items() if not offers_failover(assignors))
+        if lacking:
+            return (f"group.remote.assignor=failover, but broker(s) {lacking} offer only "
+                    f"{','.join(offered[lacking[0]]) or 'their defaults'} (group.consumer.assignors): "
+                    "install the kafka-placement broker plugin on every broker (kafka-placement "
+                    "broker-plugin), or keep this member on the classic protocol with FailoverAssignor; "
+                    f"group {group_id!r} keeps its priorities meanwhile")
+    if group is None or group.protocol != "classic" or migration_status(group).stage == "n/a":
+        return None
+    if not names_failover:
+        return (f"group {group_id!r} is a failover group on the classic protocol: a consumer-protocol member "
+                "must set group.remote.assignor=failover and carry its priority in client.rack "
+                "(kafka_placement.clients.consumer_protocol.confluent_failover_config); with the broker's "
+                "default assignor Kafka would convert the group and spread its partitions over every member")
+    status = migration_status(group)
+    if not status.convertible:
+        roll = ", ".join(next((m.client_id for m in group.members if m.member_id == mid), mid)
+                         for mid, _ in status.not_ready) or "its members"
+        return (f"group {group_id!r} is protected against conversion to the consumer protocol (KAFKA-18134): "
+                f"roll {roll} onto FailoverAssignor(..., migration_ready=True) first (docs/migration.md); "
+                "joining now would fail with 'The group id does not exist'")
+    return None

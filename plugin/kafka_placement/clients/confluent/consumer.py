@@ -33,6 +33,7 @@ from kafka_placement.clients.confluent.consumer_config import SplitConfig, split
 from kafka_placement.clients.confluent.consumer_group_metadata import GroupMetadata, librdkafka_group_metadata
 from kafka_placement.clients.confluent.group_driver import METADATA_WAIT_S as METADATA_WAIT_S
 from kafka_placement.clients.confluent.group_driver import GroupDriver
+from kafka_placement.clients.confluent.join_preflight import consumer_protocol_preflight
 from kafka_placement.clients.confluent.offsets import (
     COMMIT_TIMEOUT_MS,
     GroupCommitter,
@@ -74,9 +75,12 @@ class Consumer:
     :func:`kafka_placement.clients.consumer_protocol.confluent_failover_config`).
     """
 
-    def __new__(cls, config: Mapping[str, Any], *, assignor: object | None = None, **kwargs: Any) -> Any:
+    def __new__(cls, config: Mapping[str, Any], *, assignor: object | None = None, preflight: bool = True,
+                **kwargs: Any) -> Any:
         """With ``group.protocol=consumer`` the broker assigns (KIP-848): no Python-side membership is
-        needed, so this returns librdkafka's own ``confluent_kafka.Consumer`` for ``config`` as given."""
+        needed, so this returns librdkafka's own ``confluent_kafka.Consumer`` for ``config`` as given —
+        after :func:`~kafka_placement.clients.confluent.join_preflight.consumer_protocol_preflight` checked
+        that joining neither spreads nor fails a failover group (``preflight=False`` skips it)."""
         merged = {**config, **kwargs} if isinstance(config, Mapping) else config
         if isinstance(merged, Mapping) and is_consumer_protocol(merged):
             if assignor is not None:
@@ -84,10 +88,13 @@ class Consumer:
                     f"assignor={assignor!r} runs on the classic protocol only; with group.protocol=consumer "
                     "the broker assigns (name it with group.remote.assignor, e.g. failover)"
                 )
+            if preflight:
+                consumer_protocol_preflight(merged)
             return confluent_kafka.Consumer(dict(merged))
         return super().__new__(cls)
 
-    def __init__(self, config: Mapping[str, Any], *, assignor: object | None = None, **kwargs: Any) -> None:
+    def __init__(self, config: Mapping[str, Any], *, assignor: object | None = None, preflight: bool = True,
+                 **kwargs: Any) -> None:
         if kwargs:  # confluent-kafka also takes settings as keywords (logger=...)
             config = {**config, **kwargs}
         self._cfg: SplitConfig = split_config(config, assignor)

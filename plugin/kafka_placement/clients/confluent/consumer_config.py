@@ -104,6 +104,24 @@ def _as_int(key: str, value: object) -> int:
     return number
 
 
+def kafka_python_connection(config: Mapping[str, Any]) -> dict[str, Any]:
+    """The connection settings of confluent-kafka's ``config`` as kafka-python keywords (bootstrap servers,
+    TLS, SASL, client id): for a kafka-python admin client that talks to the same cluster."""
+    out: dict[str, Any] = {}
+    for key, value in config.items():
+        name = _SHARED.get(key)
+        if name is None or key in ("client.rack", "topic.metadata.refresh.interval.ms", "retry.backoff.ms"):
+            if key == _SSL_IDENTIFICATION:
+                out["ssl_check_hostname"] = str(value).lower() == "https"
+            continue
+        if key == "security.protocol" and isinstance(value, str):
+            value = value.upper()
+        if key == "bootstrap.servers" and isinstance(value, str):
+            value = [s.strip() for s in value.split(",") if s.strip()]
+        out[name] = value
+    return out
+
+
 def strategy_names(value: object) -> list[str]:
     """``partition.assignment.strategy`` as librdkafka reads it: a comma-separated string (or a
     list of names). Every name must be one of ours."""
