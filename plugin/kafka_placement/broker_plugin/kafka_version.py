@@ -1,4 +1,5 @@
-"""The Kafka version a broker plugin is built for: checked before any download or compile."""
+"""The Kafka version a broker plugin (or the client-side assignor) is built for: checked before any download
+or compile."""
 
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ MIN_MAJOR = 4
 _VERSION = re.compile(r"(\d{1,4})\.(\d{1,4})\.(\d{1,4})")
 
 
-def check_kafka_version(text: object) -> str:
-    """``text`` if it is a Kafka release ``MAJOR.MINOR.PATCH`` with MAJOR >= 4, else a typed error."""
+def check_kafka_version(text: object, *, needs: str = "the broker plugin needs") -> str:
+    """``text`` if it is a Kafka release ``MAJOR.MINOR.PATCH`` with MAJOR >= 4, else a typed error (``needs``
+    names who refuses it)."""
     if not isinstance(text, str) or _VERSION.fullmatch(text) is None:
         raise InvalidArgumentError(
             f"Kafka version must look like 4.4.0 (MAJOR.MINOR.PATCH, 4.0.0 or newer), got {text!r}"
@@ -21,6 +23,6 @@ def check_kafka_version(text: object) -> str:
     major = int(text.split(".", 1)[0])
     if major < MIN_MAJOR:
         raise InvalidArgumentError(
-            f"Kafka version {text} has no GA consumer group protocol; the broker plugin needs 4.0.0 or newer"
+            f"Kafka version {text} has no GA consumer group protocol; {needs} 4.0.0 or newer"
         )
     return text

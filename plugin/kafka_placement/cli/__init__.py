@@ -30,7 +30,7 @@ from kafka_placement.errors import KafkaPlacementError
 
 SUBCOMMAND_MODULES = (
     "plan", "audit", "reassign", "demo", "conformance", "cluster", "group", "broker_plugin", "rebalance",
-    "soak",
+    "soak", "client_assignor",
 )
 
 
