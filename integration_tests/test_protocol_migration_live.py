@@ -467,3 +467,47 @@ def test_our_consumer_protocol_member_says_what_to_change_instead_of_harming_the
     assert group_type(h) == "CLASSIC" and h.settled_now()
     ok = Consumer(confluent_failover_config(10, None, base))  # the right settings pass the check
     ok.close()
+
+
+JAVA_GROUP_MEMBER = "io.kafkaplacement.conformance.live.GroupMember"
+
+
+class JavaClassicMember(MemberProcess):
+    """The test suite's own Java failover implementation (``integration_tests/java/member``), which, like
+    Java's assignors, leaves the assignment userData empty: a failover leader that is not ours."""
+
+    def __init__(self, classpath: str, bootstrap: str, group: str, name: str, topic: str,
+                 priority: int) -> None:
+        self.name = name
+        super().__init__(["java", "-Xmx192m", "-cp", classpath, JAVA_GROUP_MEMBER, bootstrap, group, name,
+                          topic, f"failover:{priority}"], stderr=subprocess.DEVNULL)
+
+    def log_tail(self, lines: int = 15) -> str:
+        return "(stderr not kept)"
+
+
+def test_a_failover_leader_that_is_not_ours_is_named_before_anything_moves(
+    migration: MigrationGroup, java_member_classpath: str,
+) -> None:
+    """Item 2's last case: another failover implementation leads (priority 40, the test suite's Java
+    assignor) and leaves the assignment userData empty, so Kafka would convert the group although the
+    broker could not see that member's priority. ``group describe`` exits 1 naming it, and our
+    consumer-protocol member refuses to join in one line."""
+    from kafka_placement.clients.confluent import Consumer
+    from kafka_placement.clients.consumer_protocol import confluent_failover_config
+    from kafka_placement.errors import ConsumerConfigError
+
+    h = migration
+    java = JavaClassicMember(java_member_classpath, h.bootstrap, h.group, "j40", h.topic, 40)
+    h._add(Slot(java, 40, "classic"))  # type: ignore[arg-type]  # first in: it leads
+    for p in (30, 20):
+        h.classic(f"c{p}", p, ready=True)
+    h.settle()
+    described = described_as(h, lambda code, d: code == 1 and bool(d["migration"]["problems"]),
+                             "group describe: exit 1 naming the member whose priority the broker can't see")
+    assert "could not see the priority of 1 member(s)" in described["migration"]["problems"][0], described
+    not_ready = described["migration"]["not_ready"]
+    assert [by_client(described)[c]["member_id"] for c in ("j40",)] == list(not_ready), not_ready
+    with pytest.raises(ConsumerConfigError, match="could not see the priority of j40"):
+        Consumer(confluent_failover_config(10, None, {"bootstrap.servers": h.bootstrap, "group.id": h.group}))
+    assert group_type(h) == "CLASSIC" and h.settled_now()

@@ -102,3 +102,12 @@ def test_preflight_against_an_unreachable_cluster_is_bounded_and_lets_librdkafka
                                  "group.protocol": "consumer", "group.remote.assignor": "failover"},
                                 timeout_s=1.0)
     assert time.monotonic() - started < 5.0
+
+
+def test_join_problem_when_a_foreign_failover_leader_left_the_group_convertible() -> None:
+    from kafka_placement.groups.migration import join_problem
+
+    foreign = group(classic("j", 40, ready=False, user_data="empty"),
+                    classic("a", 30, ready=True, user_data="empty"))
+    problem = join_problem("g", "failover", None, foreign)
+    assert problem is not None and "could not see the priority of client-j" in problem

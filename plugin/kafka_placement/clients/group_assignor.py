@@ -168,8 +168,9 @@ CONVERTIBLE = (
 )
 #: What a migration-ready member logs (INFO) when the broker assigns it (Kafka converted the group).
 BROKER_ASSIGNS = (
-    "this migration-ready failover member is assigned by the broker: Kafka converted the group to the "
-    "consumer protocol, whose failover assignor ranks it by the priority in its subscription's rack id"
+    "this migration-ready failover member's assignment carries null userData: the broker assigns the "
+    "group (Kafka converted it to the consumer protocol; its failover assignor ranks this member by the "
+    "priority in its subscription's rack id), or a failover leader that is not kafka-placement's leads"
 )
 
 

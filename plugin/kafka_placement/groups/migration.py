@@ -142,10 +142,14 @@ def join_problem(
                 "(kafka_placement.clients.consumer_protocol.confluent_failover_config); with the broker's "
                 "default assignor Kafka would convert the group and spread its partitions over every member")
     status = migration_status(group)
+    roll = ", ".join(next((m.client_id for m in group.members if m.member_id == mid), mid)
+                     for mid, _ in status.not_ready) or "its members"
     if not status.convertible:
-        roll = ", ".join(next((m.client_id for m in group.members if m.member_id == mid), mid)
-                         for mid, _ in status.not_ready) or "its members"
         return (f"group {group_id!r} is protected against conversion to the consumer protocol (KAFKA-18134): "
                 f"roll {roll} onto FailoverAssignor(..., migration_ready=True) first (docs/migration.md); "
                 "joining now would fail with 'The group id does not exist'")
+    if status.not_ready:
+        return (f"group {group_id!r} would convert, but the broker could not see the priority of {roll} (a "
+                "failover leader that is not kafka-placement's leads): roll them onto kafka-placement's "
+                "FailoverAssignor(..., migration_ready=True) first (docs/migration.md)")
     return None
