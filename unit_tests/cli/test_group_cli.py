@@ -23,9 +23,14 @@ def _group(active: str) -> DescribedGroup:
     return DescribedGroup("billing", "classic", "Stable", "failover", (m("a", 10), m("b", 5)), {"orders": 2})
 
 
-def _run(monkeypatch: pytest.MonkeyPatch, active: str, *extra: str) -> int:
+PLUGIN = ("uniform", "range", "io.kafkaplacement.broker.FailoverServerAssignor")
+
+
+def _run(monkeypatch: pytest.MonkeyPatch, active: str, *extra: str,
+         offered: dict[int, tuple[str, ...]] | None = None) -> int:
     monkeypatch.setattr(group_cli, "check_connection", lambda settings: {})
     monkeypatch.setattr(group_cli, "read_group", lambda settings, group_id: _group(active))
+    monkeypatch.setattr(group_cli, "read_server_assignors", lambda settings: offered)
     return main(["group", "describe", "billing", "--bootstrap-server", "127.0.0.1:9", *extra])
 
 
@@ -49,6 +54,20 @@ def test_json_output(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixt
     assert out["protocol"] == "classic" and out["failover"]["ok"] is False
     assert [m["priority"] for m in out["members"]] == [10, 5]
     assert _run(monkeypatch, "b", "--json", "--no-failover") == 0
+
+
+def test_migration_lines_and_a_cluster_without_the_plugin(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _run(monkeypatch, "a", offered={0: PLUGIN, 1: PLUGIN}) == 0
+    out = capsys.readouterr().out
+    assert ("migration: classic; ranked by the classic group leader (failover); protected against "
+            "conversion") in out
+    assert _run(monkeypatch, "a", "--json", offered={0: PLUGIN, 1: ("uniform", "range")}) == 0
+    migration = json.loads(capsys.readouterr().out)["migration"]
+    assert migration["brokers_without_failover"] == [1]
+    assert migration["advice"].startswith("stay classic: broker(s) [1] do not offer the failover server "
+                                          "assignor")
 
 
 def test_usage_errors_are_one_line(capsys: pytest.CaptureFixture[str]) -> None:

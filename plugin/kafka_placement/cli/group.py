@@ -129,6 +129,19 @@ def _consumer_group_without_racks(
     return replace(group, partitions_per_topic=counts, notes=notes)
 
 
+def read_server_assignors(settings: ConnectionSettings) -> dict[int, tuple[str, ...]] | None:
+    """Every broker's ``group.consumer.assignors`` (does the cluster offer our failover assignor?); None
+    when they cannot be read (e.g. no DescribeConfigs permission on a managed cluster)."""
+    from confluent_kafka.admin import AdminClient
+
+    from kafka_placement.clients.confluent.join_preflight import server_assignors
+
+    try:
+        return server_assignors(AdminClient(settings.confluent()), settings.timeout_s)
+    except Exception:
+        return None
+
+
 def _names(group: DescribedGroup) -> dict[str, str]:
     """member id → ``client-id (member-id…)`` for the judgement lines."""
     return {m.member_id: f"{m.client_id or '?'} ({m.member_id[:12]})" for m in group.members}
@@ -189,7 +202,8 @@ def run_describe(args: argparse.Namespace) -> int:
     check_connection(settings)
     group = read_group(settings, args.group)
     check = check_failover(group, failover=args.failover)
-    migration = migration_status(group, failover=args.failover)
+    offered = read_server_assignors(settings) if check.applies else None
+    migration = migration_status(group, failover=args.failover, offered=offered)
     if args.json:
         out = {
             "group_id": group.group_id,

@@ -12,7 +12,7 @@ party cannot see.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from kafka_placement.broker_plugin.build import ASSIGNOR_CLASS, ASSIGNOR_NAME
@@ -36,6 +36,8 @@ class MigrationStatus:
     not_ready: tuple[tuple[str, str], ...] = ()
     problems: tuple[str, ...] = ()
     advice: str = ""
+    #: brokers lacking our failover server assignor (None: not read)
+    brokers_without_failover: tuple[int, ...] | None = None
 
     @property
     def honoured(self) -> bool:
@@ -51,18 +53,34 @@ class MigrationStatus:
             "problems": list(self.problems),
             "honoured": self.honoured,
             "advice": self.advice,
+            "brokers_without_failover": (None if self.brokers_without_failover is None
+                                         else list(self.brokers_without_failover)),
         }
 
 
-def migration_status(group: DescribedGroup, *, failover: bool | None = None) -> MigrationStatus:
+def migration_status(
+    group: DescribedGroup,
+    *,
+    failover: bool | None = None,
+    offered: Mapping[int, tuple[str, ...]] | None = None,
+) -> MigrationStatus:
     """The status of ``group``; ``failover`` as in
-    :func:`~kafka_placement.groups.failover_check.check_failover`."""
+    :func:`~kafka_placement.groups.failover_check.check_failover`; ``offered``: each broker's
+    ``group.consumer.assignors`` (None: not read)."""
     judged = failover if failover is not None else is_failover_group(group)
     if not judged or group.protocol not in ("classic", "consumer"):
         return MigrationStatus("n/a", group.assignor or "unknown")
-    if group.protocol == "classic":
-        return _classic(group)
-    return _consumer(group)
+    status = _classic(group) if group.protocol == "classic" else _consumer(group)
+    if offered is None:
+        return status
+    lacking = tuple(sorted(b for b, assignors in offered.items() if not offers_failover(assignors)))
+    if lacking and group.protocol == "classic":
+        status = replace(status, advice=(
+            f"stay classic: broker(s) {list(lacking)} do not offer the failover server assignor "
+            f"(group.consumer.assignors={','.join(offered[lacking[0]])}), so a consumer-protocol failover "
+            "member would be refused; install the kafka-placement broker plugin first (kafka-placement "
+            "broker-plugin) — " + status.advice))
+    return replace(status, brokers_without_failover=lacking)
 
 
 def _classic(group: DescribedGroup) -> MigrationStatus:
