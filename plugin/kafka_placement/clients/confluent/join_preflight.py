@@ -83,7 +83,7 @@ def consumer_protocol_preflight(config: Mapping[str, Any], timeout_s: float = PR
         connection = {k: v for k, v in config.items()
                       if k.startswith(("bootstrap.", "security.", "sasl.", "ssl.")) or k == "client.id"}
         try:
-            found["offered"] = server_assignors(AdminClient(connection), timeout_s)
+            found["offered"] = server_assignors(AdminClient(connection, logger=log), timeout_s)
         except Exception as exc:  # e.g. no DESCRIBE_CONFIGS permission on a managed cluster
             found["offered_error"] = exc
         try:
