@@ -5,14 +5,21 @@ future failed with the connection's exception, here the ``ConnectionResetError``
 from __future__ import annotations
 
 import inspect
+import socket
+import struct
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 from kafka.cluster import ClusterMetadata
 from kafka.errors import KafkaConnectionError, KafkaError, NodeNotReadyError
 from kafka.future import Future
+from kafka.net.manager import KafkaConnectionManager
 from kafka.net.selector import NetworkSelector
+from kafka.net.transport import KafkaSSLTransport
+from kafka.protocol.metadata import MetadataResponse
 
 from kafka_placement.clients.kafka_python import metadata_refresh
 from kafka_placement.clients.kafka_python.consumer import KafkaConsumer
@@ -61,9 +68,9 @@ class ScriptedManager:
 def _cluster(outcomes: list[BaseException], mended: bool) -> tuple[ClusterMetadata, ScriptedManager]:
     cluster = ClusterMetadata(bootstrap_servers=["127.0.0.1:9"], retry_backoff_ms=5)
     manager = ScriptedManager(outcomes)
-    cluster.attach(manager)
-    if mended:
+    if mended:  # before attach: the scripted manager builds no connections, only the refresh is mended
         mend_metadata_refresh(cluster)
+    cluster.attach(manager)
     cluster.start_refresh_loop()
     return cluster, manager
 
@@ -105,9 +112,9 @@ def test_with_the_mend_the_loop_sends_the_next_metadata_request_after_a_reset() 
     assert waiting.failed() and isinstance(waiting.exception, KafkaConnectionError)
     assert waiting.exception.__cause__ is RESET
     assert metadata_refresh._MENDED[cluster].converted == [
-        "ConnectionResetError: [Errno 104] Connection reset by peer",
-        "OSError: [Errno 113] No route to host",
-        "ConnectionResetError: [Errno 104] Connection reset by peer",
+        "refresh: ConnectionResetError: [Errno 104] Connection reset by peer",
+        "refresh: OSError: [Errno 113] No route to host",
+        "refresh: ConnectionResetError: [Errno 104] Connection reset by peer",
     ]
 
 
@@ -134,6 +141,78 @@ def test_bad_input_names_the_value() -> None:
         client_cluster("nope")
 
 
+# --- where the bare OSError starts: a TLS connection reset before kafka-python wraps its socket --------
+
+
+@pytest.fixture()
+def resetting_port() -> Iterator[int]:
+    """A TCP server that resets (RST: SO_LINGER 0, then close) every connection 0.2 s after accepting it:
+    after the client's connect completed, before its late TLS wrap (:func:`_tls_manager`)."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)
+    server.settimeout(0.1)
+    stop = threading.Event()
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+            except TimeoutError:
+                continue
+            time.sleep(0.2)
+            conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            conn.close()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    yield int(server.getsockname()[1])
+    stop.set()
+    thread.join(5)
+    server.close()
+
+
+def _tls_manager(port: int, monkeypatch: pytest.MonkeyPatch) -> KafkaConnectionManager:
+    """kafka-python's own manager for a TLS node at ``port``, its TLS context built 1 s late so that the
+    server's reset is there before the wrap (as on a loaded client)."""
+    build_context = KafkaSSLTransport._build_ssl_context
+
+    def late_context(config: dict[str, Any]) -> Any:
+        time.sleep(1.0)
+        return build_context(config)
+
+    monkeypatch.setattr(KafkaSSLTransport, "_build_ssl_context", staticmethod(late_context))
+    return KafkaConnectionManager(NetworkSelector(), bootstrap_servers=[f"127.0.0.1:{port}"],
+                                  security_protocol="SSL", ssl_check_hostname=False)
+
+
+def _build_transport(manager: KafkaConnectionManager, port: int) -> None:
+    node = MetadataResponse.MetadataResponseBroker(0, "127.0.0.1", port, None)
+    try:
+        manager._net.run(manager._build_transport, node)
+    finally:
+        manager._net.close()
+
+
+def test_without_the_mend_a_reset_before_the_tls_wrap_is_a_bare_oserror(
+    resetting_port: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """kafka-python raises it unwrapped (``SSLContext.wrap_socket``: ``getpeername`` fails, then ``recv``)."""
+    with pytest.raises(ConnectionResetError):
+        _build_transport(_tls_manager(resetting_port, monkeypatch), resetting_port)
+
+
+def test_with_the_mend_the_reset_is_a_kafka_connection_error(
+    resetting_port: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    manager = _tls_manager(resetting_port, monkeypatch)
+    mend = mend_metadata_refresh(manager.cluster)
+    expected = f"connecting to 127.0.0.1:{resetting_port}: ConnectionResetError"
+    with pytest.raises(KafkaConnectionError, match=expected):
+        _build_transport(manager, resetting_port)
+    assert mend.converted == ["connect: ConnectionResetError: [Errno 104] Connection reset by peer"]
+
+
 # --- the private kafka-python names the mend uses: each fails loudly if a release changes it ----------
 
 
@@ -141,6 +220,21 @@ def test_private_refresh_step_is_the_coroutine_refresh_metadata_awaits() -> None
     assert inspect.iscoroutinefunction(ClusterMetadata._do_refresh_metadata)
     assert "await self._do_refresh_metadata(node_id)" in inspect.getsource(ClusterMetadata.refresh_metadata)
     assert "self.failed_update(exc)" in inspect.getsource(ClusterMetadata._do_refresh_metadata)
+
+
+def test_private_transport_build_is_what_connect_awaits_and_hands_its_error_on() -> None:
+    assert inspect.iscoroutinefunction(KafkaConnectionManager._build_transport)
+    connect = inspect.getsource(KafkaConnectionManager._connect)
+    assert "transport = await self._build_transport(node, timeout_at=timeout_at)" in connect
+    assert "conn.connection_lost(exc)" in connect  # every request waiting on the connection gets it
+
+
+def test_private_manager_of_a_cluster_is_set_by_attach() -> None:
+    cluster = ClusterMetadata(bootstrap_servers=["127.0.0.1:9"])
+    assert cluster._manager is None
+    manager = ScriptedManager([])
+    cluster.attach(manager)
+    assert cluster._manager._net is manager._net  # a weak proxy of the manager
 
 
 def test_private_refresh_loop_future_is_where_the_loop_runs() -> None:

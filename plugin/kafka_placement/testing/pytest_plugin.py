@@ -4,7 +4,8 @@ Fixtures: ``kafka_cluster`` (session: a fresh cluster started with Testcontainer
 named by ``--kafka-bootstrap-server``), ``kafka_admin`` (a kafka-python admin client on it),
 ``kafka_topic_factory`` (``create(partitions=3, replication_factor=1)`` → a fresh topic name, deleted
 after the test), ``kafka_secure_cluster`` (SASL_SSL + SCRAM-SHA-512 + ACLs, 3 brokers on 3 racks) and
-``kafka_cluster_factory`` (any security/racks, one cluster per distinct shape per session).
+``kafka_cluster_factory`` (any security/racks, one cluster per distinct shape per session) and
+``kafka_proxied_cluster`` (TLS, 3 brokers, every client byte through a Toxiproxy proxy per broker).
 
 Options (each also an ini key with ``-`` → ``_``, the command line wins): ``--kafka-image``,
 ``--kafka-brokers``, ``--kafka-racks``, ``--kafka-security``, ``--kafka-bootstrap-server`` with
@@ -237,11 +238,12 @@ SECURE_CLUSTER_RACKS: Mapping[int, str] = {0: "rack1", 1: "rack2", 2: "rack3"}
 
 
 class _ClusterFactory:
-    """Starts clusters on demand, one per distinct (security, acls, racks); stops them all at the end."""
+    """Starts clusters on demand, one per distinct (security, acls, racks, fault_proxy); stops them all at
+    the end."""
 
     def __init__(self, options: ClusterOptions) -> None:
         self._options = options
-        self._clusters: dict[tuple[str, bool, tuple[tuple[int, str], ...]], KafkaCluster] = {}
+        self._clusters: dict[tuple[str, bool, tuple[tuple[int, str], ...], bool], KafkaCluster] = {}
 
     def __call__(
         self,
@@ -249,11 +251,13 @@ class _ClusterFactory:
         *,
         acls: bool = False,
         racks: Mapping[int, str] = SECURE_CLUSTER_RACKS,
+        fault_proxy: bool = False,
     ) -> KafkaCluster:
-        key = (security, acls, tuple(sorted(racks.items())))
+        key = (security, acls, tuple(sorted(racks.items())), fault_proxy)
         if key in self._clusters:
             return self._clusters[key]
-        cluster = KafkaCluster(self._options.image, racks=racks, security=security, acls=acls)
+        cluster = KafkaCluster(self._options.image, racks=racks, security=security, acls=acls,
+                               fault_proxy=fault_proxy)
         self._clusters[key] = cluster  # registered first: a SIGTERM during start still removes it
         try:
             return _started(cluster, self._options, f" ({security})")
@@ -269,7 +273,7 @@ class _ClusterFactory:
 
 @pytest.fixture(scope="session")
 def kafka_cluster_factory(request: pytest.FixtureRequest) -> Iterator[Callable[..., KafkaCluster]]:
-    """``factory(security="sasl_ssl", acls=True, racks={0: "rack1", ...})`` → a started
+    """``factory(security="sasl_ssl", acls=True, racks={0: "rack1", ...}, fault_proxy=False)`` → a started
     :class:`KafkaCluster` (the same object for the same arguments within the session). Its
     ``client_settings(user)`` / ``kafka_python_settings(user)`` / ``librdkafka_settings(user)`` and
     ``write_client_config(path, user)`` give clients what they need; users ``admin`` and ``alice``."""
@@ -292,6 +296,18 @@ def kafka_secure_cluster(kafka_cluster_factory: Callable[..., KafkaCluster]) -> 
 
 
 @pytest.fixture()
+def kafka_proxied_cluster(kafka_cluster_factory: Callable[..., KafkaCluster]) -> Iterator[KafkaCluster]:
+    """A live TLS cluster, brokers 0–2 on racks rack1–rack3, whose clients reach each broker only through its
+    own Toxiproxy proxy (inter-broker traffic is direct): ``cluster.faults.add(toxic, brokers=[0])`` or
+    ``with cluster.faults.toxic(latency(200), brokers=[1]): …``. Started once per session (by
+    ``kafka_cluster_factory``); every proxy is enabled and without toxics again after each test."""
+    cluster = kafka_cluster_factory("ssl", fault_proxy=True)
+    cluster.faults.clear()
+    yield cluster
+    cluster.faults.clear()
+
+
+@pytest.fixture()
 def kafka_cluster_healthy(kafka_cluster: KafkaCluster | ExternalCluster) -> KafkaCluster | ExternalCluster:
     """``kafka_cluster`` after checking every broker is listed with its rack (waits up to 60 s)."""
     kafka_cluster.wait_ready(60.0)
@@ -307,6 +323,7 @@ __all__ = [
     "kafka_cluster",
     "kafka_cluster_factory",
     "kafka_cluster_healthy",
+    "kafka_proxied_cluster",
     "kafka_secure_cluster",
     "kafka_topic_factory",
     "pytest_addoption",  # a hook: pytest finds it among this module's names

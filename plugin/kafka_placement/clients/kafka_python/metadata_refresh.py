@@ -11,9 +11,16 @@ MetadataRequest among them (seen in a secured soak when a broker was SIGKILLed; 
 Java's ``NetworkClient`` turns every ``IOException`` of a connection into a disconnect, and a metadata
 request lost to a disconnect is asked again (``DefaultMetadataUpdater.handleServerDisconnect``, Kafka
 ``clients/src/main/java/org/apache/kafka/clients/NetworkClient.java``). :func:`mend_metadata_refresh`
-does the same for one ``ClusterMetadata``: an ``OSError`` from a refresh arrives as kafka-python's
-``KafkaConnectionError`` (a ``KafkaError``, which its loop already retries), as the exception the
-refresh raises and as the failure of the ``request_update()`` future. Other exceptions are left alone.
+does the same for one client, in two places:
+
+- where the bare ``OSError`` starts: building a connection's transport (``create_connection`` and the TLS
+  handshake already raise ``KafkaConnectionError``; the TLS wrap between them does not). Every request
+  waiting on that connection then fails with a ``KafkaConnectionError`` — the refresh's MetadataRequest,
+  and also a consumer's FindCoordinator, whose bare ``OSError`` kafka-python raises out of ``poll()``
+  (seen in the live test without this mend);
+- the refresh itself, for an ``OSError`` from anywhere else: it arrives as the exception the refresh
+  raises (a ``KafkaError``, which the loop already retries) and as the ``request_update()`` future's
+  failure. Other exceptions are left alone.
 
 kafka-python has no public hook here; the private names used are only in this module, each checked by
 ``unit_tests/clients/test_kafka_python_metadata_refresh.py`` against the installed release.
@@ -37,6 +44,10 @@ __all__ = ["MetadataRefreshMend", "client_cluster", "mend_metadata_refresh", "re
 _REFRESH_STEP = "_do_refresh_metadata"
 #: The loop's future (private), set by ``start_refresh_loop``: done means the loop ended.
 _LOOP_FUTURE = "_refresh_loop_future"
+#: ``KafkaConnectionManager``'s transport build (private): TCP connect, TLS wrap, TLS handshake.
+_TRANSPORT_BUILD = "_build_transport"
+#: The cluster's manager (private, a weak proxy set by ``attach``).
+_MANAGER = "_manager"
 
 if not inspect.iscoroutinefunction(getattr(ClusterMetadata, _REFRESH_STEP, None)):  # pragma: no cover
     raise ImportError(f"this kafka-python has no coroutine ClusterMetadata.{_REFRESH_STEP}; kafka_placement "
@@ -45,7 +56,8 @@ if not inspect.iscoroutinefunction(getattr(ClusterMetadata, _REFRESH_STEP, None)
 
 @dataclass
 class MetadataRefreshMend:
-    """What the mend did on one ``ClusterMetadata``: each ``OSError`` it turned into a connection error."""
+    """What the mend did on one client: each ``OSError`` it turned into a connection error, as
+    ``connect: <error>`` (building a connection) or ``refresh: <error>`` (a refresh)."""
 
     converted: list[str] = field(default_factory=list)
 
@@ -53,17 +65,34 @@ class MetadataRefreshMend:
 _MENDED: weakref.WeakKeyDictionary[ClusterMetadata, MetadataRefreshMend] = weakref.WeakKeyDictionary()
 
 
-def _as_connection_error(exc: BaseException) -> KafkaConnectionError | None:
+def _as_connection_error(exc: BaseException, where: str = "metadata refresh") -> KafkaConnectionError | None:
     if isinstance(exc, OSError) and not isinstance(exc, KafkaError):
-        converted = KafkaConnectionError(f"metadata refresh: {type(exc).__name__}: {exc}")
+        converted = KafkaConnectionError(f"{where}: {type(exc).__name__}: {exc}")
         converted.__cause__ = exc
         return converted
     return None
 
 
+def _mend_transport_build(manager: Any, mend: MetadataRefreshMend) -> None:
+    build: Callable[..., Coroutine[Any, Any, Any]] = getattr(manager, _TRANSPORT_BUILD)
+
+    async def build_transport(node: Any, timeout_at: Any = None) -> Any:
+        try:
+            return await build(node, timeout_at=timeout_at)
+        except OSError as exc:
+            converted = _as_connection_error(exc, f"connecting to {node.host}:{node.port}")
+            if converted is None:
+                raise
+            mend.converted.append(f"connect: {type(exc).__name__}: {exc}")
+            raise converted from exc
+
+    setattr(manager, _TRANSPORT_BUILD, build_transport)
+
+
 def mend_metadata_refresh(cluster: ClusterMetadata) -> MetadataRefreshMend:
-    """Mend ``cluster`` (kafka-python's ``ClusterMetadata`` of one client); idempotent. Takes effect at its
-    loop's next refresh, also when the loop is already running (it looks the step up on the instance)."""
+    """Mend ``cluster`` (kafka-python's ``ClusterMetadata`` of one client) and the connection manager it is
+    attached to; idempotent. Takes effect at the next refresh and the next connection, also when the loop
+    is already running (kafka-python looks both steps up on the instance)."""
     if not isinstance(cluster, ClusterMetadata):
         from kafka_placement.errors import InvalidArgumentError
 
@@ -82,7 +111,7 @@ def mend_metadata_refresh(cluster: ClusterMetadata) -> MetadataRefreshMend:
             converted = _as_connection_error(exc)
             if converted is None:
                 raise
-            mend.converted.append(f"{type(exc).__name__}: {exc}")
+            mend.converted.append(f"refresh: {type(exc).__name__}: {exc}")
             raise converted from exc
 
     def failed_update_mended(exception: BaseException) -> None:
@@ -91,6 +120,9 @@ def mend_metadata_refresh(cluster: ClusterMetadata) -> MetadataRefreshMend:
 
     setattr(cluster, _REFRESH_STEP, refresh_step)
     cluster.failed_update = failed_update_mended  # type: ignore[method-assign]
+    manager = getattr(cluster, _MANAGER)
+    if manager is not None:  # attached: a client's own cluster (a standalone one has no connections)
+        _mend_transport_build(manager, mend)
     _MENDED[cluster] = mend
     return mend
 

@@ -1,0 +1,139 @@
+"""Live, through Toxiproxy: connections reset during metadata requests; our kafka-python clients carry on.
+
+kafka-python 3.0.12's metadata refresh loop ends for good when a refresh fails with a bare ``OSError``
+(:mod:`kafka_placement.clients.kafka_python.metadata_refresh`). On a TLS cluster the proxy makes one:
+``reset_peer`` sets the client connection to close with a TCP RST, and a ``timeout`` of 1 ms closes each
+connection right after it opens — before the client's first TLS byte — so kafka-python's
+``SSLContext.wrap_socket`` raises ``ConnectionResetError``, which reaches the MetadataRequest waiting on
+that connection. (``reset_peer`` alone resets a connection on its first bytes: a refresh then fails with a
+``KafkaConnectionError``, which kafka-python already retries.)
+
+Every client byte of the cluster passes its proxy; the brokers replicate directly. Under the fault run our
+producer and consumer and an unmended ``kafka.KafkaProducer`` beside them. Expected: the unmended
+producer's loop ends and it can no longer learn a new topic; ours convert the resets, and afterwards
+every record they produce is acknowledged, and every acknowledged record is consumed. Without the mend
+this test fails (two runs of two): our consumer's ``poll()`` raises the bare ``ConnectionResetError`` of a
+FindCoordinator request that met the same reset.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any
+
+import pytest
+
+from member_process import wait_until
+
+pytestmark = pytest.mark.integration
+
+BEFORE, DURING, AFTER = 50, 50, 200  # records produced before, during and after the fault
+FAULT_WINDOW_S = 60.0  # bound on the wait for the resets to reach all three clients (0.2-2 s measured)
+ACK_TIMEOUT_S = 120.0  # each record: the producer's delivery timeout (120 s) is the bound that matters
+CONSUME_TIMEOUT_S = 120.0
+
+
+def _topic(cluster: Any, admin: Any, partitions: int) -> str:
+    from kafka import KafkaAdminClient
+
+    from kafka_placement.testing.topics import create_topic
+
+    name = f"net-faults-{uuid.uuid4().hex[:8]}"
+    create_topic(admin, name, partitions, 3, config={"min.insync.replicas": "2"},
+                 fresh_admin=lambda: KafkaAdminClient(**cluster.kafka_python_settings()))
+    return name
+
+
+def test_resets_during_metadata_requests_end_kafka_pythons_loop_not_ours(kafka_proxied_cluster: Any) -> None:
+    import kafka
+    from kafka import KafkaAdminClient
+    from kafka.errors import KafkaTimeoutError
+
+    from kafka_placement.clients.kafka_python.consumer import KafkaConsumer
+    from kafka_placement.clients.kafka_python.metadata_refresh import client_cluster, refresh_loop_ended
+    from kafka_placement.clients.kafka_python.producer import KafkaProducer
+    from kafka_placement.testing.toxiproxy import reset_peer, timeout
+
+    cluster = kafka_proxied_cluster
+    settings = cluster.kafka_python_settings()
+    assert settings["bootstrap_servers"] == cluster.layout.bootstrap_servers  # the proxies' ports
+    admin = KafkaAdminClient(**settings)
+    producer = KafkaProducer(**settings, acks="all", linger_ms=5)
+    plain = kafka.KafkaProducer(**settings, acks="all", max_block_ms=10_000)
+    consumer: Any = None
+    try:
+        topic = _topic(cluster, admin, partitions=3)
+        consumer = KafkaConsumer(topic, **settings, group_id=f"net-faults-{uuid.uuid4().hex[:8]}",
+                                 auto_offset_reset="earliest", enable_auto_commit=False,
+                                 session_timeout_ms=10_000, heartbeat_interval_ms=1_000)
+        consumed: dict[bytes, tuple[int, int]] = {}
+
+        def consume_for(seconds: float) -> None:
+            end = time.monotonic() + seconds
+            while time.monotonic() < end:
+                for records in consumer.poll(timeout_ms=200).values():
+                    for record in records:
+                        consumed[record.value] = (record.partition, record.offset)
+
+        acked: dict[bytes, tuple[int, int]] = {}
+        futures: dict[bytes, Any] = {}
+
+        def send(phase: str, count: int) -> None:
+            for i in range(count):
+                value = f"{phase}-{i}".encode()
+                futures[value] = producer.send(topic, value=value, key=str(i).encode())
+
+        def settle(values: list[bytes]) -> None:
+            for value in values:
+                metadata = futures[value].get(timeout=ACK_TIMEOUT_S)
+                acked[value] = (metadata.partition, metadata.offset)
+
+        send("before", BEFORE)
+        settle([v for v in futures if v.startswith(b"before")])
+        plain.send(topic, b"plain-before").get(timeout=ACK_TIMEOUT_S)
+        wait_until(lambda: consume_for(0.5) or len(consumed) >= BEFORE, CONSUME_TIMEOUT_S,
+                   f"our consumer reading the {BEFORE} records produced before the fault")
+        assert refresh_loop_ended(client_cluster(plain)) is False  # running, like ours
+
+        clients = {"our producer": producer.metadata_refresh, "our consumer": consumer.metadata_refresh}
+        with cluster.faults.toxic(reset_peer(stream="upstream"), timeout(1, stream="upstream")):
+            send("during", DURING)
+
+            def reached() -> bool:
+                consume_for(0.2)
+                return bool(refresh_loop_ended(client_cluster(plain))) and all(
+                    m.converted for m in clients.values())
+
+            try:
+                wait_until(reached, FAULT_WINDOW_S, "the resets to reach every client's metadata refresh")
+            except AssertionError as exc:
+                ended = refresh_loop_ended(client_cluster(plain))
+                seen = {name: m.converted for name, m in clients.items()}
+                raise AssertionError(f"{exc}: unmended loop ended {ended}, converted {seen}") from None
+
+        print(f"converted under the fault: { {n: len(m.converted) for n, m in clients.items()} }, first "
+              f"{producer.metadata_refresh.converted[:1] or consumer.metadata_refresh.converted[:1]}")
+        # the bug, live: the unmended producer's loop is gone, so a topic it has not seen is never learnt
+        assert refresh_loop_ended(client_cluster(plain)) is True
+        fresh = _topic(cluster, admin, partitions=1)
+        with pytest.raises(KafkaTimeoutError):
+            plain.send(fresh, b"never")
+
+        # ours: loops alive, and they carry on
+        assert refresh_loop_ended(client_cluster(producer)) is False
+        assert refresh_loop_ended(client_cluster(consumer)) is False
+        assert producer.send(fresh, b"learnt").get(timeout=ACK_TIMEOUT_S).topic == fresh
+        send("after", AFTER)
+        settle([v for v in futures if not v.startswith(b"before")])  # during and after: all acknowledged
+        assert len(acked) == BEFORE + DURING + AFTER
+        wait_until(lambda: consume_for(0.5) or set(acked) <= set(consumed), CONSUME_TIMEOUT_S,
+                   "our consumer reading every acknowledged record")
+        for value, where in acked.items():  # nothing acknowledged lost, each where the broker said
+            assert consumed[value] == where, value
+    finally:
+        if consumer is not None:
+            consumer.close()
+        producer.close(timeout=10)
+        plain.close(timeout=10)
+        admin.close()
