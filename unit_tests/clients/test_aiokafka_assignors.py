@@ -131,3 +131,29 @@ def test_assignors_from_a_java_style_config() -> None:
     assert [a.name for a in assignors_from_config()] == ["range"]
     with pytest.raises(UnknownStrategyError, match="needs cooperative rebalancing, which aiokafka does not"):
         assignors_from_config("range,cooperative-sticky")
+
+
+def test_migration_ready_member_sends_a_v3_subscription_that_kafka_python_and_aiokafka_read() -> None:
+    from kafka.protocol.consumer.metadata import ConsumerProtocolSubscription
+
+    raw = FailoverAssignor(30, rack="az1", migration_ready=True).metadata({"t", "u"}).encode()
+    other = ConsumerProtocolSubscription.decode(raw)  # an independent decoder of Kafka's schema
+    assert (other.version, other.topics, other.rack_id) == (3, ["t", "u"], "az1#priority=30")
+    assert other.user_data == struct.pack(">i", 30)
+    assert other.owned_partitions == [] and other.generation_id == -1
+    v0 = ConsumerProtocol.METADATA.decode(raw)  # an aiokafka leader still reads its topics and priority
+    assert (v0.subscription, v0.user_data) == (["t", "u"], struct.pack(">i", 30))
+    assert FailoverAssignor(30).metadata({"t"}).version == 0  # not ready: aiokafka's own v0 as before
+
+
+def test_aiokafka_leader_keeps_a_ready_group_protected_and_says_why(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from kafka_placement.clients.aiokafka.assignors import LEADER_CANNOT_SEE_RACKS
+
+    members = {"a": FailoverAssignor(30, migration_ready=True), "b": FailoverAssignor(20, migration_ready=True)}
+    with caplog.at_level("INFO"):
+        raw = members["a"].assign(FakeCluster({"t": 2}), join(members, {"a": ["t"], "b": ["t"]}))
+        members["a"].assign(FakeCluster({"t": 2}), join(members, {"a": ["t"], "b": ["t"]}))
+    assert all(ConsumerProtocol.ASSIGNMENT.decode(a.encode()).user_data for a in raw.values())
+    assert [r.getMessage() for r in caplog.records].count(LEADER_CANNOT_SEE_RACKS) == 1
