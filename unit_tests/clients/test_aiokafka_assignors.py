@@ -151,7 +151,8 @@ def test_aiokafka_leader_keeps_a_ready_group_protected_and_says_why(
 ) -> None:
     from kafka_placement.clients.aiokafka.assignors import LEADER_CANNOT_SEE_RACKS
 
-    members = {"a": FailoverAssignor(30, migration_ready=True), "b": FailoverAssignor(20, migration_ready=True)}
+    members = {"a": FailoverAssignor(30, migration_ready=True),
+               "b": FailoverAssignor(20, migration_ready=True)}
     with caplog.at_level("INFO"):
         raw = members["a"].assign(FakeCluster({"t": 2}), join(members, {"a": ["t"], "b": ["t"]}))
         members["a"].assign(FakeCluster({"t": 2}), join(members, {"a": ["t"], "b": ["t"]}))
