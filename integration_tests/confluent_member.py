@@ -35,7 +35,9 @@ def main(config: Json) -> int:
 
     closing = watch_stdin()
     strategy = config["strategy"]
-    assignor: Any = FailoverAssignor(priority=config["priority"]) if strategy == "failover" else strategy
+    ready = bool(config.get("migration_ready"))  # docs/migration.md
+    assignor: Any = (FailoverAssignor(priority=config["priority"], migration_ready=ready)
+                     if strategy == "failover" else strategy)
     if isinstance(assignor, str) and "," in assignor:  # a list, e.g. Java's "cooperative-sticky,range"
         assignor = [name.strip() for name in assignor.split(",")]
     conf: Json = {

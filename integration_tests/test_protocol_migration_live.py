@@ -69,7 +69,30 @@ class ConsumerProtocolFailoverMember(MemberProcess):
             return "".join(f.readlines()[-lines:])
 
 
-AnyMember = Worker | ConsumerProtocolFailoverMember
+CLASSIC_SCRIPTS = {"aiokafka": "aiokafka_member.py", "confluent": "confluent_member.py"}
+
+
+class ClassicMember(MemberProcess):
+    """A classic failover member in ``aiokafka_member.py`` or ``confluent_member.py`` (our confluent
+    ``Consumer``: kafka-python runs its membership, librdkafka fetches)."""
+
+
+    def __init__(self, client: str, bootstrap: str, group: str, name: str, topic: str, priority: int,
+                 ready: bool, log_dir: Path) -> None:
+        self.name = name
+        self.log = (log_dir / f"{name}.log").open("w")
+        config = {"bootstrap": bootstrap, "group": group, "name": name, "topics": [topic],
+                  "priority": priority, "strategy": "failover", "migration_ready": ready,
+                  "session_timeout_ms": SESSION_MS}
+        script = Path(__file__).with_name(CLASSIC_SCRIPTS[client])
+        super().__init__([sys.executable, str(script), json.dumps(config)], stderr=self.log)
+
+    def log_tail(self, lines: int = 15) -> str:
+        with open(self.log.name, errors="replace") as f:
+            return "".join(f.readlines()[-lines:])
+
+
+AnyMember = Worker | ConsumerProtocolFailoverMember | ClassicMember
 
 
 def owned_at(member: AnyMember, t: float) -> frozenset[int]:
@@ -141,11 +164,17 @@ class MigrationGroup:
     def stop(self) -> None:
         self._stop.set()
 
-    def classic(self, name: str, priority: int, *, ready: bool) -> Slot:
-        worker = Worker(self.bootstrap, self.group, name, [self.topic], "failover", str(self.log_dir),
-                        priority=priority, migration_ready=ready, session_timeout_ms=SESSION_MS,
-                        report_records=True)
-        return self._add(Slot(worker, priority, "classic"))
+    def classic(self, name: str, priority: int, *, ready: bool, client: str = "kafka-python") -> Slot:
+        """A classic failover member: kafka-python (``Worker``), aiokafka or our confluent ``Consumer``."""
+        member: AnyMember
+        if client == "kafka-python":
+            member = Worker(self.bootstrap, self.group, name, [self.topic], "failover", str(self.log_dir),
+                            priority=priority, migration_ready=ready, session_timeout_ms=SESSION_MS,
+                            report_records=True)
+        else:
+            member = ClassicMember(client, self.bootstrap, self.group, name, self.topic, priority, ready,
+                                   self.log_dir)
+        return self._add(Slot(member, priority, "classic"))
 
     def consumer(self, name: str, priority: int) -> Slot:
         member = ConsumerProtocolFailoverMember(self.bootstrap, self.group, name, self.topic, priority,
@@ -511,3 +540,27 @@ def test_a_failover_leader_that_is_not_ours_is_named_before_anything_moves(
     with pytest.raises(ConsumerConfigError, match="could not see the priority of j40"):
         Consumer(confluent_failover_config(10, None, {"bootstrap.servers": h.bootstrap, "group.id": h.group}))
     assert group_type(h) == "CLASSIC" and h.settled_now()
+
+
+def test_kafka_python_aiokafka_and_confluent_classic_members_move_together(migration: MigrationGroup) -> None:
+    """Every classic client we support in one group (kafka-python leads: it joined first; an aiokafka member
+    and our confluent ``Consumer`` follow, all migration-ready), replaced lowest first by consumer-protocol
+    members under load."""
+    h = migration
+    start = time.time()
+    members = {30: h.classic("c30", 30, ready=True),
+               20: h.classic("a20", 20, ready=True, client="aiokafka"),
+               10: h.classic("f10", 10, ready=True, client="confluent")}
+    h.settle()
+    described_as(h, lambda code, d: code == 0 and d["migration"]["convertible"] is True
+                 and not d["migration"]["not_ready"], "group describe: every client's member ready")
+
+    def move(producer: KeyedProducer) -> None:
+        for p in (10, 20, 30):
+            members[p] = h.replace(members[p], lambda p=p: h.consumer(f"k{p}", p))
+        assert group_type(h) == "CONSUMER"
+
+    producer = run_with_load(h, move)
+    print(f"\nmixed clients, lowest first: {len(producer.delivered):,} records acknowledged, all consumed\n"
+          + report(h, start, 0.0))
+    check(h, start)
