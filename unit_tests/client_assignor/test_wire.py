@@ -17,6 +17,7 @@ from unit_tests.client_assignor.wire import (
 )
 
 from kafka_placement.assignment.userdata import encode_failover_assignment, read_priority
+from kafka_placement.clients.group_assignor import BROKER_ASSIGNS, CONVERTIBLE
 from kafka_placement.clients.kafka_python.assignors import FailoverAssignor
 
 PRIORITIES = [None, 0, 1, -1, 30, 2**31 - 1, -(2**31)]
@@ -88,11 +89,13 @@ def test_member_logs_once_per_change(client_harness: ClientHarness) -> None:
     assert "comes from a failover leader again (generation 5)" in logs[1]
     # short userData inside a valid assignment is unreadable, never an exception
     assert client_harness.receive({"failover.priority": 7}, [_assignment(b"\0\0\1")])[0].startswith("WARN")
-    # a migration-ready member takes empty userData as its group being convertible: INFO once, no WARN
+    # a migration-ready member: empty userData is our ready leader (the group may convert), null the broker
+    # (the group converted) or a foreign leader; one INFO line each time that changes, never a WARN
     ready = {"failover.priority": 7, "failover.migration.ready": True, "client.rack": "az1#priority=7"}
-    logs = client_harness.receive(ready, [good, empty, null, good])
-    assert [line.split(" ")[0] for line in logs] == ["INFO"]
-    assert "may move to the consumer protocol" in logs[0]
+    logs = client_harness.receive(ready, [good, empty, empty, null, null, empty, good])
+    assert [line.split(" - ")[1].split(" (generation")[0] for line in logs] == [CONVERTIBLE, BROKER_ASSIGNS,
+                                                                              CONVERTIBLE]
+    assert all(line.startswith("INFO") for line in logs)
 
 
 def _assignment(user_data: bytes | None) -> bytes:
@@ -108,12 +111,14 @@ def test_migration_rule_empty_only_when_every_member_is_visible(client_harness: 
     ready_group = [("java", ready_java), ("p20", python_subscription(["t0"], 20, ready=True)),
                    ("none", python_subscription(["t0"], None, rack="az2", ready=True))]
     answer = parse_answer(client_harness.ask(assign_request("R", [3], ready_group)))
-    assert [(a.topics, a.user_data) for a in assigned(answer)] == [({0}, None), (set(), None), (set(), None)]
+    # empty, not null: our Python members tell our ready leader's empty userData from the broker's null
+    assert [(a.topics, a.user_data) for a in assigned(answer)] == [({0}, b""), (set(), b""), (set(), b"")]
     assert python_leader([3], ready_group, ready=True) == {"java": ({0}, b""), "p20": (frozenset(), b""),
                                                          "none": (frozenset(), b"")}
     # the Python ready member takes the Java leader's empty userData as convertible, without a warning
     records = python_member_receives(assigned(answer)[1].wire, 20, ready=True, caplog=caplog)
-    assert [r.levelname for r in records] == ["INFO"]
+    said = [(r.levelname, r.getMessage().split(" (generation")[0]) for r in records]
+    assert said == [("INFO", CONVERTIBLE)]
     # one member not ready (protected Python, a mismatching rack, a foreign one): 7 bytes for everybody
     for blocker in [python_subscription(["t0"], 10), raw_subscription(["t0"], b"\0\0\0\x0a", "#priority=11"),
                     raw_subscription(["t0"], b"\0\0\0\x0a", "#priority=ten")]:

@@ -39,7 +39,7 @@ class Cluster:
 
 
 def python_leader(counts: Sequence[int], subscriptions: Sequence[tuple[str, bytes]], *,
-                  ready: bool) -> dict[str, tuple[frozenset[int], bytes]]:
+                  ready: bool) -> dict[str, tuple[frozenset[int], bytes | None]]:
     """Our kafka-python leader on the same JoinGroup bytes: per member the topics it owns whole and the
     assignment userData (as kafka-python's coordinator calls ``assign``, metadata decoded)."""
     members = [SimpleNamespace(member_id=mid, group_instance_id=None,
@@ -53,7 +53,7 @@ def python_leader(counts: Sequence[int], subscriptions: Sequence[tuple[str, byte
             topic, partitions = (entry.topic, entry.partitions) if hasattr(entry, "topic") else entry
             assert sorted(partitions) == list(range(counts[int(topic[1:])]))  # whole topics
             topics.add(int(topic[1:]))
-        out[mid] = (frozenset(topics), bytes(assignment.user_data or b""))
+        out[mid] = (frozenset(topics), assignment.user_data)
     return out
 
 

@@ -37,16 +37,8 @@ import org.slf4j.LoggerFactory;
  */
 public class FailoverAssignor implements ConsumerPartitionAssignor, Configurable {
     private static final Logger LOG = LoggerFactory.getLogger(FailoverAssignor.class);
-    /** What a migration-ready member logs (INFO) when its assignment carries no failover userData. */
-    static final String CONVERTIBLE = "this migration-ready failover member's assignment carries no failover "
-        + "userData: every member's priority is visible in its subscription's rack id, so the group may move to "
-        + "the consumer protocol (a failover leader of ours left it convertible, or the broker assigns the converted "
-        + "group; `kafka-placement group describe` shows which and whether the broker's assignor is failover)";
-
     private volatile FailoverSettings settings = FailoverSettings.NONE;
-    // the member's side: what the last assignment's userData said was wrong, and whether it left the group convertible
-    private String assignmentProblem;
-    private boolean convertible;
+    private final MemberCheck check = new MemberCheck(LOG, name());
 
     @Override
     public void configure(Map<String, ?> configs) {
@@ -71,7 +63,8 @@ public class FailoverAssignor implements ConsumerPartitionAssignor, Configurable
 
     @Override
     public GroupAssignment assign(Cluster metadata, GroupSubscription groupSubscription) {
-        Map<String, Subscription> subscriptions = groupSubscription == null || groupSubscription.groupSubscription() == null
+        Map<String, Subscription> subscriptions = groupSubscription == null
+            || groupSubscription.groupSubscription() == null
             ? Collections.emptyMap() : groupSubscription.groupSubscription();
         List<Ranked> ranked = new ArrayList<>(subscriptions.size());
         Map<String, String> blockers = new TreeMap<>();
@@ -112,11 +105,14 @@ public class FailoverAssignor implements ConsumerPartitionAssignor, Configurable
         // the broker would rank every member as we do, from its subscription's rack id
         boolean convertibleGroup = settings.migrationReady && blockers.isEmpty();
         if (settings.migrationReady && !blockers.isEmpty()) {
-            LOG.info("failover group stays protected against conversion to the consumer protocol: {}", describe(blockers));
+            LOG.info("failover group stays protected against conversion to the consumer protocol: {}",
+                describe(blockers));
         }
         Map<String, Assignment> result = new HashMap<>();
         for (Ranked member : ranked) {
-            ByteBuffer userData = convertibleGroup ? null : FailoverWire.encodeAssignment(member.priority);
+            // empty, not null: our members tell our ready leader (empty) from the broker or a foreign leader (null)
+            ByteBuffer userData = convertibleGroup
+                ? ByteBuffer.allocate(0) : FailoverWire.encodeAssignment(member.priority);
             result.put(member.id, new Assignment(owned.get(member.id), userData));
         }
         return new GroupAssignment(result);
@@ -124,30 +120,8 @@ public class FailoverAssignor implements ConsumerPartitionAssignor, Configurable
 
     @Override
     public void onAssignment(Assignment assignment, ConsumerGroupMetadata metadata) {
-        ByteBuffer userData = assignment == null ? null : assignment.userData();
         String generation = metadata == null ? "unknown" : Integer.toString(metadata.generationId());
-        FailoverSettings mine = settings;
-        synchronized (this) {
-            if (mine.migrationReady && FailoverWire.isEmpty(userData)) {
-                if (!convertible) {
-                    LOG.info("{} (generation {})", CONVERTIBLE, generation);
-                }
-                convertible = true;
-                assignmentProblem = null;
-                return;
-            }
-            convertible = false;
-            String problem = FailoverWire.assignmentProblem(userData, mine.priority);
-            if (!Objects.equals(problem, assignmentProblem)) {
-                if (problem != null) {
-                    LOG.warn("{} (generation {})", problem, generation);
-                } else {
-                    LOG.info("this {} member's assignment comes from a {} leader again (generation {})",
-                        name(), name(), generation);
-                }
-            }
-            assignmentProblem = problem;
-        }
+        check.onAssignment(assignment == null ? null : assignment.userData(), settings, generation);
     }
 
     private static String describe(Map<String, String> blockers) {
@@ -209,7 +183,8 @@ public class FailoverAssignor implements ConsumerPartitionAssignor, Configurable
             if (visible == null) {
                 String why = seen.problem() == null ? "" : " (" + seen.problem() + ")";
                 return "its subscription's rack id " + (rackId == null ? "None" : "'" + rackId + "'")
-                    + " carries no priority" + why + ", so the broker would rank it last instead of with priority " + priority;
+                    + " carries no priority" + why + ", so the broker would rank it last instead of with priority "
+                    + priority;
             }
             return "its subscription's rack id says priority " + visible + " but its userData says "
                 + (priority == null ? "None" : priority.toString());

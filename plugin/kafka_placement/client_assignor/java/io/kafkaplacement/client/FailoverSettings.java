@@ -63,7 +63,8 @@ final class FailoverSettings {
         RackPriority seen = RackPriority.parse(clientRack);
         if (seen.problem() != null) {
             throw new ConfigException(CLIENT_RACK, clientRack, "its failover priority is unusable: " + seen.problem()
-                + "; use <rack>#priority=<n> with n an integer in [" + Integer.MIN_VALUE + ", " + Integer.MAX_VALUE + "]");
+                + "; use <rack>#priority=<n> with n an integer in [" + Integer.MIN_VALUE + ", " + Integer.MAX_VALUE
+                + "]");
         }
         Integer advertised = seen.hasPriority() ? seen.priority() : null;
         if (ready && !Objects.equals(advertised, priority)) {

@@ -11,7 +11,8 @@ import java.nio.ByteBuffer;
  * <li>assignment (leader to member): INT16 version 0, INT8 ranked (1: the leader read a priority from this member),
  * INT32 that priority (0 when not ranked). Seven bytes, never empty: Kafka refuses to convert a classic group to the
  * consumer protocol while a member's assignment userData is non-empty (KAFKA-18134), and a converted group would be
- * assigned by the broker, which cannot see these priorities. Bytes after the fields are ignored (a later version's).</li>
+ * assigned by the broker, which cannot see these priorities. Bytes after the fields are ignored (a later
+ * version's).</li>
  * </ul>
  * Readers never throw: every length is checked before a read.
  */
@@ -29,7 +30,7 @@ final class FailoverWire {
         return buffer;
     }
 
-    /** Empty userData (null or no bytes): what a member without a priority sends, and Java's own assignors' assignment. */
+    /** Null or no bytes: what a member without a priority sends, and Java's own assignors' assignment userData. */
     static boolean isEmpty(ByteBuffer data) {
         return data == null || !data.hasRemaining();
     }
