@@ -16,6 +16,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 import zipfile
 from collections.abc import Callable, Sequence
@@ -164,6 +165,17 @@ class JavaBuild:
                     jar.write(path, path.relative_to(classes).as_posix())
             os.replace(staged, out)  # whole or not at all: another process may build the same jar
         return out
+
+
+def deliver_jar(command: str, fetches: str, kafka_version: str, out_dir: str, name: str,
+                build: Callable[[str], Path]) -> Path:
+    """A command's delivery of a component: say on stderr that the first build downloads ``fetches``, build
+    (or find) the jar and copy it to ``out_dir/<name>-<version>.jar``, the path returned."""
+    print(f"{command}: building for Apache Kafka {kafka_version} (the first build fetches {fetches} from "
+          "Maven Central)", file=sys.stderr, flush=True)
+    target = Path(out_dir) / f"{name}-{kafka_version}.jar"
+    shutil.copyfile(build(kafka_version), target)
+    return target
 
 
 def _jars(directory: Path, artifacts: Sequence[str]) -> list[Path] | None:

@@ -15,9 +15,6 @@ reads the rack before ``#``, so fetch-from-follower keeps working.
 from __future__ import annotations
 
 import argparse
-import shutil
-import sys
-from pathlib import Path
 from typing import Any
 
 
@@ -53,6 +50,7 @@ def run(args: argparse.Namespace) -> int:
     )
     from kafka_placement.cli.files import check_writable_dir
     from kafka_placement.errors import InvalidArgumentError
+    from kafka_placement.java_build import deliver_jar
 
     version = check_kafka_version(args.kafka_version)
     if args.priority is not None:
@@ -68,10 +66,8 @@ def run(args: argparse.Namespace) -> int:
         )
     check_writable_dir(args.out, "--out")
 
-    print(f"broker-plugin: building for Apache Kafka {version} (the first build fetches its plugin API jars "
-          "from Maven Central)", file=sys.stderr, flush=True)
-    target = Path(args.out) / f"kafka-placement-broker-{version}.jar"
-    shutil.copyfile(build_jar(version), target)
+    target = deliver_jar("broker-plugin", "its plugin API jars", version, args.out, "kafka-placement-broker",
+                         build_jar)
 
     print(f"# kafka-placement broker plugin for Apache Kafka {version}: {target}")
     print("# on every broker: put the jar on the class path (e.g. /opt/kafka/libs/), add these lines to")

@@ -16,9 +16,6 @@ reads it.
 from __future__ import annotations
 
 import argparse
-import shutil
-import sys
-from pathlib import Path
 from typing import Any
 
 
@@ -49,6 +46,7 @@ def run(args: argparse.Namespace) -> int:
     from kafka_placement.broker_plugin.settings import properties_text
     from kafka_placement.cli.files import check_writable_dir
     from kafka_placement.client_assignor.build import NEEDS, build_jar, consumer_settings
+    from kafka_placement.java_build import deliver_jar
 
     version = check_kafka_version(args.kafka_version, needs=NEEDS)
     settings = consumer_settings(0 if args.priority is None else args.priority, rack=args.rack,
@@ -59,10 +57,8 @@ def run(args: argparse.Namespace) -> int:
             settings["client.rack"] = f"{args.rack or ''}#priority=<n>"
     check_writable_dir(args.out, "--out")
 
-    print(f"client-assignor: building for Apache Kafka clients {version} (the first build fetches "
-          "kafka-clients from Maven Central)", file=sys.stderr, flush=True)
-    target = Path(args.out) / f"kafka-placement-client-{version}.jar"
-    shutil.copyfile(build_jar(version), target)
+    target = deliver_jar("client-assignor", "kafka-clients", version, args.out, "kafka-placement-client",
+                         build_jar)
 
     print(f"# kafka-placement failover assignor for Apache Kafka clients {version}: {target}")
     print(f"# put the jar on the consumer's class path beside kafka-clients {version}; a failover member's "
