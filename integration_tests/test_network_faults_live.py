@@ -137,3 +137,46 @@ def test_resets_during_metadata_requests_end_kafka_pythons_loop_not_ours(kafka_p
         producer.close(timeout=10)
         plain.close(timeout=10)
         admin.close()
+
+LEADER_LATENCY_S = 3.0
+
+
+def test_clients_pass_the_proxy_and_brokers_replicate_around_it(kafka_proxied_cluster: Any) -> None:
+    """A latency on the leader's proxy delays every answer the client gets from it, and only those: a record
+    that needs both followers' fetches (``acks=all``, ``min.insync.replicas`` 3) is acknowledged one
+    latency late. Were replication to pass that proxy, each follower fetch's answer would wait too, and the
+    acknowledgement would come at least two latencies late (measured: 6.03 s with inter-broker traffic on the
+    proxied listener, 3.02–3.03 s as built)."""
+    from kafka import KafkaAdminClient
+    from kafka.admin import NewTopic
+
+    from kafka_placement.clients.kafka_python.producer import KafkaProducer
+    from kafka_placement.testing.toxiproxy import latency
+
+    cluster = kafka_proxied_cluster
+    settings = cluster.kafka_python_settings()
+    admin = KafkaAdminClient(**settings)
+    topic = f"net-faults-direct-{uuid.uuid4().hex[:8]}"
+    producer: Any = None
+    try:
+        admin.create_topics([NewTopic(topic, replica_assignments={0: [0, 1, 2]},
+                                      topic_configs={"min.insync.replicas": "3"})])
+
+        def fully_replicated() -> bool:
+            partitions = admin.describe_topics([topic])[0].get("partitions") or []
+            return any(p["leader_id"] == 0 and len(p["isr_nodes"]) == 3 for p in partitions)
+
+        wait_until(fully_replicated, 60, f"{topic} led by broker 0 with 3 in sync", step=0.5)
+        producer = KafkaProducer(**settings, acks="all", request_timeout_ms=30_000)
+        producer.send(topic, b"warm").get(timeout=ACK_TIMEOUT_S)
+        with cluster.faults.toxic(latency(int(LEADER_LATENCY_S * 1000)), brokers=[0]):
+            started = time.monotonic()
+            metadata = producer.send(topic, b"slow").get(timeout=ACK_TIMEOUT_S)
+            took = time.monotonic() - started
+        print(f"acks=all through a {LEADER_LATENCY_S:.0f} s leader latency: {took:.2f} s")
+        assert metadata.offset == 1
+        assert LEADER_LATENCY_S - 0.05 <= took < 1.5 * LEADER_LATENCY_S, took
+    finally:
+        if producer is not None:
+            producer.close(timeout=10)
+        admin.close()
