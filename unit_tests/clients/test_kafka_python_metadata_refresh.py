@@ -7,7 +7,6 @@ from __future__ import annotations
 import inspect
 import socket
 import struct
-import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -30,6 +29,7 @@ from kafka_placement.clients.kafka_python.metadata_refresh import (
 )
 from kafka_placement.clients.kafka_python.producer import KafkaProducer
 from kafka_placement.errors import InvalidArgumentError
+from kafka_placement.testing.ports import loopback_server
 
 RESET = ConnectionResetError(104, "Connection reset by peer")
 
@@ -148,28 +148,14 @@ def test_bad_input_names_the_value() -> None:
 def resetting_port() -> Iterator[int]:
     """A TCP server that resets (RST: SO_LINGER 0, then close) every connection 0.2 s after accepting it:
     after the client's connect completed, before its late TLS wrap (:func:`_tls_manager`)."""
-    server = socket.socket()
-    server.bind(("127.0.0.1", 0))
-    server.listen(8)
-    server.settimeout(0.1)
-    stop = threading.Event()
 
-    def serve() -> None:
-        while not stop.is_set():
-            try:
-                conn, _ = server.accept()
-            except TimeoutError:
-                continue
-            time.sleep(0.2)
-            conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-            conn.close()
+    def reset(conn: socket.socket) -> None:
+        time.sleep(0.2)
+        conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        conn.close()
 
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    yield int(server.getsockname()[1])
-    stop.set()
-    thread.join(5)
-    server.close()
+    with loopback_server(reset) as port:
+        yield port
 
 
 def _tls_manager(port: int, monkeypatch: pytest.MonkeyPatch) -> KafkaConnectionManager:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import socket
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,6 +14,7 @@ import pytest
 from kafka_placement.errors import FaultProxyError, InvalidArgumentError, InvalidBrokerError
 from kafka_placement.testing import toxiproxy
 from kafka_placement.testing.fault_proxy import ClusterFaults
+from kafka_placement.testing.ports import loopback_server
 from kafka_placement.testing.toxiproxy import (
     Toxic,
     ToxiproxyClient,
@@ -30,31 +30,13 @@ from kafka_placement.testing.toxiproxy import (
 
 @pytest.fixture(scope="module")
 def echo_port() -> Iterator[int]:
-    server = socket.socket()
-    server.bind(("127.0.0.1", 0))
-    server.listen(16)
-    server.settimeout(0.2)
-    stop = threading.Event()
-
-    def serve(conn: socket.socket) -> None:
+    def echo(conn: socket.socket) -> None:
         with conn, contextlib.suppress(OSError):
             while data := conn.recv(65536):
                 conn.sendall(data)
 
-    def accept() -> None:
-        while not stop.is_set():
-            try:
-                conn, _ = server.accept()
-            except TimeoutError:
-                continue
-            threading.Thread(target=serve, args=(conn,), daemon=True).start()
-
-    thread = threading.Thread(target=accept, daemon=True)
-    thread.start()
-    yield int(server.getsockname()[1])
-    stop.set()
-    thread.join(5)
-    server.close()
+    with loopback_server(echo) as port:
+        yield port
 
 
 @pytest.fixture(scope="module")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import socket
+import threading
+from collections.abc import Callable, Iterator
 
 
 def free_ports(count: int, host: str = "127.0.0.1") -> list[int]:
@@ -35,3 +37,31 @@ def port_is_free(port: int, host: str = "127.0.0.1") -> bool:
         except OSError:
             return False
         return True
+
+
+@contextlib.contextmanager
+def loopback_server(handle: Callable[[socket.socket], None], backlog: int = 16) -> Iterator[int]:
+    """A TCP server on a free ``127.0.0.1`` port (yielded) for the ``with`` block: each accepted connection
+    goes to ``handle`` on its own thread, which owns (and closes) it. Stops accepting at the block's end."""
+    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    server.bind(("127.0.0.1", 0))
+    server.listen(backlog)
+    server.settimeout(0.1)  # how often the accept loop looks at ``stop``
+    stop = threading.Event()
+
+    def accept() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+            except TimeoutError:
+                continue
+            threading.Thread(target=handle, args=(conn,), daemon=True).start()
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield int(server.getsockname()[1])
+    finally:
+        stop.set()
+        thread.join(5)
+        server.close()
