@@ -45,6 +45,7 @@ class MemberProcess:
     def __init__(self, argv: list[str], *, stderr: int | IO[Any]) -> None:
         self.events: list[Json] = []
         self._lock = threading.Lock()
+        self.started_at = time.time()
         self.proc = subprocess.Popen(
             argv,
             stdin=subprocess.PIPE,

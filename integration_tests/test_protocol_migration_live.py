@@ -121,6 +121,7 @@ class Slot:
     member: AnyMember
     priority: int
     protocol: str
+    started_at: float = 0.0  # when the test started its process
     seen_at: float | None = None  # first time the broker listed it in the group
     gone_at: float | None = None  # when the test closed or killed it
     killed: bool = False
@@ -182,6 +183,7 @@ class MigrationGroup:
         return self._add(Slot(member, priority, "consumer"))
 
     def _add(self, slot: Slot) -> Slot:
+        slot.started_at = slot.member.started_at
         self.slots.append(slot)
         wait_until(lambda: slot.seen_at is not None or not slot.member.alive(), 60,
                    f"the broker to list {slot.member.name} in the group")
@@ -240,7 +242,10 @@ class MigrationGroup:
     def violations(self, start: float, end: float) -> list[str]:
         """Grid points outside takeover windows where the best live member does not own everything, or
         another member owns something; and takeovers that outlasted their bound."""
-        changes = sorted([(s.seen_at, CLEAN_TAKEOVER_S) for s in self.slots if s.seen_at is not None]
+        # a joining member's takeover can start before the sampler sees it listed: its window opens when
+        # its process started and closes a clean takeover after it was listed
+        changes = sorted([(s.started_at, s.seen_at - s.started_at + CLEAN_TAKEOVER_S)
+                          for s in self.slots if s.seen_at is not None]
                          + [(s.gone_at, KILL_TAKEOVER_S if s.killed else CLEAN_TAKEOVER_S)
                             for s in self.slots if s.gone_at is not None])
         problems = []
