@@ -16,12 +16,9 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import Any, Protocol, TypeVar, cast
 
 from kafka_placement.accelerators import native_allowed
-
-if TYPE_CHECKING:
-    from kafka_placement.partitioning.schemes import Scheme
 
 try:
     from kafka_placement.partitioning import _native
@@ -57,7 +54,25 @@ def reference(function: F) -> F:
     return cast(F, _REFERENCES.get(function, function))
 
 
-def register_schemes(schemes: Mapping[str, Scheme]) -> None:
+class SchemeNumbers(Protocol):
+    """What the C ``partition_key`` is told of a scheme (:class:`~kafka_placement.partitioning.schemes.Scheme`
+    has these; named here so this module, which the hash functions import, does not import the schemes)."""
+
+    @property
+    def hash_kind(self) -> str: ...
+    @property
+    def index_mask(self) -> int: ...
+    @property
+    def null_is_keyless(self) -> bool: ...
+    @property
+    def empty_is_keyless(self) -> bool: ...
+    @property
+    def jump(self) -> bool: ...
+    @property
+    def always_random(self) -> bool: ...
+
+
+def register_schemes(schemes: Mapping[str, SchemeNumbers]) -> None:
     """Tell the C ``partition_key`` each scheme's numbers (the same the record router is given)."""
     if not _ON:
         return

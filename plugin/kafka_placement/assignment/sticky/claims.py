@@ -7,26 +7,10 @@ generation wins a partition; a tie in that generation leaves it free, as in Java
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from kafka_placement.assignment.sticky.partition_objects import read_claims
-from kafka_placement.assignment.sticky.problem import IntArray, Problem
-
-
-@dataclass
-class Claims:
-    """Every owned-partition claim that names an existing partition, as parallel arrays."""
-
-    gid: IntArray
-    topic: IntArray
-    member: IntArray
-    generation: IntArray
-    # no partition claimed twice (the usual group): each claim is its partition's only one, nothing to
-    # resolve between claimants
-    distinct: bool = True
-
+from kafka_placement.assignment.sticky.problem import Claims, IntArray, Problem
 
 _EMPTY = np.empty(0, dtype=np.int64)
 

@@ -15,11 +15,12 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 
 from kafka_placement.assignment.sticky.assignor import valid_owner_array
-from kafka_placement.assignment.sticky.claims import Claims, claim_winners, collect_claims, resolve_claims
+from kafka_placement.assignment.sticky.claims import claim_winners, collect_claims, resolve_claims
 from kafka_placement.assignment.sticky.equal_subscriptions import constrained_assign
 from kafka_placement.assignment.sticky.general import general_assign
 from kafka_placement.assignment.sticky.java_general import java_general_owner_array
 from kafka_placement.assignment.sticky.problem import (
+    Claims,
     IntArray,
     Problem,
     RackView,

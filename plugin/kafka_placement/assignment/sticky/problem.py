@@ -1,5 +1,5 @@
-"""Shared machinery of the sticky assignors: integer ids, racks, output lists (owned-partition claims:
-:mod:`~kafka_placement.assignment.sticky.claims`).
+"""Shared machinery of the sticky assignors: integer ids, racks, output lists, the owned-partition
+claims as arrays (read and resolved in :mod:`~kafka_placement.assignment.sticky.claims`).
 
 Everything the sticky and cooperative-sticky assignors compute runs on integer ids:
 
@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
 from itertools import repeat
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -32,9 +32,6 @@ from kafka_placement.assignment.sticky.partition_objects import hand_out
 from kafka_placement.errors import InvalidArgumentError
 from kafka_placement.java import java_sorted
 from kafka_placement.vocabulary import Member, TopicPartition
-
-if TYPE_CHECKING:
-    from kafka_placement.assignment.sticky.claims import Claims
 
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
@@ -97,6 +94,20 @@ def validate_inputs(
 
 
 # --- the integer view of one assignment problem ----------------------------------------------------
+@dataclass
+class Claims:
+    """Every owned-partition claim that names an existing partition, as parallel arrays (read and
+    resolved by :mod:`~kafka_placement.assignment.sticky.claims`; kept on the :class:`Problem`, read once)."""
+
+    gid: IntArray
+    topic: IntArray
+    member: IntArray
+    generation: IntArray
+    # no partition claimed twice (the usual group): each claim is its partition's only one, nothing to
+    # resolve between claimants
+    distinct: bool = True
+
+
 @dataclass
 class Problem:
     member_ids: list[str]

@@ -22,7 +22,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kafka_placement.cli.reassign.apply import (
+from kafka_placement.cli.reassign.common import partition_name, partition_names
+from kafka_placement.cli.reassign.execution import (
     ProgressLine,
     dirs_still_moving,
     finish,
@@ -30,7 +31,6 @@ from kafka_placement.cli.reassign.apply import (
     start_dir_moves,
     wait_dirs,
 )
-from kafka_placement.cli.reassign.common import partition_name, partition_names
 from kafka_placement.replicas.reassignment_steps import one_replica_steps
 from kafka_placement.replicas.throttles import OngoingReassignment, movement_map
 from kafka_placement.vocabulary import TopicPartition

@@ -1,4 +1,4 @@
-"""``rebalance plan``: the load model in, the plan out (JSON on stdout; the table on stderr)."""
+"""``rebalance plan``: the load model in, the plan out (JSON on stdout; the table on stderr, table.py)."""
 
 from __future__ import annotations
 
@@ -6,23 +6,21 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
 from kafka_placement.cli.files import check_writable_dir
 from kafka_placement.cli.reassign.common import with_log_dirs
 from kafka_placement.cli.reassign.plan import parse_brokers
-from kafka_placement.cli.tables import format_table
+from kafka_placement.cli.rebalance.report import write_rebalance_report
+from kafka_placement.cli.rebalance.table import table_text
 from kafka_placement.errors import InvalidArgumentError
-from kafka_placement.planning.summary import human_bytes
 from kafka_placement.replicas.loads import (
     Goals,
     LoadModel,
-    RebalancePlan,
     parse_goals,
     parse_loads,
     plan_rebalance,
 )
-from kafka_placement.replicas.loads.model import RESOURCES, BrokerSpec
+from kafka_placement.replicas.loads.model import BrokerSpec
 from kafka_placement.replicas.reassignment_json import format_reassignment
 from kafka_placement.replicas.throttles import parse_rate
 
@@ -78,8 +76,6 @@ def run_plan(args: argparse.Namespace) -> int:
     text = format_reassignment(with_log_dirs(changed, {})) if changed else EMPTY_PLAN
     summary = plan.summary()
     if args.report:
-        from kafka_placement.cli.rebalance.report import write_rebalance_report
-
         path = write_rebalance_report(plan, summary, Path(args.report))
         print(f"report: {path}", file=sys.stderr)
     if args.json:
@@ -88,58 +84,3 @@ def run_plan(args: argparse.Namespace) -> int:
     print(table_text(plan, summary), file=sys.stderr)
     print(text)
     return 0
-
-
-def _pair(before: float, after: float, bytes_like: bool) -> str:
-    if bytes_like:
-        return f"{human_bytes(before)} → {human_bytes(after)}"
-    return f"{before:,.0f} → {after:,.0f}"
-
-
-def table_text(plan: RebalancePlan, summary: dict[str, Any]) -> str:
-    """The per-broker before/after table, then one line per goal and the bytes against the bound."""
-    headers = [
-        "broker",
-        "rack",
-        "disk",
-        "bytes in/s",
-        "bytes out/s",
-        "leader bytes in/s",
-        "leaders",
-        "moved in",
-        "moved out",
-    ]
-    rows = []
-    for b in summary["brokers"]:
-        cells: list[Any] = [str(b["id"]) + (" (removed)" if b["removed"] else ""), b["rack"] or "-"]
-        for r, name in enumerate(RESOURCES):
-            cells.append(_pair(b["before"][name], b["after"][name], r < 4))
-        cells += [human_bytes(b["bytes_moved_in"]), human_bytes(b["bytes_moved_out"])]
-        rows.append(cells)
-    lines = [format_table(headers, rows), ""]
-    for name, status in summary["goals"].items():
-        if name == "capacity":
-            state = "met" if status["met"] else f"NOT met on brokers {status['brokers_outside']}"
-            lines.append(f"capacity ≤ {status['threshold']:g} × capacity: {state}")
-            continue
-        if not status["goal"]:
-            continue
-        low, high = status["band"]
-        shown = f"[{human_bytes(low)}, {human_bytes(high)}]" if name != "leaders" else f"[{low:g}, {high:g}]"
-        state = (
-            "met"
-            if status["met"]
-            else (
-                f"NOT met (worst {status['worst_after']:.1%} of the mean outside, brokers "
-                f"{status['brokers_outside'][:10]}; blocked by {status['blocked_by']})"
-            )
-        )
-        lines.append(f"{name} within {shown}: {state}")
-    bound = summary["lower_bound"]["bytes"]
-    lines.append(
-        f"bytes moved {human_bytes(summary['bytes_moved'])} (lower bound {human_bytes(bound)}"
-        + (f", ratio {summary['bytes_moved_vs_bound']}" if bound else "")
-        + f"); leader changes {summary['leader_changes']}; partitions changed {summary['partitions_changed']}"
-    )
-    lines += [f"problem: {p}" for p in summary["problems"]]
-    return "\n".join(lines)

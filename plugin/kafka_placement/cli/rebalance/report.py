@@ -8,6 +8,7 @@ import html
 from pathlib import Path
 from typing import Any
 
+from kafka_placement.cli.rebalance.table import table_text
 from kafka_placement.replicas.loads import RebalancePlan
 from kafka_placement.replicas.loads.model import RESOURCES
 
@@ -47,8 +48,6 @@ def _bars(plan: RebalancePlan, out_dir: Path) -> Path:
 
 
 def write_rebalance_report(plan: RebalancePlan, summary: dict[str, Any], out_dir: Path) -> Path:
-    from kafka_placement.cli.rebalance.plan import table_text
-
     out_dir.mkdir(parents=True, exist_ok=True)
     bars = _bars(plan, out_dir)
     doc = (

@@ -14,13 +14,14 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kafka_placement.clients.kafka_python.admin_calls import brokers, retrying
 from kafka_placement.errors import ClusterError, InvalidArgumentError, NotAuthorizedError, UnknownTopicError
 from kafka_placement.replicas.placement_audit import (
     ClusterSnapshot,
     PartitionState,
     validate_explicit_assignment,
 )
-from kafka_placement.vocabulary import Broker, TopicPartition, group_by_topic
+from kafka_placement.vocabulary import TopicPartition, group_by_topic
 
 Progress = Callable[[int, int, float], None]
 """``progress(done, total, elapsed_seconds)``."""
@@ -30,17 +31,6 @@ INTERNAL_TOPIC_PREFIX = "__"
 #: How long a finished reassignment's replica lists may take to reach the broker answering
 #: describe_topics (KRaft brokers apply the controller's records asynchronously).
 SETTLE_S = 10.0
-
-
-def brokers(admin: Any) -> list[Broker]:
-    """Brokers (id, rack) from ``describe_cluster`` (fenced brokers excluded)."""
-    info = admin.describe_cluster()
-    result = []
-    for node in info.get("brokers", []):
-        if node.get("is_fenced"):
-            continue
-        result.append(Broker(int(node["broker_id"]), node.get("rack") or None))
-    return sorted(result)
 
 
 UNKNOWN_TOPIC_OR_PARTITION = 3
@@ -131,8 +121,6 @@ def create_topic(
     if configs:
         spec["configs"] = dict(configs)
     from kafka.errors import KafkaTimeoutError
-
-    from kafka_placement.clients.kafka_python.reassignment import retrying
 
     # only errors raised before the request left: a CreateTopics sent twice would fail "already exists"
     retrying(admin, lambda: admin.create_topics({topic: spec}, timeout_ms=timeout_ms),

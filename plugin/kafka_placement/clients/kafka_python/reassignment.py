@@ -15,8 +15,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
+from kafka_placement.clients.kafka_python.admin_calls import brokers as live_brokers
+from kafka_placement.clients.kafka_python.admin_calls import retrying
+from kafka_placement.clients.kafka_python.admin_calls import unreachable as _unreachable
 from kafka_placement.errors import ClusterError
 from kafka_placement.replicas.throttles import (
     BROKER_THROTTLES,
@@ -34,47 +37,6 @@ from kafka_placement.vocabulary import TopicPartition
 
 #: (topic-partition, broker id): the replica of a partition on one broker.
 Replica = tuple[TopicPartition, int]
-
-T = TypeVar("T")
-
-#: Client errors of a broker that is down or restarting; a reassignment is exactly when that happens.
-#: UnknownBrokerIdError: the broker asked for is not in the client's metadata (killed, not back yet;
-#: or the remembered controller was restarted and dropped meanwhile); the request was never sent.
-_UNREACHABLE = ("KafkaConnectionError", "NodeNotReadyError", "KafkaTimeoutError", "RequestTimedOutError",
-                "UnknownBrokerIdError")
-_RETRIED = (*_UNREACHABLE, "NotControllerError", "LeaderNotAvailableError")
-#: How long a call keeps trying other brokers before the error is reported.
-RETRY_S = 20.0
-
-
-def _unreachable(exc: BaseException) -> bool:
-    return type(exc).__name__ in _UNREACHABLE
-
-
-def retrying(
-    admin: Any, call: Callable[[], T], *, timeout_s: float = RETRY_S, retried: tuple[str, ...] = _RETRIED
-) -> T:
-    """``call()``, retried while the broker it went to is unreachable (killed, restarting). kafka-python
-    keeps the controller id it learnt first; a dead "controller" (in KRaft: the broker the metadata
-    named) would fail every later call, so it is forgotten before each retry. ``retried``: the error
-    class names retried (a request that must not be sent twice retries only errors raised before
-    sending)."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        try:
-            return call()
-        except Exception as exc:
-            if type(exc).__name__ not in retried or time.monotonic() >= deadline:
-                raise
-            forget_controller(admin)
-            time.sleep(0.5)
-
-
-def forget_controller(admin: Any) -> None:
-    """Make kafka-python's admin client ask again which broker takes controller requests."""
-    if hasattr(admin, "_controller_id"):
-        admin._controller_id = None  # kafka-python private state: re-discovered on the next call
-
 
 def _kafka_tp(tp: TopicPartition) -> Any:
     from kafka import TopicPartition as KafkaTopicPartition
@@ -276,8 +238,6 @@ def replica_dirs(admin: Any, topics: Iterable[str]) -> dict[Replica, ReplicaDir]
     wanted = sorted(set(topics))
     if not wanted:
         return {}
-    from kafka_placement.clients.kafka_python.admin import brokers as live_brokers
-
     answers: list[dict[str, Any]] = []
     for b in retrying(admin, lambda: live_brokers(admin)):  # one broker at a time: a dead one hides itself
         try:
