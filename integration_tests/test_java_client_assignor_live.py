@@ -10,6 +10,8 @@ it.
   nothing; DescribeGroups shows every member's assignment userData in our 7-byte format with the priority the
   Java leader read from it; no Python member led, no member logged a failover warning; a clean close of the
   Java member hands everything to 20 within ``CLEAN_TAKEOVER_S``; every acknowledged record is consumed.
+- a kafka-python member (20) leading: the Java member (30) joins and is assigned everything by it, without a
+  warning on either side.
 - migration-ready on every member (``client.rack=#priority=30`` on the Java one): the Java leader leaves every
   assignment userData empty, each member logs that its group may convert; a confluent-kafka consumer-protocol
   member (priority 5, ``confluent_failover_config``) joins, Kafka converts the group, the broker's failover
@@ -248,6 +250,29 @@ def test_java_leader_protects_a_mixed_group_and_hands_over_on_close(group: Group
         assert failover_warnings(member) == [], (member.name, failover_warnings(member))
     print(f"\nJava-led failover group: {len(producer.delivered):,} records acknowledged, all consumed; "
           f"clean close of the Java member -> 20 owns all in {takeover_s:.1f}s")
+
+
+def test_python_leader_assigns_the_java_member(group: Group) -> None:
+    """The other direction: a kafka-python member (20) leads, the Java member (30) joins and is assigned
+    everything by it, and reads the Python leader's userData without a warning."""
+    from kafka_placement.assignment.userdata import encode_failover_assignment
+
+    g = group
+    producer = KeyedProducer(g.bootstrap, g.topic, records=10**9, rate_per_s=RATE_PER_S)
+    p20 = g.python("py20", 20, ready=False)
+    settled(g, p20, hold_s=0.5)
+    java = g.java("java30", 30, ready=False)
+    wait_until(lambda: java.last("assignment") is not None, 90, "the Java member to join")
+    settled(g, java)
+    described = described_when(g, lambda d: set(d) == {"java30", "py20"}, "both described")
+    assert described["java30"][2] == encode_failover_assignment(30), described
+    assert [e for e in p20.snapshot() if e["ev"] == "led" and len(e["members"]) == 2], (
+        "the Python member never led a generation with the Java member: " + g.timeline())
+    producer.finish(top_up=False)
+    wait_until(lambda: producer.delivered <= set(consumed(java)) | set(consumed(p20)), 90,
+               "every acknowledged record to be consumed")
+    for member in (java, p20):
+        assert failover_warnings(member) == [], (member.name, failover_warnings(member))
 
 
 def test_migration_ready_java_member_keeps_its_partitions_through_the_conversion(group: Group) -> None:
