@@ -1,5 +1,6 @@
 """kafka-python 3.x ``KafkaAdminClient`` adapter for replica placement (thin: no algorithm here).
 
+* :func:`brokers` (from :mod:`.admin_calls`, which :mod:`.reassignment` shares) — the live brokers;
 * :func:`snapshot` — racks from ``describe_cluster``, replicas/leaders/ISR from ``describe_topics``;
 * :func:`create_topic` — CreateTopics with an explicit replica assignment, validated first (the
   broker does not rack-check explicit assignments);
@@ -14,7 +15,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kafka_placement.clients.kafka_python.admin_calls import brokers, retrying
+from kafka_placement.clients.kafka_python.admin_calls import brokers as brokers
+from kafka_placement.clients.kafka_python.admin_calls import retrying
 from kafka_placement.errors import ClusterError, InvalidArgumentError, NotAuthorizedError, UnknownTopicError
 from kafka_placement.replicas.placement_audit import (
     ClusterSnapshot,

@@ -7,7 +7,8 @@ decided in :mod:`kafka_placement.replicas.throttles` and the CLI).
   configs through ``IncrementalAlterConfigs`` / ``DescribeConfigs`` (they live on the cluster, so a
   crashed tool loses nothing: ``verify`` finds and clears them later);
 * :func:`replica_dirs`, :func:`alter_log_dirs` — ``DescribeLogDirs`` / ``AlterReplicaLogDirs``;
-* :func:`wait` — poll until the partitions are no longer reassigning, reporting bytes still to copy.
+* :func:`wait` — poll until the partitions are no longer reassigning, reporting bytes still to copy;
+* :func:`retrying` (from :mod:`.admin_calls`) — an admin call retried while its broker is unreachable.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kafka_placement.clients.kafka_python.admin_calls import brokers as live_brokers
-from kafka_placement.clients.kafka_python.admin_calls import retrying
+from kafka_placement.clients.kafka_python.admin_calls import retrying as retrying
 from kafka_placement.clients.kafka_python.admin_calls import unreachable as _unreachable
 from kafka_placement.errors import ClusterError
 from kafka_placement.replicas.throttles import (
