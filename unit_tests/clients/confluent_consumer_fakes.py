@@ -15,7 +15,7 @@ from kafka.coordinator.heartbeat import Heartbeat
 from kafka.future import Future
 
 from kafka_placement.clients.confluent import consumer as consumer_module
-from kafka_placement.clients.confluent.rebalance import RebalanceEvent
+from kafka_placement.clients.confluent.thread_handoff import RebalanceEvent
 
 
 class FakeRdKafka:

@@ -13,7 +13,7 @@ from confluent_consumer_fakes import CONF, _event, _make, install_fakes  # this 
 from kafka import errors as kafka_errors
 
 from kafka_placement.clients.confluent import consumer as consumer_module
-from kafka_placement.clients.confluent.rebalance import ASSIGN, LOST
+from kafka_placement.clients.confluent.thread_handoff import ASSIGN, LOST
 from kafka_placement.errors import CommitFailedError, ConsumerGroupError
 
 

@@ -13,7 +13,7 @@ from kafka import errors as kafka_errors
 from kafka.future import Future
 
 from kafka_placement.clients.confluent import consumer as consumer_module
-from kafka_placement.clients.confluent.rebalance import ASSIGN, LOST, REVOKE, RebalanceEvent
+from kafka_placement.clients.confluent.thread_handoff import ASSIGN, LOST, REVOKE, RebalanceEvent
 
 
 @pytest.fixture(autouse=True)

@@ -10,11 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kafka_placement.replicas.loads import Goals
+from kafka_placement.replicas.loads.fallback_candidates import NEAREST, WIDE, _nearest, wide_candidates
 from kafka_placement.replicas.loads.goals import make_bands
 from kafka_placement.replicas.loads.model import DISK, RESOURCES, broker_loads
 from kafka_placement.replicas.loads.moves import _largest
 from kafka_placement.replicas.loads.state import PlanState
-from kafka_placement.replicas.loads.wide import NEAREST, WIDE, _nearest, wide_candidates
 
 # few distinct values, so ties are common
 values = st.lists(st.sampled_from([0.0, 1.0, 2.5, 3.0, 7.0, -1.0, 1e9]), min_size=0, max_size=80)

@@ -22,8 +22,8 @@ from kafka import errors as kafka_errors
 
 from kafka_placement.clients.confluent.consumer_config import SplitConfig
 from kafka_placement.clients.confluent.offsets import GroupCommitter
-from kafka_placement.clients.confluent.rebalance import RebalanceBridge
 from kafka_placement.clients.confluent.rebalance_applier import RebalanceApplier
+from kafka_placement.clients.confluent.thread_handoff import RebalanceBridge
 from kafka_placement.clients.kafka_python.join_watchdog import JoinWatchdog
 from kafka_placement.errors import ConsumerGroupError
 

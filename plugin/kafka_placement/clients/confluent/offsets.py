@@ -8,7 +8,7 @@ message (``enable.auto.offset.store=true``), or what the application stored with
 ``store_offsets()``.
 
 Every commit — asynchronous, synchronous, automatic — goes through one
-:class:`~kafka_placement.clients.commit_queue.CommitQueue`: one OffsetCommit request in flight,
+:class:`~kafka_placement.groups.commit_queue.CommitQueue`: one OffsetCommit request in flight,
 the commits made meanwhile coalesced per partition (the newest offset wins), none dropped because
 a request is in flight. The requests are sent by one coroutine on kafka-python's IO thread (the
 thread that also heartbeats, so a commit never blocks a heartbeat, and at most one commit request
@@ -33,8 +33,8 @@ from kafka import errors as kafka_errors
 from kafka.structs import OffsetAndMetadata
 from kafka.structs import TopicPartition as KafkaTopicPartition
 
-from kafka_placement.clients.commit_queue import CommitBatch, CommitQueue, CommitResult
 from kafka_placement.errors import CommitFailedError, ConsumerConfigError, ConsumerGroupError
+from kafka_placement.groups.commit_queue import CommitBatch, CommitQueue, CommitResult
 
 log = logging.getLogger(__name__)
 

@@ -24,7 +24,13 @@ from kafka_placement.clients.confluent.offsets import (
     Partition,
     confluent_tp,
 )
-from kafka_placement.clients.confluent.rebalance import ASSIGN, LOST, REVOKE, RebalanceBridge, RebalanceEvent
+from kafka_placement.clients.confluent.thread_handoff import (
+    ASSIGN,
+    LOST,
+    REVOKE,
+    RebalanceBridge,
+    RebalanceEvent,
+)
 from kafka_placement.errors import CommitFailedError
 
 log = logging.getLogger(__name__)

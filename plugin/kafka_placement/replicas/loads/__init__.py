@@ -4,7 +4,8 @@
   arrays; :mod:`.loads_file` — the ``--loads`` JSON, read strictly;
 * :mod:`.goals` — hard goals (rack rule, capacity threshold) and soft goals (bands around the mean);
 * :mod:`.planner` — the driver; its phases :mod:`.drain`, :mod:`.leadership`, :mod:`.moves`,
-  :mod:`.swaps` over the shared :mod:`.state`; :mod:`.bound` — the lower bound on bytes copied;
+  :mod:`.swaps` over the shared :mod:`.state` (their worst violation first: :mod:`.worklist`; when the
+  usual partners offer nothing: :mod:`.fallback_candidates`); :mod:`.bound` — the lower bound on bytes copied;
   :mod:`.result` — the plan, its reasons and its summary.
 """
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from kafka_placement.replicas.loads.model import BYTES_OUT, LEADER_BYTES_IN, LEADERS
-from kafka_placement.replicas.loads.search import BATCH, Worklist
 from kafka_placement.replicas.loads.state import EPSILON, PlanState
+from kafka_placement.replicas.loads.worklist import BATCH, Worklist
 
 LEADER_RESOURCES = (BYTES_OUT, LEADER_BYTES_IN, LEADERS)
 #: Brokers (those with the most room) a leadership trade is looked for with.

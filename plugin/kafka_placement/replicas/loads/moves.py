@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from kafka_placement.replicas.loads.fallback_candidates import wide_candidates
 from kafka_placement.replicas.loads.model import RESOURCES
-from kafka_placement.replicas.loads.search import BATCH, Worklist
 from kafka_placement.replicas.loads.state import EPSILON, PlanState
 from kafka_placement.replicas.loads.swaps import try_swap
-from kafka_placement.replicas.loads.wide import wide_candidates
+from kafka_placement.replicas.loads.worklist import BATCH, Worklist
 
 #: Partner brokers scored per pick (the ones with the most room, or the most to give).
 PARTNERS = 8

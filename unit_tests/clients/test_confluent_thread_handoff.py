@@ -10,7 +10,7 @@ import pytest
 from kafka.net.selector import NetworkSelector
 from kafka.structs import TopicPartition
 
-from kafka_placement.clients.confluent.rebalance import ASSIGN, LOST, REVOKE, RebalanceBridge
+from kafka_placement.clients.confluent.thread_handoff import ASSIGN, LOST, REVOKE, RebalanceBridge
 
 
 @pytest.fixture()

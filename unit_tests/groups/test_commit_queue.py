@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kafka_placement.clients.commit_queue import CommitQueue, CommitResult
+from kafka_placement.groups.commit_queue import CommitQueue, CommitResult
 
 PARTITIONS = [("t", 0), ("t", 1), ("u", 0)]
 
