@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from kafka_placement.errors import InvalidArgumentError
 from kafka_placement.testing.layout import (
     BROKER_RACKS,
     CONTROLLER_ID,
@@ -279,15 +280,18 @@ def test_unproxied_layout_has_one_listener_as_before() -> None:
 
 
 @pytest.mark.parametrize(
-    ("kw", "message"),
+    ("kw", "error", "message"),
     [
-        ({"proxy_ports": PROXIES}, "needs both proxy_ports and internal_ports"),
-        ({"proxy_ports": {0: 32000}, "internal_ports": INTERNAL}, r"with proxy_ports \[0\] differ"),
-        ({"proxy_ports": {**PROXIES, 5: 30001}, "internal_ports": INTERNAL}, "ports must be distinct"),
+        ({"proxy_ports": PROXIES}, InvalidArgumentError,
+         r"needs both proxy_ports \(\{0: 32000, .*\) and internal_ports \(\{\}\)"),
+        ({"proxy_ports": {0: 32000}, "internal_ports": INTERNAL}, InvalidArgumentError,
+         r"with proxy_ports \[0\] differ"),
+        ({"proxy_ports": {**PROXIES, 5: 30001}, "internal_ports": INTERNAL}, ValueError,
+         "ports must be distinct"),
     ],
 )
-def test_proxied_layout_validation(kw: dict[str, object], message: str) -> None:
-    with pytest.raises(ValueError, match=message):
+def test_proxied_layout_validation(kw: dict[str, object], error: type[Exception], message: str) -> None:
+    with pytest.raises(error, match=message):
         layout(**kw)
 
 

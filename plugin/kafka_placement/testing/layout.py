@@ -157,11 +157,16 @@ class ClusterLayout:
                 f"broker ids with ports {sorted(self.broker_ports)} differ from broker ids with racks "
                 f"{sorted(self.racks)}"
             )
+        from kafka_placement.errors import InvalidArgumentError
+
         if bool(self.proxy_ports) != bool(self.internal_ports):
-            raise ValueError("a proxied cluster needs both proxy_ports and internal_ports")
+            raise InvalidArgumentError(
+                f"a proxied cluster needs both proxy_ports ({dict(self.proxy_ports)}) and internal_ports "
+                f"({dict(self.internal_ports)})"
+            )
         for what, extra in (("proxy_ports", self.proxy_ports), ("internal_ports", self.internal_ports)):
             if extra and set(extra) != set(self.racks):
-                raise ValueError(
+                raise InvalidArgumentError(
                     f"broker ids with {what} {sorted(extra)} differ from broker ids {sorted(self.racks)}"
                 )
         ports = [self.controller_port, *self.broker_ports.values(), *self.proxy_ports.values(),
