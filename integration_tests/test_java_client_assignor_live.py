@@ -8,8 +8,9 @@ it.
 
 - protected (the default): the Java member (priority 30) owns every partition, 20 and 10 none and consume
   nothing; DescribeGroups shows every member's assignment userData in our 7-byte format with the priority the
-  Java leader read from it; no Python member led, no member logged a failover warning; a clean close of the
-  Java member hands everything to 20 within ``CLEAN_TAKEOVER_S``; every acknowledged record is consumed.
+  Java leader read from it; ``group describe`` reads the three priorities and exits 0; no Python member led,
+  no member logged a failover warning; a clean close of the Java member hands everything to 20 within
+  ``CLEAN_TAKEOVER_S``; every acknowledged record is consumed.
 - a kafka-python member (20) leading: the Java member (30) joins and is assigned everything by it, without a
   warning on either side.
 - migration-ready on every member (``client.rack=#priority=30`` on the Java one): the Java leader leaves every
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 import time
 import uuid
@@ -232,6 +234,18 @@ def test_java_leader_protects_a_mixed_group_and_hands_over_on_close(group: Group
     for name, priority in [("java30", 30), ("py20", 20), ("py10", 10)]:
         assert described[name][2] == encode_failover_assignment(priority), (name, described[name])
     assert not [e for m in (p20, p10) for e in m.snapshot() if e["ev"] == "led"], "a Python member led"
+    seen: list[Any] = []
+
+    def describes_the_priorities() -> bool:  # asked again while a rebalance is in flight
+        seen[:] = [_group_describe(g)]
+        code, description = seen[0]
+        return code == 0 and {m["client_id"]: m["priority"] for m in description.get("members", [])} == {
+            "java30": 30, "py20": 20, "py10": 10}
+
+    try:
+        wait_until(describes_the_priorities, 60, "group describe to read the three priorities", step=1.0)
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}; last: {seen}") from None
     assert consumed(p20) == [] and consumed(p10) == [], g.timeline()
     assert consumed(java), "the active Java member consumed nothing"
 
@@ -308,6 +322,14 @@ def test_migration_ready_java_member_keeps_its_partitions_through_the_conversion
         assert failover_warnings(member) == [], (member.name, failover_warnings(member))
     print(f"\nmigration-ready Java-led group converted by a consumer-protocol member: "
           f"{len(producer.delivered):,} records acknowledged, all consumed, the Java member (30) kept all")
+
+
+def _group_describe(g: Group) -> tuple[int, dict[str, Any]]:
+    """``kafka-placement group describe GROUP --json`` in a process of its own: exit code and JSON."""
+    done = subprocess.run([sys.executable, "-m", "kafka_placement.cli", "group", "describe", g.group,
+                           "--bootstrap-server", g.bootstrap, "--json"],
+                          capture_output=True, text=True, timeout=120, check=False)
+    return done.returncode, json.loads(done.stdout) if done.stdout.strip() else {"stderr": done.stderr}
 
 
 def _group_type(g: Group) -> str:
