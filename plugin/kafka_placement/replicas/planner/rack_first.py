@@ -23,75 +23,112 @@ def rack_first(
 ) -> list[list[int]]:
     """``rf <= R``: every partition has at most one replica per rack. Plan rack totals first
     (moving a partition's replica from rack ``r`` to a rack it lacks), then brokers in each rack."""
-    rack_of = topic.rack_of
-    racks = list(topic.layout.racks)
-    rf = topic.rf
-    # entries[p][rack] = kept broker id, or -1 for a slot that still needs a broker of that rack
-    entries: list[dict[str | None, int]] = [{rack_of[b]: b for b in k} for k in kept]
-    target_rack = {r: sum(quotas[b] for b in topic.layout.racks[r]) for r in racks}
-    load = {r: 0 for r in racks}
-    for e in entries:
-        for r in e:
-            load[r] += 1
-    held = {b: 0 for b in rack_of}
-    for k in kept:
-        for b in k:
-            held[b] += 1
-    leader_of = [o[0] for o in old]
+    plan = _RackPlan(topic, quotas, kept, old)
+    plan.open_slots()
+    plan.index()
+    plan.balance_racks()
+    plan.fill_brokers()
+    return [[b for b in e.values()] for e in plan.entries]
 
-    # 1. open slots take racks the partition lacks, preferring racks below their target.
-    for e in entries:
-        while len(e) < rf:
-            options = [r for r in racks if r not in e]
-            r = max(options, key=lambda x: (target_rack[x] - load[x], -racks.index(x)))
-            e[r] = -1
-            load[r] += 1
 
-    def transfer_cost(p: int, r: str | None) -> int:
-        b = entries[p][r]
+class _RackPlan:
+    """One topic's partitions as rack → broker entries while :func:`rack_first` works on them."""
+
+    def __init__(
+        self, topic: TopicState, quotas: Mapping[int, int], kept: list[list[int]], old: list[list[int]]
+    ) -> None:
+        self.topic = topic
+        self.quotas = quotas
+        self.rack_of = rack_of = topic.rack_of
+        self.racks = racks = list(topic.layout.racks)
+        # entries[p][rack] = kept broker id, or -1 for a slot that still needs a broker of that rack
+        self.entries: list[dict[str | None, int]] = [{rack_of[b]: b for b in k} for k in kept]
+        self.target_rack = {r: sum(quotas[b] for b in topic.layout.racks[r]) for r in racks}
+        self.load = {r: 0 for r in racks}
+        for e in self.entries:
+            for r in e:
+                self.load[r] += 1
+        self.held = {b: 0 for b in rack_of}
+        for k in kept:
+            for b in k:
+                self.held[b] += 1
+        self.leader_of = [o[0] for o in old]
+        self.holders: dict[str | None, set[int]] = {}
+        self.open_in: dict[str | None, set[int]] = {}  # partitions with an unfilled slot in r
+        self.by_broker: dict[int, set[int]] = {}  # partitions a broker holds (kept)
+
+    def open_slots(self) -> None:
+        """1. open slots take racks the partition lacks, preferring racks below their target."""
+        racks, load, target_rack = self.racks, self.load, self.target_rack
+        for e in self.entries:
+            while len(e) < self.topic.rf:
+                options = [r for r in racks if r not in e]
+                r = max(options, key=lambda x: (target_rack[x] - load[x], -racks.index(x)))
+                e[r] = -1
+                load[r] += 1
+
+    def index(self) -> None:
+        """Which partitions each rack holds, has an unfilled slot in, and each broker holds."""
+        self.holders = {r: set() for r in self.racks}
+        self.open_in = {r: set() for r in self.racks}
+        self.by_broker = {b: set() for b in self.rack_of}
+        for p, e in enumerate(self.entries):
+            for r, b in e.items():
+                self.holders[r].add(p)
+                if b == -1:
+                    self.open_in[r].add(p)
+                else:
+                    self.by_broker[b].add(p)
+
+    def transfer_cost(self, p: int, r: str | None) -> int:
+        b = self.entries[p][r]
         if b == -1:
             return 0  # an unfilled slot changes rack for free
-        if held[b] > quotas[b]:
-            return 1 if leader_of[p] != b else 2
-        return 3 if leader_of[p] != b else 4
+        if self.held[b] > self.quotas[b]:
+            return 1 if self.leader_of[p] != b else 2
+        return 3 if self.leader_of[p] != b else 4
 
-    # 2. racks above target hand replicas to racks below it, along the shortest chain of racks.
-    holders: dict[str | None, set[int]] = {r: set() for r in racks}
-    open_in: dict[str | None, set[int]] = {r: set() for r in racks}  # partitions with an unfilled slot in r
-    by_broker: dict[int, set[int]] = {b: set() for b in rack_of}  # partitions a broker holds (kept)
-    for p, e in enumerate(entries):
-        for r, b in e.items():
-            holders[r].add(p)
-            if b == -1:
-                open_in[r].add(p)
-            else:
-                by_broker[b].add(p)
-
-    def best_partition(src: str | None, dst: str | None) -> int | None:
+    def best_partition(self, src: str | None, dst: str | None) -> int | None:
+        """The cheapest partition to hand from rack ``src`` to rack ``dst`` (one it lacks there)."""
+        entries, held, quotas, leader_of = self.entries, self.held, self.quotas, self.leader_of
         # cost 0: an unfilled slot; cost 1: a replica of a broker above quota that does not lead;
         # only then scan everything for the cheapest.
-        for p in open_in[src]:
+        for p in self.open_in[src]:
             if dst not in entries[p]:
                 return p
-        for b in topic.layout.racks[src]:
+        for b in self.topic.layout.racks[src]:
             if held[b] > quotas[b]:
-                for p in by_broker[b]:
+                for p in self.by_broker[b]:
                     if dst not in entries[p] and leader_of[p] != b:
                         return p
         best: tuple[int, int] | None = None
-        for p in holders[src]:
+        for p in self.holders[src]:
             if dst in entries[p]:
                 continue
-            cost = transfer_cost(p, src)
+            cost = self.transfer_cost(p, src)
             if best is None or (cost, p) < best:
                 best = (cost, p)
         return None if best is None else best[1]
 
-    while True:
-        over = [r for r in racks if load[r] > target_rack[r]]
-        if not over:
-            break
-        start = over[0]
+    def balance_racks(self) -> None:
+        """2. racks above target hand replicas to racks below it, along the shortest chain of racks."""
+        while True:
+            over = [r for r in self.racks if self.load[r] > self.target_rack[r]]
+            if not over:
+                break
+            start = over[0]
+            chain = self.shortest_chain(start)
+            if chain is None:
+                break  # rack totals cannot be fixed by transfers (cannot happen for valid quotas)
+            for src, dst, p in chain:
+                self.shift(src, dst, p)
+            self.load[start] -= 1
+            self.load[chain[-1][1]] += 1
+
+    def shortest_chain(self, start: str | None) -> list[tuple[str | None, str | None, int]] | None:
+        """Breadth-first over racks from ``start`` to the nearest rack below its target: the hops
+        (from rack, to rack, partition handed over), first hop first; None when there is none."""
+        load, target_rack = self.load, self.target_rack
         parent: dict[str | None, tuple[str | None, int]] = {}
         queue = deque([start])
         seen = {start}
@@ -99,10 +136,10 @@ def rack_first(
         found_any = False
         while queue and not found_any:
             r = queue.popleft()
-            for r2 in sorted(racks, key=lambda x: load[x] >= target_rack[x]):  # racks below target first
+            for r2 in sorted(self.racks, key=lambda x: load[x] >= target_rack[x]):  # racks below target first
                 if r2 in seen:
                     continue
-                chosen = best_partition(r, r2)
+                chosen = self.best_partition(r, r2)
                 if chosen is None:
                     continue
                 seen.add(r2)
@@ -112,54 +149,56 @@ def rack_first(
                     break
                 queue.append(r2)
         if not found_any:
-            break  # rack totals cannot be fixed by transfers (cannot happen for valid quotas)
+            return None
         node = found
         hops: list[tuple[str | None, str | None, int]] = []
         while node != start:
             src, p = parent[node]
             hops.append((src, node, p))
             node = src
-        for src, dst, p in reversed(hops):
-            b = entries[p].pop(src)
-            if b != -1:
-                held[b] -= 1
-                by_broker[b].discard(p)
-            open_in[src].discard(p)
-            entries[p][dst] = -1
-            open_in[dst].add(p)
-            holders[src].discard(p)
-            holders[dst].add(p)
-        load[start] -= 1
-        load[found] += 1
+        return list(reversed(hops))
 
-    # 3. inside each rack: brokers above quota free slots (not where they lead first), then slots
-    #    go to the brokers below quota (any broker of the rack fits: one replica per rack).
-    touched = [sum(1 for b in e.values() if b == -1) for e in entries]
-    for r in racks:
-        members = topic.layout.racks[r]
-        for b in members:
-            excess = held[b] - quotas[b]
-            if excess <= 0:
-                continue
-            # not where it leads first; then partitions no other rack has changed yet (so brokers
-            # receiving in different racks do not all land in the same partitions), scattered order
-            mine = sorted(
-                (p for p in holders[r] if entries[p][r] == b),
-                key=lambda q: (leader_of[q] == b, touched[q], (q * SCATTER_MULTIPLIER) & 0xFFFFFFFF),
-            )
-            for p in mine[:excess]:
-                entries[p][r] = -1
-                held[b] -= 1
-                touched[p] += 1
-        need = {b: quotas[b] - held[b] for b in members}
-        heap = [b for b in members if need[b] > 0]
-        for p in sorted(holders[r]):
-            if entries[p][r] != -1:
-                continue
-            b = max(heap, key=lambda x: (need[x], -x)) if heap else min(members, key=lambda x: held[x])
-            entries[p][r] = b
-            held[b] += 1
-            need[b] = need.get(b, 0) - 1
-            if need[b] <= 0 and b in heap:
-                heap.remove(b)
-    return [[b for b in e.values()] for e in entries]
+    def shift(self, src: str | None, dst: str | None, p: int) -> None:
+        """Partition ``p``'s replica in rack ``src`` becomes an unfilled slot in rack ``dst``."""
+        b = self.entries[p].pop(src)
+        if b != -1:
+            self.held[b] -= 1
+            self.by_broker[b].discard(p)
+        self.open_in[src].discard(p)
+        self.entries[p][dst] = -1
+        self.open_in[dst].add(p)
+        self.holders[src].discard(p)
+        self.holders[dst].add(p)
+
+    def fill_brokers(self) -> None:
+        """3. inside each rack: brokers above quota free slots (not where they lead first), then slots
+        go to the brokers below quota (any broker of the rack fits: one replica per rack)."""
+        entries, held, quotas, leader_of = self.entries, self.held, self.quotas, self.leader_of
+        touched = [sum(1 for b in e.values() if b == -1) for e in entries]
+        for r in self.racks:
+            members = self.topic.layout.racks[r]
+            for b in members:
+                excess = held[b] - quotas[b]
+                if excess <= 0:
+                    continue
+                # not where it leads first; then partitions no other rack has changed yet (so brokers
+                # receiving in different racks do not all land in the same partitions), scattered order
+                mine = sorted(
+                    (p for p in self.holders[r] if entries[p][r] == b),
+                    key=lambda q: (leader_of[q] == b, touched[q], (q * SCATTER_MULTIPLIER) & 0xFFFFFFFF),
+                )
+                for p in mine[:excess]:
+                    entries[p][r] = -1
+                    held[b] -= 1
+                    touched[p] += 1
+            need = {b: quotas[b] - held[b] for b in members}
+            heap = [b for b in members if need[b] > 0]
+            for p in sorted(self.holders[r]):
+                if entries[p][r] != -1:
+                    continue
+                b = max(heap, key=lambda x: (need[x], -x)) if heap else min(members, key=lambda x: held[x])
+                entries[p][r] = b
+                held[b] += 1
+                need[b] = need.get(b, 0) - 1
+                if need[b] <= 0 and b in heap:
+                    heap.remove(b)
