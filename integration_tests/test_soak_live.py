@@ -8,8 +8,8 @@ ends when every group consumed every acknowledged record (or after 150 s without
 standby consumption is allowed for session timeout + 25 s after a membership change or broker fault,
 and a resumed (SIGSTOPped) member may overlap its successor for 5 s while it learns it was replaced.
 Expected values: the records the producers' own acknowledgements name, the schedule from an independent
-call of the seeded planner, and the broker's answers read back in ``drain.diagnosis`` when anything is
-missing.
+call of the seeded planner (each failover group's active member, priority 30, to be killed or paused),
+and the broker's answers read back in ``drain.diagnosis`` when anything is missing.
 """
 
 from __future__ import annotations
@@ -43,10 +43,12 @@ def test_quick_soak_holds_every_invariant(kafka_cluster: KafkaCluster, tmp_path:
     assert summary["drain"]["ended"] == "consumed", summary["drain"]
     assert summary["verdict"] == "held", summary
     figures = {k: summary[k] for k in ("lost", "double_owned", "misplaced", "standby_consumed",
-                                       "commits_beyond_consumed", "failovers_unrecovered")}
+                                       "commits_beyond_consumed", "failovers_unrecovered",
+                                       "nonmonotonic_polls", "poll_skips", "inconsistent_offsets")}
     assert figures == dict.fromkeys(figures, 0)
     assert isinstance(summary["duplicates"], int) and summary["duplicates"] >= 0
-    assert set(summary["failover_s"]) == {"p50", "p99", "max"}
+    # both failover groups' active members (priority 30) are killed or paused: two failovers timed
+    assert summary["failovers"] >= 2 and None not in summary["failover_s"].values(), summary["failover_s"]
     # 5 producers × 20 records/s × 180 s = 18,000 at the nominal rate; a loaded machine may lag
     profile = PROFILES["quick"]
     assert summary["acknowledged"] >= 0.5 * 5 * profile.rate_per_producer * MINUTES * 60
@@ -57,7 +59,7 @@ def test_quick_soak_holds_every_invariant(kafka_cluster: KafkaCluster, tmp_path:
                              partitions=profile.partitions, members=member_names,
                              interval_s=profile.fault_interval_s,
                              member_pause_s=profile.session_timeout_ms / 1000 + 4.0,
-                             kinds=profile.fault_kinds)
+                             kinds=profile.fault_kinds, must_hit=["kp-high", "cf-high"])
     injected = [f for f in summary["faults"] if f["kind"] in BROKER_KINDS + MEMBER_KINDS]
     assert all(set(f) == {"kind", "target", "t"} for f in summary["faults"])
     assert _is_subsequence([f["kind"] for f in injected], [f.kind for f in planned])

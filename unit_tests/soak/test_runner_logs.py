@@ -11,7 +11,8 @@ import pytest
 
 import kafka_placement.testing.topics as topics
 from kafka_placement.soak.events import Ownership, dump_event
-from kafka_placement.soak.runner import _client_log, _kafka_python_log, read_logs, run_soak
+from kafka_placement.soak.rig import client_log, kafka_python_log
+from kafka_placement.soak.runner import read_logs, run_soak
 
 
 def test_torn_last_line_and_acquire_release_pairs(tmp_path: Path) -> None:
@@ -85,7 +86,7 @@ def test_a_run_refused_before_the_load_closes_what_it_opened(
 
 
 def test_the_client_log_leaves_nothing_behind(tmp_path: Path) -> None:
-    with _client_log(tmp_path) as log:
+    with client_log(tmp_path) as log:
         log.warning("disconnected")
         handler = log.handlers[0]
     assert log.handlers == [] and handler.stream is None  # type: ignore[attr-defined]
@@ -96,7 +97,7 @@ def test_the_client_log_leaves_nothing_behind(tmp_path: Path) -> None:
 def test_kafka_pythons_log_goes_to_a_file_for_the_run_and_is_restored(tmp_path: Path) -> None:
     kafka_log = logging.getLogger("kafka")
     before = (kafka_log.level, kafka_log.propagate, list(kafka_log.handlers))
-    with _kafka_python_log(tmp_path):
+    with kafka_python_log(tmp_path):
         logging.getLogger("kafka.producer.sender").info("Uncaught error in kafka producer I/O thread")
         logging.getLogger("kafka.producer.sender").debug("not kept: below INFO")
     assert (kafka_log.level, kafka_log.propagate, list(kafka_log.handlers)) == before

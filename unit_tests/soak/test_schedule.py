@@ -81,18 +81,80 @@ SEED_7_QUICK_30_MIN_FIRST_6 = [
 ]
 
 
-def quick_plan(seed: int, minutes: float) -> list[PlannedFault]:
+#: each failover group's active member (its highest priority: 30), read off the groups' table by hand
+ACTIVE = ["kp-high", "cf-high"]
+
+
+def quick_plan(seed: int, minutes: float, must_hit: list[str] | None = None) -> list[PlannedFault]:
     quick = PROFILES["quick"]
     return fault_schedule(seed, minutes * 60, brokers=[0, 1, 2, 3, 4, 5], partitions=quick.partitions,
                           members=QUICK_MEMBERS, interval_s=quick.fault_interval_s,
-                          member_pause_s=quick.session_timeout_ms / 1000 + 4.0, kinds=quick.fault_kinds)
+                          member_pause_s=quick.session_timeout_ms / 1000 + 4.0, kinds=quick.fault_kinds,
+                          must_hit=[] if must_hit is None else must_hit)
 
 
-def test_the_quick_profile_schedules_what_it_did_before_partitions_existed() -> None:
+def test_the_quick_profile_draws_what_it_did_before_partitions_existed() -> None:
     assert PROFILES["quick"].fault_kinds == QUICK_KINDS
     assert quick_plan(1, 3.0) == SEED_1_QUICK_3_MIN
     long_plan = quick_plan(7, 30.0)
     assert long_plan[:6] == SEED_7_QUICK_30_MIN_FIRST_6 and len(long_plan) == 91
+
+
+def test_seeds_1_and_7_fail_over_both_failover_groups_and_are_otherwise_what_they_were() -> None:
+    # neither active member was hit: the earliest member fault (cf-low's pause) now pauses kp-high,
+    # and the earliest broker fault becomes a kill of cf-high, same time, hold 7.551 s (under the cap)
+    expected = list(SEED_1_QUICK_3_MIN)
+    expected[0] = PlannedFault(20.0, "member-kill", "cf-high", 7.551)
+    expected[1] = PlannedFault(37.528, "member-pause", "kp-high", 10.0)
+    assert quick_plan(1, 3.0, ACTIVE) == expected
+    # seed 7 (issue 45's run with failover_s all null): the kill of kp-low at 20 s now kills kp-high, and
+    # the first broker fault kills cf-high, its hold capped at 10 s
+    first_6 = list(SEED_7_QUICK_30_MIN_FIRST_6)
+    first_6[0] = PlannedFault(20.0, "member-kill", "kp-high", 5.764)
+    first_6[1] = PlannedFault(33.505, "member-kill", "cf-high", 10.0)
+    assert quick_plan(7, 3.0, ACTIVE)[:6] == first_6
+
+
+def test_every_seed_kills_or_pauses_each_active_member_in_the_quick_3_minute_run() -> None:
+    for seed in range(3000):
+        plan = quick_plan(seed, 3.0, ACTIVE)
+        drawn = quick_plan(seed, 3.0)
+        hit = {f.target for f in plan if f.kind in MEMBER_KINDS}
+        assert {"kp-high", "cf-high"} <= hit, (seed, plan)
+        # as many faults, at the same times; only the faults that had to change did
+        assert [f.at_s for f in plan] == [f.at_s for f in drawn]
+        changed = [(a, b) for a, b in zip(drawn, plan, strict=True) if a != b]
+        assert len(changed) <= 2
+        for before, after in changed:
+            assert after.target in ACTIVE and after.kind in MEMBER_KINDS
+            kept = before.hold_s if before.kind in MEMBER_KINDS else min(before.hold_s, 10.0)
+            assert after.hold_s == kept
+        for fault, after in itertools.pairwise(plan):
+            assert fault.at_s + fault.hold_s < after.at_s
+
+
+@settings(max_examples=100, deadline=None)
+@given(seed=st.integers(0, 2**63 - 1), minutes=st.floats(1.0, 30.0), full=st.booleans())
+def test_any_schedule_with_room_for_two_faults_hits_both_active_members(seed: int, minutes: float,
+                                                                        full: bool) -> None:
+    profile = PROFILES["full" if full else "quick"]
+    plan = fault_schedule(seed, minutes * 60, brokers=[0, 1, 2, 3, 4, 5], partitions=profile.partitions,
+                          members=QUICK_MEMBERS, interval_s=profile.fault_interval_s, member_pause_s=10.0,
+                          kinds=profile.fault_kinds, must_hit=ACTIVE)
+    hit = {f.target for f in plan if f.kind in MEMBER_KINDS}
+    if len(plan) >= 2:
+        assert {"kp-high", "cf-high"} <= hit
+    elif plan:
+        assert hit & {"kp-high", "cf-high"}
+
+
+def test_an_already_hit_schedule_is_left_as_drawn_and_strangers_are_refused() -> None:
+    # seed 7 over 30 minutes draws kills or pauses of both: nothing to mend
+    plan = quick_plan(7, 30.0)
+    assert {"kp-high", "cf-high"} <= {f.target for f in plan if f.kind in MEMBER_KINDS}
+    assert quick_plan(7, 30.0, ACTIVE) == plan
+    with pytest.raises(InvalidArgumentError, match=r"must_hit \['nobody'\] are not among the members"):
+        quick_plan(7, 3.0, ["nobody"])
 
 
 @settings(max_examples=30, deadline=None)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kafka_placement.soak.events import Ack, Consumed, Fault, Health, Life, Ownership
+from kafka_placement.soak.events import Ack, Consumed, Fault, Health, Life, Ownership, SessionLost
 from kafka_placement.soak.verdict import SoakLogs, Windows, judge
 
 WINDOWS = Windows(standby_s=5.0, overlap_s=0.0)
@@ -126,3 +126,70 @@ def test_a_readback_that_did_not_reach_the_end_does_not_hold() -> None:
 def test_throttles_left_behind_by_the_move_do_not_hold() -> None:
     summary = judged_with({**DONE, "throttles_left": ["broker 3: ['leader.replication.throttled.rate']"]})
     assert summary["verdict"] == "violated"
+
+
+# ---------------------------------------------------------------- an expired session (session 20)
+def session_20(with_the_members_word: bool) -> dict[str, object]:
+    """Session 20's secured 30-minute run, its first burst in miniature: fo-kp's top member kp-high (30)
+    holds all 4 partitions; its heartbeats stop succeeding at 645.0 (the machine starved); the
+    coordinator expires its session, kp-low (10) is the group's only member and gets everything at
+    654.9 and consumes 2,290 records at 655.0–656.0; kp-high's next heartbeat is answered
+    UNKNOWN_MEMBER_ID at 655.8; it rejoins and takes everything back at 657.0. Both processes ran all
+    along; the nearest broker fault was 32.6 s before the burst (outside the 31-s window)."""
+    logs = SoakLogs()
+    logs.add([Life("fo-kp", "kp-high", True, 0.0), Life("fo-kp", "kp-low", True, 0.0),
+              Fault("broker-kill", "broker-2", 622.4),
+              Ownership("fo-kp", "kp-high", 1, (0, 1, 2, 3), 1.0, 655.8),
+              Ownership("fo-kp", "kp-low", 1, (0, 1, 2, 3), 654.9, 656.5),
+              Ownership("fo-kp", "kp-high", 2, (0, 1, 2, 3), 657.0, None)])
+    burst = [Ack("p", s, None, None, s % 4, s // 4, 640.0 + s / 1000) for s in range(2290)]
+    logs.add(burst)
+    logs.add(Consumed("fo-kp", "kp-low", a.partition, a.offset, "p", a.sequence, 655.0 + a.sequence / 2290)
+             for a in burst)
+    if with_the_members_word:
+        logs.add([SessionLost("fo-kp", "kp-high", 645.0, 655.8)])
+    return judge(logs, ["fo-kp"], {"fo-kp": {"kp-high": 30, "kp-low": 10}},
+                 Windows(standby_s=31.0, overlap_s=5.0), until=700.0)
+
+
+def test_a_standby_consuming_after_the_top_members_session_expired_is_a_failover_not_a_violation() -> None:
+    assert (session_20(False)["verdict"], session_20(False)["standby_consumed"]) == ("violated", 2290)
+    summary = session_20(True)
+    assert (summary["verdict"], summary["standby_consumed"]) == ("held", 0)
+    assert summary["sessions_lost"] == {"fo-kp": 1}
+
+
+def test_a_lost_session_excuses_only_its_own_group_and_only_within_the_window() -> None:
+    def standby(lost: SessionLost) -> object:
+        logs = clean_logs()
+        logs.add([Ack("p", 10, "k10", 0, 0, 10, 39.0), Consumed("fo", "low", 0, 10, "p", 10, 40.0), lost])
+        return judge(logs, ["fo"], {"fo": {"high": 2, "low": 1}}, WINDOWS, until=60.0)["standby_consumed"]
+
+    assert standby(SessionLost("fo", "high", 36.0, 37.0)) == 0
+    assert standby(SessionLost("other", "high", 36.0, 37.0)) == 1  # another group's member
+    assert standby(SessionLost("fo", "high", 20.0, 30.0)) == 1  # told 10 s before: the window (5 s) is over
+    assert standby(SessionLost("fo", "high", 20.0, 36.0)) == 0  # told 4 s before
+
+
+# ---------------------------------------------------------------- Jepsen's consumer invariants
+def test_the_jepsen_anomalies_are_counted_shown_and_violate() -> None:
+    logs = clean_logs()  # high read offsets 0..9 of partition 0
+    logs.add([Consumed("fo", "high", 0, 4, "p", 4, 20.0),  # back from 9 to 4: nonmonotonic
+              Consumed("fo", "high", 0, 12, "p", 12, 21.0)])  # 4 → 12 past 10, 11: a skip
+    logs.add([Ack("p", 10, "k10", 0, 0, 10, 15.0), Ack("p", 11, "k11", 0, 0, 11, 15.0),
+              Ack("p", 12, "k12", 0, 0, 12, 15.0), Ack("q", 0, "x", 0, 0, 3, 15.0)])  # q/0 at offset 3 too
+    logs.add([Consumed("fo", "low", 0, 10, "p", 10, 22.0), Consumed("fo", "low", 0, 11, "p", 11, 22.0)])
+    summary = judge(logs, ["fo"], {"fo": {"high": 2, "low": 1}}, Windows(standby_s=60.0, overlap_s=0.0),
+                    until=30.0)
+    figures = [summary[k] for k in ("verdict", "nonmonotonic_polls", "poll_skips", "inconsistent_offsets")]
+    assert figures == ["violated", 1, 1, 1]
+    assert summary["poll_anomaly_detail"] == [
+        {"kind": "nonmonotonic", "group": "fo", "member": "high", "partition": 0, "offsets": [9, 4],
+         "t": 20.0, "skipped": 0, "skipped_first": []},
+        {"kind": "skip", "group": "fo", "member": "high", "partition": 0, "offsets": [4, 12], "t": 21.0,
+         "skipped": 2, "skipped_first": [10, 11]},
+    ]
+    assert summary["inconsistent_offset_detail"] == [
+        {"partition": 0, "offset": 3, "records": [["p", 3], ["q", 0]]}]
+    clean = judge(clean_logs(), ["fo"], {"fo": {"high": 2, "low": 1}}, WINDOWS, until=30.0)
+    assert [clean[k] for k in ("nonmonotonic_polls", "poll_skips", "inconsistent_offsets")] == [0, 0, 0]

@@ -5,7 +5,8 @@ schedule drawn from ``--seed``; then every invariant is checked.
 
 Prints one verdict line; exit 0 only when every invariant held, 1 when one did not, 2 for bad input.
 ``--json FILE`` writes the summary (verdict, acknowledged, lost, duplicates, double_owned, misplaced,
-faults, failover_s, reassignment …); ``--report DIR`` an HTML timeline and the raw JSON-lines logs.
+Jepsen's nonmonotonic_polls / poll_skips / inconsistent_offsets, faults, failover_s, reassignment …);
+``--report DIR`` an HTML timeline and the raw JSON-lines logs.
 A throttled reassignment (one broker drained of the topic, planned and applied by our ``reassign``
 commands) is in flight during the load; the verdict needs it completed, its copies whole and every
 acknowledged record read back from the topic afterwards.
@@ -85,6 +86,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"soak {summary['verdict']}: {summary['acknowledged']:,} acknowledged, {summary['lost']} lost, "
           f"{summary['duplicates']} duplicates, {summary['double_owned']} double-owned, "
           f"{summary['misplaced']} misplaced, {summary['standby_consumed']} standby-consumed, "
+          f"{summary['nonmonotonic_polls']} nonmonotonic polls, {summary['poll_skips']} poll skips, "
+          f"{summary['inconsistent_offsets']} inconsistent offsets, "
           f"{len([f for f in summary['faults'] if f['kind'] in BROKER_KINDS + MEMBER_KINDS])} faults, "
           f"failover p50/p99/max {fo['p50']}/{fo['p99']}/{fo['max']} s"
           + "".join(f", producer {name} stalled {gap} s"

@@ -11,6 +11,10 @@ on one host, so their clocks agree). The kinds:
 - ``committed``: an offset commit the broker accepted — group, member, partition, offset (the next
   offset to read, Kafka's convention);
 - ``life``: a member process running (``up``) or not (``down``: killed, paused, closed) from time t;
+- ``session-lost``: a member learned that its membership had ended (the coordinator expired its session
+  or fenced its generation: a heartbeat, join or commit answered ``UNKNOWN_MEMBER_ID`` /
+  ``ILLEGAL_GENERATION``) — group, member, ``since`` (its last successful heartbeat: the membership ended
+  at or after it) and ``t`` (when it learned);
 - ``fault``: a fault the injector applied — kind, target;
 - ``health``: the cluster as the runner's sampler saw it, written when it changed — the
   ``__consumer_offsets`` partitions without a leader (the group coordinators that cannot answer) and
@@ -39,6 +43,7 @@ __all__ = [
     "Life",
     "Ownership",
     "RecordId",
+    "SessionLost",
     "dump_event",
     "parse_event",
 ]
@@ -113,6 +118,17 @@ class Life:
 
 
 @dataclass(frozen=True)
+class SessionLost:
+    """A member's own word that its membership ended: at some moment in ``[since, t]`` the group went on
+    without it (``since``: its last successful heartbeat; ``t``: when it was told)."""
+
+    group: str
+    member: str
+    since: float
+    t: float
+
+
+@dataclass(frozen=True)
 class Fault:
     kind: str
     target: str
@@ -127,11 +143,11 @@ class Health:
     t: float
 
 
-Event = Ack | Ownership | Consumed | Committed | Life | Fault | Health
+Event = Ack | Ownership | Consumed | Committed | Life | SessionLost | Fault | Health
 
 _KINDS: dict[str, type[Any]] = {
     "ack": Ack, "own": Ownership, "consumed": Consumed, "committed": Committed, "life": Life, "fault": Fault,
-    "health": Health,
+    "health": Health, "session-lost": SessionLost,
 }
 _NAMES = {cls: name for name, cls in _KINDS.items()}
 

@@ -19,7 +19,7 @@ from typing import Any
 from kafka_placement.partitioning.schemes import get_scheme
 from kafka_placement.soak.events import Ack, Event
 
-__all__ = ["PRODUCERS", "ProducerSpec", "ProducerThread"]
+__all__ = ["PRODUCERS", "ProducerSpec", "ProducerThread", "record_identity"]
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,13 @@ PRODUCERS = (
     ProducerSpec("cf-jump-keyed", "confluent", "jump", keyed=True),
     ProducerSpec("cf-sticky-keyless", "confluent", "murmur2_random", keyed=False),
 )
+
+
+def record_identity(value: bytes | None) -> tuple[str, int]:
+    """(producer, sequence) of a record's value as :meth:`ProducerThread._record` wrote it: how the
+    members and the readback name what they read."""
+    body = json.loads(value or b"{}")
+    return str(body["p"]), int(body["s"])
 
 
 class ProducerThread(threading.Thread):

@@ -17,7 +17,7 @@ from typing import Any
 
 from kafka_placement.soak.events import Event, Life
 
-__all__ = ["FAILOVER_GROUPS", "GROUPS", "Members"]
+__all__ = ["FAILOVER_GROUPS", "GROUPS", "Members", "active_members"]
 
 #: group → [(member, client, strategy, priority)]
 GROUPS: dict[str, list[tuple[str, str, str, int]]] = {
@@ -27,6 +27,13 @@ GROUPS: dict[str, list[tuple[str, str, str, int]]] = {
              ("coop-b", "confluent", "cooperative-sticky", 0)],
 }
 FAILOVER_GROUPS = ("fo-kp", "fo-cf")
+
+
+def active_members() -> list[str]:
+    """Each failover group's active member: its highest priority (our failover assignor gives it every
+    partition while it runs). The schedule kills or pauses each at least once, so every run times a
+    failover of every failover group."""
+    return [max(GROUPS[group], key=lambda member: member[3])[0] for group in FAILOVER_GROUPS]
 
 
 class Members:
@@ -62,7 +69,7 @@ class Members:
             json.dump(config, f)
         stderr = open(self.workdir / f"member-{name}.stderr", "a")  # noqa: SIM115 - the child owns it
         self.procs[name] = subprocess.Popen(
-            [sys.executable, "-m", "kafka_placement.soak.member", str(path)],
+            [sys.executable, "-m", "kafka_placement.soak.member_process", str(path)],
             stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=stderr, text=True,
             env={**os.environ, "PYTHONUNBUFFERED": "1"},
         )

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from kafka_placement.soak.events import RecordId
-from kafka_placement.soak.member import record_identity
+from kafka_placement.soak.load import record_identity
 
 __all__ = ["committed_offsets", "read_topic"]
 

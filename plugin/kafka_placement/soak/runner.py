@@ -1,39 +1,39 @@
-"""One soak run against a live :class:`~kafka_placement.testing.KafkaCluster`: a topic (RF 3,
-``min.insync.replicas=2``), the groups' member processes, the producers, the seeded faults, a drain, and
-the verdict (:func:`~kafka_placement.soak.verdict.judge`) over every log.
+"""One soak run against a live :class:`~kafka_placement.testing.KafkaCluster`, as a pipeline of stages,
+each a function with typed inputs and outputs:
+
+schedule (:func:`plan_run`, pure) → cluster (:func:`~kafka_placement.soak.rig.open_rig`) → load
+(:func:`start_load`) → faults (:func:`inject_faults`) → drain (:func:`stop_and_drain`) → read back
+(:func:`read_back`) → judge (:func:`judge_run`, over the logs: :func:`~kafka_placement.soak.verdict.judge`).
 
 Groups: ``fo-kp`` (kafka-python members, our failover assignor), ``fo-cf`` (our confluent ``Consumer``
 members, the same assignor), ``coop`` (confluent, cooperative-sticky; its members leave and join through
 the member faults). Every member writes its own JSON-lines log; the runner's log holds the acks, the
-faults and when each member process ran.
+faults and when each member process ran. The logs are read as they grow
+(:class:`~kafka_placement.soak.logtail.LogTail`).
 """
 
 from __future__ import annotations
 
-import logging
-import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass
+from collections.abc import Callable
+from contextlib import ExitStack
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kafka_placement.errors import ClusterError
-from kafka_placement.soak.events import Event, dump_event, parse_event
-from kafka_placement.soak.faults import FaultInjector
-from kafka_placement.soak.health import HealthSampler, coordinator_partition
-from kafka_placement.soak.load import PRODUCERS, ProducerThread
-from kafka_placement.soak.members import FAILOVER_GROUPS, GROUPS, Members
-from kafka_placement.soak.netfault import NetworkPartitions
-from kafka_placement.soak.operation import APPLY_TIMEOUT_S, START_FRACTION, ThrottledReassignment
+from kafka_placement.soak.drain import DrainOutcome, drain, wait_owned
+from kafka_placement.soak.health import coordinator_partition
+from kafka_placement.soak.logtail import LogTail, read_logs
+from kafka_placement.soak.members import FAILOVER_GROUPS, GROUPS, active_members
+from kafka_placement.soak.operation import APPLY_TIMEOUT_S, START_FRACTION
 from kafka_placement.soak.readback import read_topic
-from kafka_placement.soak.restarts import RESTART_TIMEOUT_S, Restarts
-from kafka_placement.soak.schedule import FULL_KINDS, QUICK_KINDS, fault_schedule
+from kafka_placement.soak.restarts import RESTART_TIMEOUT_S
+from kafka_placement.soak.rig import Rig, open_rig, sleep_until
+from kafka_placement.soak.schedule import FULL_KINDS, MEMBER_KINDS, QUICK_KINDS, PlannedFault, fault_schedule
 from kafka_placement.soak.verdict import SoakLogs, Windows, judge
 
-__all__ = ["GROUPS", "PROFILES", "Profile", "run_soak"]
+__all__ = ["GROUPS", "PROFILES", "Profile", "RunPlan", "plan_run", "read_logs", "run_soak"]
 
 
 @dataclass(frozen=True)
@@ -59,294 +59,237 @@ PROFILES = {
                     drain_s=900.0, drain_stall_s=150.0, fault_kinds=FULL_KINDS),
 }
 
-#: how long the run waits for each producer thread to flush and end after stop()
-PRODUCER_JOIN_S = 180.0
 #: a bound on reading the whole topic back after the run (30 minutes of load: ~450,000 records)
 READBACK_S = 300.0
-#: The soak topic's min.insync.replicas (RF 3): a write survives one broker's loss.
-MIN_ISR = 2
+#: how long the groups may take to own every partition before the load starts
+OWNED_S = 180.0
 
 
-def read_logs(workdir: Path) -> SoakLogs:
-    logs = SoakLogs()
-    for path in sorted(workdir.glob("*.jsonl")):
-        with open(path) as f:
-            lines = f.read().splitlines()
-        # the last line of a killed member may be cut short: skip a torn final line
-        logs.add(parse_event(line) for line in (lines if path.name == "runner.jsonl" else _whole(lines)))
-    # an ownership line is written at acquisition and again at release: keep the latest of each
-    latest: dict[tuple[str, int, float], Any] = {}
-    for own in logs.ownerships:
-        key = (own.member, own.generation, own.acquired)
-        if key not in latest or own.released is not None:
-            latest[key] = own
-    logs.ownerships = list(latest.values())
-    return logs
+# ---------------------------------------------------------------- schedule (pure)
+@dataclass(frozen=True)
+class RunPlan:
+    """What a run will do, decided before anything starts: a function of the seed and the cluster's
+    broker ids (and a fresh prefix naming its topic and groups)."""
+
+    seed: int
+    minutes: float
+    profile_name: str
+    profile: Profile
+    prefix: str
+    faults: tuple[PlannedFault, ...]
+    #: each failover group's active member: killed or paused at least once (``failover_s`` is timed)
+    must_hit: tuple[str, ...]
+    #: the broker the reassignment in flight drains of the topic
+    drained_broker: int
+
+    @property
+    def duration_s(self) -> float:
+        return self.minutes * 60.0
+
+    @property
+    def topic(self) -> str:
+        return f"{self.prefix}-records"
 
 
-def _whole(lines: list[str]) -> list[str]:
-    return lines if not lines or lines[-1].endswith("}") else lines[:-1]
-
-
-@contextmanager
-def _client_log(workdir: Path) -> Iterator[logging.Logger]:
-    """Where the producers' librdkafka log lines go: ``librdkafka.log`` beside the other logs. Every
-    injected fault makes librdkafka log a disconnect or a refused connect; on the terminal they buried
-    the soak's own progress lines. The logger is not registered with ``logging`` (no parent, nothing
-    left behind in the process once the run ends)."""
-    log = logging.Logger(f"kafka_placement.soak.librdkafka.{workdir.name}", logging.DEBUG)
-    handler = logging.FileHandler(workdir / "librdkafka.log")
-    handler.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
-    log.addHandler(handler)
-    try:
-        yield log
-    finally:
-        log.removeHandler(handler)
-        handler.close()
-
-
-@contextmanager
-def _kafka_python_log(workdir: Path) -> Iterator[None]:
-    """kafka-python's own log (its producers' sender, the runner's admin client), INFO and up, into
-    ``kafka-python.log`` for the run, and off the terminal meanwhile. A 30-minute run had both
-    kafka-python producers stop for good, and nothing was left to say why."""
-    log = logging.getLogger("kafka")
-    handler = logging.FileHandler(workdir / "kafka-python.log")
-    handler.setFormatter(logging.Formatter("%(asctime)s %(threadName)s %(name)s %(levelname)s %(message)s"))
-    saved = log.level, log.propagate
-    log.addHandler(handler)
-    log.setLevel(logging.INFO)
-    log.propagate = False
-    try:
-        yield
-    finally:
-        log.removeHandler(handler)
-        log.setLevel(saved[0])
-        log.propagate = saved[1]
-        handler.close()
-
-
-def run_soak(cluster: Any, *, minutes: float, seed: int, profile_name: str, workdir: Path,
-             progress: Callable[[float, str], None] | None = None) -> tuple[dict[str, Any], SoakLogs]:
-    """Run the soak for ``minutes`` of load; the summary (see :func:`judge`) and the logs it judged."""
-    from kafka.admin import KafkaAdminClient
-
-    from kafka_placement.testing.topics import create_topic
-
+def plan_run(seed: int, minutes: float, profile_name: str, broker_ids: list[int],
+             prefix: str | None = None) -> RunPlan:
     profile = PROFILES[profile_name]
-    workdir.mkdir(parents=True, exist_ok=True)
-    prefix = f"kp-soak-{uuid.uuid4().hex[:6]}"
-    topic = f"{prefix}-records"
-    # what is opened before the run is closed however it ends (a refused topic, a bad schedule), and
-    # after the run's own cleanup (the inner finally), which still logs through it
-    with ExitStack() as cleanup:
-        runner_log = cleanup.enter_context(open(workdir / "runner.jsonl", "w", buffering=1))
-        cleanup.enter_context(_kafka_python_log(workdir))
-        lock = threading.Lock()
+    members = [name for group in GROUPS.values() for name, _client, _strategy, _prio in group]
+    must_hit = tuple(active_members())
+    faults = fault_schedule(seed, minutes * 60.0, brokers=broker_ids, partitions=profile.partitions,
+                            members=members, interval_s=profile.fault_interval_s,
+                            member_pause_s=profile.session_timeout_ms / 1000 + 4.0,
+                            kinds=profile.fault_kinds, must_hit=must_hit)
+    return RunPlan(seed, minutes, profile_name, profile, prefix or f"kp-soak-{uuid.uuid4().hex[:6]}",
+                   tuple(faults), must_hit, broker_ids[seed % len(broker_ids)])
 
-        def write(event: Event) -> None:
-            with lock:
-                runner_log.write(dump_event(event) + "\n")
 
-        kp = cluster.kafka_python_settings()
-        connection = {"kafka-python": kp, "confluent": cluster.librdkafka_settings()}
+class RunClock:
+    """The run's progress reports: the share of the load done (0 before it starts) and a note."""
 
-        def admin() -> Any:
-            return KafkaAdminClient(**kp, request_timeout_ms=15000)
+    def __init__(self, duration_s: float, report: Callable[[float, str], None]) -> None:
+        self.duration_s, self._report = duration_s, report
+        self.started: float | None = None  # time.monotonic() when the load started
 
-        adm = admin()
-        cleanup.callback(adm.close)
-        create_topic(adm, topic, profile.partitions, 3, config={"min.insync.replicas": str(MIN_ISR)},
-                     fresh_admin=admin)
-        members = Members(workdir, topic, connection, profile.session_timeout_ms, prefix, write)
-        client_log = cleanup.enter_context(_client_log(workdir))
-        producers = [ProducerThread(spec, topic, profile.partitions, profile.rate_per_producer,
-                                    connection[spec.client], write, client_log) for spec in PRODUCERS]
-        duration = minutes * 60.0
-        plan = fault_schedule(seed, duration, brokers=cluster.broker_ids, partitions=profile.partitions,
-                              members=list(members.specs), interval_s=profile.fault_interval_s,
-                              member_pause_s=profile.session_timeout_ms / 1000 + 4.0,
-                              kinds=profile.fault_kinds)
-        report = progress or (lambda _f, _n: None)
-        restarts = Restarts(cluster, write)
-        # the operation in flight: one broker (by the seed) drained of the topic while the faults go on
-        operation = ThrottledReassignment(
-            workdir, cluster.bootstrap_servers, cluster.write_client_config(workdir / "client.properties"),
-            topic, cluster.broker_ids[seed % len(cluster.broker_ids)],
-            note=lambda text: report(1.0 if not load_start else (time.time() - load_start) / duration, text))
-        injector = FaultInjector(cluster, members, adm, topic, write, restarts)
-        if any(f.kind == "broker-partition" for f in plan):
-            _check_network(injector)
-        skipped = 0
-        load_start = load_end = 0.0
-        drain: dict[str, Any] = {}
-        readback: tuple[dict[Any, tuple[int, int]], bool] | None = None
-        watching = threading.Event()
-        health = HealthSampler(admin, topic, MIN_ISR, write)
-        watcher = threading.Thread(target=members.watch_until, args=(watching,), name="soak-watch",
-                                   daemon=True)
-        try:
-            for name in members.specs:
-                members.spawn(name)
-            watcher.start()
-            _wait_owned(workdir, members, profile.partitions, 180.0)
-            health.start()
-            for producer in producers:
-                producer.start()
-            started, load_start = time.monotonic(), time.time()
-            operation.start(START_FRACTION * duration)
-            for fault in plan:
-                _sleep_until(started + fault.at_s)
-                # one fault at a time, and the load lasts `duration` whatever a restart takes: a fault
-                # waits for a broker still starting, and is skipped when it would then outlast the load
-                latest = started + duration - fault.hold_s
-                restarts.wait(latest - time.monotonic(), lambda note: report(
-                    (time.monotonic() - started) / duration, note))
-                if restarts.pending() or time.monotonic() > latest:
-                    skipped += 1
-                    continue
-                report((time.monotonic() - started) / duration, f"{fault.kind} {fault.target}")
-                skipped += 0 if injector.apply(fault) else 1
-            _sleep_until(started + duration)
-            load_end = time.time()
-            report(1.0, "load done")
-            for producer in producers:
-                producer.stop()
-            for producer in producers:
-                producer.join(PRODUCER_JOIN_S)
-            # the drain starts with every broker back, so a slow restart cannot use up its time
-            restarts.wait(RESTART_TIMEOUT_S, lambda note: report(1.0, note))
-            operation.join(APPLY_TIMEOUT_S + 300.0)  # bounded by its own commands' timeouts
-            drain = _drain(workdir, members, profile, lambda note: report(1.0, note))
-            report(1.0, "reading the topic back")
-            operation.check_copies(adm)
+    def start(self) -> float:
+        self.started = time.monotonic()
+        return self.started
+
+    def note(self, text: str) -> None:
+        share = 0.0 if self.started is None else (time.monotonic() - self.started) / self.duration_s
+        self._report(share, text)
+
+    def after_load(self, text: str) -> None:
+        self._report(1.0, text)
+
+
+# ---------------------------------------------------------------- load
+@dataclass(frozen=True)
+class LoadStart:
+    monotonic: float  # time.monotonic(): the faults are scheduled from it
+    wall: float  # time.time(): the logs' clock
+
+
+def start_load(rig: Rig, plan: RunPlan, tail: LogTail, clock: RunClock) -> LoadStart:
+    """Members first (until every group owns every partition), then the health sampler, the producers and
+    the reassignment (at :data:`~kafka_placement.soak.operation.START_FRACTION` of the load)."""
+    rig.start_members()
+    group_of = {name: spec[0] for name, spec in rig.members.specs.items()}
+    wait_owned(tail, group_of, plan.profile.partitions, OWNED_S)
+    rig.health.start()
+    for producer in rig.producers:
+        producer.start()
+    start = LoadStart(clock.start(), time.time())
+    rig.operation.start(START_FRACTION * plan.duration_s)
+    return start
+
+
+# ---------------------------------------------------------------- faults
+def inject_faults(rig: Rig, plan: RunPlan, start: LoadStart, clock: RunClock) -> int:
+    """Apply the schedule, one fault at a time; the number skipped. The load lasts ``duration_s``
+    whatever a restart takes: a fault waits for a broker still starting, and is skipped when it would
+    then outlast the load — except a kill or pause of an active failover member (``plan.must_hit``),
+    which touches no broker and does not wait: a slow restart must not cost a run its failover."""
+    skipped = 0
+    for fault in plan.faults:
+        sleep_until(start.monotonic + fault.at_s)
+        latest = start.monotonic + plan.duration_s - fault.hold_s
+        independent = fault.kind in MEMBER_KINDS and fault.target in plan.must_hit
+        if not independent:
+            rig.restarts.wait(latest - time.monotonic(), clock.note)
+        if (rig.restarts.pending() and not independent) or time.monotonic() > latest:
+            skipped += 1
+            continue
+        clock.note(f"{fault.kind} {fault.target}")
+        skipped += 0 if rig.injector.apply(fault) else 1
+    sleep_until(start.monotonic + plan.duration_s)
+    return skipped
+
+
+# ---------------------------------------------------------------- drain
+def stop_and_drain(rig: Rig, plan: RunPlan, tail: LogTail, clock: RunClock) -> tuple[float, DrainOutcome]:
+    """Stop the producers (the load's end, wall time), wait for every broker and the reassignment, then
+    drain (:func:`~kafka_placement.soak.drain.drain`): a slow restart cannot use up the drain's time."""
+    load_end = time.time()
+    clock.after_load("load done")
+    rig.stop_producers()
+    rig.restarts.wait(RESTART_TIMEOUT_S, clock.after_load)
+    rig.operation.join(APPLY_TIMEOUT_S + 300.0)  # bounded by its own commands' timeouts
+    prefix = rig.members.prefix + "-"
+    outcome = drain(tail, [rig.members.group_id(g) for g in GROUPS], bound_s=plan.profile.drain_s,
+                    stall_s=plan.profile.drain_stall_s, note=clock.after_load,
+                    short=lambda group: group.removeprefix(prefix))
+    return load_end, outcome
+
+
+# ---------------------------------------------------------------- read back
+@dataclass(frozen=True)
+class ReadBack:
+    """The topic read back after the drain (the reassignment's copies checked first)."""
+
+    found: dict[Any, tuple[int, int]]  # (producer, sequence) → (partition, offset)
+    high_watermarks: dict[int, int]
+    complete: bool
+    error: str | None = None
+    diagnosis: dict[str, Any] | None = field(default=None)
+
+
+def read_back(rig: Rig, plan: RunPlan, drained: DrainOutcome, tail: LogTail, clock: RunClock) -> ReadBack:
+    """Check the reassignment's copies, read every record of the topic, and — when a group left records
+    unconsumed — say where they are (:mod:`~kafka_placement.soak.diagnosis`: an explanation only)."""
+    clock.after_load("reading the topic back")
+    rig.operation.check_copies(rig.adm)
+    try:
+        found, high_watermarks, complete = read_topic(rig.kafka_python, plan.topic, plan.profile.partitions,
+                                                      READBACK_S)
+        error = None
+    except Exception as exc:  # kafka-python's errors: judged (an incomplete read), not a crash
+        found, high_watermarks, complete, error = {}, {}, False, f"{type(exc).__name__}: {exc}"
+    diagnosis = None
+    if any(drained.unconsumed.values()):
+        if error is not None:
+            diagnosis = {"error": error}
+        else:
             try:
-                in_topic, high_watermarks, complete = read_topic(kp, topic, profile.partitions, READBACK_S)
-            except Exception as exc:  # kafka-python's errors: judged (an incomplete read), not a crash
-                in_topic, high_watermarks, complete = {}, {}, False
-                operation.outcome["readback_error"] = f"{type(exc).__name__}: {exc}"
-            readback = (in_topic, complete)
-            if any(drain["unconsumed"].values()) and "readback_error" in operation.outcome:
-                drain["diagnosis"] = {"error": operation.outcome["readback_error"]}
-            elif any(drain["unconsumed"].values()):
-                try:  # an explanation only: the verdict stands without it
-                    drain["diagnosis"] = _diagnose(workdir, adm, topic, [members.group_id(g) for g in GROUPS],
-                                                   in_topic, high_watermarks, complete)
-                except Exception as exc:  # kafka-python's errors and a cluster still recovering
-                    drain["diagnosis"] = {"error": f"{type(exc).__name__}: {exc}"}
-        finally:
-            if injector.network is not None:
-                injector.network.heal()  # before anything slow: no rule outlives the run
-            operation.stop()  # an aborted run: its command is not left moving replicas
-            # a run aborted by an error: the load stops before the log it writes to is closed (their
-            # threads raised "I/O operation on closed file" otherwise); a no-op after a whole run
-            for producer in producers:
-                producer.stop()
-            for producer in producers:
-                if producer.is_alive():
-                    producer.join(PRODUCER_JOIN_S)
-            watching.set()
-            if watcher.is_alive():
-                watcher.join(10)
-            health.stop()
-            if health.is_alive():
-                health.join(30)
-            members.close_all()
-            restarts.wait(RESTART_TIMEOUT_S, lambda note: report(1.0, note))
-            for broker in cluster.broker_ids:
-                cluster.start_broker(broker, timeout_s=RESTART_TIMEOUT_S)
-    logs = read_logs(workdir)
-    priorities = {members.group_id(g): {name: prio for name, _c, _s, prio in GROUPS[g]}
-                  for g in FAILOVER_GROUPS}
-    windows = Windows(standby_s=profile.session_timeout_ms / 1000 + 25.0, overlap_s=5.0)
-    offsets_partitions = health.offsets_partitions
-    coordinators = ({members.group_id(g): coordinator_partition(members.group_id(g), offsets_partitions)
-                     for g in GROUPS} if offsets_partitions else {})
-    summary = judge(logs, [members.group_id(g) for g in GROUPS], priorities, windows, until=time.time(),
-                    load=(load_start, load_end) if load_end else None,
-                    reassignment=operation.outcome if load_end else None, readback=readback,
-                    coordinators=coordinators)
-    summary.update({
-        "seed": seed, "profile": profile_name, "minutes": minutes, "topic": topic,
-        "producers": {p.spec.name: {"sent": p.sent, "acked": p.acked, "failed": p.failed,
-                                    "unresolved_at_stop": p.unresolved_at_stop} for p in producers},
-        "planned_faults": len(plan), "skipped_faults": skipped, "drain": drain,
-        "network": {"planned": sum(f.kind == "broker-partition" for f in plan),
-                    "unavailable": injector.network_unavailable, "isolation": injector.isolations},
-        "member_exits": [{"member": name, "t": round(t, 3), "code": code} for name, t, code in members.exits],
-        "health_samples": {"taken": health.samples, "failed": health.failures},
-    })
-    return summary, logs
+                tail.poll()
+                diagnosis = _diagnose(rig, plan, tail.logs, found, high_watermarks, complete)
+            except Exception as exc:  # kafka-python's errors and a cluster still recovering
+                diagnosis = {"error": f"{type(exc).__name__}: {exc}"}
+    return ReadBack(found, high_watermarks, complete, error, diagnosis)
 
 
-def _check_network(injector: FaultInjector) -> None:
-    """For a schedule with partitions: the iptables adapter when it works here (stale rules of dead
-    runs swept), else the reason, recorded (each partition is then skipped)."""
-    network = NetworkPartitions()
-    injector.network_unavailable = network.unavailable()
-    if injector.network_unavailable is None:
-        network.sweep_stale()
-        injector.network = network
-
-
-def _sleep_until(deadline: float) -> None:
-    while (left := deadline - time.monotonic()) > 0:
-        time.sleep(min(left, 0.5))
-
-
-def _wait_owned(workdir: Path, members: Members, partitions: int, timeout_s: float) -> None:
-    """Until every group's open holdings cover all partitions."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        logs = read_logs(workdir)
-        covered: dict[str, set[int]] = {g: set() for g in GROUPS}
-        for own in logs.ownerships:
-            if own.released is None:
-                covered[members.specs[own.member][0]].update(own.partitions)
-        if all(len(parts) == partitions for parts in covered.values()):
-            return
-        if time.monotonic() > deadline:
-            counts = {g: len(p) for g, p in covered.items()}
-            raise ClusterError(
-                f"soak groups did not own all {partitions} partitions within {timeout_s:.0f}s: {counts}"
-            )
-        time.sleep(1.0)
-
-
-def _drain(workdir: Path, members: Members, profile: Profile, note: Callable[[str], None]) -> dict[str, Any]:
-    """Until each group consumed every acknowledged record, or no group consumed one more of them for
-    ``profile.drain_stall_s``, or ``profile.drain_s`` passed (the verdict then says what is lost). The
-    seconds it took, why it ended and what each group had not consumed."""
-    started = time.monotonic()
-    last_progress, last_count = started, -1
-    while True:
-        logs = read_logs(workdir)
-        acked = {a.record for a in logs.acks}
-        seen: dict[str, set[tuple[str, int]]] = {members.group_id(g): set() for g in GROUPS}
-        for record in logs.consumed:
-            seen.setdefault(record.group, set()).add(record.record)
-        unconsumed = {group: len(acked - got) for group, got in seen.items()}
-        now = time.monotonic()
-        count = sum(len(acked & got) for got in seen.values())
-        if count > last_count:
-            last_progress, last_count = now, count
-        ended = ("consumed" if not any(unconsumed.values())
-                 else "stalled" if now - last_progress > profile.drain_stall_s
-                 else "bound" if now - started > profile.drain_s else None)
-        if ended is not None:
-            return {"seconds": round(now - started, 1), "ended": ended, "unconsumed": unconsumed}
-        note("draining: " + ", ".join(f"{g.removeprefix(members.prefix + '-')} {n}"
-                                      for g, n in unconsumed.items() if n) + " to consume")
-        time.sleep(2.0)
-
-
-def _diagnose(workdir: Path, adm: Any, topic: str, groups: list[str], in_topic: dict[Any, tuple[int, int]],
+def _diagnose(rig: Rig, plan: RunPlan, logs: SoakLogs, in_topic: dict[Any, tuple[int, int]],
               high_watermarks: dict[int, int], complete: bool) -> dict[str, Any]:
     """Where the unconsumed records are (:func:`~kafka_placement.soak.diagnosis.unconsumed_report`)."""
     from kafka_placement.soak.diagnosis import unconsumed_report
     from kafka_placement.soak.readback import committed_offsets
 
-    logs = read_logs(workdir)
+    groups = [rig.members.group_id(g) for g in GROUPS]
     report = unconsumed_report(logs.acks, logs.consumed, groups, in_topic,
-                               committed_offsets(adm, topic, groups), high_watermarks)
+                               committed_offsets(rig.adm, plan.topic, groups), high_watermarks)
     return {"topic_read_complete": complete, "records_in_topic": len(in_topic), "groups": report}
+
+
+# ---------------------------------------------------------------- the run
+def run_soak(cluster: Any, *, minutes: float, seed: int, profile_name: str, workdir: Path,
+             progress: Callable[[float, str], None] | None = None) -> tuple[dict[str, Any], SoakLogs]:
+    """Run the soak for ``minutes`` of load; the summary (see :func:`judge`) and the logs it judged."""
+    plan = plan_run(seed, minutes, profile_name, list(cluster.broker_ids))
+    workdir.mkdir(parents=True, exist_ok=True)
+    clock = RunClock(plan.duration_s, progress or (lambda _share, _note: None))
+    tail = LogTail(workdir)
+    load: tuple[float, float] | None = None
+    skipped, drained, readback = 0, None, None
+    # what is opened before the run is closed however it ends (a refused topic, a cluster that fails),
+    # and after the rig's own shut-down (the finally), which still logs through it
+    with ExitStack() as cleanup:
+        rig = open_rig(cluster, workdir, topic=plan.topic, prefix=plan.prefix,
+                       partitions=plan.profile.partitions, session_timeout_ms=plan.profile.session_timeout_ms,
+                       rate=plan.profile.rate_per_producer, faults=plan.faults,
+                       drained_broker=plan.drained_broker, note=clock.note, cleanup=cleanup)
+        try:
+            start = start_load(rig, plan, tail, clock)
+            skipped = inject_faults(rig, plan, start, clock)
+            load_end, drained = stop_and_drain(rig, plan, tail, clock)
+            load = (start.wall, load_end)
+            readback = read_back(rig, plan, drained, tail, clock)
+        finally:
+            rig.shut_down(clock.after_load)
+    logs = tail.judged()
+    return judge_run(plan, rig, logs, load, skipped, drained, readback), logs
+
+
+# ---------------------------------------------------------------- judge
+def judge_run(plan: RunPlan, rig: Rig, logs: SoakLogs, load: tuple[float, float] | None, skipped: int,
+              drained: DrainOutcome | None, readback: ReadBack | None) -> dict[str, Any]:
+    """The verdict over the logs (:func:`~kafka_placement.soak.verdict.judge`) and the run's own figures."""
+    members = rig.members
+    priorities = {members.group_id(g): {name: prio for name, _c, _s, prio in GROUPS[g]}
+                  for g in FAILOVER_GROUPS}
+    windows = Windows(standby_s=plan.profile.session_timeout_ms / 1000 + 25.0, overlap_s=5.0)
+    offsets_partitions = rig.health.offsets_partitions
+    coordinators = ({members.group_id(g): coordinator_partition(members.group_id(g), offsets_partitions)
+                     for g in GROUPS} if offsets_partitions else {})
+    reassignment = None
+    if load is not None:
+        error = {} if readback is None or readback.error is None else {"readback_error": readback.error}
+        reassignment = {**rig.operation.outcome, **error}
+    summary = judge(logs, [members.group_id(g) for g in GROUPS], priorities, windows, until=time.time(),
+                    load=load, reassignment=reassignment,
+                    readback=None if readback is None else (readback.found, readback.complete),
+                    coordinators=coordinators)
+    drain_entry: dict[str, Any] = {} if drained is None else drained.summary()
+    if readback is not None and readback.diagnosis is not None:
+        drain_entry["diagnosis"] = readback.diagnosis
+    injector = rig.injector
+    summary.update({
+        "seed": plan.seed, "profile": plan.profile_name, "minutes": plan.minutes, "topic": plan.topic,
+        "producers": {p.spec.name: {"sent": p.sent, "acked": p.acked, "failed": p.failed,
+                                    "unresolved_at_stop": p.unresolved_at_stop} for p in rig.producers},
+        "planned_faults": len(plan.faults), "skipped_faults": skipped, "drain": drain_entry,
+        "network": {"planned": sum(f.kind == "broker-partition" for f in plan.faults),
+                    "unavailable": injector.network_unavailable, "isolation": injector.isolations},
+        "member_exits": [{"member": name, "t": round(t, 3), "code": code} for name, t, code in members.exits],
+        "health_samples": {"taken": rig.health.samples, "failed": rig.health.failures},
+    })
+    return summary

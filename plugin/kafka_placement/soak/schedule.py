@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from kafka_placement.errors import InvalidArgumentError
 
@@ -47,9 +47,11 @@ def fault_schedule(
     kinds: Sequence[str],
     warmup_s: float = 20.0,
     cooldown_s: float = 20.0,
+    must_hit: Sequence[str] = (),
 ) -> list[PlannedFault]:
     """Faults of ``kinds`` every ``interval_s`` (± a quarter, seeded) in
-    [warmup_s, duration_s - cooldown_s)."""
+    [warmup_s, duration_s - cooldown_s); each of ``must_hit`` killed or paused at least once when the
+    schedule holds at least ``len(must_hit)`` faults (module docstring)."""
     if duration_s <= 0 or interval_s <= 0 or member_pause_s <= 0:
         raise InvalidArgumentError(
             f"duration_s, interval_s and member_pause_s must be > 0, got {duration_s}, {interval_s}, "
@@ -57,6 +59,9 @@ def fault_schedule(
         )
     if not brokers or partitions < 1 or not members:
         raise InvalidArgumentError("a fault schedule needs brokers, partitions >= 1 and members")
+    if not set(must_hit) <= set(members):
+        strangers = sorted(set(must_hit) - set(members))
+        raise InvalidArgumentError(f"must_hit {strangers} are not among the members")
     allowed = BROKER_KINDS + MEMBER_KINDS
     unknown = sorted(set(kinds) - set(allowed))
     if not kinds or unknown:
@@ -77,6 +82,39 @@ def fault_schedule(
             target = rng.choice(list(members))
             hold = member_pause_s if kind == "member-pause" else rng.uniform(3.0, 10.0)
         if at + hold > duration_s - cooldown_s:
-            return out
+            return _hit_every_active_member(out, must_hit)
         out.append(PlannedFault(round(at, 3), kind, target, round(hold, 3)))
         at += hold + interval_s * rng.uniform(0.75, 1.25)
+
+
+#: A member kill's hold is drawn from 3-10 s; a broker fault turned into one keeps its time and at most this.
+MAX_MEMBER_KILL_HOLD_S = 10.0
+
+
+def _hit_every_active_member(plan: list[PlannedFault], must_hit: Sequence[str]) -> list[PlannedFault]:
+    """``plan`` with each member of ``must_hit`` that no member fault targets made the target of one.
+
+    In order of preference: the earliest member fault on a member not in ``must_hit`` takes the missing
+    member as its target (kind, time and hold unchanged: a pause lasts the same whoever it stops), else
+    the earliest broker fault becomes a member kill at the same time, its hold capped at
+    :data:`MAX_MEMBER_KILL_HOLD_S` (shorter only: every later fault still starts after it ends). The
+    earliest, because a late fault is the one a slow broker restart makes the runner skip. Every fault
+    not picked is what the seed drew."""
+    out = list(plan)
+    hit = {f.target for f in out if f.kind in MEMBER_KINDS}
+    protected = set(must_hit)
+    for member in dict.fromkeys(must_hit):
+        if member in hit:
+            continue
+        spare = [i for i, f in enumerate(out) if f.kind in MEMBER_KINDS and f.target not in protected]
+        brokers = [i for i, f in enumerate(out) if f.kind in BROKER_KINDS]
+        if spare:
+            out[spare[0]] = replace(out[spare[0]], target=member)
+        elif brokers:
+            i = brokers[0]
+            out[i] = replace(out[i], kind="member-kill", target=member,
+                             hold_s=min(out[i].hold_s, MAX_MEMBER_KILL_HOLD_S))
+        else:
+            break  # fewer faults than members to hit: the schedule has no room
+        hit.add(member)
+    return out

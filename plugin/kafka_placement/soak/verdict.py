@@ -17,6 +17,7 @@ from kafka_placement.soak.events import (
     Life,
     Ownership,
     RecordId,
+    SessionLost,
 )
 from kafka_placement.soak.health import coordinator_outages
 from kafka_placement.soak.invariants import (
@@ -32,6 +33,7 @@ from kafka_placement.soak.invariants import (
     stalled_producers,
     standby_consumption,
 )
+from kafka_placement.soak.poll_order import inconsistent_offsets, log_offsets, poll_anomalies
 
 __all__ = ["STALL_OTHERS_MIN", "STALL_S", "SoakLogs", "Windows", "judge"]
 
@@ -51,11 +53,13 @@ class SoakLogs:
     lives: list[Life] = field(default_factory=list)
     faults: list[Fault] = field(default_factory=list)
     healths: list[Health] = field(default_factory=list)
+    sessions_lost: list[SessionLost] = field(default_factory=list)
 
     def add(self, events: Iterable[Event]) -> None:
         lists: dict[type[Any], list[Any]] = {
             Ack: self.acks, Ownership: self.ownerships, Consumed: self.consumed,
             Committed: self.committed, Life: self.lives, Fault: self.faults, Health: self.healths,
+            SessionLost: self.sessions_lost,
         }
         for event in events:
             lists[type(event)].append(event)
@@ -87,7 +91,11 @@ def judge(
     ``readback`` the topic read back after it (records found, whether the read reached the end): the
     move must have completed with whole copies and the topic must hold every acknowledged record.
     ``coordinators`` (group → its ``__consumer_offsets`` partition) with the logs' ``health`` samples
-    gives each group's coordinator outages; a coordinator back is a membership change of its group."""
+    gives each group's coordinator outages; a coordinator back is a membership change of its group, and so
+    is a member's own ``session-lost`` (at its last successful heartbeat and again when it was told: the
+    group went on without it somewhere in between). Jepsen's consumer invariants
+    (:mod:`~kafka_placement.soak.poll_order`) read the topic's content from the acknowledgements, every
+    group's reads and ``readback``."""
     lost = lost_records(logs.acks, logs.consumed, groups)
     ownerships = close_at_deaths(logs.ownerships, logs.faults)
     doubles = double_owners(ownerships, logs.lives, until=until, tolerance_s=windows.overlap_s)
@@ -96,8 +104,17 @@ def judge(
     broker_faults = [f.t for f in logs.faults
                      if f.kind.startswith("broker-") and not f.kind.endswith("-skipped")]
     outages = coordinator_outages(logs.healths, coordinators or {}, until)
+    group_changes: dict[str, list[float]] = {group: [end for _start, end in spans]
+                                             for group, spans in outages.items()}
+    for lost_session in logs.sessions_lost:
+        group_changes.setdefault(lost_session.group, []).extend((lost_session.since, lost_session.t))
     standby = standby_consumption(logs.consumed, logs.lives, priorities, windows.standby_s, broker_faults,
-                                  {group: [end for _start, end in spans] for group, spans in outages.items()})
+                                  group_changes)
+    found = readback[0] if readback is not None else None
+    inconsistent = inconsistent_offsets(logs.acks, logs.consumed, found)
+    polls = poll_anomalies(logs.consumed, ownerships, log_offsets(logs.acks, logs.consumed, found))
+    nonmonotonic = [a for a in polls if a.kind == "nonmonotonic"]
+    skips = [a for a in polls if a.kind == "skip"]
     early_commits = commits_beyond_consumed(logs.committed, logs.consumed)
     failovers = failover_times(logs.faults, ownerships)
     times = [f.seconds for f in failovers if f.seconds is not None]
@@ -106,7 +123,7 @@ def judge(
     stalled = stalled_producers(logs.acks, load[0], load[1], STALL_S, STALL_OTHERS_MIN) if load else {}
     operation = None if reassignment is None else _operation(reassignment, logs.acks, readback)
     violated = (lost_total or doubles or misplaced or standby or early_commits or unrecovered or stalled
-                or (operation is not None and not operation["held"]))
+                or polls or inconsistent or (operation is not None and not operation["held"]))
     return {
         "verdict": "violated" if violated else "held",
         "acknowledged": len({ack.record for ack in logs.acks}),
@@ -122,6 +139,20 @@ def judge(
         ],
         "misplaced": len(misplaced),
         "standby_consumed": len(standby),
+        "sessions_lost": _per_group(s.group for s in logs.sessions_lost),
+        "nonmonotonic_polls": len(nonmonotonic),
+        "poll_skips": len(skips),
+        "inconsistent_offsets": len(inconsistent),
+        "poll_anomaly_detail": [
+            {"kind": a.kind, "group": a.group, "member": a.member, "partition": a.partition,
+             "offsets": list(a.offsets), "t": round(a.t, 3), "skipped": a.skipped_count,
+             "skipped_first": list(a.skipped)}
+            for a in [*nonmonotonic[:20], *skips[:20]]
+        ],
+        "inconsistent_offset_detail": [
+            {"partition": i.partition, "offset": i.offset, "records": [list(r) for r in i.records]}
+            for i in inconsistent[:20]
+        ],
         "commits_beyond_consumed": len(early_commits),
         "failovers": len(failovers),
         "failovers_unrecovered": len(unrecovered),
@@ -155,6 +186,13 @@ def _operation(outcome: Mapping[str, Any], acks: list[Ack],
                          and not outcome.get("throttles_left")
                          and readback is not None and readback[1] and not missing)
     return entry
+
+
+def _per_group(groups: Iterable[str]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for group in groups:
+        counts[group] = counts.get(group, 0) + 1
+    return dict(sorted(counts.items()))
 
 
 def _rounded(value: float | None) -> float | None:

@@ -1,4 +1,4 @@
-"""One soak group member, run as a child process: ``python -m kafka_placement.soak.member CONFIG``.
+"""One soak group member, run as a child process: ``python -m kafka_placement.soak.member_process CONFIG``.
 
 ``CONFIG`` is a private JSON file (mode 0600: it holds the connection, secrets included) with ``client``
 (``kafka-python`` or ``confluent``), ``strategy`` (``failover`` or ``cooperative-sticky``), ``priority``,
@@ -6,7 +6,8 @@
 ``log`` (the JSON-lines file it appends :mod:`~kafka_placement.soak.events` to). It logs each change of
 what it owns from inside the rebalance callbacks (so a release is stamped before the next owner can
 acquire), every record it consumed, and every commit the broker accepted (synchronous, after each batch
-and on revocation: at-least-once). ``close`` on stdin leaves the group and ends it.
+and on revocation: at-least-once), and — as a ``session-lost`` event — each time it learns that the group
+went on without it (:func:`watch_membership`). ``close`` on stdin leaves the group and ends it.
 
 The ``generation`` of an ownership is the member's own count of its assignments (not Kafka's generation
 id, which kafka-python and librdkafka expose differently).
@@ -25,7 +26,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from kafka_placement.member_commands import watch_stdin
-from kafka_placement.soak.events import Committed, Consumed, Event, Ownership, dump_event
+from kafka_placement.soak.events import Committed, Consumed, Event, Ownership, SessionLost, dump_event
+from kafka_placement.soak.load import record_identity
 
 
 class OwnershipLog:
@@ -52,9 +54,35 @@ class OwnershipLog:
             self._write(self._current)
 
 
-def record_identity(value: bytes | None) -> tuple[str, int]:
-    body = json.loads(value or b"{}")
-    return str(body["p"]), int(body["s"])
+def watch_membership(coordinator: Any, on_ended: Callable[[float], None], closing: threading.Event) -> None:
+    """Call ``on_ended(since)`` each time ``coordinator`` (kafka-python's ``ConsumerCoordinator``, also
+    the one under our confluent ``Consumer``) learns that its membership ended; ``since`` is the wall
+    time of its last successful heartbeat (or of its join, if none succeeded since).
+
+    kafka-python resets its generation at exactly those moments — a heartbeat, JoinGroup, SyncGroup or
+    OffsetCommit answered ``UNKNOWN_MEMBER_ID`` (the coordinator expired the session: "member_id was not
+    recognized") or ``ILLEGAL_GENERATION`` (the group rebalanced without it), and our confluent
+    ``Consumer`` when no heartbeat succeeded for ``session.timeout.ms`` (librdkafka's rule) — and also
+    when it leaves the group on close, or takes the member id a broker hands out on its first join;
+    those two are no loss. The rebalance listeners alone would miss some: a member whose rejoin the
+    join watchdog asked for revokes its partitions (``on_partitions_revoked``) before the JoinGroup
+    answer says it was already gone, so ``on_partitions_lost`` never runs (session 20's 30-minute
+    run, docs/reliability.md)."""
+    original = coordinator.reset_generation
+    monotonic_to_wall = time.time() - time.monotonic()
+
+    def reset_generation(*args: Any, **kwargs: Any) -> Any:
+        generation = coordinator._generation
+        was_member = generation.generation_id >= 0 and generation.has_member_id()
+        beat = coordinator.heartbeat
+        # kafka-python's heartbeat times are time.monotonic(); the logs' are time.time()
+        since = max(beat.last_receive, beat.last_reset) + monotonic_to_wall
+        result = original(*args, **kwargs)
+        if was_member and not closing.is_set():
+            on_ended(min(since, time.time()))
+        return result
+
+    coordinator.reset_generation = reset_generation
 
 
 def main(config_path: str) -> int:  # pragma: no cover - runs in a child process (integration tests)
@@ -102,6 +130,9 @@ def run_kafka_python(
             commit(consumer)
             owned.set(owned.owned - {tp.partition for tp in revoked})
 
+        def on_partitions_lost(self, lost: Any) -> None:  # KIP-429: already someone else's, no commit
+            owned.set(owned.owned - {tp.partition for tp in lost})
+
         def on_partitions_assigned(self, assigned: Any) -> None:
             owned.set(tp.partition for tp in assigned)
 
@@ -112,6 +143,8 @@ def run_kafka_python(
         session_timeout_ms=timeout_ms, heartbeat_interval_ms=max(300, timeout_ms // 6),
         request_timeout_ms=10000, auto_offset_reset="earliest", enable_auto_commit=False,
     )
+    watch_membership(consumer._coordinator, lambda since: write(SessionLost(group, name, since, time.time())),
+                     closing)
     consumer.subscribe([config["topic"]], listener=Listener())
     while not closing.is_set():
         try:
@@ -119,7 +152,7 @@ def run_kafka_python(
         except KafkaError as exc:
             # kafka-python 3.0.12's fetcher raises e.g. UnknownBrokerIdError for a broker dropped from its
             # metadata mid-fetch (a broker killed); the next poll refreshes and goes on, as an app would
-            logging.getLogger("kafka_placement.soak.member").warning("poll failed: %r; polling again", exc)
+            logging.getLogger(__name__).warning("poll failed: %r; polling again", exc)
             time.sleep(0.2)
             continue
         now = time.time()
@@ -175,6 +208,9 @@ def run_confluent(config: dict[str, Any], write: Callable[[Event], None], closin
     def on_lost(c: Any, partitions: list[Any]) -> None:
         owned.set(owned.owned - {tp.partition for tp in partitions})
 
+    # our Consumer keeps its membership in kafka-python's coordinator (librdkafka only fetches)
+    watch_membership(consumer._coordinator, lambda since: write(SessionLost(group, name, since, time.time())),
+                     closing)
     consumer.subscribe([config["topic"]], on_assign=on_assign, on_revoke=on_revoke, on_lost=on_lost)
     while not closing.is_set():
         messages = consumer.consume(500, 0.2)
@@ -194,5 +230,5 @@ def run_confluent(config: dict[str, Any], write: Callable[[Event], None], closin
 
 if __name__ == "__main__":  # pragma: no cover
     if len(sys.argv) != 2:
-        sys.exit("usage: python -m kafka_placement.soak.member CONFIG.json (internal)")
+        sys.exit("usage: python -m kafka_placement.soak.member_process CONFIG.json (internal)")
     sys.exit(main(sys.argv[1]))
