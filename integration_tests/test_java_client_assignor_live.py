@@ -22,9 +22,10 @@ it.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
-import subprocess
 import sys
 import time
 import uuid
@@ -325,11 +326,13 @@ def test_migration_ready_java_member_keeps_its_partitions_through_the_conversion
 
 
 def _group_describe(g: Group) -> tuple[int, dict[str, Any]]:
-    """``kafka-placement group describe GROUP --json`` in a process of its own: exit code and JSON."""
-    done = subprocess.run([sys.executable, "-m", "kafka_placement.cli", "group", "describe", g.group,
-                           "--bootstrap-server", g.bootstrap, "--json"],
-                          capture_output=True, text=True, timeout=120, check=False)
-    return done.returncode, json.loads(done.stdout) if done.stdout.strip() else {"stderr": done.stderr}
+    """``kafka-placement group describe GROUP --json``, run in this process: exit code and JSON."""
+    from kafka_placement.cli import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main(["group", "describe", g.group, "--bootstrap-server", g.bootstrap, "--json"])
+    return code, json.loads(out.getvalue()) if out.getvalue().strip() else {}
 
 
 def _group_type(g: Group) -> str:

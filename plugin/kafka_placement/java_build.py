@@ -22,6 +22,7 @@ import zipfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from kafka_placement.broker_plugin.kafka_version import check_kafka_version
 from kafka_placement.cache import cache_root
@@ -165,6 +166,12 @@ class JavaBuild:
                     jar.write(path, path.relative_to(classes).as_posix())
             os.replace(staged, out)  # whole or not at all: another process may build the same jar
         return out
+
+
+def add_jar_options(parser: Any, version_help: str) -> None:
+    """The options of a command that delivers a component's jar (``broker-plugin``, ``client-assignor``)."""
+    parser.add_argument("--kafka-version", required=True, metavar="X.Y.Z", help=version_help)
+    parser.add_argument("--out", required=True, metavar="DIR", help="directory the jar is written to")
 
 
 def deliver_jar(command: str, fetches: str, kafka_version: str, out_dir: str, name: str,

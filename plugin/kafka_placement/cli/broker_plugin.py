@@ -17,6 +17,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from kafka_placement.java_build import add_jar_options
+
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
@@ -25,9 +27,7 @@ def register(subparsers: Any) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--kafka-version", required=True, metavar="X.Y.Z",
-                        help="the brokers' Apache Kafka version (4.0.0 or newer), e.g. 4.4.0")
-    parser.add_argument("--out", required=True, metavar="DIR", help="directory the jar is written to")
+    add_jar_options(parser, "the brokers' Apache Kafka version (4.0.0 or newer), e.g. 4.4.0")
     parser.add_argument("--priority", type=int, default=None, metavar="N",
                         help="show the client settings of a member with this priority "
                              "(default: a placeholder)")

@@ -18,6 +18,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from kafka_placement.java_build import add_jar_options
+
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
@@ -27,9 +29,7 @@ def register(subparsers: Any) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--kafka-version", required=True, metavar="X.Y.Z",
-                        help="the consumers' kafka-clients version (4.0.0 or newer), e.g. 4.4.0")
-    parser.add_argument("--out", required=True, metavar="DIR", help="directory the jar is written to")
+    add_jar_options(parser, "the consumers' kafka-clients version (4.0.0 or newer), e.g. 4.4.0")
     parser.add_argument("--priority", type=int, default=None, metavar="N",
                         help="show the settings of a member with this priority (default: a placeholder)")
     parser.add_argument("--rack", default=None, help="and this real rack (Kafka's client.rack)")
