@@ -14,6 +14,7 @@ from __future__ import annotations
 import html
 import json
 import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -64,30 +65,57 @@ def _byte_unit(values: Any) -> tuple[float, str]:
 
 
 def _plots(result: PlanResult, out_dir: Path) -> dict[str, Path]:
-    # The object-oriented API with the Agg canvas: no pyplot state, no process-wide backend switch.
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-    from matplotlib.ticker import EngFormatter, MaxNLocator
+    """Every plot of the report as a PNG in ``out_dir``, by name (hot keys and moves: when there are any).
+    Each figure is drawn and saved before the next is made."""
+    from matplotlib.ticker import EngFormatter
 
-    plots: dict[str, Path] = {}
     count_axis = EngFormatter(sep="")  # 1.2M, 350k: readable record counts
-
-    def figure(rows: int, cols: int, width: float, height: float) -> tuple[Any, Any]:
-        fig = Figure(figsize=(width * cols, height * rows))
-        FigureCanvasAgg(fig)
-        axes = fig.subplots(rows, cols, squeeze=False)
-        fig.subplots_adjust(left=0.08, right=0.98, bottom=0.12, top=0.9, hspace=0.7, wspace=0.3)
-        return fig, axes
-
-    def save(fig: Any, name: str) -> None:
+    scen = result.scenarios.head(_MAX_PANELS)
+    figures: dict[str, Callable[[], Any]] = {
+        "partitions": lambda: _partitions_figure(result, count_axis),
+        "brokers": lambda: _brokers_figure(result, scen),
+        "consumers": lambda: _consumers_figure(result, scen),
+        "skew": lambda: _skew_figure(result),
+        "hot_keys": lambda: _hot_keys_figure(result, count_axis),
+        "moved": lambda: _moved_figure(result),
+    }
+    plots: dict[str, Path] = {}
+    for name, draw in figures.items():
+        fig = draw()
+        if fig is None:
+            continue
         path = out_dir / f"{name}.png"
         fig.savefig(path, dpi=90)
         plots[name] = path
+    return plots
+
+
+def _figure(rows: int, cols: int, width: float, height: float) -> tuple[Any, Any]:
+    """A figure of ``rows`` × ``cols`` panels. The object-oriented API with the Agg canvas: no pyplot
+    state, no process-wide backend switch."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width * cols, height * rows))
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(rows, cols, squeeze=False)
+    fig.subplots_adjust(left=0.08, right=0.98, bottom=0.12, top=0.9, hspace=0.7, wspace=0.3)
+    return fig, axes
+
+
+def _blank_rest(axes: Any, used: int) -> None:
+    for ax in list(axes.flat)[used:]:
+        ax.axis("off")
+
+
+def _partitions_figure(result: PlanResult, count_axis: Any) -> Any:
+    """Records per partition, one panel per partitioning, with the mean."""
+    from matplotlib.ticker import MaxNLocator
 
     parts = result.partitions
     names = list(dict.fromkeys(parts["partitioning"]))[:_MAX_PANELS]
     rows, cols = _grid(len(names))
-    fig, axes = figure(rows, cols, 5, 3)
+    fig, axes = _figure(rows, cols, 5, 3)
     for ax, name in zip(axes.flat, names, strict=False):
         sub = parts[parts["partitioning"] == name]
         ax.bar(sub["partition"], sub["records"], color="#4878a8")
@@ -98,15 +126,16 @@ def _plots(result: PlanResult, out_dir: Path) -> dict[str, Path]:
         ax.yaxis.set_major_formatter(count_axis)
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.legend(fontsize=7)
-    for ax in list(axes.flat)[len(names) :]:
-        ax.axis("off")
-    save(fig, "partitions")
+    _blank_rest(axes, len(names))
+    return fig
 
-    scen = result.scenarios.head(_MAX_PANELS)
+
+def _brokers_figure(result: PlanResult, scen: pd.DataFrame) -> Any:
+    """Bytes per broker as leader and over all replicas, one panel per scenario."""
     rows, cols = _grid(len(scen))
     shown = result.brokers[result.brokers["scenario"].isin(scen["scenario"])]
     scale, unit = _byte_unit(shown["replica_bytes"])
-    fig, axes = figure(rows, cols, 5, 3)
+    fig, axes = _figure(rows, cols, 5, 3)
     for ax, sc in zip(axes.flat, scen.to_dict("records"), strict=False):
         sub = result.brokers[result.brokers["scenario"] == sc["scenario"]]
         x = range(len(sub))
@@ -127,13 +156,16 @@ def _plots(result: PlanResult, out_dir: Path) -> dict[str, Path]:
         ax.set_ylabel(unit)
         ax.set_title(sc["name"], fontsize=8)
         ax.legend(fontsize=7)
-    for ax in list(axes.flat)[len(scen) :]:
-        ax.axis("off")
-    save(fig, "brokers")
+    _blank_rest(axes, len(scen))
+    return fig
 
+
+def _consumers_figure(result: PlanResult, scen: pd.DataFrame) -> Any:
+    """Bytes per consumer, one panel per scenario."""
+    rows, cols = _grid(len(scen))
     shown = result.consumers[result.consumers["scenario"].isin(scen["scenario"])]
     scale, unit = _byte_unit(shown["bytes"])
-    fig, axes = figure(rows, cols, 5, 3)
+    fig, axes = _figure(rows, cols, 5, 3)
     for ax, sc in zip(axes.flat, scen.to_dict("records"), strict=False):
         sub = result.consumers[result.consumers["scenario"] == sc["scenario"]]
         ax.bar(range(len(sub)), sub["bytes"] / scale, color="#55a868")
@@ -141,10 +173,12 @@ def _plots(result: PlanResult, out_dir: Path) -> dict[str, Path]:
         ax.set_xlabel("consumer")
         ax.set_ylabel(unit)
         ax.set_title(sc["name"], fontsize=8)
-    for ax in list(axes.flat)[len(scen) :]:
-        ax.axis("off")
-    save(fig, "consumers")
+    _blank_rest(axes, len(scen))
+    return fig
 
+
+def _skew_figure(result: PlanResult) -> Any:
+    """Max over mean per scenario at each level (partition, broker, rack, consumer)."""
     sk = result.skew
     levels = [
         ("partition", "records"),
@@ -153,7 +187,7 @@ def _plots(result: PlanResult, out_dir: Path) -> dict[str, Path]:
         ("consumer", "bytes"),
     ]
     all_scen = result.scenarios.head(_MAX_SKEW_BARS)
-    fig, axes = figure(1, 1, min(30, max(6, 1.0 * len(all_scen) + 3)), 3.5)
+    fig, axes = _figure(1, 1, min(30, max(6, 1.0 * len(all_scen) + 3)), 3.5)
     ax = axes[0][0]
     width = 0.8 / len(levels)
     for k, (level, measure) in enumerate(levels):
@@ -170,38 +204,45 @@ def _plots(result: PlanResult, out_dir: Path) -> dict[str, Path]:
     ax.set_ylabel("max / mean")
     ax.set_title("skew: hottest entity over the mean (1 = perfectly even)", fontsize=9)
     ax.legend(fontsize=7)
-    save(fig, "skew")
+    return fig
 
+
+def _hot_keys_figure(result: PlanResult, count_axis: Any) -> Any:
+    """Records of the hottest keys; None when there are none."""
     hot = result.hot_keys
-    if len(hot):
-        fig, axes = figure(1, 1, 7, max(2.5, 0.25 * len(hot) + 1))
-        ax = axes[0][0]
-        fig.subplots_adjust(left=0.25)
-        ax.barh(list(hot["key"])[::-1], list(hot["records"])[::-1], color="#dd8452")
-        ax.set_xlabel("records")
-        ax.set_ylabel("key")
-        ax.xaxis.set_major_formatter(count_axis)
-        ax.set_title("hottest keys", fontsize=9)
-        ax.tick_params(axis="y", labelsize=7)
-        save(fig, "hot_keys")
+    if not len(hot):
+        return None
+    fig, axes = _figure(1, 1, 7, max(2.5, 0.25 * len(hot) + 1))
+    ax = axes[0][0]
+    fig.subplots_adjust(left=0.25)
+    ax.barh(list(hot["key"])[::-1], list(hot["records"])[::-1], color="#dd8452")
+    ax.set_xlabel("records")
+    ax.set_ylabel("key")
+    ax.xaxis.set_major_formatter(count_axis)
+    ax.set_title("hottest keys", fontsize=9)
+    ax.tick_params(axis="y", labelsize=7)
+    return fig
 
+
+def _moved_figure(result: PlanResult) -> Any:
+    """Keys and bytes that change partition per partitioning change; None when nothing was compared."""
     moved = result.moved
-    if len(moved):
-        fig, axes = figure(1, 1, max(6, 0.9 * len(moved) + 2), 3.5)
-        ax = axes[0][0]
-        fig.subplots_adjust(bottom=0.25)
-        labels = [f"{a}\n→ {b}" for a, b in zip(moved["from"], moved["to"], strict=True)]
-        ax.bar([i - 0.2 for i in range(len(moved))], moved["keys_fraction"] * 100, width=0.4, label="keys %")
-        ax.bar(
-            [i + 0.2 for i in range(len(moved))], moved["bytes_fraction"] * 100, width=0.4, label="bytes %"
-        )
-        ax.set_xticks(range(len(moved)), labels, fontsize=7)
-        ax.set_xlabel("partitioning change")
-        ax.set_ylabel("% moved")
-        ax.set_title("keys and bytes that change partition", fontsize=9)
-        ax.legend(fontsize=7)
-        save(fig, "moved")
-    return plots
+    if not len(moved):
+        return None
+    fig, axes = _figure(1, 1, max(6, 0.9 * len(moved) + 2), 3.5)
+    ax = axes[0][0]
+    fig.subplots_adjust(bottom=0.25)
+    labels = [f"{a}\n→ {b}" for a, b in zip(moved["from"], moved["to"], strict=True)]
+    ax.bar([i - 0.2 for i in range(len(moved))], moved["keys_fraction"] * 100, width=0.4, label="keys %")
+    ax.bar(
+        [i + 0.2 for i in range(len(moved))], moved["bytes_fraction"] * 100, width=0.4, label="bytes %"
+    )
+    ax.set_xticks(range(len(moved)), labels, fontsize=7)
+    ax.set_xlabel("partitioning change")
+    ax.set_ylabel("% moved")
+    ax.set_title("keys and bytes that change partition", fontsize=9)
+    ax.legend(fontsize=7)
+    return fig
 
 
 def _table_html(frame: pd.DataFrame, floats: str = "{:.3f}") -> str:
