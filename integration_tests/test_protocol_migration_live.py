@@ -569,3 +569,64 @@ def test_kafka_python_aiokafka_and_confluent_classic_members_move_together(migra
     print(f"\nmixed clients, lowest first: {len(producer.delivered):,} records acknowledged, all consumed\n"
           + report(h, start, 0.0))
     check(h, start)
+
+
+@pytest.fixture(scope="module")
+def plugin_less_cluster(kafka_cluster_factory: Callable[..., Any]) -> Any:
+    """One broker without our plugin: what a managed service (Confluent Cloud, MSK, …) offers."""
+    return kafka_cluster_factory("plaintext", racks={0: "rack1"}, failover_assignor=False)
+
+
+def test_on_brokers_without_the_plugin_the_group_stays_classic_and_the_tooling_says_so(
+    plugin_less_cluster: Any, tmp_path: Path,
+) -> None:
+    """Item 2, a cluster without the broker plugin. ``group describe`` says to stay classic before any
+    member moves; our consumer-protocol member refuses in one line naming the brokers; a plain librdkafka
+    member that tries anyway is refused by the broker (it names an assignor the broker does not have)
+    and the group keeps its priorities."""
+    from kafka import KafkaAdminClient
+
+    from kafka_placement.clients.confluent import Consumer
+    from kafka_placement.clients.consumer_protocol import confluent_failover_config
+    from kafka_placement.errors import ConsumerConfigError
+    from member_process import create_ready_topic
+
+    bootstrap = plugin_less_cluster.bootstrap_servers
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap, client_id="migration-no-plugin")
+    try:
+        topic = create_ready_topic(admin, "no-plugin", PARTITIONS, 1)
+    finally:
+        admin.close()
+    h = MigrationGroup(bootstrap, f"no-plugin-{uuid.uuid4().hex[:8]}", topic, tmp_path)
+    h.start_sampler()
+    intruder: ConsumerProtocolMember | None = None
+    try:
+        for p in (30, 20):
+            h.classic(f"c{p}", p, ready=True)
+        h.settle()
+        described = described_as(h, lambda code, d: code == 0 and d["migration"]["brokers_without_failover"]
+                                 == [0], "group describe: the broker lacks the failover assignor")
+        advice = described["migration"]["advice"]
+        assert advice.startswith("stay classic: broker(s) [0] do not offer"), described
+        started = time.monotonic()
+        with pytest.raises(ConsumerConfigError) as refused:
+            Consumer(confluent_failover_config(10, None, {"bootstrap.servers": bootstrap,
+                                                          "group.id": h.group}))
+        message = str(refused.value)
+        assert "\n" not in message and time.monotonic() - started < 15
+        assert message.startswith("group.remote.assignor=failover, but broker(s) [0] offer only "
+                                  "uniform,range"), message
+        # a plain librdkafka member, no check of ours in front of it
+        intruder = ConsumerProtocolMember(bootstrap, h.group, "plain-failover", topic, tmp_path,
+                                          conf=confluent_failover_config(10))
+        member = intruder
+        wait_until(lambda: member.errors() or member.owned(), 60, "the broker to answer the plain member")
+        time.sleep(3)
+        assert not member.owned() and member.errors(), member.snapshot()[-5:]
+        assert group_type(h) == "CLASSIC" and h.settled_now()
+    finally:
+        h.stop()
+        if intruder is not None:
+            intruder.close(timeout=15)
+        for slot in h.slots:
+            slot.member.kill()

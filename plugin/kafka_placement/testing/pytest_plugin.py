@@ -238,12 +238,12 @@ SECURE_CLUSTER_RACKS: Mapping[int, str] = {0: "rack1", 1: "rack2", 2: "rack3"}
 
 
 class _ClusterFactory:
-    """Starts clusters on demand, one per distinct (security, acls, racks, fault_proxy); stops them all at
-    the end."""
+    """Starts clusters on demand, one per distinct (security, acls, racks, fault_proxy, failover_assignor);
+    stops them all at the end."""
 
     def __init__(self, options: ClusterOptions) -> None:
         self._options = options
-        self._clusters: dict[tuple[str, bool, tuple[tuple[int, str], ...], bool], KafkaCluster] = {}
+        self._clusters: dict[tuple[str, bool, tuple[tuple[int, str], ...], bool, bool], KafkaCluster] = {}
 
     def __call__(
         self,
@@ -252,12 +252,13 @@ class _ClusterFactory:
         acls: bool = False,
         racks: Mapping[int, str] = SECURE_CLUSTER_RACKS,
         fault_proxy: bool = False,
+        failover_assignor: bool = True,
     ) -> KafkaCluster:
-        key = (security, acls, tuple(sorted(racks.items())), fault_proxy)
+        key = (security, acls, tuple(sorted(racks.items())), fault_proxy, failover_assignor)
         if key in self._clusters:
             return self._clusters[key]
         cluster = KafkaCluster(self._options.image, racks=racks, security=security, acls=acls,
-                               fault_proxy=fault_proxy)
+                               fault_proxy=fault_proxy, failover_assignor=failover_assignor)
         self._clusters[key] = cluster  # registered first: a SIGTERM during start still removes it
         try:
             return _started(cluster, self._options, f" ({security})")
@@ -273,7 +274,8 @@ class _ClusterFactory:
 
 @pytest.fixture(scope="session")
 def kafka_cluster_factory(request: pytest.FixtureRequest) -> Iterator[Callable[..., KafkaCluster]]:
-    """``factory(security="sasl_ssl", acls=True, racks={0: "rack1", ...}, fault_proxy=False)`` → a started
+    """``factory(security="sasl_ssl", acls=True, racks={0: "rack1", ...}, fault_proxy=False,
+    failover_assignor=True)`` (``False``: brokers without our plugin, as on a managed service) → a started
     :class:`KafkaCluster` (the same object for the same arguments within the session). Its
     ``client_settings(user)`` / ``kafka_python_settings(user)`` / ``librdkafka_settings(user)`` and
     ``write_client_config(path, user)`` give clients what they need; users ``admin`` and ``alice``."""
