@@ -17,16 +17,34 @@ def print_result(
     hot: int = 5,
     summary: dict[str, Any] | None = None,
 ) -> None:
-    from kafka_placement.planning.summary import human_bytes, summarize, summary_lines
+    """The summary's lines, the totals, then a table per section (skew; moves, hot keys and NULL keys
+    when there are any), each a call of ``out``."""
+    from kafka_placement.planning.summary import summarize, summary_lines
 
-    t = result.totals
-    for line in summary_lines(summary or summarize(result)):
-        out(line)
-    out(
+    sections: list[Callable[[], list[str]]] = [
+        lambda: summary_lines(summary or summarize(result)),
+        lambda: [_totals_line(result.totals)],
+        lambda: _skew_section(result),
+        lambda: _moved_section(result),
+        lambda: _hot_keys_section(result, hot),
+        lambda: _keyless_section(result),
+    ]
+    for section in sections:  # each printed as soon as it is made
+        for text in section():
+            out(text)
+
+
+def _totals_line(t: dict[str, Any]) -> str:
+    from kafka_placement.planning.summary import human_bytes
+
+    return (
         f"\nrecords {t['records']:,}  distinct keys {t['keys']:,}  "
         f"bytes {t['bytes']:,} ({human_bytes(t['bytes'])})  "
         f"keyless (NULL key) records {t['keyless_records']:,}"
     )
+
+
+def _skew_section(result: PlanResult) -> list[str]:
     rows = []
     for sc in result.scenarios.to_dict("records"):
 
@@ -47,8 +65,8 @@ def print_result(
                 m("consumer", "bytes"),
             ]
         )
-    out("\nSkew per scenario (max/mean; 1.000 = perfectly even)")
-    out(
+    return [
+        "\nSkew per scenario (max/mean; 1.000 = perfectly even)",
         format_table(
             [
                 "#",
@@ -63,50 +81,62 @@ def print_result(
                 "consumer",
             ],
             rows,
-        )
-    )
-    if len(result.moved):
-        out("\nMoved between partitionings")
-        out(
-            format_table(
-                ["from", "to", "keys", "keys %", "records %", "bytes %"],
+        ),
+    ]
+
+
+def _moved_section(result: PlanResult) -> list[str]:
+    if not len(result.moved):
+        return []
+    return [
+        "\nMoved between partitionings",
+        format_table(
+            ["from", "to", "keys", "keys %", "records %", "bytes %"],
+            [
                 [
-                    [
-                        r["from"],
-                        r["to"],
-                        int(r["keys"]),
-                        100 * r["keys_fraction"],
-                        100 * r["records_fraction"],
-                        100 * r["bytes_fraction"],
-                    ]
-                    for r in result.moved.to_dict("records")
-                ],
-            )
-        )
-    if len(result.hot_keys) and hot:
-        top = result.hot_keys.head(hot)
-        out(f"\nHottest {len(top)} keys")
-        hot_rows: list[list[Any]] = [
-            [int(r["rank"]), r["key"], int(r["records"]), 100 * r["records_share"]]
-            for r in top.to_dict("records")
-        ]
-        if t["keyless_records"]:  # NULL keys on their own row: not a key, but a load of its own
-            share = 100 * t["keyless_records"] / t["records"]
-            hot_rows.append(["-", "(NULL key)", t["keyless_records"], share])
-        out(format_table(["rank", "key", "records", "share %"], hot_rows))
-    if len(result.keyless):
-        out("\nNULL keys (and keys the scheme treats as keyless) per partitioning")
-        out(
-            format_table(
-                ["partitioning", "NULL records", "empty-key records", "placed"],
+                    r["from"],
+                    r["to"],
+                    int(r["keys"]),
+                    100 * r["keys_fraction"],
+                    100 * r["records_fraction"],
+                    100 * r["bytes_fraction"],
+                ]
+                for r in result.moved.to_dict("records")
+            ],
+        ),
+    ]
+
+
+def _hot_keys_section(result: PlanResult, hot: int) -> list[str]:
+    if not (len(result.hot_keys) and hot):
+        return []
+    t = result.totals
+    top = result.hot_keys.head(hot)
+    hot_rows: list[list[Any]] = [
+        [int(r["rank"]), r["key"], int(r["records"]), 100 * r["records_share"]]
+        for r in top.to_dict("records")
+    ]
+    if t["keyless_records"]:  # NULL keys on their own row: not a key, but a load of its own
+        share = 100 * t["keyless_records"] / t["records"]
+        hot_rows.append(["-", "(NULL key)", t["keyless_records"], share])
+    return [f"\nHottest {len(top)} keys", format_table(["rank", "key", "records", "share %"], hot_rows)]
+
+
+def _keyless_section(result: PlanResult) -> list[str]:
+    if not len(result.keyless):
+        return []
+    return [
+        "\nNULL keys (and keys the scheme treats as keyless) per partitioning",
+        format_table(
+            ["partitioning", "NULL records", "empty-key records", "placed"],
+            [
                 [
-                    [
-                        r["partitioning"],
-                        int(r["null_records"]),
-                        int(r["empty_key_records"]),
-                        r["placed"] + (f" (partition {int(r['partition'])})" if r["partition"] >= 0 else ""),
-                    ]
-                    for r in result.keyless.to_dict("records")
-                ],
-            )
-        )
+                    r["partitioning"],
+                    int(r["null_records"]),
+                    int(r["empty_key_records"]),
+                    r["placed"] + (f" (partition {int(r['partition'])})" if r["partition"] >= 0 else ""),
+                ]
+                for r in result.keyless.to_dict("records")
+            ],
+        ),
+    ]
