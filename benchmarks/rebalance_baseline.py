@@ -1,5 +1,7 @@
-"""The baseline: Cruise Control's documented greedy (REFERENCE.md, "Load-aware rebalancing"), on
-our load model and our bands, for the benchmark only.
+"""The baseline: Cruise Control's greedy as its sources state it (the default goals in
+linkedin/cruise-control's config/cruisecontrol.properties, the wiki's "Pluggable Components" page,
+ResourceDistributionGoal.rebalanceForBroker: leadership, then replica moves), on our load model and our
+bands, for the benchmark only.
 
 Goals one after another in Cruise Control's default order restricted to ours (DiskUsageDistribution,
 NetworkInboundUsageDistribution, NetworkOutboundUsageDistribution, LeaderReplicaDistribution,

@@ -12,7 +12,8 @@ from kafka_placement.broker_plugin.settings import broker_settings, member_setti
 
 def test_broker_settings_keep_kafkas_assignors_first() -> None:
     settings = broker_settings()
-    # Kafka's default group.consumer.assignors is "uniform,range" (REFERENCE.md); the first is the default
+    # Kafka's default group.consumer.assignors is "uniform,range", the first the default (Kafka 4.4 docs,
+    # operations/consumer-rebalance-protocol; GroupCoordinatorConfig.CONSUMER_GROUP_ASSIGNORS_DEFAULT)
     assert settings["group.consumer.assignors"].split(",") == [
         "uniform", "range", "io.kafkaplacement.broker.FailoverServerAssignor"]
     assert settings["replica.selector.class"] == "io.kafkaplacement.broker.RackPriorityReplicaSelector"

@@ -1,6 +1,6 @@
-"""The failover verdict over a described group: expected owners follow the rule as written in
-REFERENCE.md (highest priority; ties to the smaller member id in Java string order; no priority ranks
-last), spelled out per case by hand."""
+"""The failover verdict over a described group: expected owners follow the failover rule as
+docs/assignment.md states it ("Semantics and where they come from": highest priority; ties to the
+smaller member id in Java string order; no priority ranks last), spelled out per case by hand."""
 
 from __future__ import annotations
 
