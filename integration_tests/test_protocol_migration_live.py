@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -92,7 +93,23 @@ class ClassicMember(MemberProcess):
             return "".join(f.readlines()[-lines:])
 
 
-AnyMember = Worker | ConsumerProtocolFailoverMember | ClassicMember
+class JavaMember(MemberProcess):
+    """The test suite's Java member (``integration_tests/java/member``: a ``KafkaConsumer`` whose settings
+    come from a ``.properties`` file; its assignor on the classic protocol is the one the file names)."""
+
+    def __init__(self, class_path: str, properties: Path, name: str, topic: str, log_dir: Path) -> None:
+        self.name = name
+        self.log = (log_dir / f"{name}.log").open("w")
+        super().__init__(["java", "-Xmx192m", "-cp", class_path, JAVA_PROPERTIES_MEMBER, str(properties),
+                          name, topic], stderr=self.log)
+
+    def log_tail(self, lines: int = 15) -> str:
+        with open(self.log.name, errors="replace") as f:
+            return "".join(f.readlines()[-lines:])
+
+
+JAVA_PROPERTIES_MEMBER = "io.kafkaplacement.conformance.live.ConsumerProtocolMember"
+AnyMember = Worker | ConsumerProtocolFailoverMember | ClassicMember | JavaMember
 
 
 def owned_at(member: AnyMember, t: float) -> frozenset[int]:
@@ -138,6 +155,8 @@ class MigrationGroup:
     slots: list[Slot] = field(default_factory=list)
     steps: list[tuple[str, float, float]] = field(default_factory=list)  # (what, start, end)
     group_types: list[tuple[float, str]] = field(default_factory=list)
+    #: class path of the Java members (our client assignor's jar, the test suite's member), when used
+    java_class_path: str | None = None
     _stop: threading.Event = field(default_factory=threading.Event)
 
     def start_sampler(self) -> None:
@@ -181,6 +200,25 @@ class MigrationGroup:
         member = ConsumerProtocolFailoverMember(self.bootstrap, self.group, name, self.topic, priority,
                                                 self.log_dir)
         return self._add(Slot(member, priority, "consumer"))
+
+    def java(self, name: str, priority: int, *, protocol: str) -> Slot:
+        """A Java ``KafkaConsumer``: classic with our Java client assignor (migration-ready; settings from
+        ``client_assignor.build.consumer_settings``) or consumer protocol (``java_failover_properties``)."""
+        from kafka_placement.broker_plugin.settings import properties_text
+        from kafka_placement.client_assignor.build import consumer_settings
+        from kafka_placement.clients.consumer_protocol import java_failover_properties
+
+        assert self.java_class_path is not None, "the test did not ask for java_class_path"
+        base = {"bootstrap.servers": self.bootstrap, "group.id": self.group}
+        properties = self.log_dir / f"{name}.properties"
+        if protocol == "classic":
+            properties.write_text(properties_text({**base, "session.timeout.ms": str(SESSION_MS),
+                                                   "heartbeat.interval.ms": "1000",
+                                                   **consumer_settings(priority, migration_ready=True)}))
+        else:
+            properties.write_text(java_failover_properties(priority, None, base))
+        member = JavaMember(self.java_class_path, properties, name, self.topic, self.log_dir)
+        return self._add(Slot(member, priority, protocol))
 
     def _add(self, slot: Slot) -> Slot:
         slot.started_at = slot.member.started_at
@@ -547,13 +585,19 @@ def test_a_failover_leader_that_is_not_ours_is_named_before_anything_moves(
     assert group_type(h) == "CLASSIC" and h.settled_now()
 
 
-def test_kafka_python_aiokafka_and_confluent_classic_members_move_together(migration: MigrationGroup) -> None:
-    """Every classic client we support in one group (kafka-python leads: it joined first; an aiokafka member
-    and our confluent ``Consumer`` follow, all migration-ready), replaced lowest first by consumer-protocol
-    members under load."""
+def test_every_client_moves_together(migration: MigrationGroup, java_member_classpath: str) -> None:
+    """Every classic client we support in one group, migration-ready: a Java ``KafkaConsumer`` with our Java
+    client assignor (40, joined first: it leads), kafka-python (30), aiokafka (20) and our confluent
+    ``Consumer`` (10); replaced lowest first under load by consumer-protocol members — confluent-kafka for
+    the Python ones, a Java ``KafkaConsumer`` for the Java one."""
+    from kafka_placement.client_assignor.build import build_jar
+    from kafka_placement.versions import KAFKA_VERSION
+
     h = migration
+    h.java_class_path = os.pathsep.join([str(build_jar(KAFKA_VERSION)), java_member_classpath])
     start = time.time()
-    members = {30: h.classic("c30", 30, ready=True),
+    members = {40: h.java("j40", 40, protocol="classic"),
+               30: h.classic("c30", 30, ready=True),
                20: h.classic("a20", 20, ready=True, client="aiokafka"),
                10: h.classic("f10", 10, ready=True, client="confluent")}
     h.settle()
@@ -563,10 +607,11 @@ def test_kafka_python_aiokafka_and_confluent_classic_members_move_together(migra
     def move(producer: KeyedProducer) -> None:
         for p in (10, 20, 30):
             members[p] = h.replace(members[p], lambda p=p: h.consumer(f"k{p}", p))
+        members[40] = h.replace(members[40], lambda: h.java("jk40", 40, protocol="consumer"))
         assert group_type(h) == "CONSUMER"
 
     producer = run_with_load(h, move)
-    print(f"\nmixed clients, lowest first: {len(producer.delivered):,} records acknowledged, all consumed\n"
+    print(f"\nevery client, lowest first: {len(producer.delivered):,} records acknowledged, all consumed\n"
           + report(h, start, 0.0))
     check(h, start)
 
