@@ -94,8 +94,9 @@ MAX_MEMBER_KILL_HOLD_S = 10.0
 def _hit_every_active_member(plan: list[PlannedFault], must_hit: Sequence[str]) -> list[PlannedFault]:
     """``plan`` with each member of ``must_hit`` that no member fault targets made the target of one.
 
-    In order of preference: the earliest member fault on a member not in ``must_hit`` takes the missing
-    member as its target (kind, time and hold unchanged: a pause lasts the same whoever it stops), else
+    In order of preference: the earliest member fault on a member not in ``must_hit`` (or else on one
+    it hits twice) takes the missing member as its target (kind, time and hold unchanged: a pause lasts
+    the same whoever it stops), else
     the earliest broker fault becomes a member kill at the same time, its hold capped at
     :data:`MAX_MEMBER_KILL_HOLD_S` (shorter only: every later fault still starts after it ends). The
     earliest, because a late fault is the one a slow broker restart makes the runner skip. Every fault
@@ -106,7 +107,10 @@ def _hit_every_active_member(plan: list[PlannedFault], must_hit: Sequence[str]) 
     for member in dict.fromkeys(must_hit):
         if member in hit:
             continue
-        spare = [i for i, f in enumerate(out) if f.kind in MEMBER_KINDS and f.target not in protected]
+        hits = [f.target for f in out if f.kind in MEMBER_KINDS]
+        # a member fault on a member not to be hit, else a second hit of one that is
+        spare = ([i for i, f in enumerate(out) if f.kind in MEMBER_KINDS and f.target not in protected]
+                 or [i for i, f in enumerate(out) if f.kind in MEMBER_KINDS and hits.count(f.target) > 1])
         brokers = [i for i, f in enumerate(out) if f.kind in BROKER_KINDS]
         if spare:
             out[spare[0]] = replace(out[spare[0]], target=member)
