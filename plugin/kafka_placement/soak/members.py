@@ -4,6 +4,7 @@ priority), and :class:`Members`, which spawns, signals and closes them, logging 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -67,6 +68,12 @@ class Members:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # holds the connection secrets
         with os.fdopen(fd, "w") as f:
             json.dump(config, f)
+        replaced = self.procs.get(name)
+        if replaced is not None and replaced.stdin is not None:
+            # a killed member's process is replaced: its pipe would be left to the garbage collector
+            # (pytest reported it as an unclosed file after the soak's live test)
+            with contextlib.suppress(OSError):
+                replaced.stdin.close()
         stderr = open(self.workdir / f"member-{name}.stderr", "a")  # noqa: SIM115 - the child owns it
         self.procs[name] = subprocess.Popen(
             [sys.executable, "-m", "kafka_placement.soak.member_process", str(path)],
@@ -122,5 +129,8 @@ class Members:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait(10)
+            if proc.stdin is not None:
+                with contextlib.suppress(OSError):
+                    proc.stdin.close()
             if proc.pid not in self._crashed:
                 self.write(Life(self.group_id(self.specs[name][0]), name, False, time.time()))
