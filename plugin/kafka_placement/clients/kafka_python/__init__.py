@@ -1,12 +1,17 @@
-"""kafka-python 3.x adapters. Import-light: ``kafka`` is imported only when an adapter is used.
+"""kafka-python 3.x adapters. Each adapter module loads on first use.
 
-``from kafka_placement.clients.kafka_python import RangeAssignor`` works (resolved lazily).
+``from kafka_placement.clients.kafka_python import RangeAssignor`` works (resolved lazily). Importing
+this package imports ``kafka`` itself once (its message schemas, about 0.13 s) with its schema loader's
+deprecation warnings silenced and nothing else (:mod:`.schema_loading`): every later ``import kafka`` —
+ours, the pytest plugin's — finds it loaded, so those warnings never reach a user's test output.
 """
 
 from __future__ import annotations
 
 import importlib
 from typing import TYPE_CHECKING, Any
+
+from kafka_placement.clients.kafka_python.schema_loading import load_kafka_python
 
 if TYPE_CHECKING:  # the real names for type checkers; at run time they load on first use
     from kafka_placement.clients.kafka_python.assignors import (
@@ -32,6 +37,8 @@ _LAZY = {
     "assignors_from_config": "kafka_placement.clients.kafka_python.assignors",
     "KafkaConsumer": "kafka_placement.clients.kafka_python.consumer",
 }
+
+load_kafka_python()
 
 
 def __getattr__(name: str) -> Any:
