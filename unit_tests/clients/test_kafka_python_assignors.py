@@ -506,3 +506,16 @@ def test_migration_ready_member_tells_our_leader_from_the_broker_and_sees_a_spli
                                             user_data=None)
     member.on_assignment(everything, 6)
     assert member.state.assignment_problem is None
+
+
+def test_our_kafka_consumer_lets_a_migration_ready_assignor_read_partition_counts() -> None:
+    from kafka_placement.clients.kafka_python import KafkaConsumer
+
+    ready, plain = FailoverAssignor(10, migration_ready=True), FailoverAssignor(10)
+    consumer = KafkaConsumer(bootstrap_servers="127.0.0.1:1", api_version=(4, 0), group_id="g",
+                             partition_assignment_strategy=[ready, plain])
+    try:
+        assert ready.state.partition_count is not None and plain.state.partition_count is None
+        assert ready.state.partition_count("unknown-topic") is None  # no metadata yet: not judged
+    finally:
+        consumer.close()

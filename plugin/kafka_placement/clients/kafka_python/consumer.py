@@ -28,6 +28,7 @@ from kafka_placement.clients.kafka_python.metadata_refresh import (
     client_cluster,
     mend_metadata_refresh,
 )
+from kafka_placement.clients.kafka_python.partition_counts import watch_partition_counts
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +49,7 @@ class KafkaConsumer(kafka.KafkaConsumer):  # type: ignore[misc]  # kafka-python 
         super().__init__(*topics, **configs)
         #: kafka-python 3.0.12's refresh loop ends on a bare OSError; this one's goes on (what it converted)
         self.metadata_refresh: MetadataRefreshMend = mend_metadata_refresh(client_cluster(self))
+        watch_partition_counts(self)  # a migration-ready member split by the broker says so
         self._join_watchdog: JoinWatchdog | None = None
         if self.config.get("group_id") is not None:
             self._join_watchdog = JoinWatchdog(

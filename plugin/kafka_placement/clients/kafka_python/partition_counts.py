@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from kafka_placement.clients.kafka_python.metadata_refresh import client_cluster
+
 __all__ = ["watch_partition_counts"]
 
 
@@ -23,8 +25,8 @@ def watch_partition_counts(consumer: Any) -> None:
     if not ready:
         return
     # kafka-python's public partitions_for_topic() may block to fetch metadata, and the check runs inside
-    # a rebalance: read the metadata the client already holds (private: kafka-python has no accessor)
-    cluster = consumer._client.cluster
+    # a rebalance: read the metadata the client already holds
+    cluster = client_cluster(consumer)
 
     def partition_count(topic: str) -> int | None:
         partitions = cluster.partitions_for_topic(topic)
