@@ -20,6 +20,7 @@ membership read from the broker every 0.5 s:
 from __future__ import annotations
 
 import os
+import random
 import subprocess
 import time
 import uuid
@@ -245,11 +246,12 @@ def test_a_failover_leader_that_is_not_ours_is_named_before_anything_moves(
     assert group_type(h) == "CLASSIC" and h.settled_now()
 
 
-def test_every_client_moves_together(migration: MigrationGroup, java_member_classpath: str) -> None:
+def test_every_client_moves_together_in_a_random_order(migration: MigrationGroup,
+                                                      java_member_classpath: str) -> None:
     """Every classic client we support in one group, migration-ready: a Java ``KafkaConsumer`` with our Java
     client assignor (40, joined first: it leads), kafka-python (30), aiokafka (20) and our confluent
-    ``Consumer`` (10); replaced lowest first under load by consumer-protocol members — confluent-kafka for
-    the Python ones, a Java ``KafkaConsumer`` for the Java one."""
+    ``Consumer`` (10); replaced under load, in an order drawn from a seed (printed), by consumer-protocol
+    members — confluent-kafka for the Python ones, a Java ``KafkaConsumer`` for the Java one."""
     from kafka_placement.client_assignor.build import build_jar
     from kafka_placement.versions import KAFKA_VERSION
 
@@ -264,15 +266,20 @@ def test_every_client_moves_together(migration: MigrationGroup, java_member_clas
     described_as(h, lambda code, d: code == 0 and d["migration"]["convertible"] is True
                  and not d["migration"]["not_ready"], "group describe: every client's member ready")
 
+    seed = int(time.time())
+    order = random.Random(seed).sample([10, 20, 30, 40], 4)
+
     def move(producer: KeyedProducer) -> None:
-        for p in (10, 20, 30):
-            members[p] = h.replace(members[p], lambda p=p: h.consumer(f"k{p}", p))
-        members[40] = h.replace(members[40], lambda: h.java("jk40", 40, protocol="consumer"))
+        for p in order:
+            if p == 40:
+                members[p] = h.replace(members[p], lambda: h.java("jk40", 40, protocol="consumer"))
+            else:
+                members[p] = h.replace(members[p], lambda p=p: h.consumer(f"k{p}", p))
         assert group_type(h) == "CONSUMER"
 
     producer = run_with_load(h, move)
-    print(f"\nevery client, lowest first: {len(producer.delivered):,} records acknowledged, all consumed\n"
-          + report(h, start, 0.0))
+    print(f"\nevery client, order {order} (seed {seed}): {len(producer.delivered):,} records "
+          f"acknowledged, all consumed\n" + report(h, start, 0.0))
     check(h, start)
 
 
