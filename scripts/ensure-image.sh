@@ -9,8 +9,9 @@
 #      openjdk-17-jre-headless from the Debian mirror apt uses here, `docker import` it, resolve the
 #      official Kafka jars from Maven Central with Maven (cached in ~/.m2), `docker build` on top.
 #
-# The Kafka version comes only from plugin/kafka_placement/versions.py.
-# Env: KAFKA_IMAGE, DEBIAN_MIRROR, KAFKA_PLACEMENT_BUILD_DIR (default ~/.cache/kafka-placement/offline-image),
+# The Kafka version comes from plugin/kafka_placement/versions.py unless KAFKA_PLACEMENT_KAFKA_VERSION names
+# another 4.x release (the harness sets it for KafkaCluster(kafka_version=...)).
+# Env: KAFKA_IMAGE, KAFKA_PLACEMENT_KAFKA_VERSION, DEBIAN_MIRROR, KAFKA_PLACEMENT_BUILD_DIR (default ~/.cache/kafka-placement/offline-image),
 #      KAFKA_PLACEMENT_REBUILD_IMAGE=1 (force a rebuild of the Kafka layer).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -19,7 +20,8 @@ t_start=$(date +%s)
 say() { echo "ensure-image: $*" >&2; }
 die() { say "ERROR: $*"; exit 1; }
 
-if [[ -n "${KAFKA_IMAGE:-}" ]]; then
+# KAFKA_IMAGE names the pinned version's image (the dev cluster's env sets it): not for another version.
+if [[ -n "${KAFKA_IMAGE:-}" && -z "${KAFKA_PLACEMENT_KAFKA_VERSION:-}" ]]; then
     say "using KAFKA_IMAGE=$KAFKA_IMAGE from the environment"
     echo "$KAFKA_IMAGE"
     exit 0
@@ -29,6 +31,13 @@ py=python3
 [[ -x "$root/.venv/bin/python" ]] && py="$root/.venv/bin/python"
 versions=$(PYTHONPATH="$root/plugin" "$py" -m kafka_placement.versions) || die "cannot read versions.py"
 kafka_version=$(sed -n 's/^KAFKA_VERSION=//p' <<<"$versions")
+# Another Kafka 4.x than the pin (the version matrix, KafkaCluster(kafka_version=...)): checked here too,
+# since the value names an image tag and a Maven version.
+if [[ -n "${KAFKA_PLACEMENT_KAFKA_VERSION:-}" ]]; then
+    [[ "$KAFKA_PLACEMENT_KAFKA_VERSION" =~ ^4\.[0-9]{1,4}\.[0-9]{1,4}$ ]] \
+        || die "KAFKA_PLACEMENT_KAFKA_VERSION=$KAFKA_PLACEMENT_KAFKA_VERSION is not a Kafka 4.x release (MAJOR.MINOR.PATCH, 4.0.0 or newer)"
+    kafka_version=$KAFKA_PLACEMENT_KAFKA_VERSION
+fi
 scala_version=$(sed -n 's/^SCALA_BINARY_VERSION=//p' <<<"$versions")
 [[ -n "$kafka_version" && -n "$scala_version" ]] || die "versions.py printed no KAFKA_VERSION/SCALA_BINARY_VERSION"
 
@@ -112,14 +121,14 @@ command -v mvn >/dev/null 2>&1 || {
         || die "apt-get install maven failed"
 }
 
-ctx="$work/context"
+ctx="$work/context-$kafka_version"  # per version: the matrix may build two at once
 rm -rf "$ctx"
 mkdir -p "$ctx/libs"
 say "resolving org.apache.kafka:kafka_$scala_version:$kafka_version + runtime deps from Maven Central"
 t0=$(date +%s)
 mvn -q -B -f "$recipe/pom.xml" -Dkafka.version="$kafka_version" -Dscala.binary.version="$scala_version" \
-    dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$ctx/libs" >"$work/maven.log" 2>&1 \
-    || { tail -n 30 "$work/maven.log" >&2; die "maven could not resolve the Kafka jars (log: $work/maven.log)"; }
+    dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$ctx/libs" >"$work/maven-$kafka_version.log" 2>&1 \
+    || { tail -n 30 "$work/maven-$kafka_version.log" >&2; die "maven could not resolve the Kafka jars (log: $work/maven-$kafka_version.log)"; }
 [[ -f "$ctx/libs/kafka_$scala_version-$kafka_version.jar" ]] || die "kafka_$scala_version-$kafka_version.jar not resolved"
 say "jars resolved in $(( $(date +%s) - t0 ))s ($(ls "$ctx/libs" | wc -l) jars, $(du -sh "$ctx/libs" | cut -f1))"
 
@@ -127,8 +136,8 @@ cp "$recipe"/{Dockerfile,run,server.properties,log4j2.properties,kafka-storage.s
 t0=$(date +%s)
 # --network none: the build-time CDS run binds localhost ports in a private network namespace.
 docker build -q --network none --build-arg BASE_IMAGE="$base_tag" --build-arg KAFKA_VERSION="$kafka_version" \
-    --label "kafka-placement.recipe=$recipe_id" -t "$tag" "$ctx" >"$work/build.log" 2>&1 \
-    || { tail -n 30 "$work/build.log" >&2; die "docker build failed (log: $work/build.log)"; }
+    --label "kafka-placement.recipe=$recipe_id" -t "$tag" "$ctx" >"$work/build-$kafka_version.log" 2>&1 \
+    || { tail -n 30 "$work/build-$kafka_version.log" >&2; die "docker build failed (log: $work/build-$kafka_version.log)"; }
 say "docker build done in $(( $(date +%s) - t0 ))s"
 say "offline image $tag built in $(( $(date +%s) - t_start ))s total"
 echo "$tag"

@@ -72,6 +72,11 @@ class ClusterError(KafkaPlacementError, RuntimeError):
     """The live cluster (engine, image, brokers) could not be started or reached."""
 
 
+class UnsupportedKafkaVersionError(InvalidArgumentError):
+    """A Kafka version the embedded cluster cannot run: not ``MAJOR.MINOR.PATCH``, or outside 4.0.0 up to the
+    pinned minor (``kafka_placement.versions``); the message names the value and the range."""
+
+
 class SparkStartError(KafkaPlacementError, RuntimeError):
     """Spark (its JVM, through spark-submit) did not start: the message gives the cause and where the JVM's
     own output was kept."""

@@ -54,6 +54,7 @@ from kafka_placement.testing.secrets_dir import prepare_secrets_dir, read_scram_
 from kafka_placement.testing.security import CA_PEM, ClusterSecurity, write_client_properties
 from kafka_placement.testing.state import ClusterState
 from kafka_placement.testing.toxiproxy import ToxiproxyServer
+from kafka_placement.versions import KAFKA_VERSION, supported_kafka_version
 
 __all__ = [
     "LABEL",
@@ -100,7 +101,10 @@ class KafkaCluster(BrokerControls):
         secrets_dir: Path | None = None,
         failover_assignor: bool = True,
         fault_proxy: bool = False,
+        kafka_version: str = KAFKA_VERSION,
     ) -> None:
+        #: Any 4.x from 4.0.0 to the pin: picks the image (unless ``image`` is given) and the plugin build.
+        self.kafka_version = supported_kafka_version(kafka_version)  # before any container or build
         self._image = image
         self._persistent = persistent
         self._owner_pid = owner_pid or os.getpid()  # whose death makes the containers orphans
@@ -248,7 +252,7 @@ class KafkaCluster(BrokerControls):
         for stale in remove_orphans(self._client):
             self._log(f"removed orphaned cluster {stale} (its process is gone)")
         if self._image is None:
-            self._image = resolve_image(self._client)
+            self._image = resolve_image(self._client, version=self.kafka_version)
         if self._fault_proxy and self._toxiproxy is None:
             try:
                 self._toxiproxy = ToxiproxyServer().start()
@@ -282,7 +286,7 @@ class KafkaCluster(BrokerControls):
             ports = ports[:1 + brokers]
         broker_properties = dict(self._broker_properties)
         if self._failover_assignor and self._plugin_jar is None:
-            self._plugin_jar = plugin_jar(self._log)
+            self._plugin_jar = plugin_jar(self._log, self.kafka_version)
         if self._plugin_jar is not None:  # explicit broker_properties still win
             broker_properties = {**failover_broker_properties(), **broker_properties}
         self._layout = ClusterLayout(
@@ -303,7 +307,8 @@ class KafkaCluster(BrokerControls):
                 self._secrets_dir = Path(tempfile.mkdtemp(prefix=f"{self.name}-secrets-"))
                 self._own_secrets_dir = True
             prepare_secrets_dir(self._secrets_dir, self._layout, self._security, self.name)
-        self._log(f"starting cluster {self.name} from {self._image}: controller {CONTROLLER_ID} + brokers "
+        self._log(f"starting cluster {self.name} (Kafka {self.kafka_version}) from {self._image}: "
+                  f"controller {CONTROLLER_ID} + brokers "
                   f"{self.broker_ids} on {self._layout.bootstrap_servers} ({self._security.kafka_protocol}"
                   f"{', ACLs' if self._security.acls else ''})")
         try:

@@ -4,7 +4,8 @@ Fixtures: ``kafka_cluster`` (session: a fresh cluster started with Testcontainer
 named by ``--kafka-bootstrap-server``), ``kafka_admin`` (a kafka-python admin client on it),
 ``kafka_topic_factory`` (``create(partitions=3, replication_factor=1)`` → a fresh topic name, deleted
 after the test), ``kafka_secure_cluster`` (SASL_SSL + SCRAM-SHA-512 + ACLs, 3 brokers on 3 racks) and
-``kafka_cluster_factory`` (any security/racks, one cluster per distinct shape per session) and
+``kafka_cluster_factory`` (any security/racks/Kafka 4.x version, one cluster per distinct shape per
+session) and
 ``kafka_proxied_cluster`` (TLS, 3 brokers, every client byte through a Toxiproxy proxy per broker).
 
 Options (each also an ini key with ``-`` → ``_``, the command line wins): ``--kafka-image``,
@@ -40,6 +41,7 @@ from kafka_placement.testing.image import ImageUnavailable
 from kafka_placement.testing.plugin_options import ClusterOptions, cluster_options, pytest_addoption
 from kafka_placement.testing.state import StateError, read_state, write_state
 from kafka_placement.testing.topics import create_topic
+from kafka_placement.versions import KAFKA_VERSION, supported_kafka_version
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -237,13 +239,17 @@ def kafka_topic_factory(
 SECURE_CLUSTER_RACKS: Mapping[int, str] = {0: "rack1", 1: "rack2", 2: "rack3"}
 
 
+#: (security, acls, racks, fault_proxy, failover_assignor, kafka_version)
+_Shape = tuple[str, bool, tuple[tuple[int, str], ...], bool, bool, str]
+
+
 class _ClusterFactory:
-    """Starts clusters on demand, one per distinct (security, acls, racks, fault_proxy, failover_assignor);
-    stops them all at the end."""
+    """Starts clusters on demand, one per distinct (security, acls, racks, fault_proxy, failover_assignor,
+    kafka_version); stops them all at the end, or one early (:meth:`release`)."""
 
     def __init__(self, options: ClusterOptions) -> None:
         self._options = options
-        self._clusters: dict[tuple[str, bool, tuple[tuple[int, str], ...], bool, bool], KafkaCluster] = {}
+        self._clusters: dict[_Shape, KafkaCluster] = {}
 
     def __call__(
         self,
@@ -253,18 +259,30 @@ class _ClusterFactory:
         racks: Mapping[int, str] = SECURE_CLUSTER_RACKS,
         fault_proxy: bool = False,
         failover_assignor: bool = True,
+        kafka_version: str = KAFKA_VERSION,
     ) -> KafkaCluster:
-        key = (security, acls, tuple(sorted(racks.items())), fault_proxy, failover_assignor)
+        supported_kafka_version(kafka_version)  # a bad value is the caller's error, not a failed start
+        key = (security, acls, tuple(sorted(racks.items())), fault_proxy, failover_assignor, kafka_version)
         if key in self._clusters:
             return self._clusters[key]
-        cluster = KafkaCluster(self._options.image, racks=racks, security=security, acls=acls,
-                               fault_proxy=fault_proxy, failover_assignor=failover_assignor)
+        # --kafka-image names the pinned version's image; another version resolves its own
+        image = self._options.image if kafka_version == KAFKA_VERSION else None
+        cluster = KafkaCluster(image, racks=racks, security=security, acls=acls, fault_proxy=fault_proxy,
+                               failover_assignor=failover_assignor, kafka_version=kafka_version)
         self._clusters[key] = cluster  # registered first: a SIGTERM during start still removes it
         try:
             return _started(cluster, self._options, f" ({security})")
         except BaseException:
             del self._clusters[key]  # the next caller tries again instead of getting a dead cluster
             raise
+
+    def release(self, cluster: KafkaCluster) -> None:
+        """Stop ``cluster`` now (a version matrix must not keep one cluster per version running) and forget
+        it: the next call with its arguments starts a fresh one."""
+        for key, known in list(self._clusters.items()):
+            if known is cluster:
+                del self._clusters[key]
+        cluster.stop()
 
     def stop(self) -> None:
         for cluster in self._clusters.values():
@@ -275,8 +293,10 @@ class _ClusterFactory:
 @pytest.fixture(scope="session")
 def kafka_cluster_factory(request: pytest.FixtureRequest) -> Iterator[Callable[..., KafkaCluster]]:
     """``factory(security="sasl_ssl", acls=True, racks={0: "rack1", ...}, fault_proxy=False,
-    failover_assignor=True)`` (``False``: brokers without our plugin, as on a managed service) → a started
-    :class:`KafkaCluster` (the same object for the same arguments within the session). Its
+    failover_assignor=True, kafka_version="4.4.0")`` (``False``: brokers without our plugin, as on a managed
+    service; any Kafka from 4.0.0 to the pin, its image built offline when missing and the plugin built for
+    it) → a started :class:`KafkaCluster` (the same object for the same arguments within the session;
+    ``factory.release(cluster)`` stops one early). Its
     ``client_settings(user)`` / ``kafka_python_settings(user)`` / ``librdkafka_settings(user)`` and
     ``write_client_config(path, user)`` give clients what they need; users ``admin`` and ``alice``."""
     options = _options(request)
