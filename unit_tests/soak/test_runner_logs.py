@@ -103,3 +103,12 @@ def test_kafka_pythons_log_goes_to_a_file_for_the_run_and_is_restored(tmp_path: 
     assert (kafka_log.level, kafka_log.propagate, list(kafka_log.handlers)) == before
     text = (tmp_path / "kafka-python.log").read_text()
     assert "Uncaught error in kafka producer I/O thread" in text and "not kept" not in text
+
+
+def test_aiokafkas_log_joins_it_and_is_restored(tmp_path: Path) -> None:
+    aio_log = logging.getLogger("aiokafka")
+    before = (aio_log.level, aio_log.propagate, list(aio_log.handlers))
+    with kafka_python_log(tmp_path, also=("aiokafka",)):
+        logging.getLogger("aiokafka.producer.sender").warning("Got error produce response: connection closed")
+    assert (aio_log.level, aio_log.propagate, list(aio_log.handlers)) == before
+    assert "Got error produce response" in (tmp_path / "kafka-python.log").read_text()

@@ -15,6 +15,7 @@ from kafka_placement.soak.schedule import (
     BROKER_KINDS,
     FULL_KINDS,
     MEMBER_KINDS,
+    NETWORK_KINDS,
     QUICK_KINDS,
     PlannedFault,
     fault_schedule,
@@ -44,7 +45,8 @@ def test_same_seed_same_faults_none_overlapping_all_inside_the_window(seed: int,
 def test_three_minutes_hold_faults_of_every_kind_across_seeds_and_seeds_differ() -> None:
     plans = [fault_schedule(seed, 180.0, **KW) for seed in range(20)]  # type: ignore[arg-type]
     assert all(len(plan) >= 3 for plan in plans)
-    assert {f.kind for plan in plans for f in plan} == set(BROKER_KINDS + MEMBER_KINDS) == set(FULL_KINDS)
+    assert {f.kind for plan in plans for f in plan} == set(BROKER_KINDS + MEMBER_KINDS + NETWORK_KINDS)
+    assert set(BROKER_KINDS + MEMBER_KINDS + NETWORK_KINDS) == set(FULL_KINDS)
     assert len({tuple(plan) for plan in plans}) == 20
 
 
@@ -176,3 +178,74 @@ def test_full_profile_partitions_target_brokers_and_hold_5_to_15_s() -> None:
     for fault in partitions:
         assert 5.0 <= fault.hold_s <= 15.0
         assert fault.target.startswith(("broker-", "leader-of-"))
+
+
+# ---------------------------------------------------------------- network faults (full profile only)
+#: the full profile's members and its four failover groups' active members (priority 30), by hand
+FULL_MEMBERS = [*QUICK_MEMBERS, "cp-high", "cp-java", "cp-low", "jv-high", "jv-low"]
+FULL_ACTIVE = ["kp-high", "cf-high", "cp-high", "jv-high"]
+FULL_GROUP_NAMES = ["fo-kp", "fo-cf", "coop", "fo-cp", "fo-java"]
+
+
+def full_plan(seed: int, minutes: float, must_cover: tuple[str, ...] = NETWORK_KINDS) -> list[PlannedFault]:
+    full = PROFILES["full"]
+    return fault_schedule(seed, minutes * 60, brokers=[0, 1, 2, 3, 4, 5], partitions=full.partitions,
+                          members=FULL_MEMBERS, interval_s=full.fault_interval_s,
+                          member_pause_s=full.session_timeout_ms / 1000 + 4.0, kinds=full.fault_kinds,
+                          must_hit=FULL_ACTIVE, must_cover=must_cover, groups=FULL_GROUP_NAMES)
+
+
+def test_the_full_profile_draws_network_faults_and_the_quick_one_never_does() -> None:
+    assert set(NETWORK_KINDS) <= set(PROFILES["full"].fault_kinds) and PROFILES["full"].proxied
+    assert PROFILES["full"].must_cover == NETWORK_KINDS
+    assert not set(NETWORK_KINDS) & set(PROFILES["quick"].fault_kinds) and not PROFILES["quick"].proxied
+    for seed in range(200):
+        assert not {f.kind for f in quick_plan(seed, 30.0, ACTIVE)} & set(NETWORK_KINDS)
+
+
+def test_a_4_minute_full_run_with_room_covers_every_network_kind_and_fails_over_every_group() -> None:
+    roomy = 0
+    for seed in range(300):
+        plan = full_plan(seed, 4.0)
+        for fault, after in itertools.pairwise(plan):
+            assert fault.at_s + fault.hold_s < after.at_s
+        assert all(f.at_s >= 20.0 and f.at_s + f.hold_s <= 220.0 for f in plan)
+        hit = {f.target for f in plan if f.kind in MEMBER_KINDS}
+        assert set(FULL_ACTIVE) <= hit, (seed, plan)
+        # room: 4 failovers + 5 network kinds
+        if len(plan) >= len(FULL_ACTIVE) + len(NETWORK_KINDS):
+            roomy += 1
+            assert set(NETWORK_KINDS) <= {f.kind for f in plan}, (seed, plan)
+        drawn = full_plan(seed, 4.0, must_cover=())
+        assert [(f.at_s, f.hold_s) for f in plan] == [(f.at_s, f.hold_s) for f in drawn]  # same slots
+    assert roomy >= 250  # nearly every seed has the room (a 12 s interval: 8-11 faults in 200 s)
+
+
+def test_network_faults_target_a_broker_a_leader_or_a_groups_coordinator_and_hold_5_to_15_s() -> None:
+    faults = [f for seed in range(40) for f in full_plan(seed, 30.0) if f.kind in NETWORK_KINDS]
+    assert len(faults) > 500
+    targets = {f.target.rsplit("-", 1)[0] if not f.target.startswith("coordinator-of-") else "coordinator"
+               for f in faults}
+    assert targets == {"broker", "leader-of", "coordinator"}
+    for fault in faults:
+        assert 3.0 <= fault.hold_s <= 15.0  # 5-15 s drawn; 3-10 s when a member kill's slot took it
+        if fault.target.startswith("coordinator-of-"):
+            assert fault.target.removeprefix("coordinator-of-") in FULL_GROUP_NAMES
+        elif fault.target.startswith("leader-of-"):
+            assert 0 <= int(fault.target.removeprefix("leader-of-")) < PROFILES["full"].partitions
+        else:
+            assert int(fault.target.removeprefix("broker-")) in range(6)
+
+
+def test_a_30_minute_full_schedule_that_drew_every_kind_is_left_as_drawn() -> None:
+    for seed in range(20):
+        drawn = full_plan(seed, 30.0, must_cover=())
+        if set(NETWORK_KINDS) <= {f.kind for f in drawn}:
+            assert full_plan(seed, 30.0) == drawn
+
+
+def test_member_kinds_cannot_be_covered_and_uncovered_kinds_are_refused() -> None:
+    with pytest.raises(InvalidArgumentError, match="must_cover takes broker and network kinds"):
+        full_plan(1, 4.0, must_cover=("member-kill",))
+    with pytest.raises(InvalidArgumentError, match=r"\['net-silent'\] not allowed"):
+        fault_schedule(1, 240.0, **{**KW, "kinds": QUICK_KINDS, "must_cover": ["net-silent"]})  # type: ignore[arg-type]

@@ -56,7 +56,7 @@ def test_a_partition_excuses_standby_reads_like_other_broker_faults_a_skipped_on
                   Fault(fault_kind, "broker-3", 37.0)])
         return judge(logs, ["fo"], {"fo": {"high": 2, "low": 1}}, WINDOWS, until=60.0)
 
-    for kind in ("broker-kill", "broker-pause", "broker-partition"):
+    for kind in ("broker-kill", "broker-pause", "broker-partition", "net-silent", "net-reset"):
         assert (judged(kind)["verdict"], judged(kind)["standby_consumed"]) == ("held", 0), kind
     assert (judged("broker-partition-skipped")["verdict"],
             judged("broker-partition-skipped")["standby_consumed"]) == ("violated", 1)
@@ -193,3 +193,22 @@ def test_the_jepsen_anomalies_are_counted_shown_and_violate() -> None:
         {"partition": 0, "offset": 3, "records": [["p", 3], ["q", 0]]}]
     clean = judge(clean_logs(), ["fo"], {"fo": {"high": 2, "low": 1}}, WINDOWS, until=30.0)
     assert [clean[k] for k in ("nonmonotonic_polls", "poll_skips", "inconsistent_offsets")] == [0, 0, 0]
+
+
+def test_a_member_that_hangs_with_records_waiting_is_reported_and_violates() -> None:
+    # high owns partition 0 from 0.5 s and reads the 10 records of 1-10 s; 100 more arrive at 20-119 s
+    # and it reads none: stuck from 20 s (the first unread record) to the end of the run, 200 s
+    logs = clean_logs()
+    logs.add([Ack("p", s, f"k{s}", 0, 0, s, 20.0 + s - 10) for s in range(10, 110)])
+    priorities = {"fo": {"high": 2, "low": 1}}
+    summary = judge(logs, ["fo"], priorities, WINDOWS, until=200.0, session_s={"fo": 6.0})
+    assert summary["verdict"] == "violated"
+    assert summary["stuck_members"] == [{"group": "fo", "member": "high", "partitions": [0], "since": 20.0,
+                                         "until": 200.0, "seconds": 180.0, "waiting": 100}]
+    # the same logs without session timeouts: not judged (the figure is absent from the verdict)
+    unjudged = judge(logs, ["fo"], priorities, WINDOWS, until=200.0)
+    assert unjudged["stuck_members"] == []
+    # and with high reading them: held, none stuck
+    logs.add(Consumed("fo", "high", 0, s, "p", s, 20.5 + s - 10) for s in range(10, 110))
+    summary = judge(logs, ["fo"], priorities, WINDOWS, until=200.0, session_s={"fo": 6.0})
+    assert (summary["verdict"], summary["stuck_members"]) == ("held", [])

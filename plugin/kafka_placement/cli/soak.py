@@ -1,7 +1,9 @@
 """``kafka-placement soak``: sustained load through our partitioners and failover/cooperative groups on
 the embedded cluster (6 brokers on 3 racks; SASL_SSL with ``--security``) while brokers and members are
-killed, paused and restarted (and, with ``--profile full``, brokers cut off from the network) on a
-schedule drawn from ``--seed``; then every invariant is checked.
+killed, paused and restarted on a schedule drawn from ``--seed``; then every invariant is checked.
+``--profile full`` adds network faults (brokers cut off by iptables; slow, thin, reset, silent and
+slow-closing client links through a Toxiproxy proxy per broker), the consumer-protocol and Java failover
+groups and aiokafka producers.
 
 Prints one verdict line; exit 0 only when every invariant held, 1 when one did not, 2 for bad input.
 ``--json FILE`` writes the summary (verdict, acknowledged, lost, duplicates, double_owned, misplaced,
@@ -33,8 +35,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--seed", type=int, required=True,
                    help="seed of the fault schedule (same seed, same faults)")
     p.add_argument("--profile", choices=("quick", "full"), default="quick",
-                   help="quick: 20 records/s per producer, a fault every ~10 s; full: 50/s, every ~25 s, "
-                        "broker network partitions included (iptables, root)")
+                   help="quick: 20 records/s per producer, a fault every ~10 s; full: 50/s, every ~12 s, "
+                        "network faults (iptables partitions, root; Toxiproxy toxics), Java and "
+                        "consumer-protocol groups (a JDK), aiokafka producers")
     p.add_argument("--json", dest="json_file", help="write the summary as JSON to this file")
     p.add_argument("--report", help="write report.html, summary.json and the logs to this directory")
     p.add_argument("--security", action="store_true", help="run on the SASL_SSL cluster (SCRAM, TLS)")
@@ -51,11 +54,16 @@ def run(args: argparse.Namespace) -> int:
             raise InvalidArgumentError(f"{option} {value!r} is a directory; give a file")
     from kafka_placement.cli.progress import Progress
     from kafka_placement.soak.report import write_report
-    from kafka_placement.soak.runner import run_soak
+    from kafka_placement.soak.runner import PROFILES, run_soak
     from kafka_placement.testing import KafkaCluster
 
+    profile = PROFILES[args.profile]
+    if any(c.startswith("java-") for members in profile.groups.values() for _n, c, _s, _p in members):
+        from kafka_placement.soak.java_member import class_path
+
+        class_path()  # built (or found built) before the cluster starts: no JDK is one line, exit 2
     cluster = KafkaCluster(security="sasl_ssl" if args.security else "plaintext",
-                           log=lambda msg: print(f"  {msg}", flush=True))
+                           log=lambda msg: print(f"  {msg}", flush=True), fault_proxy=profile.proxied)
     try:
         cluster.start()
     except ClusterError as exc:
@@ -80,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
         progress.close()
         cluster.stop()
         shutil.rmtree(workdir, ignore_errors=True)
-    from kafka_placement.soak.schedule import BROKER_KINDS, MEMBER_KINDS
+    from kafka_placement.soak.schedule import BROKER_KINDS, MEMBER_KINDS, NETWORK_KINDS
 
     fo = summary["failover_s"]
     print(f"soak {summary['verdict']}: {summary['acknowledged']:,} acknowledged, {summary['lost']} lost, "
@@ -88,7 +96,8 @@ def run(args: argparse.Namespace) -> int:
           f"{summary['misplaced']} misplaced, {summary['standby_consumed']} standby-consumed, "
           f"{summary['nonmonotonic_polls']} nonmonotonic polls, {summary['poll_skips']} poll skips, "
           f"{summary['inconsistent_offsets']} inconsistent offsets, "
-          f"{len([f for f in summary['faults'] if f['kind'] in BROKER_KINDS + MEMBER_KINDS])} faults, "
+          f"{len([f for f in summary['faults'] if f['kind'] in BROKER_KINDS + MEMBER_KINDS + NETWORK_KINDS])}"
+          f" faults, {len(summary.get('stuck_members', []))} stuck members, "
           f"failover p50/p99/max {fo['p50']}/{fo['p99']}/{fo['max']} s"
           + "".join(f", producer {name} stalled {gap} s"
                     for name, gap in summary["stalled_producers"].items())

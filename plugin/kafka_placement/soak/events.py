@@ -15,7 +15,9 @@ on one host, so their clocks agree). The kinds:
   or fenced its generation: a heartbeat, join or commit answered ``UNKNOWN_MEMBER_ID`` /
   ``ILLEGAL_GENERATION``) — group, member, ``since`` (its last successful heartbeat: the membership ended
   at or after it) and ``t`` (when it learned);
-- ``fault``: a fault the injector applied — kind, target;
+- ``fault``: a fault the injector applied — kind, target; for a fault on a broker or its links also
+  what that broker was when it hit (``leads``: the soak partitions it led, ``coordinates``: the groups
+  it coordinated; null when the cluster did not say);
 - ``health``: the cluster as the runner's sampler saw it, written when it changed — the
   ``__consumer_offsets`` partitions without a leader (the group coordinators that cannot answer) and
   how many partitions of the soak topic were offline or under their min ISR.
@@ -133,6 +135,9 @@ class Fault:
     kind: str
     target: str
     t: float
+    #: a broker fault's broker's roles when it hit (None: not a broker fault, or unknown)
+    leads: tuple[int, ...] | None = None
+    coordinates: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -159,6 +164,12 @@ def dump_event(event: Event) -> str:
         body["partitions"] = list(event.partitions)
     if isinstance(event, Health):
         body["offline_coordinators"] = list(event.offline_coordinators)
+    if isinstance(event, Fault):
+        for key in ("leads", "coordinates"):  # only a broker fault's (older logs have neither)
+            if body[key] is None:
+                del body[key]
+            else:
+                body[key] = list(body[key])
     return json.dumps({"ev": _NAMES[type(event)], **body}, separators=(",", ":"))
 
 
@@ -171,6 +182,11 @@ def parse_event(line: str) -> Event:
             body["partitions"] = tuple(int(p) for p in body["partitions"])
         if cls is Health:
             body["offline_coordinators"] = tuple(int(p) for p in body["offline_coordinators"])
+        if cls is Fault:
+            if body.get("leads") is not None:
+                body["leads"] = tuple(int(p) for p in body["leads"])
+            if body.get("coordinates") is not None:
+                body["coordinates"] = tuple(str(g) for g in body["coordinates"])
         event: Event = cls(**body)
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         shown = line.strip()[:120]

@@ -2,8 +2,11 @@
 
 Every fault is logged as a :class:`~kafka_placement.soak.events.Fault` when it hits (with the broker it
 resolved to) and again as ``…-undone`` (a broker listed again, a member resumed or replaced),
-``…-refused`` (the engine or the kernel would not do it) or ``…-skipped`` (not possible on this machine:
-network partitions without root or iptables, the reason in the summary's ``network``).
+``…-refused`` (the engine, the kernel or Toxiproxy would not do it) or ``…-skipped`` (not possible on this
+machine: network partitions without root or iptables, the reason in the summary's ``network``; network
+faults on a cluster without fault proxies). A fault on a broker or its links is logged with what that
+broker was when it hit (:func:`~kafka_placement.soak.proxyfault.broker_roles`): the stuck-member checker
+excuses only the members it concerned.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from typing import Any
 from kafka_placement.errors import ClusterError
 from kafka_placement.soak.events import Event, Fault
 from kafka_placement.soak.netfault import NetworkPartitions
+from kafka_placement.soak.proxyfault import broker_roles, coordinator_of, toxics_for
 from kafka_placement.soak.restarts import Restarts
 from kafka_placement.soak.schedule import PlannedFault
 from kafka_placement.vocabulary import TopicPartition
@@ -38,9 +42,18 @@ class FaultInjector:
     network_unavailable: str | None = None
     #: the isolation of each partition applied ("full" / "ports"), for the summary
     isolations: list[str] = field(default_factory=list)
+    #: the proxied cluster's ``faults`` handle (:class:`~kafka_placement.testing.fault_proxy.ClusterFaults`);
+    #: None on a cluster without proxies: each network fault is then skipped
+    proxies: Any = None
+    #: the run's group ids (full), for the roles a broker fault is logged with and ``coordinator-of-``
+    groups: tuple[str, ...] = ()
+    #: the group ids' prefix (``coordinator-of-<short>`` names ``<prefix>-<short>``)
+    prefix: str = ""
 
     def apply(self, fault: PlannedFault) -> bool:
         """Inject ``fault`` and undo it (a broker's restart goes on in a thread); False when skipped."""
+        if fault.kind.startswith("net-"):
+            return self._network_fault(fault)
         if fault.kind.startswith("broker-"):
             return self._broker_fault(fault)
         name = fault.target
@@ -62,7 +75,7 @@ class FaultInjector:
             return False
         broker = _broker_of(fault.target, self.adm, self.topic)
         target = f"broker-{broker}"
-        self.write(Fault(fault.kind, target, time.time()))
+        self._hit(fault.kind, broker)
         if fault.kind == "broker-kill":
             self.cluster.kill_broker(broker)
             time.sleep(fault.hold_s)
@@ -76,6 +89,36 @@ class FaultInjector:
             self.write(Fault(f"{fault.kind}-refused", target, time.time()))  # iptables refused it
             return True
         self.restarts.start(broker, fault.kind, target)  # listed again (-undone) while the schedule goes on
+        return True
+
+    def _hit(self, kind: str, broker: int) -> None:
+        """Log a fault on ``broker`` with its roles now (asked first: the fault may silence it)."""
+        roles = broker_roles(self.adm, broker, self.topic, self.groups)
+        leads, coordinates = (None, None) if roles is None else (roles.leads, roles.coordinates)
+        self.write(Fault(kind, f"broker-{broker}", time.time(), leads, coordinates))
+
+    def _network_fault(self, fault: PlannedFault) -> bool:
+        """The kind's toxics on the target broker's proxy for the hold, then removed (also when
+        interrupted); ``-refused`` when Toxiproxy refused one (nothing of it is left on the proxy)."""
+        if self.proxies is None:
+            self.write(Fault(f"{fault.kind}-skipped", fault.target, time.time()))
+            return False
+        if fault.target.startswith("coordinator-of-"):
+            group = f"{self.prefix}-{fault.target.removeprefix('coordinator-of-')}"
+            found = coordinator_of(self.adm, group)
+            broker = 0 if found is None else found  # unknown: the fault still hits a broker
+        else:
+            broker = _broker_of(fault.target, self.adm, self.topic)
+        self._hit(fault.kind, broker)
+        from kafka_placement.errors import FaultProxyError
+
+        try:
+            with self.proxies.toxic(*toxics_for(fault.kind), brokers=[broker]):
+                time.sleep(fault.hold_s)
+        except FaultProxyError:
+            self.write(Fault(f"{fault.kind}-refused", f"broker-{broker}", time.time()))
+            return True
+        self.write(Fault(f"{fault.kind}-undone", f"broker-{broker}", time.time()))
         return True
 
     def _partitioned(self, network: NetworkPartitions, broker: int, hold_s: float) -> bool:

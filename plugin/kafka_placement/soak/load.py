@@ -19,13 +19,13 @@ from typing import Any
 from kafka_placement.partitioning.schemes import get_scheme
 from kafka_placement.soak.events import Ack, Event
 
-__all__ = ["PRODUCERS", "ProducerSpec", "ProducerThread", "record_identity"]
+__all__ = ["FULL_PRODUCERS", "PRODUCERS", "ProducerSpec", "ProducerThread", "record_identity"]
 
 
 @dataclass(frozen=True)
 class ProducerSpec:
     name: str
-    client: str  # "kafka-python" or "confluent"
+    client: str  # "kafka-python", "confluent" or "aiokafka"
     scheme: str  # our scheme name (keyed placement)
     keyed: bool
     native: bool = False  # confluent: librdkafka places the records itself
@@ -42,6 +42,13 @@ PRODUCERS = (
     ProducerSpec("cf-native-keyed", "confluent", "murmur2_random", keyed=True, native=True),
     ProducerSpec("cf-jump-keyed", "confluent", "jump", keyed=True),
     ProducerSpec("cf-sticky-keyless", "confluent", "murmur2_random", keyed=False),
+)
+#: The full profile adds aiokafka through our partitioner (Java's default: murmur2 keyed, uniform sticky
+#: keyless) on our ``AIOKafkaProducer``; the quick profile's producers stay what CI ran.
+FULL_PRODUCERS = (
+    *PRODUCERS,
+    ProducerSpec("aio-java-keyed", "aiokafka", "murmur2_random", keyed=True),
+    ProducerSpec("aio-java-keyless", "aiokafka", "murmur2_random", keyed=False),
 )
 
 
@@ -85,6 +92,10 @@ class ProducerThread(threading.Thread):
     def run(self) -> None:  # pragma: no cover - live (integration tests)
         if self.spec.client == "kafka-python":
             self._run_kafka_python()
+        elif self.spec.client == "aiokafka":
+            import asyncio
+
+            asyncio.run(self._run_aiokafka())
         else:
             self._run_confluent()
 
@@ -167,3 +178,59 @@ class ProducerThread(threading.Thread):
             self.sent += 1
             producer.poll(0)
         self.unresolved_at_stop = producer.flush(FLUSH_S)  # librdkafka: the messages still queued
+
+    async def _run_aiokafka(self) -> None:  # pragma: no cover - live
+        """``connection`` is aiokafka's keyword arguments (``ConnectionSettings.aiokafka()``: TLS through an
+        ``ssl.SSLContext``). aiokafka has no delivery timeout: a batch expires after ``request_timeout_ms``
+        (its records fail, and are counted), so it is set to the other producers' 120 s."""
+        import asyncio
+
+        from kafka_placement.clients.aiokafka.partitioner import PlacementPartitioner
+        from kafka_placement.clients.aiokafka.producer import AIOKafkaProducer
+
+        settings = {**self.connection, "request_timeout_ms": 120000}
+        producer = AIOKafkaProducer(**settings, acks="all", enable_idempotence=True, linger_ms=5,
+                                    partitioner=PlacementPartitioner())
+        await producer.start()
+        pending: set[asyncio.Future[Any]] = set()
+
+        def done(future: asyncio.Future[Any], s: int, k: bytes | None, p: int | None) -> None:
+            pending.discard(future)
+            if future.cancelled() or future.exception() is not None:
+                self._failed()
+            else:
+                md = future.result()
+                self._ack(s, k, p, md.partition, md.offset)
+
+        try:
+            for sequence in self._paced_async():
+                if isinstance(sequence, float):  # not due yet: let the loop deliver meanwhile
+                    await asyncio.sleep(sequence)
+                    continue
+                key, value, predicted = self._record(sequence)
+                try:
+                    future = await producer.send(self.topic, value=value, key=key)
+                except Exception:  # aiokafka's errors before the record is queued (e.g. no metadata in time)
+                    self.sent += 1
+                    self._failed()
+                    continue
+                self.sent += 1
+                pending.add(future)
+                future.add_done_callback(lambda f, s=sequence, k=key, p=predicted: done(f, s, k, p))
+            if pending:
+                await asyncio.wait(set(pending), timeout=FLUSH_S)
+            self.unresolved_at_stop = self._unresolved
+        finally:
+            await producer.stop()
+
+    def _paced_async(self) -> Any:
+        """:meth:`_paced` for a coroutine: yields a sequence number when one is due, else the seconds to
+        wait (the coroutine awaits them, so acknowledgements are delivered meanwhile)."""
+        started, sequence = time.monotonic(), 0
+        while not self._stop_requested.is_set():
+            delay = started + sequence / self.rate - time.monotonic()
+            if delay > 0:
+                yield min(delay, 0.5)
+                continue
+            yield sequence
+            sequence += 1

@@ -1,7 +1,9 @@
 """One soak group member, run as a child process: ``python -m kafka_placement.soak.member_process CONFIG``.
 
 ``CONFIG`` is a private JSON file (mode 0600: it holds the connection, secrets included) with ``client``
-(``kafka-python`` or ``confluent``), ``strategy`` (``failover`` or ``cooperative-sticky``), ``priority``,
+(``kafka-python``, ``confluent`` — our ``Consumer`` on the classic protocol — or ``confluent-consumer`` —
+confluent-kafka on the consumer protocol, the broker's failover assignor deciding), ``strategy``
+(``failover`` or ``cooperative-sticky``), ``priority``,
 ``group``, ``name``, ``topic``, ``session_timeout_ms``, ``connection`` (the client's keyword settings) and
 ``log`` (the JSON-lines file it appends :mod:`~kafka_placement.soak.events` to). It logs each change of
 what it owns from inside the rebalance callbacks (so a release is stamped before the next owner can
@@ -97,7 +99,8 @@ def main(config_path: str) -> int:  # pragma: no cover - runs in a child process
             log.write(dump_event(event) + "\n")
 
     closing = watch_stdin()
-    run = run_kafka_python if config["client"] == "kafka-python" else run_confluent
+    run = {"kafka-python": run_kafka_python, "confluent": run_confluent,
+           "confluent-consumer": run_confluent_consumer_protocol}[config["client"]]
     run(config, write, closing)
     log.close()
     return 0
@@ -220,6 +223,62 @@ def run_confluent(config: dict[str, Any], write: Callable[[Event], None], closin
             if m.error() is None:
                 producer, sequence = record_identity(m.value())
                 write(Consumed(group, name, m.partition(), m.offset(), producer, sequence, now))
+                got = True
+        if got:
+            commit()
+    commit()
+    consumer.close()
+    owned.set(())
+
+
+def run_confluent_consumer_protocol(config: dict[str, Any], write: Callable[[Event], None],
+                                    closing: threading.Event) -> None:
+    """A failover member on the consumer protocol (KIP-848): settings from
+    :func:`~kafka_placement.clients.consumer_protocol.confluent_failover_config` (our ``Consumer`` then is
+    librdkafka's own). Its assignments arrive incrementally; the broker decides the session (no
+    heartbeat of ours to watch: a fenced member's ``on_lost`` is its session-lost event, ``since`` one
+    session timeout before it — the membership ended at least that long after its last heartbeat)."""
+    from confluent_kafka import KafkaException
+
+    from kafka_placement.clients.confluent.consumer import Consumer
+    from kafka_placement.clients.consumer_protocol import confluent_failover_config
+
+    group, name = config["group"], config["name"]
+    owned = OwnershipLog(write, group, name)
+    session_s = int(config["session_timeout_ms"]) / 1000
+    base = {**config["connection"], "group.id": group, "client.id": name, "enable.auto.commit": False,
+            "auto.offset.reset": "earliest"}
+    consumer = Consumer(confluent_failover_config(int(config["priority"]), base=base))
+
+    def commit() -> None:
+        try:
+            done = consumer.commit(asynchronous=False)
+        except KafkaException:  # fenced, or nothing to commit
+            return
+        now = time.time()
+        for tp in done or ():
+            if tp.error is None and tp.offset >= 0:
+                write(Committed(group, name, tp.partition, tp.offset, now))
+
+    def on_assign(c: Any, partitions: list[Any]) -> None:
+        owned.set(owned.owned | {tp.partition for tp in partitions})
+
+    def on_revoke(c: Any, partitions: list[Any]) -> None:
+        commit()
+        owned.set(owned.owned - {tp.partition for tp in partitions})
+
+    def on_lost(c: Any, partitions: list[Any]) -> None:
+        now = time.time()
+        write(SessionLost(group, name, now - session_s, now))
+        owned.set(owned.owned - {tp.partition for tp in partitions})
+
+    consumer.subscribe([config["topic"]], on_assign=on_assign, on_revoke=on_revoke, on_lost=on_lost)
+    while not closing.is_set():
+        got = False
+        for m in consumer.consume(500, 0.2):
+            if m.error() is None:
+                producer, sequence = record_identity(m.value())
+                write(Consumed(group, name, m.partition(), m.offset(), producer, sequence, time.time()))
                 got = True
         if got:
             commit()

@@ -1,6 +1,14 @@
 """The soak's groups and their member processes: which members each group has (client, strategy,
 priority), and :class:`Members`, which spawns, signals and closes them, logging each start and end as a
-:class:`~kafka_placement.soak.events.Life`."""
+:class:`~kafka_placement.soak.events.Life`.
+
+The quick profile runs :data:`GROUPS` (6 Python processes, what CI has always run); the full profile
+:data:`FULL_GROUPS`, which adds every other group we ship: ``fo-cp``, a failover group on the consumer
+protocol (the broker plugin assigns; two confluent-kafka members and a Java ``KafkaConsumer``), and
+``fo-java``, a classic failover group led by a Java ``KafkaConsumer`` with our Java client assignor beside
+a kafka-python member. They stay out of the quick profile: five more processes, two of them JVMs (seconds
+of startup and ~150 MB each), on the 2-core CI machine.
+"""
 
 from __future__ import annotations
 
@@ -17,31 +25,50 @@ from pathlib import Path
 from typing import Any
 
 from kafka_placement.soak.events import Event, Life
+from kafka_placement.soak.java_member import JAVA_CLIENTS, java_command, member_properties
 
-__all__ = ["FAILOVER_GROUPS", "GROUPS", "Members", "active_members"]
+__all__ = ["FAILOVER_GROUPS", "FULL_GROUPS", "GROUPS", "Groups", "Members", "active_members",
+           "failover_groups"]
 
-#: group → [(member, client, strategy, priority)]
-GROUPS: dict[str, list[tuple[str, str, str, int]]] = {
+Groups = dict[str, list[tuple[str, str, str, int]]]
+
+#: group → [(member, client, strategy, priority)]; client ``confluent-consumer`` is a confluent-kafka
+#: consumer on the consumer protocol, ``java-consumer`` / ``java-classic`` a Java KafkaConsumer
+#: (:mod:`~kafka_placement.soak.java_member`)
+GROUPS: Groups = {
     "fo-kp": [("kp-high", "kafka-python", "failover", 30), ("kp-low", "kafka-python", "failover", 10)],
     "fo-cf": [("cf-high", "confluent", "failover", 30), ("cf-low", "confluent", "failover", 10)],
     "coop": [("coop-a", "confluent", "cooperative-sticky", 0),
              ("coop-b", "confluent", "cooperative-sticky", 0)],
 }
+FULL_GROUPS: Groups = {
+    **GROUPS,
+    "fo-cp": [("cp-high", "confluent-consumer", "failover", 30), ("cp-java", "java-consumer", "failover", 20),
+              ("cp-low", "confluent-consumer", "failover", 10)],
+    "fo-java": [("jv-high", "java-classic", "failover", 30), ("jv-low", "kafka-python", "failover", 10)],
+}
 FAILOVER_GROUPS = ("fo-kp", "fo-cf")
 
 
-def active_members() -> list[str]:
+def failover_groups(groups: Groups = GROUPS) -> list[str]:
+    """The groups whose members run a failover assignor (client side or the broker's)."""
+    return [g for g, members in groups.items()
+            if all(strategy == "failover" for _n, _c, strategy, _p in members)]
+
+
+def active_members(groups: Groups = GROUPS) -> list[str]:
     """Each failover group's active member: its highest priority (our failover assignor gives it every
     partition while it runs). The schedule kills or pauses each at least once, so every run times a
     failover of every failover group."""
-    return [max(GROUPS[group], key=lambda member: member[3])[0] for group in FAILOVER_GROUPS]
+    return [max(groups[group], key=lambda member: member[3])[0] for group in failover_groups(groups)]
 
 
 class Members:
     """The member processes (by name): spawn, kill, pause, resume, close; each logged as :class:`Life`."""
 
     def __init__(self, workdir: Path, topic: str, connection: dict[str, dict[str, Any]], session_ms: int,
-                 prefix: str, write: Callable[[Event], None]) -> None:
+                 prefix: str, write: Callable[[Event], None], groups: Groups = GROUPS,
+                 java_class_path: str | None = None) -> None:
         self.workdir, self.topic, self.connection, self.session_ms = workdir, topic, connection, session_ms
         self.prefix, self.write = prefix, write
         self.procs: dict[str, subprocess.Popen[str]] = {}
@@ -50,8 +77,10 @@ class Members:
         self._accounted: set[int] = set()  # pids whose end is already logged (killed, closed, crashed)
         self._crashed: set[int] = set()
         self._lock = threading.Lock()
+        self.groups = groups
+        self.java_class_path = java_class_path  # needed only when a group has a Java member
         self.specs = {name: (group, client, strategy, prio)
-                      for group, members in GROUPS.items() for name, client, strategy, prio in members}
+                      for group, members in groups.items() for name, client, strategy, prio in members}
 
     def group_id(self, group: str) -> str:
         return f"{self.prefix}-{group}"
@@ -59,8 +88,19 @@ class Members:
     def log_path(self, name: str) -> Path:
         return self.workdir / f"member-{name}.jsonl"
 
-    def spawn(self, name: str) -> None:
+    def _command(self, name: str) -> list[str]:
+        """The member's command line, its settings written first to a private file (0600: secrets)."""
         group, client, strategy, priority = self.specs[name]
+        if client in JAVA_CLIENTS:
+            if self.java_class_path is None:
+                raise ValueError(f"member {name} is a Java member and no class path was given")
+            path = self.workdir / f"member-{name}.properties"
+            text = member_properties(client, priority, self.connection[client], self.session_ms)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w", encoding="latin-1") as f:
+                f.write(text)
+            return java_command(self.java_class_path, path, self.group_id(group), name, self.topic,
+                                self.log_path(name), self.session_ms)
         config = {"client": client, "strategy": strategy, "priority": priority, "group": self.group_id(group),
                   "name": name, "topic": self.topic, "session_timeout_ms": self.session_ms,
                   "connection": self.connection[client], "log": str(self.log_path(name))}
@@ -68,6 +108,11 @@ class Members:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # holds the connection secrets
         with os.fdopen(fd, "w") as f:
             json.dump(config, f)
+        return [sys.executable, "-m", "kafka_placement.soak.member_process", str(path)]
+
+    def spawn(self, name: str) -> None:
+        group = self.specs[name][0]
+        command = self._command(name)
         replaced = self.procs.get(name)
         if replaced is not None and replaced.stdin is not None:
             # a killed member's process is replaced: its pipe would be left to the garbage collector
@@ -76,7 +121,7 @@ class Members:
                 replaced.stdin.close()
         stderr = open(self.workdir / f"member-{name}.stderr", "a")  # noqa: SIM115 - the child owns it
         self.procs[name] = subprocess.Popen(
-            [sys.executable, "-m", "kafka_placement.soak.member_process", str(path)],
+            command,
             stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=stderr, text=True,
             env={**os.environ, "PYTHONUNBUFFERED": "1"},
         )

@@ -7,7 +7,9 @@ schedule (:func:`plan_run`, pure) → cluster (:func:`~kafka_placement.soak.rig.
 
 Groups: ``fo-kp`` (kafka-python members, our failover assignor), ``fo-cf`` (our confluent ``Consumer``
 members, the same assignor), ``coop`` (confluent, cooperative-sticky; its members leave and join through
-the member faults). Every member writes its own JSON-lines log; the runner's log holds the acks, the
+the member faults); the full profile adds ``fo-cp`` and ``fo-java`` (:mod:`~kafka_placement.soak.members`),
+aiokafka producers, and network faults through a proxied cluster (:mod:`~kafka_placement.soak.proxyfault`).
+Every member writes its own JSON-lines log; the runner's log holds the acks, the
 faults and when each member process ran. The logs are read as they grow
 (:class:`~kafka_placement.soak.logtail.LogTail`).
 """
@@ -24,13 +26,21 @@ from typing import Any
 
 from kafka_placement.soak.drain import DrainOutcome, drain, wait_owned
 from kafka_placement.soak.health import coordinator_partition
+from kafka_placement.soak.load import FULL_PRODUCERS, PRODUCERS, ProducerSpec
 from kafka_placement.soak.logtail import LogTail, read_logs
-from kafka_placement.soak.members import FAILOVER_GROUPS, GROUPS, active_members
+from kafka_placement.soak.members import FULL_GROUPS, GROUPS, Groups, active_members, failover_groups
 from kafka_placement.soak.operation import APPLY_TIMEOUT_S, START_FRACTION
 from kafka_placement.soak.readback import read_topic
 from kafka_placement.soak.restarts import RESTART_TIMEOUT_S
 from kafka_placement.soak.rig import Rig, open_rig, sleep_until
-from kafka_placement.soak.schedule import FULL_KINDS, MEMBER_KINDS, QUICK_KINDS, PlannedFault, fault_schedule
+from kafka_placement.soak.schedule import (
+    FULL_KINDS,
+    MEMBER_KINDS,
+    NETWORK_KINDS,
+    QUICK_KINDS,
+    PlannedFault,
+    fault_schedule,
+)
 from kafka_placement.soak.verdict import SoakLogs, Windows, judge
 
 __all__ = ["GROUPS", "PROFILES", "Profile", "RunPlan", "plan_run", "read_logs", "run_soak"]
@@ -50,13 +60,25 @@ class Profile:
     drain_stall_s: float
     #: what the seeded schedule draws from (the quick one's list is the one it always drew from)
     fault_kinds: tuple[str, ...] = QUICK_KINDS
+    #: kinds every schedule holds at least once where it has a fault to spare
+    must_cover: tuple[str, ...] = ()
+    groups: Groups = field(default_factory=lambda: GROUPS)
+    producers: tuple[ProducerSpec, ...] = PRODUCERS
+
+    @property
+    def proxied(self) -> bool:
+        """The run needs a cluster whose client links pass Toxiproxy (its network faults)."""
+        return bool(set(self.fault_kinds) & set(NETWORK_KINDS))
 
 
 PROFILES = {
     "quick": Profile(rate_per_producer=20.0, partitions=12, session_timeout_ms=6000, fault_interval_s=10.0,
                      drain_s=420.0, drain_stall_s=150.0),
-    "full": Profile(rate_per_producer=50.0, partitions=24, session_timeout_ms=6000, fault_interval_s=25.0,
-                    drain_s=900.0, drain_stall_s=150.0, fault_kinds=FULL_KINDS),
+    # a fault every ~12 s (was 25 s before the network kinds): a 4-minute run then has room for a
+    # failover of each of the four failover groups and each of the five network kinds
+    "full": Profile(rate_per_producer=50.0, partitions=24, session_timeout_ms=6000, fault_interval_s=12.0,
+                    drain_s=900.0, drain_stall_s=150.0, fault_kinds=FULL_KINDS, must_cover=NETWORK_KINDS,
+                    groups=FULL_GROUPS, producers=FULL_PRODUCERS),
 }
 
 #: a bound on reading the whole topic back after the run (30 minutes of load: ~450,000 records)
@@ -94,12 +116,13 @@ class RunPlan:
 def plan_run(seed: int, minutes: float, profile_name: str, broker_ids: list[int],
              prefix: str | None = None) -> RunPlan:
     profile = PROFILES[profile_name]
-    members = [name for group in GROUPS.values() for name, _client, _strategy, _prio in group]
-    must_hit = tuple(active_members())
+    members = [name for group in profile.groups.values() for name, _client, _strategy, _prio in group]
+    must_hit = tuple(active_members(profile.groups))
     faults = fault_schedule(seed, minutes * 60.0, brokers=broker_ids, partitions=profile.partitions,
                             members=members, interval_s=profile.fault_interval_s,
                             member_pause_s=profile.session_timeout_ms / 1000 + 4.0,
-                            kinds=profile.fault_kinds, must_hit=must_hit)
+                            kinds=profile.fault_kinds, must_hit=must_hit, must_cover=profile.must_cover,
+                            groups=list(profile.groups))
     return RunPlan(seed, minutes, profile_name, profile, prefix or f"kp-soak-{uuid.uuid4().hex[:6]}",
                    tuple(faults), must_hit, broker_ids[seed % len(broker_ids)])
 
@@ -176,7 +199,7 @@ def stop_and_drain(rig: Rig, plan: RunPlan, tail: LogTail, clock: RunClock) -> t
     rig.restarts.wait(RESTART_TIMEOUT_S, clock.after_load)
     rig.operation.join(APPLY_TIMEOUT_S + 300.0)  # bounded by its own commands' timeouts
     prefix = rig.members.prefix + "-"
-    outcome = drain(tail, [rig.members.group_id(g) for g in GROUPS], bound_s=plan.profile.drain_s,
+    outcome = drain(tail, [rig.members.group_id(g) for g in rig.members.groups], bound_s=plan.profile.drain_s,
                     stall_s=plan.profile.drain_stall_s, note=clock.after_load,
                     short=lambda group: group.removeprefix(prefix))
     return load_end, outcome
@@ -224,7 +247,7 @@ def _diagnose(rig: Rig, plan: RunPlan, logs: SoakLogs, in_topic: dict[Any, tuple
     from kafka_placement.soak.diagnosis import unconsumed_report
     from kafka_placement.soak.readback import committed_offsets
 
-    groups = [rig.members.group_id(g) for g in GROUPS]
+    groups = [rig.members.group_id(g) for g in rig.members.groups]
     report = unconsumed_report(logs.acks, logs.consumed, groups, in_topic,
                                committed_offsets(rig.adm, plan.topic, groups), high_watermarks)
     return {"topic_read_complete": complete, "records_in_topic": len(in_topic), "groups": report}
@@ -246,7 +269,8 @@ def run_soak(cluster: Any, *, minutes: float, seed: int, profile_name: str, work
         rig = open_rig(cluster, workdir, topic=plan.topic, prefix=plan.prefix,
                        partitions=plan.profile.partitions, session_timeout_ms=plan.profile.session_timeout_ms,
                        rate=plan.profile.rate_per_producer, faults=plan.faults,
-                       drained_broker=plan.drained_broker, note=clock.note, cleanup=cleanup)
+                       drained_broker=plan.drained_broker, note=clock.note, cleanup=cleanup,
+                       groups=plan.profile.groups, producers=plan.profile.producers)
         try:
             start = start_load(rig, plan, tail, clock)
             skipped = inject_faults(rig, plan, start, clock)
@@ -260,24 +284,33 @@ def run_soak(cluster: Any, *, minutes: float, seed: int, profile_name: str, work
 
 
 # ---------------------------------------------------------------- judge
+def _sessions(plan: RunPlan, group_ids: list[str]) -> dict[str, float]:
+    """Each group's session timeout (s): the profile's, which the test cluster also gives the consumer
+    protocol's groups (``group.consumer.session.timeout.ms``, ``testing/failover_plugin.py``)."""
+    return dict.fromkeys(group_ids, plan.profile.session_timeout_ms / 1000)
+
+
 def judge_run(plan: RunPlan, rig: Rig, logs: SoakLogs, load: tuple[float, float] | None, skipped: int,
               drained: DrainOutcome | None, readback: ReadBack | None) -> dict[str, Any]:
     """The verdict over the logs (:func:`~kafka_placement.soak.verdict.judge`) and the run's own figures."""
     members = rig.members
-    priorities = {members.group_id(g): {name: prio for name, _c, _s, prio in GROUPS[g]}
-                  for g in FAILOVER_GROUPS}
+    priorities = {members.group_id(g): {name: prio for name, _c, _s, prio in members.groups[g]}
+                  for g in failover_groups(members.groups)}
     windows = Windows(standby_s=plan.profile.session_timeout_ms / 1000 + 25.0, overlap_s=5.0)
     offsets_partitions = rig.health.offsets_partitions
     coordinators = ({members.group_id(g): coordinator_partition(members.group_id(g), offsets_partitions)
-                     for g in GROUPS} if offsets_partitions else {})
+                     for g in members.groups} if offsets_partitions else {})
     reassignment = None
     if load is not None:
         error = {} if readback is None or readback.error is None else {"readback_error": readback.error}
         reassignment = {**rig.operation.outcome, **error}
-    summary = judge(logs, [members.group_id(g) for g in GROUPS], priorities, windows, until=time.time(),
+    groups = [members.group_id(g) for g in members.groups]
+    summary = judge(logs, groups, priorities, windows, until=time.time(),
                     load=load, reassignment=reassignment,
                     readback=None if readback is None else (readback.found, readback.complete),
-                    coordinators=coordinators)
+                    coordinators=coordinators, session_s=_sessions(plan, groups),
+                    high_watermarks=None if readback is None or not readback.complete
+                    else readback.high_watermarks)
     drain_entry: dict[str, Any] = {} if drained is None else drained.summary()
     if readback is not None and readback.diagnosis is not None:
         drain_entry["diagnosis"] = readback.diagnosis
@@ -288,6 +321,7 @@ def judge_run(plan: RunPlan, rig: Rig, logs: SoakLogs, load: tuple[float, float]
                                     "unresolved_at_stop": p.unresolved_at_stop} for p in rig.producers},
         "planned_faults": len(plan.faults), "skipped_faults": skipped, "drain": drain_entry,
         "network": {"planned": sum(f.kind == "broker-partition" for f in plan.faults),
+                    "proxied": sum(f.kind in NETWORK_KINDS for f in plan.faults),
                     "unavailable": injector.network_unavailable, "isolation": injector.isolations},
         "member_exits": [{"member": name, "t": round(t, 3), "code": code} for name, t, code in members.exits],
         "health_samples": {"taken": rig.health.samples, "failed": rig.health.failures},

@@ -34,6 +34,7 @@ from kafka_placement.soak.invariants import (
     standby_consumption,
 )
 from kafka_placement.soak.poll_order import inconsistent_offsets, log_offsets, poll_anomalies
+from kafka_placement.soak.stuck import stuck_members
 
 __all__ = ["STALL_OTHERS_MIN", "STALL_S", "SoakLogs", "Windows", "judge"]
 
@@ -84,6 +85,8 @@ def judge(
     reassignment: Mapping[str, Any] | None = None,
     readback: tuple[Mapping[RecordId, tuple[int, int]], bool] | None = None,
     coordinators: Mapping[str, int] | None = None,
+    session_s: Mapping[str, float] | None = None,
+    high_watermarks: Mapping[int, int] | None = None,
 ) -> dict[str, Any]:
     """The summary: ``verdict`` ("held" / "violated") and every figure behind it. ``load`` is the
     producers' (start, end) wall time; without it no producer is judged stalled. ``reassignment`` is
@@ -95,14 +98,17 @@ def judge(
     is a member's own ``session-lost`` (at its last successful heartbeat and again when it was told: the
     group went on without it somewhere in between). Jepsen's consumer invariants
     (:mod:`~kafka_placement.soak.poll_order`) read the topic's content from the acknowledgements, every
-    group's reads and ``readback``."""
+    group's reads and ``readback``. With ``session_s`` (group → its session timeout) members that hang
+    are judged (:func:`~kafka_placement.soak.stuck.stuck_members`; ``high_watermarks``: the topic's, read
+    back after the run)."""
     lost = lost_records(logs.acks, logs.consumed, groups)
     ownerships = close_at_deaths(logs.ownerships, logs.faults)
     doubles = double_owners(ownerships, logs.lives, until=until, tolerance_s=windows.overlap_s)
     misplaced = misplaced_records(logs.acks)
-    # every broker fault (kill, pause, partition) moves leaders and coordinators; a skipped one did nothing
+    # every broker fault (kill, pause, partition) moves leaders and coordinators, and a network fault on a
+    # broker's client links can expire the sessions of the members it coordinates; a skipped one did nothing
     broker_faults = [f.t for f in logs.faults
-                     if f.kind.startswith("broker-") and not f.kind.endswith("-skipped")]
+                     if f.kind.startswith(("broker-", "net-")) and not f.kind.endswith("-skipped")]
     outages = coordinator_outages(logs.healths, coordinators or {}, until)
     group_changes: dict[str, list[float]] = {group: [end for _start, end in spans]
                                              for group, spans in outages.items()}
@@ -122,8 +128,11 @@ def judge(
     lost_total = sum(len(records) for records in lost.values())
     stalled = stalled_producers(logs.acks, load[0], load[1], STALL_S, STALL_OTHERS_MIN) if load else {}
     operation = None if reassignment is None else _operation(reassignment, logs.acks, readback)
+    stuck = ([] if session_s is None else
+             stuck_members(ownerships, logs.consumed, logs.acks, logs.faults, session_s, until, outages,
+                           high_watermarks))
     violated = (lost_total or doubles or misplaced or standby or early_commits or unrecovered or stalled
-                or polls or inconsistent or (operation is not None and not operation["held"]))
+                or polls or inconsistent or stuck or (operation is not None and not operation["held"]))
     return {
         "verdict": "violated" if violated else "held",
         "acknowledged": len({ack.record for ack in logs.acks}),
@@ -154,6 +163,12 @@ def judge(
             for i in inconsistent[:20]
         ],
         "commits_beyond_consumed": len(early_commits),
+        "stuck_members": [
+            {"group": s.group, "member": s.member, "partitions": list(s.partitions),
+             "since": round(s.since, 3), "until": round(s.until, 3), "seconds": round(s.seconds, 1),
+             "waiting": s.waiting}
+            for s in stuck[:20]
+        ],
         "failovers": len(failovers),
         "failovers_unrecovered": len(unrecovered),
         "failover_s": {

@@ -1,0 +1,224 @@
+/*
+ * kafka-placement soak: one Java KafkaConsumer group member, run as a child process of the soak
+ * (kafka_placement.soak.java_member builds and starts it). The group's protocol and assignor come from
+ * the properties file: the consumer protocol with the broker's failover assignor
+ * (kafka_placement.clients.consumer_protocol.java_failover_properties), or the classic protocol with our
+ * Java client assignor (kafka_placement.client_assignor.build.consumer_settings).
+ *
+ * Usage: SoakMember <properties file> <group> <name> <topic> <log file> <session timeout ms>
+ * Appends the soak's JSON-lines events (kafka_placement.soak.events) to the log: "own" (an ownership
+ * interval, written when acquired and again when released, from inside the rebalance callbacks, so a
+ * release is stamped before the next owner can acquire), "consumed" (every record), "committed" (every
+ * offset the broker accepted: synchronous, after each batch and on revocation) and "session-lost" (the
+ * partitions lost: the group went on without this member). "close" on stdin leaves the group cleanly.
+ */
+package io.kafkaplacement.soak;
+
+import java.io.BufferedReader;
+import java.io.FileInputStream;
+import java.io.FileOutputStream;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+public final class SoakMember {
+    /** The producers' value: {"p": producer, "s": sequence, "pp": predicted} (kafka_placement.soak.load). */
+    private static final Pattern VALUE = Pattern.compile("\"p\": \"([^\"]*)\", \"s\": (\\d+)");
+
+    private final PrintWriter log;
+    private final String group;
+    private final String name;
+    private final TreeSet<Integer> owned = new TreeSet<>();
+    private String current;  // the open "own" line's fields before "released", or null
+    private int generation;
+
+    private SoakMember(PrintWriter log, String group, String name) {
+        this.log = log;
+        this.group = group;
+        this.name = name;
+    }
+
+    private static String quote(String s) {
+        StringBuilder b = new StringBuilder("\"");
+        for (char c : s.toCharArray()) {
+            if (c == '"' || c == '\\') {
+                b.append('\\');
+            }
+            b.append(c);
+        }
+        return b.append('"').toString();
+    }
+
+    private static double now() {
+        return System.currentTimeMillis() / 1000.0;
+    }
+
+    private synchronized void write(String body) {
+        log.println("{" + body + "}");
+        log.flush();
+    }
+
+    private String who() {
+        return "\"group\":" + quote(group) + ",\"member\":" + quote(name);
+    }
+
+    /** The member's ownership becomes {@code partitions}: the open interval released, a new one acquired. */
+    private void own(Collection<Integer> partitions) {
+        TreeSet<Integer> next = new TreeSet<>(partitions);
+        if (next.equals(owned)) {
+            return;
+        }
+        double t = now();
+        if (current != null) {
+            write(current + ",\"released\":" + t);
+            current = null;
+        }
+        owned.clear();
+        owned.addAll(next);
+        if (!next.isEmpty()) {
+            generation++;
+            current = "\"ev\":\"own\"," + who() + ",\"generation\":" + generation + ",\"partitions\":"
+                + next.toString().replace(" ", "") + ",\"acquired\":" + t;
+            write(current + ",\"released\":null");
+        }
+    }
+
+    private static List<Integer> numbers(Collection<TopicPartition> tps) {
+        List<Integer> out = new ArrayList<>();
+        for (TopicPartition tp : tps) {
+            out.add(tp.partition());
+        }
+        return out;
+    }
+
+    private void commit(KafkaConsumer<byte[], byte[]> consumer, Map<TopicPartition, OffsetAndMetadata> offsets) {
+        if (offsets.isEmpty()) {
+            return;
+        }
+        try {
+            consumer.commitSync(offsets);
+        } catch (KafkaException e) {  // fenced or rebalancing: the next owner re-reads (duplicates, not losses)
+            return;
+        }
+        double t = now();
+        for (Map.Entry<TopicPartition, OffsetAndMetadata> e : offsets.entrySet()) {
+            write("\"ev\":\"committed\"," + who() + ",\"partition\":" + e.getKey().partition() + ",\"offset\":"
+                + e.getValue().offset() + ",\"t\":" + t);
+        }
+        offsets.clear();
+    }
+
+    public static void main(String[] args) throws Exception {
+        Properties props = new Properties();
+        try (InputStream in = new FileInputStream(args[0])) {
+            props.load(in);
+        }
+        String group = args[1];
+        String name = args[2];
+        String topic = args[3];
+        double sessionS = Integer.parseInt(args[5]) / 1000.0;
+        props.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        props.put(ConsumerConfig.CLIENT_ID_CONFIG, name);
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        PrintWriter log = new PrintWriter(new OutputStreamWriter(new FileOutputStream(args[4], true),
+            StandardCharsets.UTF_8));
+        SoakMember member = new SoakMember(log, group, name);
+        AtomicBoolean closing = closeOnStdin();
+        Map<TopicPartition, OffsetAndMetadata> pending = new java.util.HashMap<>();
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props)) {
+            consumer.subscribe(List.of(topic), new ConsumerRebalanceListener() {
+                @Override
+                public void onPartitionsRevoked(Collection<TopicPartition> revoked) {
+                    member.commit(consumer, pending);
+                    TreeSet<Integer> left = new TreeSet<>(member.owned);
+                    left.removeAll(numbers(revoked));
+                    member.own(left);
+                }
+
+                @Override
+                public void onPartitionsLost(Collection<TopicPartition> lost) {
+                    // already someone else's: no commit. The session ended at least a session timeout
+                    // after the last heartbeat that reached the coordinator, so "since" is at most now - session.
+                    double t = now();
+                    member.write("\"ev\":\"session-lost\"," + member.who() + ",\"since\":" + (t - sessionS)
+                        + ",\"t\":" + t);
+                    pending.clear();
+                    TreeSet<Integer> left = new TreeSet<>(member.owned);
+                    left.removeAll(numbers(lost));
+                    member.own(left);
+                }
+
+                @Override
+                public void onPartitionsAssigned(Collection<TopicPartition> added) {
+                    // incremental on the consumer protocol, everything after a full revoke on EAGER classic
+                    TreeSet<Integer> next = new TreeSet<>(member.owned);
+                    next.addAll(numbers(added));
+                    member.own(next);
+                }
+            });
+            while (!closing.get()) {
+                ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(200));
+                double t = now();
+                for (ConsumerRecord<byte[], byte[]> r : records) {
+                    String value = r.value() == null ? "" : new String(r.value(), StandardCharsets.UTF_8);
+                    Matcher m = VALUE.matcher(value);
+                    if (m.find()) {
+                        member.write("\"ev\":\"consumed\"," + member.who() + ",\"partition\":" + r.partition()
+                            + ",\"offset\":" + r.offset() + ",\"producer\":" + quote(m.group(1)) + ",\"sequence\":"
+                            + m.group(2) + ",\"t\":" + t);
+                    }
+                    pending.put(new TopicPartition(r.topic(), r.partition()), new OffsetAndMetadata(r.offset() + 1));
+                }
+                member.commit(consumer, pending);
+            }
+            member.commit(consumer, pending);
+        }
+        member.own(List.of());
+        log.close();
+    }
+
+    /** A daemon thread reading stdin; the flag turns true on a "close" line or when stdin ends. */
+    private static AtomicBoolean closeOnStdin() {
+        AtomicBoolean closing = new AtomicBoolean(false);
+        Thread stdin = new Thread(() -> {
+            try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = in.readLine()) != null) {
+                    if (line.trim().equals("close")) {
+                        break;
+                    }
+                }
+            } catch (java.io.IOException ignored) {
+                // stdin closed: leave as well
+            }
+            closing.set(true);
+        });
+        stdin.setDaemon(true);
+        stdin.start();
+        return closing;
+    }
+}

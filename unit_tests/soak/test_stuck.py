@@ -1,0 +1,127 @@
+"""Stuck members on hand-built logs: a member that owns partitions with records waiting and reads nothing
+for longer than its session timeout plus the bound is caught; a member that keeps reading, or has nothing
+to read, or whose silence a fault concerning it explains, is not. Session 6 s, bound 60 s: a silence of
+more than 66 s counts."""
+
+from __future__ import annotations
+
+from kafka_placement.soak.events import Ack, Consumed, Fault, Ownership
+from kafka_placement.soak.stuck import STUCK_BOUND_S, stuck_members
+
+G, OTHER = "kp-soak-x-coop", "kp-soak-x-fo-kp"
+SESSION = {G: 6.0, OTHER: 6.0}
+
+
+def acks(partition: int, times: range, first_offset: int = 0) -> list[Ack]:
+    """One record a second on ``partition`` (offsets counting up from ``first_offset``)."""
+    return [Ack("p", 1000 * partition + i, None, None, partition, first_offset + i, float(t))
+            for i, t in enumerate(times)]
+
+
+def reads(member: str, partition: int, times: range, first_offset: int = 0) -> list[Consumed]:
+    return [Consumed(G, member, partition, first_offset + i, "p", 1000 * partition + i, float(t) + 0.5)
+            for i, t in enumerate(times)]
+
+
+# coop-a owns partitions 0 and 1 from t=100 to t=400; records arrive on partition 0 every second from
+# t=100 to t=399 (offsets 0-299); it reads them until t=150 (offsets 0-49, the last at 149.5) and then
+# nothing: the first record it does not read, offset 50, was acknowledged at t=150
+OWN = [Ownership(G, "coop-a", 1, (0, 1), 100.0, 400.0)]
+ACKS = acks(0, range(100, 400))
+HANG = reads("coop-a", 0, range(100, 150))
+
+
+def test_a_member_that_reads_nothing_while_records_wait_is_stuck() -> None:
+    (stuck,) = stuck_members(OWN, HANG, ACKS, [], SESSION, until=500.0)
+    assert (stuck.group, stuck.member, stuck.partitions) == (G, "coop-a", (0, 1))
+    # from offset 50's ack (t=150, after the last read at 149.5) to the release at 400
+    assert (stuck.since, stuck.until, stuck.seconds) == (150.0, 400.0, 250.0)
+    assert stuck.waiting == 250  # offsets 50-299: above the 49 its group had read at 149.5
+
+
+def test_a_member_that_keeps_reading_is_not_stuck() -> None:
+    assert stuck_members(OWN, reads("coop-a", 0, range(100, 400)), ACKS, [], SESSION, until=500.0) == []
+
+
+def test_a_member_with_nothing_to_read_is_not_stuck() -> None:
+    # records stop at t=150 and everything up to there was read: 250 s of silence, nothing waiting
+    assert stuck_members(OWN, HANG, acks(0, range(100, 150)), [], SESSION, until=500.0) == []
+
+
+def test_a_silence_just_over_the_bound_counts_and_just_under_does_not() -> None:
+    limit = 6.0 + STUCK_BOUND_S  # 66 s
+    # reads to 149.5, then again from 150 + 65 (a 65.5 s gap from the ack at 150 ... 215.5): not stuck
+    resumed = reads("coop-a", 0, range(215, 400), first_offset=115)
+    assert stuck_members(OWN, HANG + resumed, ACKS, [], SESSION, until=500.0) == []
+    late = reads("coop-a", 0, range(217, 400), first_offset=117)  # 67.5 s: stuck
+    (stuck,) = stuck_members(OWN, HANG + late, ACKS, [], SESSION, until=500.0)
+    assert stuck.seconds == 217.5 - 150.0 > limit
+
+
+def test_records_the_other_member_read_before_are_not_waiting() -> None:
+    # coop-b read offsets 0-299 before coop-a took partition 0 over at t=400; coop-a then owns it to 600
+    # with nothing new written: nothing waits for it
+    own = [Ownership(G, "coop-b", 1, (0,), 100.0, 400.0), Ownership(G, "coop-a", 1, (0,), 400.0, 600.0)]
+    b_reads = [Consumed(G, "coop-b", 0, c.offset, "p", c.sequence, c.t)
+               for c in reads("x", 0, range(100, 400))]
+    assert stuck_members(own, b_reads, ACKS, [], SESSION, until=700.0) == []
+
+
+def test_a_pause_of_the_member_itself_explains_its_silence() -> None:
+    # paused 155-360 (the -undone at resume): pieces left 150-155 and 360-400, each under 66 s
+    faults = [Fault("member-pause", "coop-a", 155.0), Fault("member-pause-undone", "coop-a", 360.0)]
+    assert stuck_members(OWN, HANG, ACKS, faults, SESSION, until=500.0) == []
+
+
+def test_a_fault_on_another_member_explains_nothing() -> None:
+    faults = [Fault("member-pause", "coop-b", 155.0), Fault("member-pause-undone", "coop-b", 360.0)]
+    (stuck,) = stuck_members(OWN, HANG, ACKS, faults, SESSION, until=500.0)
+    assert stuck.seconds == 250.0
+
+
+def test_a_broker_fault_explains_only_members_of_what_that_broker_led_or_coordinated() -> None:
+    def kill(leads: tuple[int, ...], coordinates: tuple[str, ...]) -> list[Fault]:
+        return [Fault("broker-kill", "broker-3", 155.0, leads, coordinates),
+                Fault("broker-kill-undone", "broker-3", 360.0)]
+
+    # broker 3 led partition 1 (owned by coop-a) when killed: explained
+    assert stuck_members(OWN, HANG, ACKS, kill((1, 5), ()), SESSION, until=500.0) == []
+    # it coordinated coop-a's group: explained
+    assert stuck_members(OWN, HANG, ACKS, kill((), (G,)), SESSION, until=500.0) == []
+    # it led partition 5 and coordinated another group: not coop-a's business
+    (stuck,) = stuck_members(OWN, HANG, ACKS, kill((5,), (OTHER,)), SESSION, until=500.0)
+    assert stuck.seconds == 250.0
+    # its roles were not recorded (older logs, a cluster that did not answer): it may have been anything
+    unknown = [Fault("net-silent", "broker-3", 155.0), Fault("net-silent-undone", "broker-3", 360.0)]
+    assert stuck_members(OWN, HANG, ACKS, unknown, SESSION, until=500.0) == []
+
+
+def test_a_fault_does_not_excuse_a_silence_that_outlasts_it_by_more_than_the_bound() -> None:
+    # the coordinator's link silent 155-170 (net-silent, coop's coordinator): the member never reads
+    # again — 230 s after the fault was undone (170-400) is not the fault's doing: stuck from 170
+    faults = [Fault("net-silent", "broker-2", 155.0, (), (G,)), Fault("net-silent-undone", "broker-2", 170.0)]
+    (stuck,) = stuck_members(OWN, HANG, ACKS, faults, SESSION, until=500.0)
+    assert (stuck.since, stuck.until) == (170.0, 400.0)
+
+
+def test_a_skipped_fault_explains_nothing_and_an_outage_of_the_coordinator_does() -> None:
+    skipped = [Fault("net-silent-skipped", "broker-2", 155.0)]
+    assert len(stuck_members(OWN, HANG, ACKS, skipped, SESSION, until=500.0)) == 1
+    outage = {G: [(150.0, 350.0)]}  # coop's __consumer_offsets partition had no leader
+    assert stuck_members(OWN, HANG, ACKS, [], SESSION, until=500.0, outages=outage) == []
+    elsewhere = {OTHER: [(150.0, 350.0)]}
+    assert len(stuck_members(OWN, HANG, ACKS, [], SESSION, until=500.0, outages=elsewhere)) == 1
+
+
+def test_records_past_the_high_watermark_are_lost_not_waiting() -> None:
+    # the topic read back ends at offset 50 on partition 0: offsets 50-299 were acknowledged and lost
+    # (counted by the lost-record checkers); nothing the member could read waited
+    assert stuck_members(OWN, HANG, ACKS, [], SESSION, until=500.0, high_watermarks={0: 50}) == []
+    (stuck,) = stuck_members(OWN, HANG, ACKS, [], SESSION, until=500.0, high_watermarks={0: 60})
+    assert stuck.waiting == 10
+
+
+def test_an_open_ownership_ends_with_the_run() -> None:
+    own = [Ownership(G, "coop-a", 1, (0, 1), 100.0, None)]
+    (stuck,) = stuck_members(own, HANG, ACKS, [], SESSION, until=450.0)
+    assert (stuck.since, stuck.until) == (150.0, 450.0)
