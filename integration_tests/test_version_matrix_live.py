@@ -25,6 +25,7 @@ best owns every partition, from the members' own assignment reports) and each st
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -119,6 +120,26 @@ def broker_kafka_version(cluster: Any, broker_id: int = 0) -> str:
     return found[0]
 
 
+def unknown_properties(cluster: Any) -> dict[str, list[str]]:
+    """Per node, the properties the harness set that the node's ``KafkaConfig values:`` dump does not list (a
+    Kafka version that does not know a setting ignores it: the harness would silently lose it)."""
+    from kafka_placement.testing.engine import docker_client
+    from kafka_placement.testing.layout import CONTROLLER_ID, NON_PROPERTY_ENV, env_to_property
+
+    state, layout = cluster.state(), cluster.layout
+    nodes = {CONTROLLER_ID: (state.controller_container, layout.controller_env()),
+             **{b: (state.broker_containers[b], layout.broker_env(b)) for b in cluster.broker_ids}}
+    unknown = {}
+    for node, (container, env) in nodes.items():
+        text = docker_client().containers.get(container).logs().decode(errors="replace")
+        dump = text[text.index("KafkaConfig values:"):]
+        known = set(re.findall(r"^\s+([a-z0-9._-]+) = ", dump, re.M))
+        unknown[str(node)] = sorted(env_to_property(k) for k in env
+                                    if k.startswith("KAFKA_") and k not in NON_PROPERTY_ENV
+                                    and env_to_property(k) not in known)
+    return unknown
+
+
 @pytest.fixture(scope="module", params=KAFKA_VERSION_MATRIX)
 def versioned(request: pytest.FixtureRequest, kafka_cluster_factory: Any,
               tmp_path_factory: pytest.TempPathFactory) -> Iterator[Versioned]:
@@ -131,6 +152,7 @@ def versioned(request: pytest.FixtureRequest, kafka_cluster_factory: Any,
         print(f"\nKafka {version}: cluster {cluster.image} ready in {time.monotonic() - started:.1f}s "
               f"(its own start-up {cluster.startup_seconds:.1f}s)")
         assert broker_kafka_version(cluster) == version
+        assert not any(unknown_properties(cluster).values()), unknown_properties(cluster)
         class_path = java_class_path(version, tmp_path_factory.mktemp(f"java-{version}"))
         yield Versioned(version, cluster, class_path)
     finally:
@@ -244,8 +266,8 @@ def test_classic_group_moves_to_the_consumer_protocol(versioned: Versioned, harn
         if java_sends_rack(versioned.version):
             members[30] = h.replace(old, lambda: h.java("jk30", 30, protocol="consumer"))
         else:
-            members[30] = h.replace(old, lambda: h.consumer("jk30", 30))
-        taken[f"{old.member.name} -> jk30"] = takeover_s(h, old, step)
+            members[30] = h.replace(old, lambda: h.consumer("k30", 30))
+        taken[f"{old.member.name} -> {members[30].member.name}"] = takeover_s(h, old, step)
         assert group_type(h) == "CONSUMER"
 
     producer = run_with_load(h, move)
@@ -262,7 +284,8 @@ def test_java_consumer_protocol_member_shows_its_priority_from_4_1(versioned: Ve
     """(c) A consumer-protocol failover group of a confluent-kafka member (20) and this version's Java
     ``KafkaConsumer`` (40, ``java_failover_properties``). From 4.1 the broker sees 40 and gives it everything;
     on 4.0 the Java member sends no rack id: the broker's failover assignor ranks it last, ``group describe``
-    reports it without priority and not ready, and the confluent member keeps every partition."""
+    reports it without priority and not ready, and the confluent member keeps every partition; then a Java
+    member on a 4.1+ client (50) joins the 4.0 broker's group: seen with its priority, it takes everything."""
     from migration_group import describe, owned_at
 
     h = harness
@@ -292,3 +315,15 @@ def test_java_consumer_protocol_member_shows_its_priority_from_4_1(versioned: Ve
           f"the broker sees priority {java_member['priority']} ({java_member['priority_source']}); "
           f"group describe exit {code}; "
           f"{owner.member.name} owns every partition")
+    if not visible:
+        # the way out on a 4.0 broker: a 4.1+ Java client, which sends the RackId the 4.0 broker ranks by
+        newer = next(v for v in KAFKA_VERSION_MATRIX if java_sends_rack(v))
+        h.java_class_path = java_class_path(newer, h.log_dir / f"java-{newer}")
+        j50 = h.java("jk50", 50, protocol="consumer")
+        assert f"Kafka version: {newer}" in (h.log_dir / "jk50.log").read_text(errors="replace")
+        wait_until(lambda: owned_at(j50.member, time.time()) == ALL, 30, "the 4.1+ client to own everything")
+        code, described = describe(h)
+        newer_member = next(m for m in described["members"] if m["client_id"] == "jk50")
+        assert (newer_member["priority"], newer_member["priority_source"]) == (50, "client.rack"), described
+        print(f"Kafka {versioned.version} (c) a Java {newer} consumer-protocol member 50 joins: the broker "
+              f"sees priority 50 (client.rack) and it owns every partition")

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from unit_tests.testing.test_pytest_plugin import _Client  # the engine's images, faked
 
 from kafka_placement.errors import InvalidArgumentError, UnsupportedKafkaVersionError
 from kafka_placement.testing import cluster as cluster_mod
@@ -49,30 +50,6 @@ def test_the_matrix_is_the_newest_patch_of_each_minor_up_to_the_pin() -> None:
     pin = tuple(int(p) for p in KAFKA_VERSION.split(".")[:2])
     assert minors == [(4, minor) for minor in range(oldest[1], pin[1] + 1)]
     assert KAFKA_VERSION_MATRIX[-1] == KAFKA_VERSION
-
-
-class _Images:
-    def __init__(self, present: set[str]) -> None:
-        self.present = present
-        self.pulled: list[tuple[str, str]] = []
-
-    def pull(self, repository: str, tag: str) -> object:
-        import docker.errors
-
-        self.pulled.append((repository, tag))
-        raise docker.errors.APIError("no registry reachable")
-
-    def get(self, name: str) -> object:
-        import docker.errors
-
-        if name not in self.present:
-            raise docker.errors.ImageNotFound(name)
-        return object()
-
-
-class _Client:
-    def __init__(self, present: set[str]) -> None:
-        self.images = _Images(present)
 
 
 def test_another_version_gets_its_own_image_not_the_pins_kafka_image(monkeypatch: pytest.MonkeyPatch) -> None:
