@@ -5,6 +5,8 @@ userData is non-empty; a converted group is assigned by the server assignor its 
 
 from __future__ import annotations
 
+from typing import Any
+
 from kafka_placement.groups.description import DescribedGroup, DescribedMember
 from kafka_placement.groups.migration import migration_status
 
@@ -111,3 +113,45 @@ def test_join_problem_when_a_foreign_failover_leader_left_the_group_convertible(
                     classic("a", 30, ready=True, user_data="empty"))
     problem = join_problem("g", "failover", None, foreign)
     assert problem is not None and "could not see the priority of client-j" in problem
+
+
+def test_server_assignors_asks_one_broker_per_call_as_librdkafka_requires() -> None:
+    from concurrent.futures import Future
+    from types import SimpleNamespace
+
+    from kafka_placement.clients.confluent.join_preflight import server_assignors
+
+    class Admin:
+        def list_topics(self, timeout: float) -> Any:
+            return SimpleNamespace(brokers={0: None, 1: None, 2: None})
+
+        def describe_configs(self, resources: list[Any], request_timeout: float) -> dict[Any, Any]:
+            # librdkafka: "Only one ConfigResource of type BROKER is allowed per call"
+            assert len(resources) == 1, resources
+            done: Future[dict[str, Any]] = Future()
+            value = "uniform,range" if resources[0].name == "1" else "uniform, range,failover"
+            done.set_result({"group.consumer.assignors": SimpleNamespace(value=value)})
+            return {resources[0]: done}
+
+    assert server_assignors(Admin()) == {0: ("uniform", "range", "failover"), 1: ("uniform", "range"),
+                                         2: ("uniform", "range", "failover")}
+
+
+def test_the_group_read_keeps_the_members_client_id_out_of_its_own(monkeypatch: Any) -> None:
+    from kafka_placement.clients.confluent import join_preflight
+    from kafka_placement.clients.kafka_python import group_description
+
+    seen: dict[str, Any] = {}
+
+    class Admin:
+        def __init__(self, **kwargs: Any) -> None:
+            seen.update(kwargs)
+
+        def close(self) -> None:
+            pass
+
+    monkeypatch.setattr(group_description, "RawGroupsAdmin", Admin)
+    monkeypatch.setattr(group_description, "group_type", lambda admin, group_id: None)
+    config = {"bootstrap.servers": "127.0.0.1:1", "group.id": "g", "client.id": "member-7"}
+    assert join_preflight.described_group(config, "g") is None
+    assert seen["client_id"] == "kafka-placement-preflight" and seen["bootstrap_servers"] == ["127.0.0.1:1"]

@@ -29,16 +29,20 @@ PREFLIGHT_TIMEOUT_S = 10.0
 
 
 def server_assignors(admin: Any, timeout_s: float = PREFLIGHT_TIMEOUT_S) -> dict[int, tuple[str, ...]]:
-    """Every broker's ``group.consumer.assignors`` through a confluent-kafka ``AdminClient``."""
+    """Every broker's ``group.consumer.assignors`` through a confluent-kafka ``AdminClient`` (one
+    DescribeConfigs per broker: librdkafka refuses more than one BROKER resource in a call)."""
     from confluent_kafka.admin import ConfigResource, ResourceType  # type: ignore[attr-defined]
 
     brokers = sorted(admin.list_topics(timeout=timeout_s).brokers)
-    resources = [ConfigResource(ResourceType.BROKER, str(b)) for b in brokers]
+    futures = {broker: admin.describe_configs([ConfigResource(ResourceType.BROKER, str(broker))],
+                                              request_timeout=timeout_s)
+               for broker in brokers}
     out: dict[int, tuple[str, ...]] = {}
-    for resource, future in admin.describe_configs(resources, request_timeout=timeout_s).items():
-        entry = future.result(timeout_s).get("group.consumer.assignors")
+    for broker, answer in futures.items():
+        entries = next(iter(answer.values())).result(timeout_s)
+        entry = entries.get("group.consumer.assignors")
         value = str(entry.value or "") if entry is not None else ""
-        out[int(resource.name)] = tuple(part.strip() for part in value.split(",") if part.strip())
+        out[broker] = tuple(part.strip() for part in value.split(",") if part.strip())
     return out
 
 
@@ -53,9 +57,9 @@ def described_group(config: Mapping[str, Any], group_id: str) -> DescribedGroup 
         group_type,
     )
 
-    timeout_ms = int(PREFLIGHT_TIMEOUT_S * 1000)
-    admin = RawGroupsAdmin(client_id="kafka-placement-preflight", request_timeout_ms=timeout_ms,
-                           **kafka_python_connection(config))
+    connection = {**kafka_python_connection(config), "client_id": "kafka-placement-preflight",
+                  "request_timeout_ms": int(PREFLIGHT_TIMEOUT_S * 1000)}
+    admin = RawGroupsAdmin(**connection)
     try:
         found = group_type(admin, group_id)
         if found is None:
