@@ -27,12 +27,7 @@ PACKAGE = "kafka_placement"
 
 #: Edges that close a circle today, each with why it is still here; an entry must name an edge that
 #: exists (the test below fails when it is gone, so the list only shrinks).
-KNOWN: dict[tuple[str, str], str] = {
-    ("kafka_placement.assignment.strategies", "kafka_placement.assignment"): (
-        "type-only (if TYPE_CHECKING): strategies.py takes AssignFunction from the package that imports "
-        "it; strategies.py was being edited by another developer when the other circles were broken"
-    ),
-}
+KNOWN: dict[tuple[str, str], str] = {}
 
 
 def _modules() -> dict[str, tuple[Path | None, bool]]:

@@ -10,7 +10,7 @@ Imports no Kafka client, no Spark and does no I/O (docs/architecture.md).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 from kafka_placement.assignment.bulk import collector_paused
 from kafka_placement.assignment.inputs import (
@@ -18,12 +18,13 @@ from kafka_placement.assignment.inputs import (
     check_partition_racks,
     check_partitions_per_topic,
 )
-from kafka_placement.assignment.strategies import STRATEGY_TABLE, Strategy, strategy
+from kafka_placement.assignment.strategies import STRATEGY_TABLE, AssignFunction, Strategy, strategy
 from kafka_placement.assignment.strategy_names import StrategyName, parse_strategies, strategy_name
 from kafka_placement.vocabulary import Member, TopicPartition
 
 __all__ = [
     "STRATEGIES",
+    "AssignFunction",
     "STRATEGY_TABLE",
     "Member",
     "Strategy",
@@ -36,7 +37,6 @@ __all__ = [
     "strategy_name",
 ]
 
-AssignFunction = Callable[..., dict[str, list[TopicPartition]]]
 
 #: Every strategy name ``assign`` accepts, Kafka names first.
 STRATEGIES: tuple[str, ...] = tuple(STRATEGY_TABLE)

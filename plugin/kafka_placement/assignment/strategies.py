@@ -24,7 +24,6 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
 from kafka_placement.assignment.strategy_names import StrategyName, strategy_name
 from kafka_placement.assignment.userdata import (
@@ -42,8 +41,9 @@ from kafka_placement.errors import UserDataError
 from kafka_placement.java import is_int32
 from kafka_placement.vocabulary import TopicPartition
 
-if TYPE_CHECKING:
-    from kafka_placement.assignment import AssignFunction
+#: An assign function's type: (partitions per topic, members, **options) → member id → partitions.
+AssignFunction = Callable[..., dict[str, list[TopicPartition]]]
+
 
 
 @dataclass(frozen=True)

@@ -40,8 +40,8 @@ from kafka_placement.clients.confluent.offsets import (
     confluent_tp,
     offsets_of,
 )
-from kafka_placement.clients.confluent.rebalance import RebalanceBridge
 from kafka_placement.clients.confluent.rebalance_applier import RebalanceApplier
+from kafka_placement.clients.confluent.thread_handoff import RebalanceBridge
 from kafka_placement.clients.consumer_protocol import is_consumer_protocol
 from kafka_placement.clients.kafka_python.partition_counts import watch_partition_counts
 from kafka_placement.errors import CommitFailedError, ConsumerConfigError
