@@ -24,8 +24,8 @@ from kafka_placement.vocabulary import Member, TopicPartition
 
 __all__ = [
     "STRATEGIES",
-    "AssignFunction",
     "STRATEGY_TABLE",
+    "AssignFunction",
     "Member",
     "Strategy",
     "StrategyName",
