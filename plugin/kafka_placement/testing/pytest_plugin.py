@@ -33,6 +33,9 @@ from typing import Any
 
 import pytest
 
+# first of ours: kafka-python is imported here with its schema loader's DeprecationWarnings silenced (two per
+# message schema); the user's own warnings stay theirs
+import kafka_placement.clients.kafka_python  # noqa: F401
 from kafka_placement.errors import ClusterError, KafkaPlacementError
 from kafka_placement.testing.cluster import KafkaCluster, describe_brokers
 from kafka_placement.testing.engine import EngineUnavailable, docker_client, remove_leftovers

@@ -17,6 +17,7 @@ from kafka.protocol.api_message import ApiMessage
 
 from kafka_placement.assignment.rack_priority import SEPARATOR, decode_rack_priority
 from kafka_placement.clients.kafka_python.message_schemas import kafka_clients_jar, schema_package
+from kafka_placement.clients.kafka_python.schema_loading import quiet_schema_loading
 from kafka_placement.errors import GroupDescribeError
 from kafka_placement.groups.description import DescribedGroup, DescribedMember, MemberProtocol, PrioritySource
 from kafka_placement.versions import KAFKA_VERSION
@@ -40,8 +41,9 @@ def message_classes(version: str = KAFKA_VERSION) -> tuple[type[ApiMessage], typ
     if version not in _classes:
         package = schema_package(kafka_clients_jar(version, need=(REQUEST, RESPONSE)))
         # kafka-python names the schema file after the class: the names must be the JSON's
-        request = type(REQUEST, (ApiMessage,), {"__module__": __name__}, load_json=package)
-        response = type(RESPONSE, (ApiMessage,), {"__module__": __name__}, load_json=package)
+        with quiet_schema_loading():  # kafka-python's loader warns per schema read (not the user's business)
+            request = type(REQUEST, (ApiMessage,), {"__module__": __name__}, load_json=package)
+            response = type(RESPONSE, (ApiMessage,), {"__module__": __name__}, load_json=package)
         _classes[version] = (request, response)
     return _classes[version]
 
