@@ -73,3 +73,15 @@ def test_kafka_python_and_aiokafka_refuse_in_one_line() -> None:
         message = str(info.value)
         assert "\n" not in message and message.startswith(f"{client} speaks only the classic group protocol")
     assert len(kafka_python_assignors("failover", group_protocol="classic", priority=1)) == 1
+
+
+def test_java_properties_refuse_a_client_that_sends_no_rack_on_the_consumer_protocol() -> None:
+    # Kafka 4.0's Java consumer leaves ConsumerGroupHeartbeat's RackId empty; 4.1.0 sends client.rack
+    # (KAFKA-17747)
+    with pytest.raises(ConsumerConfigError, match=r"sends no client\.rack on the consumer protocol") as info:
+        java_failover_properties(5, None, BASE, client_version="4.0.2")
+    assert "\n" not in str(info.value)
+    text = java_failover_properties(5, None, BASE, client_version="4.1.0")
+    assert "client.rack=#priority=5" in text.splitlines()
+    with pytest.raises(ConsumerConfigError, match=r"must look like 4\.1\.0"):
+        java_failover_properties(5, None, BASE, client_version="four")

@@ -50,9 +50,23 @@ def confluent_failover_config(priority: int, rack: str | None = None,
     return config
 
 
-def java_failover_properties(priority: int, rack: str | None = None,
-                             base: Mapping[str, str] | None = None) -> str:
-    """The same as Java ``.properties`` text (what ``KafkaConsumer`` and ``--consumer.config`` read)."""
+def java_failover_properties(priority: int, rack: str | None = None, base: Mapping[str, str] | None = None,
+                             *, client_version: str | None = None) -> str:
+    """The same as Java ``.properties`` text (what ``KafkaConsumer`` and ``--consumer.config`` read).
+
+    ``client_version`` (the ``kafka-clients`` version the consumer runs): Kafka 4.0's Java consumer sends no
+    rack id on the consumer protocol (it does from 4.1.0, KAFKA-17747), so the broker could not see the
+    priority: a 4.0.x version is refused in one line."""
+    if client_version is not None:
+        parts = str(client_version).split(".")
+        if len(parts) != 3 or not all(part.isdigit() for part in parts):
+            raise ConsumerConfigError(
+                f"client_version must look like 4.1.0 (MAJOR.MINOR.PATCH), got {client_version!r}")
+        if (int(parts[0]), int(parts[1])) < (4, 1):
+            raise ConsumerConfigError(
+                f"a Java KafkaConsumer {client_version} sends no client.rack on the consumer protocol (it "
+                "does from 4.1.0, KAFKA-17747), so the broker could not see its failover priority: use "
+                "kafka-clients 4.1.0 or newer, or keep this member classic with our Java client assignor")
     return properties_text({k: str(v) for k, v in confluent_failover_config(priority, rack, base).items()})
 
 
