@@ -134,6 +134,10 @@ class FakeKafkaConsumer:
             partitions_for_topic=lambda t: {0} if t in self.known_topics else None)
         self.joins: list[Future] = []
         self.closed = False
+        #: what kafka-python's subscription holds from the last join ((topic, partition) pairs)
+        self.assigned: set[tuple[str, int]] = set()
+        self._subscription = SimpleNamespace(assigned_partitions=lambda: [
+            SimpleNamespace(topic=t, partition=p) for t, p in sorted(self.assigned)])
 
     def _call_soon(self, fn: Any, *args: Any) -> Future:
         future = Future()

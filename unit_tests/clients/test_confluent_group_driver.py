@@ -105,3 +105,55 @@ def test_poll_drives_the_group_often_while_a_join_is_under_way_and_seldom_after(
     consumer.poll(0)
     assert consumer._drive_interval == consumer_module.DRIVE_INTERVAL_S
     assert consumer_module.JOIN_DRIVE_INTERVAL_S < consumer_module.DRIVE_INTERVAL_S
+
+
+def test_partitions_a_retried_join_gave_back_without_an_assign_event_are_taken_up() -> None:
+    """The soak's coop-a (docs/reliability.md), reproduced live with a silent coordinator link: the
+    member owned 0 and 1; a join attempt began with the generation valid (kafka-python kept the
+    cooperative assignment), the coordinator expired the member meanwhile, the drive declared 0 and 1
+    lost, and kafka-python's retried join — which skips its join prepare — was assigned 0 and 1 again
+    as a new member: kafka-python's diff added nothing, no assign event came. The member must take them
+    up once no join is in flight, not heartbeat on consuming nothing."""
+    consumer, app = _make(assignor="cooperative-sticky")
+    _event(consumer, ASSIGN, [0, 1])
+    consumer._kc.joins[-1].success(True)
+    consumer._coordinator.rejoin = False
+    kafka_python = consumer._kc
+    kafka_python.assigned = {("t", 0), ("t", 1)}  # what kafka-python's subscription holds
+    consumer._coordinator._generation.lost = True  # the JoinGroup answered UNKNOWN_MEMBER_ID
+    consumer._coordinator.rejoin = True
+    consumer._next_drive = 0.0
+    consumer.poll(0)
+    assert app.seen[-1] == ("lost", [0, 1])
+    # a join in flight (the retry): nothing taken up meanwhile
+    consumer._coordinator._generation.lost = False
+    consumer._next_drive = 0.0
+    consumer.poll(0)
+    assert app.seen[-1] == ("lost", [0, 1]) and consumer._kc.joins[-1].is_done is False
+    # the retried join done, the same partitions assigned and no assign event (added = nothing)
+    consumer._kc.joins[-1].success(True)
+    consumer._coordinator.rejoin = False
+    consumer._next_drive = 0.0
+    consumer.poll(0)
+    assert app.seen[-1] == ("assign", [0, 1])
+    kind, assigned = consumer._rk.calls[-1]
+    assert (kind, [(t, p) for t, p, _offset in assigned]) == ("incremental_assign", [("t", 0), ("t", 1)])
+    consumer.commit(offsets=[confluent_kafka.TopicPartition("t", 0, 5)], asynchronous=False)  # not fenced
+    assert consumer._coordinator.commits == [{("t", 0): 5}]
+    # taken up once: the next drives see the two views agree
+    seen = len(app.seen)
+    consumer._next_drive = 0.0
+    consumer.poll(0)
+    assert len(app.seen) == seen
+
+
+def test_a_member_whose_views_agree_takes_nothing_up() -> None:
+    consumer, app = _make(assignor="cooperative-sticky")
+    _event(consumer, ASSIGN, [0])
+    consumer._kc.joins[-1].success(True)
+    consumer._coordinator.rejoin = False
+    consumer._kc.assigned = {("t", 0)}
+    for _ in range(3):
+        consumer._next_drive = 0.0
+        consumer.poll(0)
+    assert app.seen == [("assign", [0])]

@@ -7,7 +7,8 @@ rebalance events over to the :class:`~.rebalance_applier.RebalanceApplier`, star
 coordinator needs one (the first one after ``subscribe()`` waiting for metadata naming the
 subscribed topics), run it to its end in one coroutine (never split across polls — the
 kafka-python 3.0.12 bug of ``docs/assignment.md``), report liveness for ``max.poll.interval.ms``,
-declare the partitions lost when the broker or the session says so, let a
+declare the partitions lost when the broker or the session says so, take up partitions a join gave
+this member that were never handed over (:meth:`GroupDriver._adopt_unassigned`), let a
 :class:`~kafka_placement.clients.kafka_python.join_watchdog.JoinWatchdog` rescue any other stuck
 state, and auto-commit.
 """
@@ -116,11 +117,36 @@ class GroupDriver:
                 # so it refuses commits and rejoins as a new member.
                 coordinator.reset_generation()
                 rebalance.lose(sorted(rebalance.owned), "no successful heartbeat within session.timeout.ms")
+        self._adopt_unassigned()
         self._watchdog.check(join_in_flight=self._join is not None)
         if self._cfg.auto_commit and now >= self._next_auto_commit:
             self._next_auto_commit = now + self._cfg.auto_commit_interval_s
             if rebalance.owned and not rebalance.lost and not coordinator.rebalance_in_progress():
                 self._commits.commit(self._commits.stored_offsets(rebalance.owned), asynchronous=True)
+
+    def _adopt_unassigned(self) -> None:
+        """Between joins, hand over what kafka-python holds and this member does not.
+
+        kafka-python 3.0.12 runs ``_on_join_prepare`` once per rebalance attempt (its ``rejoining``
+        flag): when a join attempt began with the generation valid — a rejoin requested by a heartbeat
+        or a metadata change, the cooperative assignment kept — and the generation was lost during it
+        (the coordinator answered ``UNKNOWN_MEMBER_ID``), the retry skips the prepare, so kafka-python
+        never declares the partitions lost and still counts them as owned, while this drive has
+        already given them up (``lose``). The retried join is then assigned them again, kafka-python's
+        diff says nothing was added, no assign event comes, and the member heartbeats on, owning
+        partitions nobody consumes (the soak's coop-a, docs/reliability.md). Once no join is in
+        flight and the generation is valid, kafka-python's assignment is the group's word: the
+        partitions missing here are assigned as an assign event would (lost cleared, ``on_assign``)."""
+        coordinator, rebalance = self._coordinator, self._rebalance
+        if (self._join is not None or self._bridge.pending or coordinator.need_rejoin()
+                or coordinator._generation.is_lost() or coordinator.rebalance_in_progress()):
+            return
+        held = sorted((tp.topic, tp.partition) for tp in self._kc._subscription.assigned_partitions())
+        missing = [p for p in held if p not in rebalance.owned]
+        if missing:
+            log.warning("group %s: %s assigned by the last join but never handed over (a join retried "
+                        "after the membership was lost); assigning them now", self._group, missing)
+            rebalance.adopt(held)
 
     def _metadata_known(self, now: float) -> bool:
         """Before the first join after subscribe(): a metadata response has come since, and it

@@ -117,6 +117,13 @@ class RebalanceApplier:
         if error is not None:
             raise error
 
+    def adopt(self, partitions: list[Partition]) -> None:
+        """``partitions`` (the member's whole assignment by kafka-python) taken up as an assign event
+        would be: no longer lost, the ones not owned here given to ``on_assign`` and librdkafka (see
+        :meth:`~.group_driver.GroupDriver._adopt_unassigned` for when)."""
+        self.lost = False
+        self._assign(partitions)
+
     def _call(self, callback: Callback | None, partitions: list[Partition]) -> bool:
         """Run an application callback; True when it called assign/unassign itself."""
         if callback is None:
