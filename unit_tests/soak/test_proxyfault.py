@@ -191,3 +191,24 @@ def test_a_second_toxic_refused_takes_the_first_off_again() -> None:
     assert [c[0] for c in client.calls] == ["add", "add", "remove"]
     assert all(not toxics for toxics in client.toxics.values())
     assert [e.kind for e in events if isinstance(e, Fault)] == ["net-slow-close", "net-slow-close-refused"]
+
+
+def test_a_broker_fault_may_target_a_groups_coordinator_too() -> None:
+    # a hand-made plan (the schedule draws coordinators for network faults only): broker 5 coordinates
+    events: list[Event] = []
+    killed: list[int] = []
+
+    class Cluster:
+        def kill_broker(self, broker: int) -> None:
+            killed.append(broker)
+
+    class Restarts:
+        def start(self, broker: int, kind: str, target: str) -> None:
+            pass
+
+    fi = FaultInjector(Cluster(), None, Admin(), "t", events.append, Restarts(),  # type: ignore[arg-type]
+                       groups=("kp-soak-x-coop",), prefix="kp-soak-x")
+    assert fi.apply(PlannedFault(20.0, "broker-kill", "coordinator-of-coop", 0.0)) is True
+    assert killed == [5]
+    assert [(e.kind, e.target, e.coordinates) for e in events if isinstance(e, Fault)] == [
+        ("broker-kill", "broker-5", ("kp-soak-x-coop",))]

@@ -73,7 +73,7 @@ class FaultInjector:
         if fault.kind == "broker-partition" and self.network is None:
             self.write(Fault(f"{fault.kind}-skipped", fault.target, time.time()))
             return False
-        broker = _broker_of(fault.target, self.adm, self.topic)
+        broker = self._resolve(fault.target)
         target = f"broker-{broker}"
         self._hit(fault.kind, broker)
         if fault.kind == "broker-kill":
@@ -91,6 +91,15 @@ class FaultInjector:
         self.restarts.start(broker, fault.kind, target)  # listed again (-undone) while the schedule goes on
         return True
 
+    def _resolve(self, target: str) -> int:
+        """The broker a target names now: ``broker-N``, ``leader-of-P`` or ``coordinator-of-G`` (the
+        schedule draws the last for network faults; a hand-made plan may give it to any broker fault)."""
+        if target.startswith("coordinator-of-"):
+            group = f"{self.prefix}-{target.removeprefix('coordinator-of-')}"
+            found = coordinator_of(self.adm, group)
+            return 0 if found is None else found  # unknown: the fault still hits a broker
+        return _broker_of(target, self.adm, self.topic)
+
     def _hit(self, kind: str, broker: int) -> None:
         """Log a fault on ``broker`` with its roles now (asked first: the fault may silence it)."""
         roles = broker_roles(self.adm, broker, self.topic, self.groups)
@@ -103,12 +112,7 @@ class FaultInjector:
         if self.proxies is None:
             self.write(Fault(f"{fault.kind}-skipped", fault.target, time.time()))
             return False
-        if fault.target.startswith("coordinator-of-"):
-            group = f"{self.prefix}-{fault.target.removeprefix('coordinator-of-')}"
-            found = coordinator_of(self.adm, group)
-            broker = 0 if found is None else found  # unknown: the fault still hits a broker
-        else:
-            broker = _broker_of(fault.target, self.adm, self.topic)
+        broker = self._resolve(fault.target)
         self._hit(fault.kind, broker)
         from kafka_placement.errors import FaultProxyError
 

@@ -22,6 +22,11 @@ lost its session rejoins within a rebalance. So after a session timeout plus a r
   ``coordinates``; a fault whose roles were not recorded concerns everyone); an outage of the group's
   coordinator — from the fault until it was undone. What is left, one continuous piece longer than the
   member's session timeout plus :data:`STUCK_BOUND_S`, is a stuck member.
+
+A member can also hang without owning anything in its own log: it gave its partitions up (its
+``on_lost``) while the group's assignment still gives them to it, so nobody else is given them. Such a
+partition — records waiting, no member of its group owning it, the same silence rule — is reported
+with member ``""`` (an orphan).
 """
 
 from __future__ import annotations
@@ -47,8 +52,8 @@ _MEMBER_PREFIX = "member-"
 @dataclass(frozen=True)
 class StuckMember:
     group: str
-    member: str
-    partitions: tuple[int, ...]  # what it owned
+    member: str  # "" for a partition no member owned (an orphan)
+    partitions: tuple[int, ...]  # what it owned (an orphan: the one partition)
     since: float  # the silence began (records waiting, nothing read, no fault concerning it)
     until: float  # it ended (a read, the release, or the end of the run)
     waiting: int  # acknowledged records on its partitions above what its group had consumed at ``since``
@@ -119,27 +124,13 @@ def stuck_members(
     high_watermarks: Mapping[int, int] | None = None,
     bound_s: float = STUCK_BOUND_S,
 ) -> list[StuckMember]:
-    """Every stuck member (module docstring). ``session_s``: each group's session timeout in seconds;
-    ``until``: the end of the run (an ownership still open ends there); ``outages``: each group's
-    coordinator outages (:func:`~kafka_placement.soak.health.coordinator_outages`); ``high_watermarks``:
-    the topic's, read back after the run (partition → the next offset)."""
-    consumed = list(consumed)
-    # (group, partition) → sorted (t, offset) of its group's reads, and the running highest offset
-    reads: dict[tuple[str, int], list[tuple[float, int]]] = {}
-    for c in consumed:
-        reads.setdefault((c.group, c.partition), []).append((c.t, c.offset))
-    highest: dict[tuple[str, int], tuple[list[float], list[int]]] = {}
-    for key, items in reads.items():
-        items.sort()
-        times, tops, top = [], [], -1
-        for t, offset in items:
-            top = max(top, offset)
-            times.append(t)
-            tops.append(top)
-        highest[key] = (times, tops)
-    by_member: dict[tuple[str, str], list[float]] = {}
-    for c in consumed:
-        by_member.setdefault((c.group, c.member), []).append(c.t)
+    """Every stuck member (module docstring), then every orphaned partition (:func:`_orphans`).
+    ``session_s``: each group's session timeout in seconds; ``until``: the end of the run (an ownership
+    still open ends there); ``outages``: each group's coordinator outages
+    (:func:`~kafka_placement.soak.health.coordinator_outages`); ``high_watermarks``: the topic's, read
+    back after the run (partition → the next offset)."""
+    ownerships, consumed = list(ownerships), list(consumed)
+    highest = _highest_read(consumed)
     mine: dict[tuple[str, str, int], list[float]] = {}
     for c in consumed:
         mine.setdefault((c.group, c.member, c.partition), []).append(c.t)
@@ -163,22 +154,90 @@ def stuck_members(
         for start, stop in zip([own.acquired, *times], [*times, end], strict=True):
             if stop - start <= limit:
                 continue
-            waiting, since = _waiting(own, start, stop, acked, highest)
+            waiting, since = _waiting(own.group, own.partitions, start, stop, acked, highest)
             if waiting == 0:
                 continue
             a, b = _longest_unexplained(since, stop, explained)
             if b - a > limit:
                 out.append(StuckMember(own.group, own.member, own.partitions, a, b, waiting))
+    out += _orphans(ownerships, acked, highest, spans, session_s, until, outages or {}, bound_s)
     return sorted(out, key=lambda s: (s.since, s.group, s.member))
 
 
-def _waiting(own: Ownership, start: float, stop: float, acked: Mapping[int, list[tuple[float, int]]],
+def _orphans(ownerships: list[Ownership], acked: Mapping[int, list[tuple[float, int]]],
+             highest: Mapping[tuple[str, int], tuple[list[float], list[int]]], spans: list[_Span],
+             session_s: Mapping[str, float], until: float,
+             outages: Mapping[str, Sequence[tuple[float, float]]], bound_s: float) -> list[StuckMember]:
+    """Partitions with records waiting that no member of a group owns, by the members' own logs, for
+    longer than the session timeout + ``bound_s`` with no fault explaining it — reported with member
+    ``""``. The hang this catches: a member that gave its partitions up (its ``on_lost``) while the
+    group's assignment still gives them to it, so it never takes them up again and nobody else is
+    given them (the soak's coop-a, docs/reliability.md). From the group's first acquisition on (before
+    it, the run waits for the groups to own every partition). A fault concerns the partition when it
+    hit any member of the group, or a broker that led the partition or coordinated the group."""
+    out = []
+    for group in sorted({o.group for o in ownerships}):
+        mine = [o for o in ownerships if o.group == group]
+        first = min(o.acquired for o in mine)
+        limit = session_s.get(group, 0.0) + bound_s
+        members = {o.member for o in mine}
+        for partition in sorted(acked):
+            held = sorted((o.acquired, until if o.released is None else o.released)
+                          for o in mine if partition in o.partitions)
+            for start, stop in _uncovered(first, until, held):
+                if stop - start <= limit:
+                    continue
+                waiting, since = _waiting(group, (partition,), start, stop, acked, highest)
+                if waiting == 0:
+                    continue
+                explained = [(s.start, s.end) for s in spans
+                             if any(_concerns(s, m, group, (partition,)) for m in members)]
+                explained += list(outages.get(group, ()))
+                a, b = _longest_unexplained(since, stop, explained)
+                if b - a > limit:
+                    out.append(StuckMember(group, "", (partition,), a, b, waiting))
+    return out
+
+
+def _uncovered(start: float, end: float, held: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """The pieces of [start, end) outside every interval of ``held`` (sorted by start)."""
+    pieces, at = [], start
+    for a, b in held:
+        if a > at:
+            pieces.append((at, min(a, end)))
+        at = max(at, b)
+        if at >= end:
+            break
+    if at < end:
+        pieces.append((at, end))
+    return [(a, b) for a, b in pieces if b > a]
+
+
+def _highest_read(consumed: list[Consumed]) -> dict[tuple[str, int], tuple[list[float], list[int]]]:
+    """(group, partition) → the times of its group's reads and the highest offset read by each."""
+    reads: dict[tuple[str, int], list[tuple[float, int]]] = {}
+    for c in consumed:
+        reads.setdefault((c.group, c.partition), []).append((c.t, c.offset))
+    highest = {}
+    for key, items in reads.items():
+        items.sort()
+        times, tops, top = [], [], -1
+        for t, offset in items:
+            top = max(top, offset)
+            times.append(t)
+            tops.append(top)
+        highest[key] = (times, tops)
+    return highest
+
+
+def _waiting(group: str, partitions: Sequence[int], start: float, stop: float,
+             acked: Mapping[int, list[tuple[float, int]]],
              highest: Mapping[tuple[str, int], tuple[list[float], list[int]]]) -> tuple[int, float]:
-    """How many acknowledged records wait on ``own``'s partitions in [start, stop) (above what its group
-    had consumed at ``start``), and since when (``start``, or the first such ack after it)."""
+    """How many acknowledged records wait on ``partitions`` in [start, stop) (above what ``group`` had
+    consumed at ``start``), and since when (``start``, or the first such ack after it)."""
     count, since = 0, stop
-    for p in own.partitions:
-        times, tops = highest.get((own.group, p), ([], []))
+    for p in partitions:
+        times, tops = highest.get((group, p), ([], []))
         i = bisect.bisect_right(times, start)
         consumed_to = tops[i - 1] if i else -1
         for t, offset in acked.get(p, ()):
