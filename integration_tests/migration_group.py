@@ -39,57 +39,51 @@ GRID_S = 0.5
 CONSUMER_PROTOCOL_MEMBER = Path(__file__).with_name("consumer_protocol_member.py")
 
 
-class ConsumerProtocolFailoverMember(MemberProcess):
-    """``consumer_protocol_member.py``: confluent-kafka, ``group.protocol=consumer``, our broker assignor."""
+class LoggedMember(MemberProcess):
+    """A member process whose stderr goes to ``log_dir/<name>.log`` (shown when a check fails)."""
 
-    def __init__(self, bootstrap: str, group: str, name: str, topic: str, priority: int,
-                 log_dir: Path) -> None:
+    def __init__(self, name: str, argv: list[str], log_dir: Path) -> None:
         self.name = name
         self.log = (log_dir / f"{name}.log").open("w")
-        config = {"bootstrap": bootstrap, "group": group, "name": name, "topic": topic, "priority": priority}
-        super().__init__([sys.executable, str(CONSUMER_PROTOCOL_MEMBER), json.dumps(config)], stderr=self.log)
+        super().__init__(argv, stderr=self.log)
 
     def log_tail(self, lines: int = 15) -> str:
         with open(self.log.name, errors="replace") as f:
             return "".join(f.readlines()[-lines:])
+
+
+class ConsumerProtocolFailoverMember(LoggedMember):
+    """``consumer_protocol_member.py``: confluent-kafka, ``group.protocol=consumer``, our broker assignor."""
+
+    def __init__(self, bootstrap: str, group: str, name: str, topic: str, priority: int,
+                 log_dir: Path) -> None:
+        config = {"bootstrap": bootstrap, "group": group, "name": name, "topic": topic, "priority": priority}
+        super().__init__(name, [sys.executable, str(CONSUMER_PROTOCOL_MEMBER), json.dumps(config)], log_dir)
 
 
 CLASSIC_SCRIPTS = {"aiokafka": "aiokafka_member.py", "confluent": "confluent_member.py"}
 
 
-class ClassicMember(MemberProcess):
+class ClassicMember(LoggedMember):
     """A classic failover member in ``aiokafka_member.py`` or ``confluent_member.py`` (our confluent
     ``Consumer``: kafka-python runs its membership, librdkafka fetches)."""
 
-
     def __init__(self, client: str, bootstrap: str, group: str, name: str, topic: str, priority: int,
                  ready: bool, log_dir: Path) -> None:
-        self.name = name
-        self.log = (log_dir / f"{name}.log").open("w")
         config = {"bootstrap": bootstrap, "group": group, "name": name, "topics": [topic],
                   "priority": priority, "strategy": "failover", "migration_ready": ready,
                   "session_timeout_ms": SESSION_MS}
         script = Path(__file__).with_name(CLASSIC_SCRIPTS[client])
-        super().__init__([sys.executable, str(script), json.dumps(config)], stderr=self.log)
-
-    def log_tail(self, lines: int = 15) -> str:
-        with open(self.log.name, errors="replace") as f:
-            return "".join(f.readlines()[-lines:])
+        super().__init__(name, [sys.executable, str(script), json.dumps(config)], log_dir)
 
 
-class JavaMember(MemberProcess):
+class JavaMember(LoggedMember):
     """The test suite's Java member (``integration_tests/java/member``: a ``KafkaConsumer`` whose settings
     come from a ``.properties`` file; its assignor on the classic protocol is the one the file names)."""
 
     def __init__(self, class_path: str, properties: Path, name: str, topic: str, log_dir: Path) -> None:
-        self.name = name
-        self.log = (log_dir / f"{name}.log").open("w")
-        super().__init__(["java", "-Xmx192m", "-cp", class_path, JAVA_PROPERTIES_MEMBER, str(properties),
-                          name, topic], stderr=self.log)
-
-    def log_tail(self, lines: int = 15) -> str:
-        with open(self.log.name, errors="replace") as f:
-            return "".join(f.readlines()[-lines:])
+        super().__init__(name, ["java", "-Xmx192m", "-cp", class_path, JAVA_PROPERTIES_MEMBER,
+                                str(properties), name, topic], log_dir)
 
 
 JAVA_PROPERTIES_MEMBER = "io.kafkaplacement.conformance.live.ConsumerProtocolMember"
