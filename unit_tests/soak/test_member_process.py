@@ -62,3 +62,32 @@ def test_the_first_join_and_leaving_on_close_are_no_loss() -> None:
     closing.set()
     coordinator.reset_generation()  # LeaveGroup on close
     assert told == []
+
+
+def test_a_confluent_commit_logs_each_accepted_offset_and_nothing_when_refused() -> None:
+    from types import SimpleNamespace
+
+    from kafka_placement.soak.events import Committed
+    from kafka_placement.soak.member_process import confluent_commit
+
+    class Refused(Exception):
+        pass
+
+    class Consumer:
+        def __init__(self, answer: object) -> None:
+            self.answer = answer
+
+        def commit(self, asynchronous: bool) -> object:
+            assert asynchronous is False  # the soak's members commit synchronously (at-least-once)
+            if isinstance(self.answer, Exception):
+                raise self.answer
+            return self.answer
+
+    written: list[object] = []
+    done = [SimpleNamespace(partition=0, offset=12, error=None),
+            SimpleNamespace(partition=1, offset=-1001, error=None),  # OFFSET_INVALID: nothing consumed
+            SimpleNamespace(partition=2, offset=7, error="NOT_COORDINATOR")]
+    confluent_commit(Consumer(done), (Refused,), written.append, "g", "m")
+    assert [(e.partition, e.offset) for e in written if isinstance(e, Committed)] == [(0, 12)]
+    confluent_commit(Consumer(Refused("fenced")), (Refused,), written.append, "g", "m")
+    assert len(written) == 1

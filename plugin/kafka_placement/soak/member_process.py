@@ -170,6 +170,20 @@ def run_kafka_python(
     consumer.close()
 
 
+def confluent_commit(consumer: Any, refused: tuple[type[BaseException], ...], write: Callable[[Event], None],
+                     group: str, name: str) -> None:
+    """A synchronous commit of a confluent-kafka consumer, each accepted offset logged; ``refused``: the
+    errors of a refused commit (fenced, or nothing to commit), which log nothing."""
+    try:
+        done = consumer.commit(asynchronous=False)
+    except refused:
+        return
+    now = time.time()
+    for tp in done or ():
+        if tp.error is None and tp.offset >= 0:
+            write(Committed(group, name, tp.partition, tp.offset, now))
+
+
 def run_confluent(config: dict[str, Any], write: Callable[[Event], None], closing: threading.Event) -> None:
     from confluent_kafka import KafkaException
 
@@ -191,14 +205,7 @@ def run_confluent(config: dict[str, Any], write: Callable[[Event], None], closin
     )
 
     def commit() -> None:
-        try:
-            done = consumer.commit(asynchronous=False)
-        except (CommitFailedError, KafkaException):  # refused (fenced) or nothing to commit
-            return
-        now = time.time()
-        for tp in done or ():
-            if tp.error is None and tp.offset >= 0:
-                write(Committed(group, name, tp.partition, tp.offset, now))
+        confluent_commit(consumer, (CommitFailedError, KafkaException), write, group, name)
 
     def on_assign(c: Any, partitions: list[Any]) -> None:
         new = {tp.partition for tp in partitions}
@@ -251,14 +258,7 @@ def run_confluent_consumer_protocol(config: dict[str, Any], write: Callable[[Eve
     consumer = Consumer(confluent_failover_config(int(config["priority"]), base=base))
 
     def commit() -> None:
-        try:
-            done = consumer.commit(asynchronous=False)
-        except KafkaException:  # fenced, or nothing to commit
-            return
-        now = time.time()
-        for tp in done or ():
-            if tp.error is None and tp.offset >= 0:
-                write(Committed(group, name, tp.partition, tp.offset, now))
+        confluent_commit(consumer, (KafkaException,), write, group, name)
 
     def on_assign(c: Any, partitions: list[Any]) -> None:
         owned.set(owned.owned | {tp.partition for tp in partitions})
