@@ -465,7 +465,8 @@ def test_migration_ready_leader_leaves_user_data_empty_only_when_every_member_is
     assert owned == [TP("t", 0), TP("t", 1)]
     for member_id, assignment in decoded.items():  # accepted without the no-failover-leader warning
         ready[member_id].on_assignment(assignment, 2)
-        assert ready[member_id].state.assignment_problem is None and ready[member_id].state.convertible
+        assert ready[member_id].state.assignment_problem is None
+        assert ready[member_id].state.assigned_by == "ready-leader"
 
     # one member still on the old setting: the ready leader keeps the whole group protected
     mixed = {**ready, "c20": FailoverAssignor(20)}
@@ -508,14 +509,17 @@ def test_migration_ready_member_tells_our_leader_from_the_broker_and_sees_a_spli
     assert member.state.assignment_problem is None
 
 
-def test_our_kafka_consumer_lets_a_migration_ready_assignor_read_partition_counts() -> None:
-    from kafka_placement.clients.kafka_python import KafkaConsumer
+def test_watch_partition_counts_reads_the_consumers_own_metadata() -> None:
+    # a stand-in consumer (a real one against a refused bootstrap leaves a socket for the collector)
+    from kafka.cluster import ClusterMetadata
+
+    from kafka_placement.clients.kafka_python.partition_counts import watch_partition_counts
 
     ready, plain = FailoverAssignor(10, migration_ready=True), FailoverAssignor(10)
-    consumer = KafkaConsumer(bootstrap_servers="127.0.0.1:1", api_version=(4, 0), group_id="g",
-                             partition_assignment_strategy=[ready, plain])
-    try:
-        assert ready.state.partition_count is not None and plain.state.partition_count is None
-        assert ready.state.partition_count("unknown-topic") is None  # no metadata yet: not judged
-    finally:
-        consumer.close()
+    cluster = ClusterMetadata()
+    cluster.partitions_for_topic = {"t": {0, 1, 2}}.get  # what a metadata response would have filled in
+    consumer = SimpleNamespace(config={"partition_assignment_strategy": [ready, plain]}, _cluster=cluster)
+    watch_partition_counts(consumer)
+    assert plain.state.partition_count is None and ready.state.partition_count is not None
+    assert ready.state.partition_count("t") == 3
+    assert ready.state.partition_count("unknown-topic") is None  # no metadata yet: not judged

@@ -75,15 +75,13 @@ class MemberState:
         self.assigned: list[TopicPartition] | None = None
         #: what the last assignment's userData said was wrong (None: nothing); logged once per change
         self.assignment_problem: str | None = None
-        #: the last assignment of this migration-ready member left its group convertible (logged once)
-        self.convertible = False
         #: who made this migration-ready member's last assignment: our failover leader with ("leader") or
         #: without ("ready-leader", the group may convert) its userData, or the broker ("broker": Kafka
         #: converted the group; its SyncGroup assignment carries null userData)
         self.assigned_by: str | None = None
         #: a topic's partition count from the member's own cluster metadata, set by the client adapter
-        #: (:func:`~kafka_placement.clients.kafka_python.consumer.watch_partition_counts`): lets a member
-        #: assigned by the broker see that a topic was split, which a failover assignor never does
+        #: (:func:`~kafka_placement.clients.kafka_python.partition_counts.watch_partition_counts`): lets a
+        #: member assigned by the broker see that a topic was split, which a failover assignor never does
         self.partition_count: Callable[[str], int | None] | None = None
 
     def user_data(self) -> bytes | None:
@@ -111,7 +109,6 @@ class MemberState:
         if self.migration_ready and not user_data:
             self._on_migration_assignment("broker" if user_data is None else "ready-leader", generation)
             return
-        self.convertible = False
         self.assigned_by = "leader" if self.migration_ready else None
         problem = strategy(self.strategy).check_assignment_user_data(user_data, self.priority)
         if problem != self.assignment_problem:
@@ -122,12 +119,10 @@ class MemberState:
                          self.strategy, self.strategy, generation)
         self.assignment_problem = problem
 
-
     def _on_migration_assignment(self, by: str, generation: int | None) -> None:
         """A migration-ready member's assignment without failover userData: from our leader (empty) or the
         broker (null). One INFO line per change of who assigns; one ERROR line when the broker split a
         topic between members, which the failover assignor never does."""
-        self.convertible = True
         if by != self.assigned_by:
             line = CONVERTIBLE if by == "ready-leader" else BROKER_ASSIGNS
             log.info("%s (generation %s)", line, generation)
