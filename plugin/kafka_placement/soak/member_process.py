@@ -222,19 +222,7 @@ def run_confluent(config: dict[str, Any], write: Callable[[Event], None], closin
     watch_membership(consumer._coordinator, lambda since: write(SessionLost(group, name, since, time.time())),
                      closing)
     consumer.subscribe([config["topic"]], on_assign=on_assign, on_revoke=on_revoke, on_lost=on_lost)
-    while not closing.is_set():
-        messages = consumer.consume(500, 0.2)
-        now = time.time()
-        got = False
-        for m in messages:
-            if m.error() is None:
-                producer, sequence = record_identity(m.value())
-                write(Consumed(group, name, m.partition(), m.offset(), producer, sequence, now))
-                got = True
-        if got:
-            commit()
-    commit()
-    consumer.close()
+    consume_confluent(consumer, commit, write, group, name, closing)
     owned.set(())
 
 
@@ -273,18 +261,27 @@ def run_confluent_consumer_protocol(config: dict[str, Any], write: Callable[[Eve
         owned.set(owned.owned - {tp.partition for tp in partitions})
 
     consumer.subscribe([config["topic"]], on_assign=on_assign, on_revoke=on_revoke, on_lost=on_lost)
+    consume_confluent(consumer, commit, write, group, name, closing)
+    owned.set(())
+
+
+def consume_confluent(consumer: Any, commit: Callable[[], None], write: Callable[[Event], None], group: str,
+                      name: str, closing: threading.Event) -> None:
+    """A confluent member's loop, either protocol: log every record consumed (stamped when its batch
+    arrived), commit after each batch that had one, and once more before the close."""
     while not closing.is_set():
+        messages = consumer.consume(500, 0.2)
+        now = time.time()
         got = False
-        for m in consumer.consume(500, 0.2):
+        for m in messages:
             if m.error() is None:
                 producer, sequence = record_identity(m.value())
-                write(Consumed(group, name, m.partition(), m.offset(), producer, sequence, time.time()))
+                write(Consumed(group, name, m.partition(), m.offset(), producer, sequence, now))
                 got = True
         if got:
             commit()
     commit()
     consumer.close()
-    owned.set(())
 
 
 if __name__ == "__main__":  # pragma: no cover
