@@ -57,9 +57,13 @@ def _child(impl: str, mode: str, bootstrap: str, topic: str, records: int, group
             failed[0] += 1
 
     auto = mode in ("auto", "store+auto")
-    conf: dict[str, Any] = {"bootstrap.servers": bootstrap, "group.id": group,
-                            "auto.offset.reset": "earliest", "enable.auto.commit": auto,
-                            "on_commit": on_commit}
+    conf: dict[str, Any] = {
+        "bootstrap.servers": bootstrap,
+        "group.id": group,
+        "auto.offset.reset": "earliest",
+        "enable.auto.commit": auto,
+        "on_commit": on_commit,
+    }
     if mode == "store+auto":
         conf["enable.auto.offset.store"] = False
     if impl == "ours":
@@ -115,9 +119,18 @@ def _child(impl: str, mode: str, bootstrap: str, topic: str, records: int, group
     consumer.close()  # auto-commit commits here; queued commits are answered before it returns
     close_s = time.perf_counter() - end
     left = _left_uncommitted(bootstrap, group, topic, last)
-    return {"impl": impl, "mode": mode, "records": seen, "join_s": first - start, "seconds": end - first,
-            "per_s": (seen - 1) / (end - first), "failed": failed[0], "left": left,
-            "on_commit_calls": committed_calls[0], "close_s": close_s}
+    return {
+        "impl": impl,
+        "mode": mode,
+        "records": seen,
+        "join_s": first - start,
+        "seconds": end - first,
+        "per_s": (seen - 1) / (end - first),
+        "failed": failed[0],
+        "left": left,
+        "on_commit_calls": committed_calls[0],
+        "close_s": close_s,
+    }
 
 
 def _left_uncommitted(bootstrap: str, group: str, topic: str, last: dict[int, int]) -> int | None:
@@ -144,8 +157,14 @@ def _produce(bootstrap: str, records: int) -> str:
     admin = AdminClient({"bootstrap.servers": bootstrap})
     admin.create_topics([NewTopic(topic, PARTITIONS, 1)])[topic].result()
     time.sleep(2)  # leaders elected
-    producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20, "batch.num.messages": 10000,
-                         "queue.buffering.max.messages": 1_000_000})
+    producer = Producer(
+        {
+            "bootstrap.servers": bootstrap,
+            "linger.ms": 20,
+            "batch.num.messages": 10000,
+            "queue.buffering.max.messages": 1_000_000,
+        }
+    )
     for i in range(records):
         while True:
             try:
@@ -187,10 +206,18 @@ def main() -> int:
         return 0
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--records", type=int, default=200_000, help="records per run (default 200,000)")
-    parser.add_argument("--async-records", type=int, default=5_000,
-                        help="records per run of the async-per-record mode (default 5,000, the issue's)")
-    parser.add_argument("--sync-records", type=int, default=1_000,
-                        help="records per run of the sync-per-record mode (default 1,000)")
+    parser.add_argument(
+        "--async-records",
+        type=int,
+        default=5_000,
+        help="records per run of the async-per-record mode (default 5,000, the issue's)",
+    )
+    parser.add_argument(
+        "--sync-records",
+        type=int,
+        default=1_000,
+        help="records per run of the sync-per-record mode (default 1,000)",
+    )
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--modes", default=",".join(MODES))
     parser.add_argument("--bootstrap")
@@ -222,22 +249,32 @@ def main() -> int:
                     failed[impl, mode] = failed.get((impl, mode), 0) + r["failed"]
                     if (impl, mode) not in best or r["per_s"] > best[impl, mode]["per_s"]:
                         best[impl, mode] = r
-                    print(f"    [{impl} {mode}: {r['per_s']:,.0f} rec/s, join {r['join_s']:.2f} s, "
-                          f"close {r['close_s']:.2f} s, failed {r['failed']}, left {r['left']}, "
-                          f"on_commit calls {r['on_commit_calls']}]", file=sys.stderr, flush=True)
-        print(f"{args.records:,} records ({args.async_records:,} async, {args.sync_records:,} sync per "
-              f"record), {PARTITIONS} partitions, one member, poll() per record, best of {args.rounds} "
-              "rounds; failed commits summed over rounds")
-        print(f"  {'mode':<11} {'plain rec/s':>12} {'ours rec/s':>12} {'ours/plain':>10} "
-              f"{'join plain':>10} {'join ours':>9} {'close p/o':>11} {'failed plain':>12} "
-              f"{'failed ours':>11} {'left p/o':>9}")
+                    print(
+                        f"    [{impl} {mode}: {r['per_s']:,.0f} rec/s, join {r['join_s']:.2f} s, "
+                        f"close {r['close_s']:.2f} s, failed {r['failed']}, left {r['left']}, "
+                        f"on_commit calls {r['on_commit_calls']}]",
+                        file=sys.stderr,
+                        flush=True,
+                    )
+        print(
+            f"{args.records:,} records ({args.async_records:,} async, {args.sync_records:,} sync per "
+            f"record), {PARTITIONS} partitions, one member, poll() per record, best of {args.rounds} "
+            "rounds; failed commits summed over rounds"
+        )
+        print(
+            f"  {'mode':<11} {'plain rec/s':>12} {'ours rec/s':>12} {'ours/plain':>10} "
+            f"{'join plain':>10} {'join ours':>9} {'close p/o':>11} {'failed plain':>12} "
+            f"{'failed ours':>11} {'left p/o':>9}"
+        )
         for mode in modes:
             p, o = best["plain", mode], best["ours", mode]
             left = "/".join("-" if r["left"] is None else str(r["left"]) for r in (p, o))
-            print(f"  {mode:<11} {p['per_s']:>12,.0f} {o['per_s']:>12,.0f} {o['per_s'] / p['per_s']:>9.2f}x "
-                  f"{p['join_s']:>9.2f}s {o['join_s']:>8.2f}s {p['close_s']:>5.1f}/{o['close_s']:<4.1f}s "
-                  f"{failed['plain', mode]:>12} "
-                  f"{failed['ours', mode]:>11} {left:>9}")
+            print(
+                f"  {mode:<11} {p['per_s']:>12,.0f} {o['per_s']:>12,.0f} {o['per_s'] / p['per_s']:>9.2f}x "
+                f"{p['join_s']:>9.2f}s {o['join_s']:>8.2f}s {p['close_s']:>5.1f}/{o['close_s']:<4.1f}s "
+                f"{failed['plain', mode]:>12} "
+                f"{failed['ours', mode]:>11} {left:>9}"
+            )
     finally:
         if cluster is not None:
             cluster.stop()

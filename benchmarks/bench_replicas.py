@@ -56,8 +56,10 @@ def _timed(fn: Callable[[], Any]) -> tuple[Any, float]:
 
 def _spreads(assignment: Assignment, brokers: list[Broker]) -> str:
     m = placement_metrics({tp.partition: r for tp, r in assignment.items()}, brokers)
-    return (f"replicas/broker spread {m.replica_spread:>3}, leaders {m.leader_spread:>3}, "
-            f"pairs {m.pair_spread:>3}, under-diverse {len(m.under_diverse)}")
+    return (
+        f"replicas/broker spread {m.replica_spread:>3}, leaders {m.leader_spread:>3}, "
+        f"pairs {m.pair_spread:>3}, under-diverse {len(m.under_diverse)}"
+    )
 
 
 def _uneven_racks() -> None:
@@ -89,16 +91,21 @@ def _other_changes(old: list[Broker], partitions: int, rf: int) -> None:
         ("decommission broker 7", current, [b for b in old if b.id != 7]),
         ("replace broker 7 (same rack)", current, [b for b in old if b.id != 7] + [Broker(n, old[7].rack)]),
         ("add a 4th rack with 3 brokers", current, old + [Broker(n + k, "rack-new") for k in range(3)]),
-        ("RF 3 on 2 racks, +2 brokers", _topic(assign_replicas_to_brokers(two_racks, partitions, rf, seed=1)),
-         [*two_racks, Broker(n, "az0"), Broker(n + 1, "az1")]),
+        (
+            "RF 3 on 2 racks, +2 brokers",
+            _topic(assign_replicas_to_brokers(two_racks, partitions, rf, seed=1)),
+            [*two_racks, Broker(n, "az0"), Broker(n + 1, "az1")],
+        ),
     ]
     print("\nother changes (AdminUtils current placement):")
     for label, cur, target in cases:
         plan, seconds = _timed(lambda cur=cur, target=target: plan_reassignment(cur, target))
         lb = plan.lower_bound
-        print(f"  {label:<32} {seconds * 1000:6.0f} ms  moved {plan.moves.replicas_added:>6} (bound "
-              f"{lb.replica_moves:>6}, ratio {plan.moves.replicas_added / max(1, lb.replica_moves):.3f})  "
-              f"leader changes {plan.moves.leader_changes} (bound {lb.leader_changes})")
+        print(
+            f"  {label:<32} {seconds * 1000:6.0f} ms  moved {plan.moves.replicas_added:>6} (bound "
+            f"{lb.replica_moves:>6}, ratio {plan.moves.replicas_added / max(1, lb.replica_moves):.3f})  "
+            f"leader changes {plan.moves.leader_changes} (bound {lb.leader_changes})"
+        )
         print(f"  {'':<32} {_spreads(plan.target, target)}")
 
 
@@ -115,13 +122,18 @@ def _java_speed(brokers: list[Broker], partitions: int, rf: int) -> None:
     pairs = [(b.id, b.rack) for b in brokers]
     usable = [UsableBroker(b.id, b.rack) for b in brokers]
     cases: list[tuple[str, Callable[[], Any], Callable[[], Any] | None]] = [
-        ("AdminUtils (fixed start 0)",
-         lambda: assign_replicas_to_brokers(brokers, partitions, rf, 0),
-         (lambda: ref.assign_replicas_to_brokers(pairs, partitions, rf, 0)) if ref else None),
-        ("StripedReplicaPlacer (MockRandom 17)",
-         lambda: place_striped(usable, partitions, rf, MockRandom()),
-         (lambda: ref.place_striped([(b.id, b.rack, False) for b in brokers], partitions, rf, 17))
-         if ref else None),
+        (
+            "AdminUtils (fixed start 0)",
+            lambda: assign_replicas_to_brokers(brokers, partitions, rf, 0),
+            (lambda: ref.assign_replicas_to_brokers(pairs, partitions, rf, 0)) if ref else None,
+        ),
+        (
+            "StripedReplicaPlacer (MockRandom 17)",
+            lambda: place_striped(usable, partitions, rf, MockRandom()),
+            (lambda: ref.place_striped([(b.id, b.rack, False) for b in brokers], partitions, rf, 17))
+            if ref
+            else None,
+        ),
     ]
     for label, ours, java in cases:
         ours_s = min(_timed(ours)[1] for _ in range(5))
@@ -130,8 +142,10 @@ def _java_speed(brokers: list[Broker], partitions: int, rf: int) -> None:
             continue
         same = ours() == java()
         java_s = min(_timed(java)[1] for _ in range(5))
-        print(f"  {label:<38} ours {ours_s * 1000:7.1f} ms  Java (incl. JPype conversion) "
-              f"{java_s * 1000:7.1f} ms  ratio ours/Java {ours_s / java_s:5.2f}  identical: {same}")
+        print(
+            f"  {label:<38} ours {ours_s * 1000:7.1f} ms  Java (incl. JPype conversion) "
+            f"{java_s * 1000:7.1f} ms  ratio ours/Java {ours_s / java_s:5.2f}  identical: {same}"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -157,31 +171,39 @@ def main(argv: list[str] | None = None) -> int:
     currents = {
         "AdminUtils (ZK-era create)": _topic(assign_replicas_to_brokers(old, p, rf, seed=42)),
         "StripedReplicaPlacer (KRaft create)": _topic(
-            place_striped([UsableBroker(b.id, b.rack) for b in old], p, rf, JavaRandom(42))),
+            place_striped([UsableBroker(b.id, b.rack) for b in old], p, rf, JavaRandom(42))
+        ),
     }
     for change, new in ((f"+{args.add}", added), (f"-{args.add}", removed)):
-        print(f"\n{p} partitions x RF {rf} on {args.brokers} brokers / {args.racks} racks, "
-              f"{change} brokers -> {len(new)}; {total} replicas")
+        print(
+            f"\n{p} partitions x RF {rf} on {args.brokers} brokers / {args.racks} racks, "
+            f"{change} brokers -> {len(new)}; {total} replicas"
+        )
         for label, current in currents.items():
             _compare(label, current, new, p, rf, args.seeds)
 
     _uneven_racks()
     _other_changes(old, p, rf)
     _java_speed(old, p, rf)
-    print("\nOne broker added, small cases (no racks, AdminUtils current placement, "
-          "60 partitions per broker pair):")
+    print(
+        "\nOne broker added, small cases (no racks, AdminUtils current placement, "
+        "60 partitions per broker pair):"
+    )
     for before, after in ((5, 6), (12, 13)):
         parts = before * after * 2
         current = _topic(assign_replicas_to_brokers(range(before), parts, 3, seed=1))
         plan = plan_reassignment(current, [Broker(i) for i in range(after)])
         gen = statistics.mean(
-            count_moves(current, _topic(assign_replicas_to_brokers(range(after), parts, 3, seed=s)))
-            .replicas_added
+            count_moves(
+                current, _topic(assign_replicas_to_brokers(range(after), parts, 3, seed=s))
+            ).replicas_added
             for s in range(args.seeds)
         )
-        print(f"  {before}->{after}: ours {plan.moves.replicas_added / (parts * 3):6.1%} "
-              f"(bound {plan.lower_bound.replica_moves / (parts * 3):6.1%}), "
-              f"--generate {gen / (parts * 3):6.1%}")
+        print(
+            f"  {before}->{after}: ours {plan.moves.replicas_added / (parts * 3):6.1%} "
+            f"(bound {plan.lower_bound.replica_moves / (parts * 3):6.1%}), "
+            f"--generate {gen / (parts * 3):6.1%}"
+        )
     return 0
 
 
@@ -191,11 +213,13 @@ def _compare(label: str, current: Assignment, new: list[Broker], p: int, rf: int
     print(f"\ncurrent placement: {label}")
     plan, seconds = _timed(lambda: plan_reassignment(current, new))
     lb = plan.lower_bound
-    print(f"  ours (planner)      {seconds * 1000:8.0f} ms  moved {plan.moves.replicas_added:>6} "
-          f"({plan.moves.replicas_added / total:6.1%})  lower bound {lb.replica_moves:>6}  "
-          f"ratio {plan.moves.replicas_added / max(1, lb.replica_moves):.3f}  leader changes "
-          f"{plan.moves.leader_changes} (bound {lb.leader_changes})  target < 1 s: "
-          f"{'yes' if seconds < 1 else 'NO'}")
+    print(
+        f"  ours (planner)      {seconds * 1000:8.0f} ms  moved {plan.moves.replicas_added:>6} "
+        f"({plan.moves.replicas_added / total:6.1%})  lower bound {lb.replica_moves:>6}  "
+        f"ratio {plan.moves.replicas_added / max(1, lb.replica_moves):.3f}  leader changes "
+        f"{plan.moves.leader_changes} (bound {lb.leader_changes})  target < 1 s: "
+        f"{'yes' if seconds < 1 else 'NO'}"
+    )
     print(f"                      {_spreads(plan.target, new)}")
     moved: list[int] = []
     last: Assignment = {}
@@ -206,9 +230,11 @@ def _compare(label: str, current: Assignment, new: list[Broker], p: int, rf: int
         moved.append(count_moves(current, generated).replicas_added)
         last = generated
     mean = statistics.mean(moved)
-    print(f"  --generate <=4.0 (AdminUtils, {seeds} seeds) moved {mean:>8.0f} "
-          f"({mean / total:6.1%})  = {mean / max(1, plan.moves.replicas_added):.2f}x ours  "
-          f"[{min(moved)}..{max(moved)}]")
+    print(
+        f"  --generate <=4.0 (AdminUtils, {seeds} seeds) moved {mean:>8.0f} "
+        f"({mean / total:6.1%})  = {mean / max(1, plan.moves.replicas_added):.2f}x ours  "
+        f"[{min(moved)}..{max(moved)}]"
+    )
     print(f"                      {_spreads(last, new)}")
     moved = []
     for seed in range(seeds):
@@ -216,8 +242,10 @@ def _compare(label: str, current: Assignment, new: list[Broker], p: int, rf: int
         striped = _topic(place_striped(usable, p, rf, JavaRandom(seed)))
         moved.append(count_moves(current, striped).replicas_added)
     mean = statistics.mean(moved)
-    print(f"  --generate >=4.1 (StripedReplicaPlacer, {seeds} seeds) moved {mean:>8.0f} "
-          f"({mean / total:6.1%})  = {mean / max(1, plan.moves.replicas_added):.2f}x ours")
+    print(
+        f"  --generate >=4.1 (StripedReplicaPlacer, {seeds} seeds) moved {mean:>8.0f} "
+        f"({mean / total:6.1%})  = {mean / max(1, plan.moves.replicas_added):.2f}x ours"
+    )
     print(f"                      {_spreads(striped, new)}")
     fresh, t = _timed(lambda: _topic(place_balanced(new, p, rf)))
     fresh_moves = count_moves(current, fresh).replicas_added

@@ -38,8 +38,9 @@ QUICK = CASES[:2] + CASES[3:4]
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--quick", action="store_true", help="only the small cases")
     parser.add_argument("--seconds", type=float, default=6.0, help="time budget per assignor and case")
     parser.add_argument("--kafka-version", default=KAFKA_VERSION)
@@ -50,23 +51,49 @@ def main() -> int:
         return 2
     class_path = [*map(str, resolve(args.kafka_version, REFERENCE)), str(build_jar(args.kafka_version))]
     with tempfile.TemporaryDirectory() as classes:
-        subprocess.run([javac, "--release", "17", "-nowarn", "-d", classes,
-                        "-cp", os.pathsep.join(class_path), str(SOURCE)], check=True)
+        subprocess.run(
+            [
+                javac,
+                "--release",
+                "17",
+                "-nowarn",
+                "-d",
+                classes,
+                "-cp",
+                os.pathsep.join(class_path),
+                str(SOURCE),
+            ],
+            check=True,
+        )
         run_cp = os.pathsep.join([*class_path, classes])
         print(f"Kafka {args.kafka_version}, warm median per assign() call, fresh target assignment")
-        print("| members × partitions (topics) | subscriptions | failover (ours) | uniform | range "
-              "| uniform / ours | range / ours |")
+        print(
+            "| members × partitions (topics) | subscriptions | failover (ours) | uniform | range "
+            "| uniform / ours | range / ours |"
+        )
         print("|---|---|---|---|---|---|---|")
-        for members, topics, per_topic, kind in (QUICK if args.quick else CASES):
-            command = [java, "-Xmx2g", "-cp", run_cp, MAIN, str(members), str(topics), str(per_topic), kind,
-                       str(args.seconds)]
+        for members, topics, per_topic, kind in QUICK if args.quick else CASES:
+            command = [
+                java,
+                "-Xmx2g",
+                "-cp",
+                run_cp,
+                MAIN,
+                str(members),
+                str(topics),
+                str(per_topic),
+                kind,
+                str(args.seconds),
+            ]
             out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
             rows = {row["assignor"]: row for row in map(json.loads, out.splitlines())}
             ours, uniform, rng = (rows[n]["median_ms"] for n in ("failover", "uniform", "range"))
             assert rows["failover"]["assigned"] == rows["uniform"]["assigned"] == topics * per_topic
-            print(f"| {members:,} × {topics * per_topic:,} ({topics}) | {kind} | {ours:.3f} ms | "
-                  f"{uniform:.3f} ms | {rng:.3f} ms | {uniform / ours:,.0f}× | {rng / ours:,.0f}× |",
-                  flush=True)
+            print(
+                f"| {members:,} × {topics * per_topic:,} ({topics}) | {kind} | {ours:.3f} ms | "
+                f"{uniform:.3f} ms | {rng:.3f} ms | {uniform / ours:,.0f}× | {rng / ours:,.0f}× |",
+                flush=True,
+            )
     return 0
 
 

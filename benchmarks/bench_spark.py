@@ -141,8 +141,13 @@ def main() -> int:
                             getattr(ours, name), getattr(other, name), check_dtype=False
                         )
                 distinct = ours.totals["keys"]
-                row.update(spark_s=best_spark, frame_s=best_frame, local_s=best_local, threads_s=best_threads,
-                           distinct=distinct)
+                row.update(
+                    spark_s=best_spark,
+                    frame_s=best_frame,
+                    local_s=best_local,
+                    threads_s=best_threads,
+                    distinct=distinct,
+                )
         finally:
             spark.stop()
     finally:

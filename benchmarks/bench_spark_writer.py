@@ -48,8 +48,11 @@ def main() -> int:
     spark.sparkContext.setLogLevel("ERROR")
     ensure_kafka_connector(spark)
     jar = add_java_partitioner(spark)
-    print(f"our Java partitioner: {jar}" if not isinstance(jar, str) else f"our Java partitioner unavailable "
-          f"({jar}): 'ours jump' computes the partition column too")
+    print(
+        f"our Java partitioner: {jar}"
+        if not isinstance(jar, str)
+        else f"our Java partitioner unavailable ({jar}): 'ours jump' computes the partition column too"
+    )
     df = (
         spark.range(args.records)
         .selectExpr(
@@ -77,10 +80,21 @@ def main() -> int:
                     "topic", topic
                 ).save()
             else:
-                scheme = {"ours murmur2": "murmur2", "ours jump": "jump", "ours jump column": "jump",
-                          "ours native": "murmur2_random"}[path]
-                write_to_kafka(df, args.bootstrap_server, topic, 12, scheme=scheme, check_topic=False,
-                               native=False if path == "ours jump column" else None)
+                scheme = {
+                    "ours murmur2": "murmur2",
+                    "ours jump": "jump",
+                    "ours jump column": "jump",
+                    "ours native": "murmur2_random",
+                }[path]
+                write_to_kafka(
+                    df,
+                    args.bootstrap_server,
+                    topic,
+                    12,
+                    scheme=scheme,
+                    check_topic=False,
+                    native=False if path == "ours jump column" else None,
+                )
             rate = args.records / (time.perf_counter() - t0)
             if counted:
                 rates[path].append(rate)
@@ -88,15 +102,19 @@ def main() -> int:
             print(f"  {label} {path:<16} {rate / 1000:8.0f}k records/s", flush=True)
     admin.delete_topics(topics)
     admin.close()
-    print(f"\n# Spark local[2] -> Kafka, {args.records:,} records of 100 B, {args.rounds} rounds after "
-          f"{args.warmup} warm-up rounds: best records/s, and the median of the per-round ratios to the "
-          "plain sink of the same round")
+    print(
+        f"\n# Spark local[2] -> Kafka, {args.records:,} records of 100 B, {args.rounds} rounds after "
+        f"{args.warmup} warm-up rounds: best records/s, and the median of the per-round ratios to the "
+        "plain sink of the same round"
+    )
     for path in PATHS:
         ratios = sorted(a / b for a, b in zip(rates[path], rates["plain"], strict=True))
         median = ratios[len(ratios) // 2]
-        print(f"{path:<16} {max(rates[path]) / 1000:8.0f}k records/s   {median:5.2f}x plain "
-              f"Spark sink (best rates {max(rates[path]) / max(rates['plain']):.2f}x; rounds "
-              f"{ratios[0]:.2f}-{ratios[-1]:.2f}x)")
+        print(
+            f"{path:<16} {max(rates[path]) / 1000:8.0f}k records/s   {median:5.2f}x plain "
+            f"Spark sink (best rates {max(rates[path]) / max(rates['plain']):.2f}x; rounds "
+            f"{ratios[0]:.2f}-{ratios[-1]:.2f}x)"
+        )
     spark.stop()
     return 0
 

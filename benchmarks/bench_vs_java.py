@@ -68,7 +68,11 @@ N_PARTITIONS = 12
 KEY_LEN = 16
 KEY_SEED = 20
 KEY_FORMS = (
-    "pyarrow binary", "pyarrow large_binary", "pyarrow fixed_size_binary", "numpy S16", "python list"
+    "pyarrow binary",
+    "pyarrow large_binary",
+    "pyarrow fixed_size_binary",
+    "numpy S16",
+    "python list",
 )
 
 Result = dict[str, Any]
@@ -97,7 +101,9 @@ def run_java(args: list[str], heap: str = "3g") -> Result:
     java = shutil.which("java") or "java"
     proc = subprocess.run(
         [java, f"-Xmx{heap}", "-cp", f"{cp}:{classes}", "JavaBench", *args],
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     if proc.returncode != 0:
         raise SystemExit(f"JavaBench {args} failed:\n{proc.stderr[-3000:]}")
@@ -138,14 +144,18 @@ def _time_partition_keys(keys: Any, reps: int) -> Result:
         result = partition_keys(keys, N_PARTITIONS)
         times.append(time.perf_counter() - t0)
     warm = sorted(times[1:]) or times
-    return {"cold_s": times[0], "warm_s": warm[len(warm) // 2], "best_s": min(times),
-            "check": _checksum(result), "rss_peak_mb": _vm_kb("VmHWM") / 1024}
+    return {
+        "cold_s": times[0],
+        "warm_s": warm[len(warm) // 2],
+        "best_s": min(times),
+        "check": _checksum(result),
+        "rss_peak_mb": _vm_kb("VmHWM") / 1024,
+    }
 
 
 def child_hash(form: str, count: int, reps: int) -> Result:
     import numpy as np
     import pyarrow as pa
-
 
     blob = _key_bytes(count)
     fixed = np.frombuffer(blob, dtype=f"S{KEY_LEN}")
@@ -172,7 +182,6 @@ def child_hash_large(count: int, reps: int) -> Result:
     bytes (no Python object per key, so 100M keys fit)."""
     import numpy as np
     import pyarrow as pa
-
 
     blob = _key_bytes(count)
     offsets = np.arange(0, KEY_LEN * (count + 1), KEY_LEN, dtype=np.int32)
@@ -225,8 +234,14 @@ def child_assign(case: str, topics: int, partitions: int, members: int) -> Resul
         result = assign(strategy, ppt, group)
         times.append(time.perf_counter() - t0)
     warm = sorted(times[1:])
-    return {"cold_s": times[0], "warm_s": warm[len(warm) // 2], "warm_calls": len(warm), "best_s": min(times),
-            "check": max(len(v) for v in result.values()), "rss_peak_mb": _vm_kb("VmHWM") / 1024}
+    return {
+        "cold_s": times[0],
+        "warm_s": warm[len(warm) // 2],
+        "warm_calls": len(warm),
+        "best_s": min(times),
+        "check": max(len(v) for v in result.values()),
+        "rss_peak_mb": _vm_kb("VmHWM") / 1024,
+    }
 
 
 def child_franz(case: str, topics: int, partitions: int, members: int, reps: int) -> Result:
@@ -240,8 +255,9 @@ def child_franz(case: str, topics: int, partitions: int, members: int, reps: int
 
 
 def run_ours(*args: str) -> Result:
-    proc = subprocess.run([sys.executable, __file__, "--child", *args], capture_output=True, text=True,
-                          check=False)
+    proc = subprocess.run(
+        [sys.executable, __file__, "--child", *args], capture_output=True, text=True, check=False
+    )
     if proc.returncode != 0:
         raise SystemExit(f"child {args} failed:\n{proc.stderr[-3000:]}")
     return dict(json.loads(proc.stdout.strip().splitlines()[-1]))
@@ -295,9 +311,12 @@ class AioProducer:
             from kafka_placement.clients.aiokafka.producer import AIOKafkaProducer
             from kafka_placement.partitioning.record import default_partitioner
 
-            producer = AIOKafkaProducer(bootstrap_servers=bootstrap, linger_ms=20,
-                                        max_batch_size=KAFKA_PYTHON_BATCH,
-                                        partitioner=PlacementPartitioner(default_partitioner(KAFKA_PYTHON_BATCH)))
+            producer = AIOKafkaProducer(
+                bootstrap_servers=bootstrap,
+                linger_ms=20,
+                max_batch_size=KAFKA_PYTHON_BATCH,
+                partitioner=PlacementPartitioner(default_partitioner(KAFKA_PYTHON_BATCH)),
+            )
         else:
             from aiokafka import AIOKafkaProducer as Plain
 
@@ -316,6 +335,8 @@ class AioProducer:
     def close(self) -> None:
         self.loop.run_until_complete(self.producer.stop())
         self.loop.close()
+
+
 #: a pause before each producer starts, so the brokers have written away the records of the last one
 SETTLE_S = 1.0
 
@@ -348,8 +369,12 @@ def produce_rates(
     while len(java_keyless_partitions) < records:
         java_keyless_partitions.extend([draw(N_PARTITIONS)] * STICKY_RUN)
     del java_keyless_partitions[records:]
-    config = {"bootstrap.servers": bootstrap, "linger.ms": 20, "batch.num.messages": 10000,
-              "queue.buffering.max.messages": 1000000}
+    config = {
+        "bootstrap.servers": bootstrap,
+        "linger.ms": 20,
+        "batch.num.messages": 10000,
+        "queue.buffering.max.messages": 1000000,
+    }
 
     def make(kind: str) -> Any:
         if kind.startswith("aio-"):
@@ -361,8 +386,9 @@ def produce_rates(
 
             # Java's keyless stickiness switches after batch.size bytes: the partitioner gets the producer's
             ours = {"partitioner": JavaDefaultPartitioner(KAFKA_PYTHON_BATCH)} if kind == "kp-ours" else {}
-            return KafkaProducer(bootstrap_servers=bootstrap, linger_ms=20, batch_size=KAFKA_PYTHON_BATCH,
-                                 **ours)
+            return KafkaProducer(
+                bootstrap_servers=bootstrap, linger_ms=20, batch_size=KAFKA_PYTHON_BATCH, **ours
+            )
         if kind in ("plain", "plain-explicit"):
             return confluent_kafka.Producer({**config, "partitioner": "murmur2_random"})
         if kind == "native":
@@ -465,8 +491,16 @@ def router_overhead(calls: int = 2_000_000, rounds: int = 3) -> dict[str, tuple[
         return {}
     sink, topic, value, key = operator.itemgetter, "topic-a", b"v" * 100, b"key-000000000001"
     router = module.Router(sink, lambda *a, **k: None)
-    router.set_route(topic, module.MURMUR2, 0x7FFFFFFF, tuple(range(N_PARTITIONS)), True, False, False,
-                     time.monotonic() + 3600)
+    router.set_route(
+        topic,
+        module.MURMUR2,
+        0x7FFFFFFF,
+        tuple(range(N_PARTITIONS)),
+        True,
+        False,
+        False,
+        time.monotonic() + 3600,
+    )
     router.set_lease(topic, 3, 1 << 62)
 
     def per_call(fn: Any) -> float:
@@ -493,8 +527,10 @@ def router_overhead(calls: int = 2_000_000, rounds: int = 3) -> dict[str, tuple[
         for _ in range(calls):
             sink(topic, value, key, 3)
 
-    return {"keyless": (per_call(keyless_routed), per_call(keyless_direct)),
-            "keyed": (per_call(keyed_routed), per_call(keyed_direct))}
+    return {
+        "keyless": (per_call(keyless_routed), per_call(keyless_direct)),
+        "keyed": (per_call(keyed_routed), per_call(keyed_direct)),
+    }
 
 
 # --- growth ----------------------------------------------------------------------------------------------
@@ -502,8 +538,12 @@ def router_overhead(calls: int = 2_000_000, rounds: int = 3) -> dict[str, tuple[
 #: members grow at 100k partitions.
 #: 4M partitions: a step large enough that Java's fixed cost no longer shapes its exponent.
 STICKY_GROWTH = (
-    (10, 1000, 500), (100, 1000, 500), (1000, 1000, 500), (4000, 1000, 500),
-    (100, 1000, 100), (100, 1000, 5000),
+    (10, 1000, 500),
+    (100, 1000, 500),
+    (1000, 1000, 500),
+    (4000, 1000, 500),
+    (100, 1000, 100),
+    (100, 1000, 5000),
 )
 HASH_GROWTH = (1_000_000, 10_000_000, 100_000_000)
 
@@ -517,8 +557,10 @@ def _exponent(sizes: tuple[int, int], times: tuple[float, float]) -> float:
 
 def growth(reps: int, hashing_too: bool = True) -> None:
     """How cost grows with size, ours and Java's side by side, and the growth exponents."""
-    print(f"{'growth':<42} {'ours warm':>11} {'Java warm':>11} {'Java/ours':>9} {'franz warm':>11} "
-          f"{'franz/ours':>10}")
+    print(
+        f"{'growth':<42} {'ours warm':>11} {'Java warm':>11} {'Java/ours':>9} {'franz warm':>11} "
+        f"{'franz/ours':>10}"
+    )
     sticky: dict[tuple[int, int, int], tuple[float, float]] = {}
     franz_times: dict[tuple[int, int, int], float] = {}
     for shape in STICKY_GROWTH:
@@ -528,9 +570,11 @@ def growth(reps: int, hashing_too: bool = True) -> None:
         sticky[shape] = (ours["warm_s"], java["warm_s"])
         if "warm_s" in franz:
             franz_times[shape] = franz["warm_s"]
-        print(f"{f'sticky fresh {shape[0] * shape[1] // 1000}k partitions x {shape[2]} members':<42} "
-              f"{_fmt_s(ours['warm_s'])} {_fmt_s(java['warm_s'])} {java['warm_s'] / ours['warm_s']:8.2f}x "
-              f"{_franz_columns(franz, ours)}  {franz['note']}")
+        print(
+            f"{f'sticky fresh {shape[0] * shape[1] // 1000}k partitions x {shape[2]} members':<42} "
+            f"{_fmt_s(ours['warm_s'])} {_fmt_s(java['warm_s'])} {java['warm_s'] / ours['warm_s']:8.2f}x "
+            f"{_franz_columns(franz, ours)}  {franz['note']}"
+        )
     hashing: dict[int, tuple[float, float]] = {}
     for count in HASH_GROWTH if hashing_too else ():
         with tempfile.NamedTemporaryFile(suffix=".keys") as f:
@@ -540,18 +584,28 @@ def growth(reps: int, hashing_too: bool = True) -> None:
         ours = run_ours("hash-large", str(count), str(min(reps, 4)))
         same = "same partitions" if ours["check"] == java["check"] else "DIFFERENT"
         hashing[count] = (ours["warm_s"], java["warm_s"])
-        print(f"{f'hash {count // 1_000_000}M x 16 B (pyarrow binary)':<42} {_fmt_s(ours['warm_s'])} "
-              f"{_fmt_s(java['warm_s'])} {java['warm_s'] / ours['warm_s']:8.2f}x  {same}")
+        print(
+            f"{f'hash {count // 1_000_000}M x 16 B (pyarrow binary)':<42} {_fmt_s(ours['warm_s'])} "
+            f"{_fmt_s(java['warm_s'])} {java['warm_s'] / ours['warm_s']:8.2f}x  {same}"
+        )
     # (label, unit, [(size, (ours s, Java s)) ...]) in growing size
     series = (
-        ("sticky, partitions (500 members)", "partition",
-         [(t * p, sticky[t, p, m]) for t, p, m in STICKY_GROWTH if m == 500]),
-        ("sticky, members (100k partitions)", "member",
-         sorted((m, sticky[t, p, m]) for t, p, m in STICKY_GROWTH if t * p == 100_000)),
+        (
+            "sticky, partitions (500 members)",
+            "partition",
+            [(t * p, sticky[t, p, m]) for t, p, m in STICKY_GROWTH if m == 500],
+        ),
+        (
+            "sticky, members (100k partitions)",
+            "member",
+            sorted((m, sticky[t, p, m]) for t, p, m in STICKY_GROWTH if t * p == 100_000),
+        ),
         ("hashing, keys", "key", [(count, hashing[count]) for count in HASH_GROWTH if count in hashing]),
     )
-    print("growth exponents (time ~ size**k), ours / Java, end to end and per step; and the time each step "
-          "adds per unit of size (what growing costs, free of the fixed cost at the small end):")
+    print(
+        "growth exponents (time ~ size**k), ours / Java, end to end and per step; and the time each step "
+        "adds per unit of size (what growing costs, free of the fixed cost at the small end):"
+    )
     for label, unit, points in series:
         if not points:
             continue
@@ -562,12 +616,16 @@ def growth(reps: int, hashing_too: bool = True) -> None:
             k = _exponents((size_a, size_b), (ours_1, ours_2), (java_1, java_2))
             ours_ns = (ours_2 - ours_1) / (size_b - size_a) * 1e9
             java_ns = (java_2 - java_1) / (size_b - size_a) * 1e9
-            steps.append(f"{_count(size_a)} -> {_count(size_b)}: k {k}, "
-                         f"+{ours_ns:.1f} / +{java_ns:.1f} ns per {unit}")
+            steps.append(
+                f"{_count(size_a)} -> {_count(size_b)}: k {k}, +{ours_ns:.1f} / +{java_ns:.1f} ns per {unit}"
+            )
         print(f"  {label} {_count(first)} -> {_count(last)}: k {whole}; " + "; ".join(steps))
         if unit != "key" and len(franz_times) == len(STICKY_GROWTH):
-            shapes = [shape for shape in STICKY_GROWTH if (shape[2] == 500 if unit == "partition"
-                                                            else shape[0] * shape[1] == 100_000)]
+            shapes = [
+                shape
+                for shape in STICKY_GROWTH
+                if (shape[2] == 500 if unit == "partition" else shape[0] * shape[1] == 100_000)
+            ]
             shapes.sort(key=lambda shape: shape[0] * shape[1] * shape[2])
             franz_k = _exponent((first, last), (franz_times[shapes[0]], franz_times[shapes[-1]]))
             print(f"    franz-go: k {franz_k:.2f} end to end")
@@ -575,8 +633,10 @@ def growth(reps: int, hashing_too: bool = True) -> None:
         # would bring our exponent down to Java's (0: ours already grows no faster)
         ratio = java_b / java_a
         padding = max(0.0, (ours_b - ratio * ours_a) / (ratio - 1)) if ratio > 1 else float("inf")
-        print(f"    a fixed {padding * 1e3:.2f} ms added to each of our times would give our end-to-end "
-              f"exponent Java's ({_exponent((first, last), (java_a, java_b)):.2f})")
+        print(
+            f"    a fixed {padding * 1e3:.2f} ms added to each of our times would give our end-to-end "
+            f"exponent Java's ({_exponent((first, last), (java_a, java_b)):.2f})"
+        )
 
 
 def _exponents(sizes: tuple[int, int], ours: tuple[float, float], java: tuple[float, float]) -> str:
@@ -584,8 +644,11 @@ def _exponents(sizes: tuple[int, int], ours: tuple[float, float], java: tuple[fl
 
 
 def _count(n: int) -> str:
-    return f"{n // 1_000_000}M" if n >= 1_000_000 and n % 1_000_000 == 0 else (
-        f"{n // 1000}k" if n >= 10_000 and n % 1000 == 0 else f"{n:,}")
+    return (
+        f"{n // 1_000_000}M"
+        if n >= 1_000_000 and n % 1_000_000 == 0
+        else (f"{n // 1000}k" if n >= 10_000 and n % 1000 == 0 else f"{n:,}")
+    )
 
 
 # --- report -------------------------------------------------------------------------------------------------
@@ -612,16 +675,22 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--quick", action="store_true", help="CI-sized inputs")
-    parser.add_argument("--only", default="hash,sticky,coop,unequal",
-                        help="comma list of hash,sticky,coop,unequal (or none: only the live produce row); "
-                             "with --growth, without hash: only the sticky growth rows")
+    parser.add_argument(
+        "--only",
+        default="hash,sticky,coop,unequal",
+        help="comma list of hash,sticky,coop,unequal (or none: only the live produce row); "
+        "with --growth, without hash: only the sticky growth rows",
+    )
     parser.add_argument("--reps", type=int, default=7, help="Java calls per case (the first is cold)")
     parser.add_argument("--bootstrap-server", help="also measure confluent produce on this cluster")
     parser.add_argument("--records", type=int, default=1_000_000)
     parser.add_argument("--rounds", type=int, default=5, help="produce rounds (each runs every row once)")
-    parser.add_argument("--growth", action="store_true",
-                        help="how cost grows: sticky 10k -> 1M partitions and 100 -> 5,000 members, hashing "
-                             "1M -> 100M keys, ours and Java side by side (several minutes, ~8 GB of memory)")
+    parser.add_argument(
+        "--growth",
+        action="store_true",
+        help="how cost grows: sticky 10k -> 1M partitions and 100 -> 5,000 members, hashing "
+        "1M -> 100M keys, ours and Java side by side (several minutes, ~8 GB of memory)",
+    )
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
@@ -643,10 +712,14 @@ def main(argv: list[str] | None = None) -> int:
     only = set(args.only.split(","))
     keys = 200_000 if args.quick else 1_000_000
     shape = (100, 1000, 500) if args.quick else (500, 2000, 2000)
-    print(f"# load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; "
-          f"{'quick' if args.quick else 'full'} sizes")
-    print(f"{'path':<42} {'ours warm':>11} {'ours cold':>11} {'Java warm':>11} {'Java cold':>11} "
-          f"{'Java/ours':>9} {'franz warm':>11} {'franz/ours':>10}  notes")
+    print(
+        f"# load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; "
+        f"{'quick' if args.quick else 'full'} sizes"
+    )
+    print(
+        f"{'path':<42} {'ours warm':>11} {'ours cold':>11} {'Java warm':>11} {'Java cold':>11} "
+        f"{'Java/ours':>9} {'franz warm':>11} {'franz/ours':>10}  notes"
+    )
     ok = True
     if "hash" in only:
         with tempfile.NamedTemporaryFile(suffix=".keys") as f:
@@ -662,9 +735,11 @@ def main(argv: list[str] | None = None) -> int:
             java_per_key = java["warm_s"] / keys * 1e9
             verdict = "S16 strips trailing NULs" if form == "numpy S16" else "DIFFERENT"
             note = f"{per_key:.2f} vs {java_per_key:.2f} ns/key; " + ("same partitions" if same else verdict)
-            print(f"{'hash 16 B ' + form:<42} {_fmt_s(ours['warm_s'])} {_fmt_s(ours['cold_s'])} "
-                  f"{_fmt_s(java['warm_s'])} {_fmt_s(java['cold_s'])} "
-                  f"{java['warm_s'] / ours['warm_s']:8.2f}x {'-':>11} {'-':>10}  {note}")
+            print(
+                f"{'hash 16 B ' + form:<42} {_fmt_s(ours['warm_s'])} {_fmt_s(ours['cold_s'])} "
+                f"{_fmt_s(java['warm_s'])} {_fmt_s(java['cold_s'])} "
+                f"{java['warm_s'] / ours['warm_s']:8.2f}x {'-':>11} {'-':>10}  {note}"
+            )
     labels = {"sticky": "sticky fresh", "coop": "coop one leaves+joins", "unequal": "sticky unequal"}
     java_names = {"sticky": "sticky", "coop": "coop-history", "unequal": "unequal"}
     for case in ("sticky", "coop", "unequal"):
@@ -674,31 +749,39 @@ def main(argv: list[str] | None = None) -> int:
         ours = run_ours(case, *map(str, shape))
         franz = run_ours("franz", case, *map(str, shape), str(max(3, args.reps)))
         size = f"{shape[0] * shape[1] // 1000}k x {shape[2]}"
-        print(f"{labels[case] + ' ' + size:<42} {_fmt_s(ours['warm_s'])} {_fmt_s(ours['cold_s'])} "
-              f"{_fmt_s(java['warm_s'])} {_fmt_s(java['cold_s'])} {java['warm_s'] / ours['warm_s']:8.2f}x "
-              f"{_franz_columns(franz, ours)}  ours peak RSS {ours['rss_peak_mb']:.0f} MB (whole process); "
-              f"max/member {ours['check']} (Java {java['check']}; franz-go {franz.get('check', '-')}); "
-              f"{franz['note']}{_franz_decode(franz)}")
+        print(
+            f"{labels[case] + ' ' + size:<42} {_fmt_s(ours['warm_s'])} {_fmt_s(ours['cold_s'])} "
+            f"{_fmt_s(java['warm_s'])} {_fmt_s(java['cold_s'])} {java['warm_s'] / ours['warm_s']:8.2f}x "
+            f"{_franz_columns(franz, ours)}  ours peak RSS {ours['rss_peak_mb']:.0f} MB (whole process); "
+            f"max/member {ours['check']} (Java {java['check']}; franz-go {franz.get('check', '-')}); "
+            f"{franz['note']}{_franz_decode(franz)}"
+        )
         ok = ok and franz.get("valid", True)
     if args.bootstrap_server:
         for kind, (routed, direct) in router_overhead().items():
-            print(f"# produce: the C record router, {kind}: {routed:.1f} ns per call vs {direct:.1f} ns "
-                  f"calling the same C sink directly (+{routed - direct:.1f} ns)")
+            print(
+                f"# produce: the C record router, {kind}: {routed:.1f} ns per call vs {direct:.1f} ns "
+                f"calling the same C sink directly (+{routed - direct:.1f} ns)"
+            )
         rates, first = produce_rates(args.bootstrap_server, args.records, args.rounds)
-        print(f"# produce: {args.records:,} records of 100 B per confluent row, {args.rounds} rounds; "
-              "columns: best records/s of ours and of the baseline, the median of the per-round ratios, "
-              "the ratio of the best rates, and the median first record (construction to delivery)")
+        print(
+            f"# produce: {args.records:,} records of 100 B per confluent row, {args.rounds} rounds; "
+            "columns: best records/s of ours and of the baseline, the median of the per-round ratios, "
+            "the ratio of the best rates, and the median first record (construction to delivery)"
+        )
         for label, keyed, kind, baseline in PRODUCE_ROWS:
             if kind == baseline:
                 continue
             mine, base = rates[keyed, kind], rates[keyed, baseline]
             per_round = sorted(a / b for a, b in zip(mine, base, strict=True))
             median = per_round[len(per_round) // 2]
-            print(f"{'produce ' + label:<42} {max(mine) / 1000:>9.0f}k/s {'':>11} "
-                  f"{max(base) / 1000:>9.0f}k/s {'':>11} {median:8.2f}x  median of rounds "
-                  f"(best rates {max(mine) / max(base):.2f}x; "
-                  f"rounds {min(per_round):.2f}-{max(per_round):.2f}x); first record "
-                  f"{first[keyed, kind] * 1000:.0f} ms vs {first[keyed, baseline] * 1000:.0f} ms")
+            print(
+                f"{'produce ' + label:<42} {max(mine) / 1000:>9.0f}k/s {'':>11} "
+                f"{max(base) / 1000:>9.0f}k/s {'':>11} {median:8.2f}x  median of rounds "
+                f"(best rates {max(mine) / max(base):.2f}x; "
+                f"rounds {min(per_round):.2f}-{max(per_round):.2f}x); first record "
+                f"{first[keyed, kind] * 1000:.0f} ms vs {first[keyed, baseline] * 1000:.0f} ms"
+            )
     return 0 if ok else 1
 
 

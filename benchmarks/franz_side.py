@@ -46,8 +46,14 @@ def franz_binary() -> tuple[Path | None, str]:
     binary = cache_dir() / "bench" / f"franzbench-{digest}"
     if not binary.exists():
         binary.parent.mkdir(parents=True, exist_ok=True)
-        proc = subprocess.run([go, "build", "-o", str(binary), "."], cwd=FRANZ_DIR, capture_output=True,
-                              text=True, check=False, env={**os.environ, "GOFLAGS": "-mod=readonly"})
+        proc = subprocess.run(
+            [go, "build", "-o", str(binary), "."],
+            cwd=FRANZ_DIR,
+            capture_output=True,
+            text=True,
+            check=False,
+            env={**os.environ, "GOFLAGS": "-mod=readonly"},
+        )
         if proc.returncode != 0:
             return None, f"not measured (go build failed: {proc.stderr.strip().splitlines()[-1:]})"
     return binary, ""
@@ -61,15 +67,20 @@ def write_group(path: Path, ppt: Mapping[str, int], group: Mapping[str, Any]) ->
         owned: dict[str, list[int]] = {}
         for topic, partition in member.owned:
             owned.setdefault(topic, []).append(partition)
-        members.append({"id": member_id, "topics": list(member.topics), "owned": owned,
-                        "generation": member.generation})
+        members.append(
+            {"id": member_id, "topics": list(member.topics), "owned": owned, "generation": member.generation}
+        )
     with path.open("w") as f:
         json.dump({"topics": dict(ppt), "members": members}, f)
 
 
 def _run(binary: Path, group_file: Path, balancer: str, reps: int, plan_file: Path) -> dict[str, Any]:
-    proc = subprocess.run([str(binary), str(group_file), balancer, str(reps), str(plan_file)],
-                          capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        [str(binary), str(group_file), balancer, str(reps), str(plan_file)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if proc.returncode != 0:
         raise SystemExit(f"franzbench {balancer} failed:\n{proc.stderr[-3000:]}")
     return dict(json.loads(proc.stdout.strip().splitlines()[-1]))
@@ -101,8 +112,14 @@ def _problems(ppt: Mapping[str, int], group: Mapping[str, Any], result: Mapping[
     return found + ([f"sizes {min(sizes)}..{max(sizes)}"] if max(sizes) - min(sizes) > 1 else [])
 
 
-def measure(case: str, strategy: str, ppt: Mapping[str, int], group: Mapping[str, Any], reps: int,
-            ours: Mapping[str, list[Any]] | None) -> dict[str, Any]:
+def measure(
+    case: str,
+    strategy: str,
+    ppt: Mapping[str, int],
+    group: Mapping[str, Any],
+    reps: int,
+    ours: Mapping[str, list[Any]] | None,
+) -> dict[str, Any]:
     """franz-go's times on the group and what checking its answer found (``note``); ``ours`` (our answer
     on the same group, optional) for the number of owned partitions each side keeps."""
     from kafka_placement.assignment.sticky.checks import kept

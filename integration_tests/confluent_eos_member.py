@@ -42,21 +42,40 @@ def main(config: Json) -> int:
     closing = watch_stdin(lambda word: go.set() if word == "go" else None)
     # transaction.timeout.ms well past the test's pause: the broker must not abort the zombie's
     # transaction (and fence its producer epoch) before it answers with the group's verdict
-    producer = Producer({"bootstrap.servers": config["bootstrap"], "linger.ms": 5,
-                         "transactional.id": config["transactional_id"], "transaction.timeout.ms": 300000,
-                         "client.id": f"{config['name']}-producer"})
+    producer = Producer(
+        {
+            "bootstrap.servers": config["bootstrap"],
+            "linger.ms": 5,
+            "transactional.id": config["transactional_id"],
+            "transaction.timeout.ms": 300000,
+            "client.id": f"{config['name']}-producer",
+        }
+    )
     producer.init_transactions(60)
-    consumer = Consumer({
-        "bootstrap.servers": config["bootstrap"], "group.id": config["group"], "client.id": config["name"],
-        "enable.auto.commit": False, "auto.offset.reset": "earliest", "isolation.level": "read_committed",
-        "session.timeout.ms": config["session_timeout_ms"], "heartbeat.interval.ms": 1000,
-    }, assignor=FailoverAssignor(priority=config["priority"]))
+    consumer = Consumer(
+        {
+            "bootstrap.servers": config["bootstrap"],
+            "group.id": config["group"],
+            "client.id": config["name"],
+            "enable.auto.commit": False,
+            "auto.offset.reset": "earliest",
+            "isolation.level": "read_committed",
+            "session.timeout.ms": config["session_timeout_ms"],
+            "heartbeat.interval.ms": 1000,
+        },
+        assignor=FailoverAssignor(priority=config["priority"]),
+    )
     in_txn = False
 
     def describe(exc: KafkaException) -> Json:
         err = exc.args[0]
-        return {"code": err.name(), "str": err.str(), "fatal": err.fatal(), "retriable": err.retriable(),
-                "txn_requires_abort": err.txn_requires_abort()}
+        return {
+            "code": err.name(),
+            "str": err.str(),
+            "fatal": err.fatal(),
+            "retriable": err.retriable(),
+            "txn_requires_abort": err.txn_requires_abort(),
+        }
 
     def abort(why: str, rewind: bool = False) -> None:
         nonlocal in_txn
@@ -77,8 +96,14 @@ def main(config: Json) -> int:
         producer.commit_transaction(60)
         in_txn = False
         group = read_group_metadata(metadata)
-        emit({"ev": "txn-committed", "offsets": [[tp.partition, tp.offset] for tp in offsets],
-              "generation": group.generation_id, "member_id": group.member_id})
+        emit(
+            {
+                "ev": "txn-committed",
+                "offsets": [[tp.partition, tp.offset] for tp in offsets],
+                "generation": group.generation_id,
+                "member_id": group.member_id,
+            }
+        )
 
     pending: dict[int, int] = {}  # partition -> next offset, for the open transaction
     batch_start: dict[int, int] = {}  # partition -> first offset in the open transaction
@@ -87,8 +112,10 @@ def main(config: Json) -> int:
         if not in_txn:
             return
         try:
-            send_and_commit([TopicPartition(config["input"], p, o) for p, o in sorted(pending.items())],
-                            consumer.consumer_group_metadata())
+            send_and_commit(
+                [TopicPartition(config["input"], p, o) for p, o in sorted(pending.items())],
+                consumer.consumer_group_metadata(),
+            )
             pending.clear()
         except (KafkaException, CommitFailedError) as exc:
             emit({"ev": "commit-failed", "why": why, "error": str(exc)})
@@ -131,11 +158,18 @@ def main(config: Json) -> int:
             offsets = [TopicPartition(config["input"], p, o) for p, o in sorted(pending.items())]
             metadata = consumer.consumer_group_metadata()
             carried = read_group_metadata(metadata)
-            emit({"ev": "pause-point", "records": len(msgs), "generation": carried.generation_id,
-                  "offsets": [[tp.partition, tp.offset] for tp in offsets],
-                  "member_id": carried.member_id, "group": carried.group_id,
-                  "coordinator_generation": consumer.group_metadata().generation_id,
-                  "coordinator_member_id": consumer.group_metadata().member_id})
+            emit(
+                {
+                    "ev": "pause-point",
+                    "records": len(msgs),
+                    "generation": carried.generation_id,
+                    "offsets": [[tp.partition, tp.offset] for tp in offsets],
+                    "member_id": carried.member_id,
+                    "group": carried.group_id,
+                    "coordinator_generation": consumer.group_metadata().generation_id,
+                    "coordinator_member_id": consumer.group_metadata().member_id,
+                }
+            )
             # SIGSTOPped here by the test, past the session timeout, then SIGCONTed; "go" goes on
             while not go.wait(0.1) and not closing.is_set():
                 pass
@@ -154,11 +188,23 @@ def main(config: Json) -> int:
                 producer.begin_transaction()
                 try:
                     send_and_commit(offsets, unfenced)
-                    emit({"ev": "unfenced", "accepted": True, "generation": carried.generation_id,
-                          "member_id": carried.member_id})
+                    emit(
+                        {
+                            "ev": "unfenced",
+                            "accepted": True,
+                            "generation": carried.generation_id,
+                            "member_id": carried.member_id,
+                        }
+                    )
                 except KafkaException as exc:
-                    emit({"ev": "unfenced", "accepted": False, "generation": carried.generation_id,
-                          **describe(exc)})
+                    emit(
+                        {
+                            "ev": "unfenced",
+                            "accepted": False,
+                            "generation": carried.generation_id,
+                            **describe(exc),
+                        }
+                    )
                     abort("unfenced refused")
             break  # the zombie stops here; the test reads the output
         commit_open("batch")

@@ -36,8 +36,11 @@ def main(config: Json) -> int:
     closing = watch_stdin()
     strategy = config["strategy"]
     ready = bool(config.get("migration_ready"))  # docs/migration.md
-    assignor: Any = (FailoverAssignor(priority=config["priority"], migration_ready=ready)
-                     if strategy == "failover" else strategy)
+    assignor: Any = (
+        FailoverAssignor(priority=config["priority"], migration_ready=ready)
+        if strategy == "failover"
+        else strategy
+    )
     if isinstance(assignor, str) and "," in assignor:  # a list, e.g. Java's "cooperative-sticky,range"
         assignor = [name.strip() for name in assignor.split(",")]
     conf: Json = {
@@ -93,8 +96,11 @@ def main(config: Json) -> int:
     def on_lost(c: Any, partitions: list[Any]) -> None:
         emit({"ev": "lost", "parts": parts(partitions)})
         # what a careless application does next: commit what it consumed; must be refused
-        retry_after_lost[:] = [TopicPartition(tp.topic, tp.partition, last_offsets[tp.partition] + 1)
-                               for tp in partitions if tp.partition in last_offsets]
+        retry_after_lost[:] = [
+            TopicPartition(tp.topic, tp.partition, last_offsets[tp.partition] + 1)
+            for tp in partitions
+            if tp.partition in last_offsets
+        ]
 
     consumer.subscribe(config["topics"], on_assign=on_assign, on_revoke=on_revoke, on_lost=on_lost)
     emit({"ev": "ready"})
@@ -117,8 +123,13 @@ def main(config: Json) -> int:
             offsets, retry_after_lost[:] = list(retry_after_lost), []
             try:
                 consumer.commit(offsets=offsets, asynchronous=False)
-                emit({"ev": "committed", "why": "after-lost",
-                      "offsets": [[tp.partition, tp.offset] for tp in offsets]})
+                emit(
+                    {
+                        "ev": "committed",
+                        "why": "after-lost",
+                        "offsets": [[tp.partition, tp.offset] for tp in offsets],
+                    }
+                )
             except CommitFailedError as exc:
                 emit({"ev": "commit-refused", "why": "after-lost", "error": str(exc)})
         now = time.monotonic()

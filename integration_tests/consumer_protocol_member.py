@@ -28,9 +28,14 @@ def main(config: Json) -> int:
 
     emit = event_writer(config["name"])
     closing = watch_stdin()
-    base = {"bootstrap.servers": config["bootstrap"], "group.id": config["group"],
-            "client.id": config["name"], "enable.auto.commit": False, "auto.offset.reset": "earliest",
-            "topic.metadata.refresh.interval.ms": 5000}
+    base = {
+        "bootstrap.servers": config["bootstrap"],
+        "group.id": config["group"],
+        "client.id": config["name"],
+        "enable.auto.commit": False,
+        "auto.offset.reset": "earliest",
+        "topic.metadata.refresh.interval.ms": 5000,
+    }
     consumer = Consumer(confluent_failover_config(config["priority"], config.get("rack"), base))
     pending = [False]
 

@@ -28,8 +28,9 @@ class KeyedProducer:
         self.delivered: set[tuple[int, int]] = set()
         self.errors: list[str] = []
         # idempotent: a retried batch under load must not write a record twice (it would look invented)
-        self._producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20,
-                                   "enable.idempotence": True})
+        self._producer = Producer(
+            {"bootstrap.servers": bootstrap, "linger.ms": 20, "enable.idempotence": True}
+        )
         self.sent = 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -45,8 +46,14 @@ class KeyedProducer:
         for _ in range(count):
             if self.sent >= self.records:
                 return
-            produce_queued(self._producer, self.topic, 0.05, key=f"k{self.sent}".encode(), value=b"v",
-                           on_delivery=self._on_delivery)
+            produce_queued(
+                self._producer,
+                self.topic,
+                0.05,
+                key=f"k{self.sent}".encode(),
+                value=b"v",
+                on_delivery=self._on_delivery,
+            )
             self.sent += 1
         self._producer.poll(0)
 
@@ -76,8 +83,9 @@ def set_group_session_timeout(bootstrap: str, group: str, session_ms: int) -> No
     )
 
     admin = AdminClient({"bootstrap.servers": bootstrap})
-    entry = ConfigEntry("consumer.session.timeout.ms", str(session_ms),
-                        incremental_operation=AlterConfigOpType.SET)
+    entry = ConfigEntry(
+        "consumer.session.timeout.ms", str(session_ms), incremental_operation=AlterConfigOpType.SET
+    )
     resource = ConfigResource(ResourceType.GROUP, group, incremental_configs=[entry])
     for future in admin.incremental_alter_configs([resource]).values():
         future.result(60)

@@ -48,13 +48,16 @@ class JoinWatchdog:
     """The library's :class:`~kafka_placement.clients.kafka_python.join_watchdog.JoinWatchdog` on
     a worker's ``KafkaConsumer``, reporting each rescue as an ``unstick`` event."""
 
-    def __init__(self, consumer: Any, emit: Callable[[Json], None], session_timeout_s: float,
-                 grace_s: float = 2.0) -> None:
+    def __init__(
+        self, consumer: Any, emit: Callable[[Json], None], session_timeout_s: float, grace_s: float = 2.0
+    ) -> None:
         from kafka_placement.clients.kafka_python.join_watchdog import JoinWatchdog as CoordinatorWatchdog
 
         self.consumer = consumer
         self._watchdog = CoordinatorWatchdog(
-            consumer._coordinator, session_timeout_s, grace_s=grace_s,
+            consumer._coordinator,
+            session_timeout_s,
+            grace_s=grace_s,
             on_fire=lambda reason, details: emit({"ev": "unstick", "reason": reason, **details}),
         )
 
@@ -72,6 +75,7 @@ def run_member(
     partitions, member state); obey ``close`` and ``recover`` (new consumer) lines on stdin."""
     commands: list[str] = []
     lock = threading.Lock()
+
     def take(word: str) -> None:
         with lock:
             commands.append(word)
@@ -107,8 +111,15 @@ def run_member(
         state = (meta.generation_id, meta.member_id, state_name, repr(parts))
         if state != last:
             last = state
-            emit({"ev": "assignment", "gen": meta.generation_id, "member_id": meta.member_id,
-                  "state": state_name, "parts": parts})
+            emit(
+                {
+                    "ev": "assignment",
+                    "gen": meta.generation_id,
+                    "member_id": meta.member_id,
+                    "state": state_name,
+                    "parts": parts,
+                }
+            )
     consumer.close()
     emit({"ev": "closed"})
     return 0

@@ -68,14 +68,23 @@ class ConsumerProtocolMember(MemberProcess):
     """``plain_consumer_protocol_member.py``: a plain confluent-kafka consumer on the consumer protocol
     (``conf``: more librdkafka settings, e.g. ``client.rack``, ``group.remote.assignor``)."""
 
-    def __init__(self, bootstrap: str, group: str, name: str, topic: str, log_dir: Path,
-                 conf: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        bootstrap: str,
+        group: str,
+        name: str,
+        topic: str,
+        log_dir: Path,
+        conf: dict[str, Any] | None = None,
+    ) -> None:
         self.name = name
         self.log = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed with the process's output
-            prefix=f"cp-{name}-", suffix=".log", delete=False, dir=log_dir)
+            prefix=f"cp-{name}-", suffix=".log", delete=False, dir=log_dir
+        )
         config = {"bootstrap": bootstrap, "group": group, "name": name, "topics": [topic], "conf": conf or {}}
-        super().__init__([sys.executable, str(PLAIN_CONSUMER_PROTOCOL_MEMBER), json.dumps(config)],
-                         stderr=self.log)
+        super().__init__(
+            [sys.executable, str(PLAIN_CONSUMER_PROTOCOL_MEMBER), json.dumps(config)], stderr=self.log
+        )
 
     def owned(self) -> set[int]:
         event = self.last("assignment")

@@ -55,8 +55,9 @@ class LoggedMember(MemberProcess):
 class ConsumerProtocolFailoverMember(LoggedMember):
     """``consumer_protocol_member.py``: confluent-kafka, ``group.protocol=consumer``, our broker assignor."""
 
-    def __init__(self, bootstrap: str, group: str, name: str, topic: str, priority: int,
-                 log_dir: Path) -> None:
+    def __init__(
+        self, bootstrap: str, group: str, name: str, topic: str, priority: int, log_dir: Path
+    ) -> None:
         config = {"bootstrap": bootstrap, "group": group, "name": name, "topic": topic, "priority": priority}
         super().__init__(name, [sys.executable, str(CONSUMER_PROTOCOL_MEMBER), json.dumps(config)], log_dir)
 
@@ -68,11 +69,27 @@ class ClassicMember(LoggedMember):
     """A classic failover member in ``aiokafka_member.py`` or ``confluent_member.py`` (our confluent
     ``Consumer``: kafka-python runs its membership, librdkafka fetches)."""
 
-    def __init__(self, client: str, bootstrap: str, group: str, name: str, topic: str, priority: int,
-                 ready: bool, log_dir: Path) -> None:
-        config = {"bootstrap": bootstrap, "group": group, "name": name, "topics": [topic],
-                  "priority": priority, "strategy": "failover", "migration_ready": ready,
-                  "session_timeout_ms": SESSION_MS}
+    def __init__(
+        self,
+        client: str,
+        bootstrap: str,
+        group: str,
+        name: str,
+        topic: str,
+        priority: int,
+        ready: bool,
+        log_dir: Path,
+    ) -> None:
+        config = {
+            "bootstrap": bootstrap,
+            "group": group,
+            "name": name,
+            "topics": [topic],
+            "priority": priority,
+            "strategy": "failover",
+            "migration_ready": ready,
+            "session_timeout_ms": SESSION_MS,
+        }
         script = Path(__file__).with_name(CLASSIC_SCRIPTS[client])
         super().__init__(name, [sys.executable, str(script), json.dumps(config)], log_dir)
 
@@ -82,8 +99,11 @@ class JavaMember(LoggedMember):
     come from a ``.properties`` file; its assignor on the classic protocol is the one the file names)."""
 
     def __init__(self, class_path: str, properties: Path, name: str, topic: str, log_dir: Path) -> None:
-        super().__init__(name, ["java", "-Xmx192m", "-cp", class_path, JAVA_PROPERTIES_MEMBER,
-                                str(properties), name, topic], log_dir)
+        super().__init__(
+            name,
+            ["java", "-Xmx192m", "-cp", class_path, JAVA_PROPERTIES_MEMBER, str(properties), name, topic],
+            log_dir,
+        )
 
 
 JAVA_PROPERTIES_MEMBER = "io.kafkaplacement.conformance.live.ConsumerProtocolMember"
@@ -166,17 +186,28 @@ class MigrationGroup:
         """A classic failover member: kafka-python (``Worker``), aiokafka or our confluent ``Consumer``."""
         member: AnyMember
         if client == "kafka-python":
-            member = Worker(self.bootstrap, self.group, name, [self.topic], "failover", str(self.log_dir),
-                            priority=priority, migration_ready=ready, session_timeout_ms=SESSION_MS,
-                            report_records=True)
+            member = Worker(
+                self.bootstrap,
+                self.group,
+                name,
+                [self.topic],
+                "failover",
+                str(self.log_dir),
+                priority=priority,
+                migration_ready=ready,
+                session_timeout_ms=SESSION_MS,
+                report_records=True,
+            )
         else:
-            member = ClassicMember(client, self.bootstrap, self.group, name, self.topic, priority, ready,
-                                   self.log_dir)
+            member = ClassicMember(
+                client, self.bootstrap, self.group, name, self.topic, priority, ready, self.log_dir
+            )
         return self._add(Slot(member, priority, "classic"))
 
     def consumer(self, name: str, priority: int) -> Slot:
-        member = ConsumerProtocolFailoverMember(self.bootstrap, self.group, name, self.topic, priority,
-                                                self.log_dir)
+        member = ConsumerProtocolFailoverMember(
+            self.bootstrap, self.group, name, self.topic, priority, self.log_dir
+        )
         return self._add(Slot(member, priority, "consumer"))
 
     def java(self, name: str, priority: int, *, protocol: str) -> Slot:
@@ -190,9 +221,16 @@ class MigrationGroup:
         base = {"bootstrap.servers": self.bootstrap, "group.id": self.group}
         properties = self.log_dir / f"{name}.properties"
         if protocol == "classic":
-            properties.write_text(properties_text({**base, "session.timeout.ms": str(SESSION_MS),
-                                                   "heartbeat.interval.ms": "1000",
-                                                   **consumer_settings(priority, migration_ready=True)}))
+            properties.write_text(
+                properties_text(
+                    {
+                        **base,
+                        "session.timeout.ms": str(SESSION_MS),
+                        "heartbeat.interval.ms": "1000",
+                        **consumer_settings(priority, migration_ready=True),
+                    }
+                )
+            )
         else:
             properties.write_text(java_failover_properties(priority, None, base))
         member = JavaMember(self.java_class_path, properties, name, self.topic, self.log_dir)
@@ -201,8 +239,11 @@ class MigrationGroup:
     def _add(self, slot: Slot) -> Slot:
         slot.started_at = slot.member.started_at
         self.slots.append(slot)
-        wait_until(lambda: slot.seen_at is not None or not slot.member.alive(), 60,
-                   f"the broker to list {slot.member.name} in the group")
+        wait_until(
+            lambda: slot.seen_at is not None or not slot.member.alive(),
+            60,
+            f"the broker to list {slot.member.name} in the group",
+        )
         assert slot.member.alive(), f"{slot.member.name} exited: {self.tail(slot)}"
         return slot
 
@@ -233,8 +274,11 @@ class MigrationGroup:
         return new
 
     def best_live(self, t: float) -> tuple[int, list[Slot]]:
-        live = [s for s in self.slots if s.seen_at is not None and s.seen_at <= t
-                and (s.gone_at is None or s.gone_at > t)]
+        live = [
+            s
+            for s in self.slots
+            if s.seen_at is not None and s.seen_at <= t and (s.gone_at is None or s.gone_at > t)
+        ]
         top = max((s.priority for s in live), default=0)
         return top, [s for s in live if s.priority == top]
 
@@ -242,13 +286,14 @@ class MigrationGroup:
         now = time.time()
         _, best = self.best_live(now)
         owners = {s.member.name: owned_at(s.member, now) for s in self.slots if s.gone_at is None}
-        return (any(owners.get(b.member.name) == ALL for b in best)
-                and all(not parts for name, parts in owners.items()
-                        if name not in {b.member.name for b in best}))
+        return any(owners.get(b.member.name) == ALL for b in best) and all(
+            not parts for name, parts in owners.items() if name not in {b.member.name for b in best}
+        )
 
     def settle(self) -> None:
-        wait_until(self.settled_now, KILL_TAKEOVER_S + 30, "the best live member to own every partition",
-                   step=GRID_S)
+        wait_until(
+            self.settled_now, KILL_TAKEOVER_S + 30, "the best live member to own every partition", step=GRID_S
+        )
         time.sleep(2)
 
     def tail(self, slot: Slot) -> str:
@@ -260,10 +305,18 @@ class MigrationGroup:
         another member owns something; and takeovers that outlasted their bound."""
         # a joining member's takeover can start before the sampler sees it listed: its window opens when
         # its process started and closes a clean takeover after it was listed
-        changes = sorted([(s.started_at, s.seen_at - s.started_at + CLEAN_TAKEOVER_S)
-                          for s in self.slots if s.seen_at is not None]
-                         + [(s.gone_at, KILL_TAKEOVER_S if s.killed else CLEAN_TAKEOVER_S)
-                            for s in self.slots if s.gone_at is not None])
+        changes = sorted(
+            [
+                (s.started_at, s.seen_at - s.started_at + CLEAN_TAKEOVER_S)
+                for s in self.slots
+                if s.seen_at is not None
+            ]
+            + [
+                (s.gone_at, KILL_TAKEOVER_S if s.killed else CLEAN_TAKEOVER_S)
+                for s in self.slots
+                if s.gone_at is not None
+            ]
+        )
         problems = []
         t = start
         while t <= end:
@@ -273,12 +326,17 @@ class MigrationGroup:
                     t += GRID_S
                     continue
                 names = {b.member.name for b in best}
-                owners = {s.member.name: owned_at(s.member, t) for s in self.slots
-                          if s.seen_at is not None and (s.gone_at is None or s.gone_at > t)}
+                owners = {
+                    s.member.name: owned_at(s.member, t)
+                    for s in self.slots
+                    if s.seen_at is not None and (s.gone_at is None or s.gone_at > t)
+                }
                 wrong = {n: sorted(p) for n, p in owners.items() if n not in names and p}
                 if not any(owners.get(n) == ALL for n in names) or wrong:
-                    problems.append(f"t={t - start:.1f}s best {sorted(names)} (priority {top}); owners "
-                                    f"{ {n: sorted(p) for n, p in owners.items()} }")
+                    problems.append(
+                        f"t={t - start:.1f}s best {sorted(names)} (priority {top}); owners "
+                        f"{ {n: sorted(p) for n, p in owners.items()} }"
+                    )
             t += GRID_S
         return problems
 
@@ -288,12 +346,19 @@ class MigrationGroup:
         return max(b - a for a, b in itertools.pairwise(edges))
 
     def timeline(self) -> str:
-        events = sorted((e["t"], s.member.name, e["ev"], e) for s in self.slots
-                        for e in s.member.snapshot() if e["ev"] in ("assignment", "closed", "closing"))
+        events = sorted(
+            (e["t"], s.member.name, e["ev"], e)
+            for s in self.slots
+            for e in s.member.snapshot()
+            if e["ev"] in ("assignment", "closed", "closing")
+        )
         first = events[0][0] if events else 0.0
-        return "; ".join(f"{t - first:.1f}s {n} {ev} "
-                         f"{sorted(owned_at(s.member, t)) if ev == 'assignment' else ''}"
-                         for t, n, ev, _ in events for s in self.slots if s.member.name == n)
+        return "; ".join(
+            f"{t - first:.1f}s {n} {ev} {sorted(owned_at(s.member, t)) if ev == 'assignment' else ''}"
+            for t, n, ev, _ in events
+            for s in self.slots
+            if s.member.name == n
+        )
 
 
 def run_with_load(harness: MigrationGroup, move: Callable[[KeyedProducer], None]) -> KeyedProducer:
@@ -312,34 +377,54 @@ def report(harness: MigrationGroup, start: float, baseline_pause: float) -> str:
     for what, a, b in harness.steps:
         lines.append(f"{what:<24} {b - a:6.1f} {harness.longest_pause(a, b):13.1f}s")
     if baseline_pause:
-        lines.append(f"clean classic takeover (the active member's pre-roll, stop then start): "
-                     f"{baseline_pause:.1f}s pause")
+        lines.append(
+            f"clean classic takeover (the active member's pre-roll, stop then start): "
+            f"{baseline_pause:.1f}s pause"
+        )
     return "\n".join(lines)
 
 
 def check(harness: MigrationGroup, start: float) -> None:
     end = time.time()
     problems = harness.violations(start, end)
-    assert not problems, (f"{len(problems)} grid points break the failover rule: {problems[:6]}\n"
-                          f"{harness.timeline()}")
+    assert not problems, (
+        f"{len(problems)} grid points break the failover rule: {problems[:6]}\n{harness.timeline()}"
+    )
     for what, a, b in harness.steps:
         pause = harness.longest_pause(a, b)
         bound = KILL_TAKEOVER_S if "SIGKILL" in what else CLEAN_TAKEOVER_S
-        assert pause <= bound, (f"{what}: consumption paused {pause:.1f}s (bound {bound:.0f}s)\n"
-                                f"{harness.timeline()}")
+        assert pause <= bound, (
+            f"{what}: consumption paused {pause:.1f}s (bound {bound:.0f}s)\n{harness.timeline()}"
+        )
     for slot in harness.slots:
         if not slot.killed:
             assert slot.member.proc.returncode == 0 or slot.gone_at is None, (
-                f"{slot.member.name} exited with {slot.member.proc.returncode}: {harness.tail(slot)}")
+                f"{slot.member.name} exited with {slot.member.proc.returncode}: {harness.tail(slot)}"
+            )
             assert slot.gone_at is not None or slot.member.alive(), (
-                f"{slot.member.name} died: {harness.tail(slot)}")
+                f"{slot.member.name} died: {harness.tail(slot)}"
+            )
 
 
 def describe(harness: MigrationGroup) -> tuple[int, dict[str, Any]]:
     """``kafka-placement group describe GROUP --json`` in a process of its own: exit code and JSON."""
-    done = subprocess.run([sys.executable, "-m", "kafka_placement.cli", "group", "describe", harness.group,
-                           "--bootstrap-server", harness.bootstrap, "--json"],
-                          capture_output=True, text=True, timeout=120, check=False)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "kafka_placement.cli",
+            "group",
+            "describe",
+            harness.group,
+            "--bootstrap-server",
+            harness.bootstrap,
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     return done.returncode, json.loads(done.stdout) if done.stdout.strip() else {"stderr": done.stderr}
 
 

@@ -26,8 +26,9 @@ def main(config: Json) -> int:
     closing = watch_stdin()
 
     def report(error: Any, where: str) -> None:
-        emit({"ev": "error", "where": where, "code": error.name(), "fatal": error.fatal(),
-              "text": error.str()})
+        emit(
+            {"ev": "error", "where": where, "code": error.name(), "fatal": error.fatal(), "text": error.str()}
+        )
 
     conf: Json = {
         "bootstrap.servers": config["bootstrap"],

@@ -58,8 +58,12 @@ def workers() -> Any:
     yield started
     for w in started:
         w.close(timeout=10)
-    fired = [(w.name, e.get("reason", e["ev"])) for w in started for e in w.snapshot()
-             if e["ev"] in ("unstick", "recreate")]
+    fired = [
+        (w.name, e.get("reason", e["ev"]))
+        for w in started
+        for e in w.snapshot()
+        if e["ev"] in ("unstick", "recreate")
+    ]
     if fired:
         print(f"[kafka-python member recoveries: {fired}]")
 
@@ -174,8 +178,11 @@ def test_cooperative_join_and_leave_two_rounds_never_two_owners(
     # third round for it, as Kafka's does, and c adds the first partition before the other is revoked.)
     gens_c = [e["gen"] for e in c.snapshot() if e["ev"] == "assignment" and e["parts"]]
     revoked_at = {
-        tuple(tp): e["t"] for w in (a, b) for e in w.snapshot()
-        if e["ev"] == "revoked" and e["t"] >= joined_at for tp in e["parts"]
+        tuple(tp): e["t"]
+        for w in (a, b)
+        for e in w.snapshot()
+        if e["ev"] == "revoked" and e["t"] >= joined_at
+        for tp in e["parts"]
     }
     added_at = {tuple(tp): e["t"] for e in c.snapshot() if e["ev"] == "added" for tp in e["parts"]}
     assert added_at and set(added_at) <= set(revoked_at), (added_at, revoked_at)
@@ -455,4 +462,3 @@ def test_aiokafka_failover_and_range(kafka_cluster: Any, admin: Any) -> None:
     client_of = {mid: m["client_id"] for mid, m in desc["members"].items()}
     assert owned == {client_of[mid]: set(parts) for mid, parts in predicted.items()}
     assert sorted(len(v) for v in owned.values()) == [1, 2, 2]
-

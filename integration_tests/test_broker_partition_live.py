@@ -83,8 +83,9 @@ def test_a_partitioned_broker_is_unreachable_then_heals(kafka_cluster: KafkaClus
             return None
         return broker in seen
 
-    _until(lambda: answers(cut) and answers(other) and listed(cut) is True, 60.0,
-           "both brokers answer at first")
+    _until(
+        lambda: answers(cut) and answers(other) and listed(cut) is True, 60.0, "both brokers answer at first"
+    )
     try:
         with network.guarded():
             rules = network.cut([port], kafka_cluster.broker_pid(cut))
@@ -99,8 +100,11 @@ def test_a_partitioned_broker_is_unreachable_then_heals(kafka_cluster: KafkaClus
                 _until(lambda: listed(cut) is False, 60.0, f"broker {cut} fenced by the controller")
             else:  # a gray partition: the controller still hears it
                 seen: list[bool | None] = []
-                _until(lambda: seen.append(listed(cut)) or seen[-1] is not None, 60.0,
-                       "an answer from describe_cluster")
+                _until(
+                    lambda: seen.append(listed(cut)) or seen[-1] is not None,
+                    60.0,
+                    "an answer from describe_cluster",
+                )
                 assert seen[-1] is True
             healed = network.heal()
         assert healed == len(rules.add)

@@ -93,7 +93,10 @@ def make_topic(admin: Any, partitions: int, rf: int) -> str:
     bootstrap = admin.config["bootstrap_servers"]
     CREATED.append(name)
     create_topic(
-        admin, name, partitions, rf,
+        admin,
+        name,
+        partitions,
+        rf,
         fresh_admin=lambda: KafkaAdminClient(bootstrap_servers=bootstrap, client_id="cluster-live"),
     )
     return name
@@ -115,8 +118,12 @@ def produce(bootstrap: str, topic: str, n: int, tag: str) -> None:
     errors: list[Any] = []
     p = Producer({"bootstrap.servers": bootstrap, "acks": "all", "linger.ms": 5})
     for i in range(n):
-        p.produce(topic, key=f"{tag}-{i}".encode(), value=f"{tag}-{i}".encode(),
-                  on_delivery=lambda err, _msg: errors.append(err) if err else None)
+        p.produce(
+            topic,
+            key=f"{tag}-{i}".encode(),
+            value=f"{tag}-{i}".encode(),
+            on_delivery=lambda err, _msg: errors.append(err) if err else None,
+        )
     remaining = p.flush(30)
     assert remaining == 0, f"{remaining} records not delivered"
     assert not errors, errors
@@ -125,8 +132,14 @@ def produce(bootstrap: str, topic: str, n: int, tag: str) -> None:
 def consume_all(bootstrap: str, topic: str, expected: int, timeout: float = 30.0) -> list[bytes]:
     from kafka import KafkaConsumer
 
-    consumer = KafkaConsumer(topic, bootstrap_servers=bootstrap, auto_offset_reset="earliest",
-                             enable_auto_commit=False, group_id=None, consumer_timeout_ms=2000)
+    consumer = KafkaConsumer(
+        topic,
+        bootstrap_servers=bootstrap,
+        auto_offset_reset="earliest",
+        enable_auto_commit=False,
+        group_id=None,
+        consumer_timeout_ms=2000,
+    )
     values: list[bytes] = []
     deadline = time.monotonic() + timeout
     try:
@@ -159,7 +172,8 @@ def test_rf3_topic_is_replicated_and_readable(kafka_cluster: Any, admin: Any) ->
     topic = make_topic(admin, partitions=6, rf=3)
     parts = wait_until(
         lambda: (r := replicas_of(admin, topic)) and all(len(isr) == 3 for _rep, isr in r.values()) and r,
-        30, "full ISR",
+        30,
+        "full ISR",
     )
     for replicas, isr in parts.values():
         assert len(set(replicas)) == 3 and set(replicas) <= set(SEED_RACKS)
@@ -189,7 +203,8 @@ def test_stop_then_start_broker(kafka_cluster: Any, admin: Any) -> None:
     assert ck_brokers(kafka_cluster.bootstrap_servers)[broker][2] == SEED_RACKS[broker]
     wait_until(
         lambda: all(set(isr) == set(rep) for rep, isr in replicas_of(admin, topic).values()),
-        60, f"broker {broker} back in every ISR",
+        60,
+        f"broker {broker} back in every ISR",
     )
     assert len(consume_all(kafka_cluster.bootstrap_servers, topic, 60)) == 60
 
@@ -201,8 +216,9 @@ def test_kill_then_start_broker(kafka_cluster: Any, admin: Any) -> None:
         assert not kafka_cluster.broker_running(broker)
         assert kafka_cluster.broker_exit_code(broker) == 137  # 128 + SIGKILL
         # No controlled shutdown: the controller fences it when its session expires (6 s here).
-        wait_until(lambda: broker not in kp_brokers(kafka_cluster.bootstrap_servers), 30,
-                   f"broker {broker} fenced")
+        wait_until(
+            lambda: broker not in kp_brokers(kafka_cluster.bootstrap_servers), 30, f"broker {broker} fenced"
+        )
     finally:
         kafka_cluster.start_broker(broker)
     assert kafka_cluster.broker_running(broker)

@@ -38,8 +38,13 @@ def filled_topic(kafka_cluster: Any) -> str:
         topic = create_ready_topic(admin, "cf-commits", PARTITIONS, 2)
     finally:
         admin.close()
-    producer = Producer({"bootstrap.servers": kafka_cluster.bootstrap_servers, "linger.ms": 5,
-                         "partitioner": "murmur2_random"})
+    producer = Producer(
+        {
+            "bootstrap.servers": kafka_cluster.bootstrap_servers,
+            "linger.ms": 5,
+            "partitioner": "murmur2_random",
+        }
+    )
     for i in range(RECORDS):
         producer.produce(topic, key=f"k{i}".encode(), value=b"v")
     assert producer.flush(60) == 0
@@ -61,8 +66,14 @@ def _broker_view(bootstrap: str, group: str, topic_name: str) -> tuple[dict[int,
 
 
 def _conf(bootstrap: str, group: str, **extra: Any) -> dict[str, Any]:
-    return {"bootstrap.servers": bootstrap, "group.id": group, "auto.offset.reset": "earliest",
-            "session.timeout.ms": 6000, "heartbeat.interval.ms": 1000, **extra}
+    return {
+        "bootstrap.servers": bootstrap,
+        "group.id": group,
+        "auto.offset.reset": "earliest",
+        "session.timeout.ms": 6000,
+        "heartbeat.interval.ms": 1000,
+        **extra,
+    }
 
 
 def test_async_commit_per_record_none_dropped_results_once_heartbeats_kept(
@@ -80,10 +91,16 @@ def test_async_commit_per_record_none_dropped_results_once_heartbeats_kept(
     results: list[tuple[Any, dict[int, int]]] = []
     lost: list[Any] = []
     consumer = Consumer(
-        _conf(bootstrap, group, **{"enable.auto.commit": False,
-                                   "on_commit": lambda err, tps: results.append(
-                                       (err, {tp.partition: tp.offset for tp in tps}))}),
-        assignor=FailoverAssignor(priority=1))
+        _conf(
+            bootstrap,
+            group,
+            **{
+                "enable.auto.commit": False,
+                "on_commit": lambda err, tps: results.append((err, {tp.partition: tp.offset for tp in tps})),
+            },
+        ),
+        assignor=FailoverAssignor(priority=1),
+    )
     consumer.subscribe([filled_topic], on_lost=lambda c, parts: lost.append(parts))
     last: dict[int, int] = {}
     generations = set()
@@ -102,9 +119,14 @@ def test_async_commit_per_record_none_dropped_results_once_heartbeats_kept(
     assert {tp.partition: tp.offset for tp in consumer.position(tps)} == high
     assert {p: consumer.get_watermark_offsets(tp, timeout=30)[1] for p, tp in enumerate(tps)} == high
     # every result arrives through poll(); committed() (through the wrapper) catches up
-    wait_until(lambda: consumer.poll(0.1) is None and
-               {tp.partition: tp.offset for tp in consumer.committed(tps, timeout=30)} == high,
-               60, "committed() at the high watermarks")
+    wait_until(
+        lambda: (
+            consumer.poll(0.1) is None
+            and {tp.partition: tp.offset for tp in consumer.committed(tps, timeout=30)} == high
+        ),
+        60,
+        "committed() at the high watermarks",
+    )
     consumer.close()
     committed, high = _broker_view(bootstrap, group, filled_topic)
     assert committed == high
@@ -129,10 +151,18 @@ def test_sync_offsets_lists_store_offsets_and_auto_commit(kafka_cluster: Any, fi
     bootstrap, group = kafka_cluster.bootstrap_servers, f"cf-store-{uuid.uuid4().hex[:8]}"
     commits: list[Any] = []
     consumer = Consumer(
-        _conf(bootstrap, group, **{"enable.auto.commit": True, "auto.commit.interval.ms": 300,
-                                   "enable.auto.offset.store": False,
-                                   "on_commit": lambda err, tps: commits.append(err)}),
-        assignor="range")
+        _conf(
+            bootstrap,
+            group,
+            **{
+                "enable.auto.commit": True,
+                "auto.commit.interval.ms": 300,
+                "enable.auto.offset.store": False,
+                "on_commit": lambda err, tps: commits.append(err),
+            },
+        ),
+        assignor="range",
+    )
     consumer.subscribe([filled_topic])
     seen: dict[int, list[int]] = {}
     deadline = time.monotonic() + 120
@@ -145,8 +175,11 @@ def test_sync_offsets_lists_store_offsets_and_auto_commit(kafka_cluster: Any, fi
     assert sum(len(v) for v in seen.values()) == RECORDS
     stored = {p: max(o for o in offsets if o % 2 == 0) + 1 for p, offsets in seen.items()}
     # the interval commit, while the consumer is open: the stored offsets, not the positions
-    wait_until(lambda: consumer.poll(0.1) is None and
-               _broker_view(bootstrap, group, filled_topic)[0] == stored, 30, "auto-commit of stored offsets")
+    wait_until(
+        lambda: consumer.poll(0.1) is None and _broker_view(bootstrap, group, filled_topic)[0] == stored,
+        30,
+        "auto-commit of stored offsets",
+    )
     # an explicit list, synchronously: partition 0 moved back to its start
     done = consumer.commit(offsets=[confluent_kafka.TopicPartition(filled_topic, 0, 0)], asynchronous=False)
     assert [(tp.partition, tp.offset) for tp in done] == [(0, 0)]
@@ -160,7 +193,10 @@ def test_sync_offsets_lists_store_offsets_and_auto_commit(kafka_cluster: Any, fi
 
 
 def test_sigkill_while_committing_async_per_record_standby_resumes_at_the_last_reported_commit(
-    kafka_cluster: Any, topic: str, spawn: Any, request: pytest.FixtureRequest  # noqa: F811
+    kafka_cluster: Any,
+    topic: str,  # noqa: F811  (fixture)
+    spawn: Any,  # noqa: F811  (fixture)
+    request: pytest.FixtureRequest,
 ) -> None:
     """A failover group; the active member commits asynchronously after every record and is
     SIGKILLed at a random moment. The standby starts each partition no further back than the last
@@ -176,13 +212,17 @@ def test_sigkill_while_committing_async_per_record_standby_resumes_at_the_last_r
     delay = random.uniform(2.0, 6.0)
     time.sleep(delay)
     active.kill()
-    wait_until(lambda: standby.owned() == set(range(PARTITIONS)), SESSION_TIMEOUT_S + 30,
-               "p5 owning everything after p10's SIGKILL")
+    wait_until(
+        lambda: standby.owned() == set(range(PARTITIONS)),
+        SESSION_TIMEOUT_S + 30,
+        "p5 owning everything after p10's SIGKILL",
+    )
     producer.finish(120)
     assert producer.failed == 0
     produced = producer.delivered
-    wait_until(lambda: produced <= set(active.records()) | set(standby.records()), 90,
-               "every record consumed")
+    wait_until(
+        lambda: produced <= set(active.records()) | set(standby.records()), 90, "every record consumed"
+    )
 
     told: dict[int, int] = {}  # partition -> the newest offset on_commit reported committed
     for e in active.snapshot():
@@ -194,13 +234,16 @@ def test_sigkill_while_committing_async_per_record_standby_resumes_at_the_last_r
         first_after[p] = min(o, first_after.get(p, o))
     for p, committed in told.items():
         assert first_after[p] >= committed, (
-            f"partition {p}: p5 started at {first_after[p]}, before {committed}, the commit p10 was told of")
+            f"partition {p}: p5 started at {first_after[p]}, before {committed}, the commit p10 was told of"
+        )
     replayed = sum(1 for p, o in active.records() if o >= first_after.get(p, o + 1))
     delivered_by_active = len(active.records())
     assert told and delivered_by_active > 0
-    print(f"\nSIGKILL after {delay:.1f}s: p10 delivered {delivered_by_active} records, "
-          f"was told of commits up to {sum(told.values())} (sum over partitions), "
-          f"p5 replayed {replayed}")
+    print(
+        f"\nSIGKILL after {delay:.1f}s: p10 delivered {delivered_by_active} records, "
+        f"was told of commits up to {sum(told.values())} (sum over partitions), "
+        f"p5 replayed {replayed}"
+    )
 
 
 def test_a_topic_created_just_before_is_in_the_first_assignment(
@@ -232,8 +275,9 @@ def test_a_topic_created_just_before_is_in_the_first_assignment(
         with caplog.at_level(logging.WARNING):
             start = time.monotonic()
             plain_conf = {**conf, "partition.assignment.strategy": "range"}
-            consumer: Any = (Consumer(conf, assignor="range") if impl == "ours"
-                             else confluent_kafka.Consumer(plain_conf))
+            consumer: Any = (
+                Consumer(conf, assignor="range") if impl == "ours" else confluent_kafka.Consumer(plain_conf)
+            )
             consumer.subscribe([new_topic], on_assign=on_assign)
             deadline = start + 60
             while not first and time.monotonic() < deadline:
@@ -242,8 +286,10 @@ def test_a_topic_created_just_before_is_in_the_first_assignment(
             consumer.close()
         assert first and first[0] == list(range(PARTITIONS)), (impl, first)
         assert not [r for r in caplog.records if "left unassigned" in r.getMessage()], impl
-    print(f"\njoin (constructor + subscribe -> on_assign) on a new topic: ours {joins['ours']:.2f} s, "
-          f"plain {joins['plain']:.2f} s")
+    print(
+        f"\njoin (constructor + subscribe -> on_assign) on a new topic: ours {joins['ours']:.2f} s, "
+        f"plain {joins['plain']:.2f} s"
+    )
 
 
 def test_a_pattern_subscription_picks_up_a_topic_created_after_the_group_started(kafka_cluster: Any) -> None:
@@ -257,8 +303,14 @@ def test_a_pattern_subscription_picks_up_a_topic_created_after_the_group_started
     prefix = f"cf-pat-{uuid.uuid4().hex[:8]}"
     admin = AdminClient({"bootstrap.servers": bootstrap})
     admin.create_topics([NewTopic(f"{prefix}-a", 2, 2), NewTopic(f"{prefix}-other", 2, 2)])
-    consumer = Consumer(_conf(bootstrap, f"cf-pat-{uuid.uuid4().hex[:8]}", **{
-        "enable.auto.commit": False, "topic.metadata.refresh.interval.ms": 2000}), assignor="range")
+    consumer = Consumer(
+        _conf(
+            bootstrap,
+            f"cf-pat-{uuid.uuid4().hex[:8]}",
+            **{"enable.auto.commit": False, "topic.metadata.refresh.interval.ms": 2000},
+        ),
+        assignor="range",
+    )
     try:
         consumer.subscribe([f"^{prefix}-a.*", f"{prefix}-other"])
 

@@ -31,13 +31,22 @@ WORKER = str(Path(__file__).with_name("confluent_member.py"))
 
 
 class Worker(MemberProcess):
-    def __init__(self, bootstrap: str, group: str, name: str, topic: str, strategy: str,
-                 log_dir: Path, **extra: Any) -> None:
+    def __init__(
+        self, bootstrap: str, group: str, name: str, topic: str, strategy: str, log_dir: Path, **extra: Any
+    ) -> None:
         self.name = name
-        config = {"bootstrap": bootstrap, "group": group, "name": name, "topics": [topic],
-                  "strategy": strategy, "session_timeout_ms": int(SESSION_TIMEOUT_S * 1000), **extra}
+        config = {
+            "bootstrap": bootstrap,
+            "group": group,
+            "name": name,
+            "topics": [topic],
+            "strategy": strategy,
+            "session_timeout_ms": int(SESSION_TIMEOUT_S * 1000),
+            **extra,
+        }
         self.log = tempfile.NamedTemporaryFile(  # noqa: SIM115
-            prefix=f"cf-{name}-", suffix=".log", delete=False, dir=log_dir)
+            prefix=f"cf-{name}-", suffix=".log", delete=False, dir=log_dir
+        )
         super().__init__([sys.executable, WORKER, json.dumps(config)], stderr=self.log)
 
     def diagnosis(self) -> str:
@@ -54,16 +63,24 @@ class Worker(MemberProcess):
             time.sleep(1.0)
         with open(self.log.name, errors="replace") as err:
             stderr = "".join(line for line in err.readlines() if not line.startswith("%"))[-6000:]
-        return (f"{self.name}: process state {state}; last events {self.snapshot()[-8:]}\n"
-                f"--- {self.name} stderr (end) ---\n{stderr}")
+        return (
+            f"{self.name}: process state {state}; last events {self.snapshot()[-8:]}\n"
+            f"--- {self.name} stderr (end) ---\n{stderr}"
+        )
 
     def owned(self) -> set[int]:
         event = self.last("assignment")
         return set(event["parts"]) if event else set()
 
     def first_time_owning(self, parts: set[int], after: float = 0.0) -> float | None:
-        return next((e["t"] for e in self.snapshot()
-                     if e["ev"] == "assignment" and set(e["parts"]) == parts and e["t"] >= after), None)
+        return next(
+            (
+                e["t"]
+                for e in self.snapshot()
+                if e["ev"] == "assignment" and set(e["parts"]) == parts and e["t"] >= after
+            ),
+            None,
+        )
 
     def records(self) -> list[tuple[int, int]]:
         return [(p, o) for e in self.snapshot() if e["ev"] == "recs" for p, o, _ in e["items"]]
@@ -115,8 +132,9 @@ class KeyedProducer:
         batch = max(1, self.rate // 20)
         while not self._stop.is_set() and self.sent < self.limit:
             for _ in range(min(batch, self.limit - self.sent)):
-                self.producer.produce(self.topic, key=f"k{self.sent}".encode(), value=b"v",
-                                      on_delivery=self._report)
+                self.producer.produce(
+                    self.topic, key=f"k{self.sent}".encode(), value=b"v", on_delivery=self._report
+                )
                 self.sent += 1
             self.producer.poll(0)
             time.sleep(0.05)
@@ -225,17 +243,21 @@ def test_failover_priorities_kill_close_rejoin_no_loss(
     assert set(consumed) == produced, "records lost or invented"
     duplicates = len(consumed) - len(set(consumed))
     bound = sum(w.uncommitted_at_loss() for w in (p10, p5, p1))
-    print(f"\nfailover: produced {len(produced)}, consumed {len(consumed)}, duplicates {duplicates} "
-          f"(bound {bound}), SIGKILL takeover {took:.2f}s, close takeover {took_close:.2f}s")
+    print(
+        f"\nfailover: produced {len(produced)}, consumed {len(consumed)}, duplicates {duplicates} "
+        f"(bound {bound}), SIGKILL takeover {took:.2f}s, close takeover {took_close:.2f}s"
+    )
     assert duplicates <= bound
     refused = [e for w in workers for e in w.snapshot() if e["ev"] == "commit-refused"]
     assert not refused, refused
-    _described_like_kafka_consumer_groups(kafka_cluster.bootstrap_servers, group, topic,
-                                          {"p10b": set(range(PARTITIONS)), "p1": set()})
+    _described_like_kafka_consumer_groups(
+        kafka_cluster.bootstrap_servers, group, topic, {"p10b": set(range(PARTITIONS)), "p1": set()}
+    )
 
 
-def _described_like_kafka_consumer_groups(bootstrap: str, group: str, topic: str,
-                                          expected: dict[str, set[int]], protocol: str = "failover") -> None:
+def _described_like_kafka_consumer_groups(
+    bootstrap: str, group: str, topic: str, expected: dict[str, set[int]], protocol: str = "failover"
+) -> None:
     """What ``kafka-consumer-groups.sh --describe`` shows, through the same admin RPCs
     (DescribeGroups, OffsetFetch, ListOffsets): a Stable group with protocol ``failover``, each
     member (client id) with its partitions, and lag 0 once the owner committed everything."""
@@ -288,19 +310,25 @@ def test_a_member_that_lost_its_membership_stops_delivering_and_its_commits_are_
     except AssertionError as exc:  # seen once in CI, with nothing on high's stderr: say what it was doing
         raise AssertionError(f"{exc}\n{high.diagnosis()}") from None
     assert set(lost["parts"]) == set(range(PARTITIONS))
+
     def refused_after_lost() -> bool:
         return any(e["ev"] == "commit-refused" and e["why"] == "after-lost" for e in high.snapshot())
 
     wait_until(refused_after_lost, 20, "high's commit after the loss refused")
     # nothing delivered between the stop and the loss: the lost partitions were low's already
     back_at = _owner_is(high, [low], "high owning everything again", 60)
-    stale = [e for e in high.snapshot() if e["ev"] == "recs" and stopped_at < e["t"] < back_at
-             and e["t"] < lost["t"]]
+    stale = [
+        e
+        for e in high.snapshot()
+        if e["ev"] == "recs" and stopped_at < e["t"] < back_at and e["t"] < lost["t"]
+    ]
     assert not stale, f"{sum(len(e['items']) for e in stale)} records delivered after the session expired"
     stale_commits = [e for e in high.snapshot() if e["ev"] == "committed" and stopped_at < e["t"] < back_at]
     assert not stale_commits, stale_commits  # refused by us, or by the broker (periodic commit raced)
-    print(f"\nfenced: standby took over {took - stopped_at:.2f}s after SIGSTOP; refused after SIGCONT: "
-          f"{[(e['why'], e['error']) for e in high.snapshot() if e['ev'] == 'commit-refused']}")
+    print(
+        f"\nfenced: standby took over {took - stopped_at:.2f}s after SIGSTOP; refused after SIGCONT: "
+        f"{[(e['why'], e['error']) for e in high.snapshot() if e['ev'] == 'commit-refused']}"
+    )
     producer.finish(60)
     produced = producer.delivered
     wait_until(lambda: produced <= set(high.records()) | set(low.records()), 60, "every record consumed")
@@ -308,8 +336,9 @@ def test_a_member_that_lost_its_membership_stops_delivering_and_its_commits_are_
 
 def _double_owners(workers: list[Worker]) -> list[str]:
     """Replay every member's assignment changes in time order: a partition never has two owners."""
-    timeline = sorted((e["t"], w.name, set(e["parts"])) for w in workers for e in w.snapshot()
-                      if e["ev"] == "assignment")
+    timeline = sorted(
+        (e["t"], w.name, set(e["parts"])) for w in workers for e in w.snapshot() if e["ev"] == "assignment"
+    )
     owned: dict[str, set[int]] = {}
     problems = []
     for t, name, parts in timeline:
@@ -346,12 +375,17 @@ def test_cooperative_sticky_moves_only_what_the_joiner_takes(
         for w in members[:-1]:
             kept = w.owned()
             assert kept == before[w.name] - taken, f"{w.name} lost more than {joiner} took"
-            revoked = {p for e in w.snapshot() if e["ev"] == "revoke" and e["t"] >= joined_at
-                       for p in e["parts"]}
+            revoked = {
+                p for e in w.snapshot() if e["ev"] == "revoke" and e["t"] >= joined_at for p in e["parts"]
+            }
             assert revoked == before[w.name] - kept, f"{w.name} revoked {revoked}"
             # it never stopped: records of the partitions it kept kept coming during the rebalance
-            during = {p for e in w.snapshot() if e["ev"] == "recs" and joined_at <= e["t"] <= settled_at
-                      for p, _, _ in e["items"]}
+            during = {
+                p
+                for e in w.snapshot()
+                if e["ev"] == "recs" and joined_at <= e["t"] <= settled_at
+                for p, _, _ in e["items"]
+            }
             assert kept <= during, f"{w.name}: nothing from {sorted(kept - during)} while {joiner} joined"
             assert all(e["parts"] for e in w.snapshot() if e["ev"] == "assignment" and e["t"] >= joined_at)
         time.sleep(1)
@@ -373,13 +407,18 @@ def test_auto_commit_static_member_and_rack_reach_the_group(
     group = f"cf-auto-{uuid.uuid4().hex[:8]}"
     producer = KeyedProducer(kafka_cluster.bootstrap_servers, topic, rate_per_s=2000, limit=3000)
     request.addfinalizer(producer.stop)
-    conf = {"enable.auto.commit": True, "auto.commit.interval.ms": 200,
-            "group.instance.id": "static-a", "client.rack": "rack1"}
+    conf = {
+        "enable.auto.commit": True,
+        "auto.commit.interval.ms": 200,
+        "group.instance.id": "static-a",
+        "client.rack": "rack1",
+    }
     member = spawn(group, "auto", topic, "range", conf=conf)
     producer.finish(60)
     wait_until(lambda: producer.delivered <= set(member.records()), 60, "every record consumed")
-    _described_like_kafka_consumer_groups(kafka_cluster.bootstrap_servers, group, topic,
-                                          {"auto": set(range(PARTITIONS))}, protocol="range")
+    _described_like_kafka_consumer_groups(
+        kafka_cluster.bootstrap_servers, group, topic, {"auto": set(range(PARTITIONS))}, protocol="range"
+    )
     admin = KafkaAdminClient(bootstrap_servers=kafka_cluster.bootstrap_servers, client_id="cf-live")
     try:
         (described,) = admin.describe_groups([group]).values()

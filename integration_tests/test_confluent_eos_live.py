@@ -40,7 +40,8 @@ class EosMember(MemberProcess):
     def __init__(self, config: dict[str, Any], log_dir: Path) -> None:
         self.name = config["name"]
         self.log = tempfile.NamedTemporaryFile(  # noqa: SIM115
-            prefix=f"eos-{self.name}-", suffix=".log", delete=False, dir=log_dir)
+            prefix=f"eos-{self.name}-", suffix=".log", delete=False, dir=log_dir
+        )
         super().__init__([sys.executable, MEMBER, json.dumps(config)], stderr=self.log)
 
     def owned(self) -> set[int]:
@@ -78,8 +79,10 @@ def _topics(bootstrap: str) -> tuple[str, str]:
 
     admin = KafkaAdminClient(bootstrap_servers=bootstrap, client_id="eos-live")
     try:
-        return (create_ready_topic(admin, "eos-in", PARTITIONS, 3),
-                create_ready_topic(admin, "eos-out", PARTITIONS, 3))
+        return (
+            create_ready_topic(admin, "eos-in", PARTITIONS, 3),
+            create_ready_topic(admin, "eos-out", PARTITIONS, 3),
+        )
     finally:
         admin.close()
 
@@ -89,9 +92,14 @@ def _read_output(bootstrap: str, topic: str, isolation: str) -> list[str]:
     reads, up to the end of each partition (the last stable offset: every transaction resolved)."""
     import confluent_kafka
 
-    reader = confluent_kafka.Consumer({"bootstrap.servers": bootstrap, "isolation.level": isolation,
-                                       "group.id": f"eos-reader-{uuid.uuid4().hex[:6]}",
-                                       "enable.auto.commit": False})
+    reader = confluent_kafka.Consumer(
+        {
+            "bootstrap.servers": bootstrap,
+            "isolation.level": isolation,
+            "group.id": f"eos-reader-{uuid.uuid4().hex[:6]}",
+            "enable.auto.commit": False,
+        }
+    )
     try:
         begin = confluent_kafka.OFFSET_BEGINNING
         tps = [confluent_kafka.TopicPartition(topic, p, begin) for p in range(PARTITIONS)]
@@ -135,9 +143,20 @@ def test_a_fenced_members_transaction_is_refused_and_the_output_holds_every_reco
     members: list[EosMember] = []
 
     def start(name: str, priority: int, **extra: Any) -> EosMember:
-        member = EosMember({"bootstrap": bootstrap, "group": group, "name": name, "input": source,
-                            "output": sink, "priority": priority, "transactional_id": f"{group}-{name}",
-                            "session_timeout_ms": int(SESSION_TIMEOUT_S * 1000), **extra}, tmp_path)
+        member = EosMember(
+            {
+                "bootstrap": bootstrap,
+                "group": group,
+                "name": name,
+                "input": source,
+                "output": sink,
+                "priority": priority,
+                "transactional_id": f"{group}-{name}",
+                "session_timeout_ms": int(SESSION_TIMEOUT_S * 1000),
+                **extra,
+            },
+            tmp_path,
+        )
         members.append(member)
         return member
 
@@ -151,8 +170,11 @@ def test_a_fenced_members_transaction_is_refused_and_the_output_holds_every_reco
     active = start("p10", 10, pause_at_batch=3, then_unfenced=True)
     wait_until(lambda: active.owned() == set(range(PARTITIONS)), 60, "p10 owning every partition")
     standby = start("p5", 5)
-    wait_until(lambda: standby.last("assignment") is not None and active.owned() == set(range(PARTITIONS)),
-               60, "p5 in the group, p10 still owning everything")
+    wait_until(
+        lambda: standby.last("assignment") is not None and active.owned() == set(range(PARTITIONS)),
+        60,
+        "p5 in the group, p10 still owning everything",
+    )
 
     producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 5, "acks": "all"})
     delivered: set[tuple[int, int]] = set()
@@ -168,20 +190,33 @@ def test_a_fenced_members_transaction_is_refused_and_the_output_holds_every_reco
 
     pause = _wait(lambda: active.last("pause-point"), 60, "p10 in its third transaction", members)
     assert pause["records"] > 0 and pause["generation"] >= 1 and pause["member_id"]
-    assert (pause["generation"], pause["member_id"]) == (pause["coordinator_generation"],
-                                                          pause["coordinator_member_id"])
+    assert (pause["generation"], pause["member_id"]) == (
+        pause["coordinator_generation"],
+        pause["coordinator_member_id"],
+    )
     os.kill(active.proc.pid, signal.SIGSTOP)  # a long GC pause, with its transaction open
     try:
-        _wait(lambda: standby.owned() == set(range(PARTITIONS)), SESSION_TIMEOUT_S + 30,
-              "p5 owning every partition after p10 stopped", members)
-        _wait(lambda: {**active.committed(), **standby.committed()} == high, 180,
-              "p5 through every input record", members)
+        _wait(
+            lambda: standby.owned() == set(range(PARTITIONS)),
+            SESSION_TIMEOUT_S + 30,
+            "p5 owning every partition after p10 stopped",
+            members,
+        )
+        _wait(
+            lambda: {**active.committed(), **standby.committed()} == high,
+            180,
+            "p5 through every input record",
+            members,
+        )
     finally:
         os.kill(active.proc.pid, signal.SIGCONT)
     active.send("go")
-    outcome = _wait(lambda: next((e for e in active.snapshot()
-                                  if e["ev"] in ("refused", "committed-after-pause")), None),
-                    60, "p10's transaction answered", members)
+    outcome = _wait(
+        lambda: next((e for e in active.snapshot() if e["ev"] in ("refused", "committed-after-pause")), None),
+        60,
+        "p10's transaction answered",
+        members,
+    )
     print(f"\nzombie p10 (generation {pause['generation']}) sending its offsets: {json.dumps(outcome)}")
     assert outcome["ev"] == "refused", active.log_tail()
     assert outcome["code"] in ("ILLEGAL_GENERATION", "UNKNOWN_MEMBER_ID", "FENCED_INSTANCE_ID"), outcome
@@ -197,10 +232,15 @@ def test_a_fenced_members_transaction_is_refused_and_the_output_holds_every_reco
     assert all(o < high[p] for p, o in zombie_offsets.items())
     takeover = [e for e in standby.snapshot() if e["ev"] == "txn-committed"]
     assert takeover and all(e["generation"] > pause["generation"] for e in takeover)
-    owned_at = next(e["t"] for e in standby.snapshot()
-                    if e["ev"] == "assignment" and set(e["parts"]) == set(range(PARTITIONS)))
-    print(f"p5 owned everything {owned_at - pause['t']:.1f} s after p10's pause point, then committed "
-          f"{len(takeover)} transactions in {takeover[-1]['t'] - owned_at:.1f} s")
+    owned_at = next(
+        e["t"]
+        for e in standby.snapshot()
+        if e["ev"] == "assignment" and set(e["parts"]) == set(range(PARTITIONS))
+    )
+    print(
+        f"p5 owned everything {owned_at - pause['t']:.1f} s after p10's pause point, then committed "
+        f"{len(takeover)} transactions in {takeover[-1]['t'] - owned_at:.1f} s"
+    )
 
     committed_values = _read_output(bootstrap, sink, "read_committed")
     expected = Counter(f"{p}:{o}" for p, o in delivered)
@@ -211,5 +251,7 @@ def test_a_fenced_members_transaction_is_refused_and_the_output_holds_every_reco
     uncommitted = Counter(_read_output(bootstrap, sink, "read_uncommitted"))
     twice = sum(1 for n in uncommitted.values() if n > 1)
     assert twice == pause["records"], (twice, pause["records"])
-    print(f"output (read_committed): {len(committed_values)} records for {RECORDS} inputs, each once; "
-          f"the zombie's aborted batch of {pause['records']} visible only to read_uncommitted")
+    print(
+        f"output (read_committed): {len(committed_values)} records for {RECORDS} inputs, each once; "
+        f"the zombie's aborted batch of {pause['records']} visible only to read_uncommitted"
+    )

@@ -43,7 +43,8 @@ class AnyMember(MemberProcess):
     def __init__(self, name: str, argv: list[str], log_dir: Path) -> None:
         self.name = name
         self.log = tempfile.NamedTemporaryFile(  # noqa: SIM115
-            prefix=f"cf-mixed-{name}-", suffix=".log", delete=False, dir=log_dir)
+            prefix=f"cf-mixed-{name}-", suffix=".log", delete=False, dir=log_dir
+        )
         super().__init__(argv, stderr=self.log)
 
     def owned(self) -> set[int]:
@@ -62,17 +63,37 @@ def mixed(kafka_cluster: Any, java_member_classpath: str, tmp_path: Path) -> Any
     def start(kind: str, group: str, topic: str, priority: int) -> AnyMember:
         name = f"{kind}-p{priority}"
         if kind == "java":
-            argv = [shutil.which("java") or "java", "-cp", java_member_classpath,
-                    "io.kafkaplacement.conformance.live.GroupMember", bootstrap, group, name, topic,
-                    f"failover:{priority}"]
+            argv = [
+                shutil.which("java") or "java",
+                "-cp",
+                java_member_classpath,
+                "io.kafkaplacement.conformance.live.GroupMember",
+                bootstrap,
+                group,
+                name,
+                topic,
+                f"failover:{priority}",
+            ]
         elif kind == "kafka-python":
-            config = {"bootstrap": bootstrap, "group": group, "name": name, "topics": [topic],
-                      "strategy": "failover", "priority": priority}
+            config = {
+                "bootstrap": bootstrap,
+                "group": group,
+                "name": name,
+                "topics": [topic],
+                "strategy": "failover",
+                "priority": priority,
+            }
             argv = [sys.executable, str(HERE / "kafka_python_member.py"), json.dumps(config)]
         else:
-            config = {"bootstrap": bootstrap, "group": group, "name": name, "topics": [topic],
-                      "strategy": "failover", "priority": priority,
-                      "session_timeout_ms": int(SESSION_TIMEOUT_S * 1000)}
+            config = {
+                "bootstrap": bootstrap,
+                "group": group,
+                "name": name,
+                "topics": [topic],
+                "strategy": "failover",
+                "priority": priority,
+                "session_timeout_ms": int(SESSION_TIMEOUT_S * 1000),
+            }
             argv = [sys.executable, str(HERE / "confluent_member.py"), json.dumps(config)]
         member = AnyMember(name, argv, tmp_path)
         started.append(member)
@@ -88,7 +109,8 @@ def _only_owner(owner: AnyMember, members: list[AnyMember], what: str) -> None:
 
     def settled() -> bool:
         return owner.alive_owned() == everything and all(
-            not m.alive_owned() for m in members if m is not owner)
+            not m.alive_owned() for m in members if m is not owner
+        )
 
     try:
         wait_until(settled, 60, what)

@@ -39,8 +39,12 @@ def _double_owners(workers: list[Worker]) -> list[str]:
     """Replay every member's on_revoke/on_lost/on_assign calls in time order (eager: everything
     revoked, the new set assigned; cooperative: only what moves); at close a member revokes what
     it owns. A partition is never assigned to one member while another still owns it."""
-    timeline = sorted((e["t"], w.name, e["ev"], set(e["parts"])) for w in workers for e in w.snapshot()
-                      if e["ev"] in ("revoke", "lost", "assign"))
+    timeline = sorted(
+        (e["t"], w.name, e["ev"], set(e["parts"]))
+        for w in workers
+        for e in w.snapshot()
+        if e["ev"] in ("revoke", "lost", "assign")
+    )
     owned: dict[str, set[int]] = {w.name: set() for w in workers}
     problems = []
     for t, name, kind, parts in timeline:
@@ -56,12 +60,16 @@ def _double_owners(workers: list[Worker]) -> list[str]:
 
 def _balanced(members: list[Worker]) -> bool:
     owned = [m.owned() for m in members]
-    return (all(len(o) == PARTITIONS // len(members) for o in owned)
-            and set().union(*owned) == set(range(PARTITIONS)))
+    return all(len(o) == PARTITIONS // len(members) for o in owned) and set().union(*owned) == set(
+        range(PARTITIONS)
+    )
 
 
 def test_rolling_upgrade_range_to_cooperative_sticky_never_owns_a_partition_twice(
-    kafka_cluster: Any, topic: str, spawn: Any, request: pytest.FixtureRequest  # noqa: F811
+    kafka_cluster: Any,
+    topic: str,  # noqa: F811  (fixture)
+    spawn: Any,  # noqa: F811  (fixture)
+    request: pytest.FixtureRequest,
 ) -> None:
     bootstrap = kafka_cluster.bootstrap_servers
     group = f"cf-upgrade-{uuid.uuid4().hex[:8]}"
@@ -77,9 +85,12 @@ def test_rolling_upgrade_range_to_cooperative_sticky_never_owns_a_partition_twic
     for step, strategy in ((1, "cooperative-sticky,range"), (2, "cooperative-sticky")):
         for i, name in enumerate("ab"):
             members[i].close()
-            staying = members[:i] + members[i + 1:]
-            wait_until(lambda staying=staying: _balanced(staying), 90,
-                       f"step {step}: {name} left, the other member owns everything")
+            staying = members[:i] + members[i + 1 :]
+            wait_until(
+                lambda staying=staying: _balanced(staying),
+                90,
+                f"step {step}: {name} left, the other member owns everything",
+            )
             members[i] = spawn(group, f"{name}{step}", topic, strategy)
             everyone.append(members[i])
             wait_until(lambda: _balanced(members), 90, f"step {step}: {name} rolled, group balanced")

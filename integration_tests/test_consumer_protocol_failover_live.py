@@ -78,8 +78,12 @@ class Member(MemberProcess):
 
 def timeline(members: list[Member]) -> str:
     """Every member's assignment changes and commits, in time order (for a failure message)."""
-    events = sorted((e["t"], e["name"], e["ev"], e.get("parts", e.get("why")))
-                    for m in members for e in m.snapshot() if e["ev"] in ("assignment", "ready", "closed"))
+    events = sorted(
+        (e["t"], e["name"], e["ev"], e.get("parts", e.get("why")))
+        for m in members
+        for e in m.snapshot()
+        if e["ev"] in ("assignment", "ready", "closed")
+    )
     first = events[0][0] if events else 0.0
     return "; ".join(f"{t - first:.1f}s {name} {ev} {detail}" for t, name, ev, detail in events)
 
@@ -98,12 +102,21 @@ def spawn(kafka_cluster: Any, java_member_classpath: str, tmp_path: Path) -> Ite
     def start(name: str, priority: int, topic: str, *, java: bool = False, rack: str | None = None) -> Member:
         if java:
             properties = tmp_path / f"{name}.properties"
-            properties.write_text(java_failover_properties(
-                priority, rack, {"bootstrap.servers": kafka_cluster.bootstrap_servers, "group.id": group}))
+            properties.write_text(
+                java_failover_properties(
+                    priority, rack, {"bootstrap.servers": kafka_cluster.bootstrap_servers, "group.id": group}
+                )
+            )
             argv = ["java", "-Xmx192m", "-cp", java_member_classpath, JAVA_MAIN, str(properties), name, topic]
         else:
-            config: Json = {"name": name, "bootstrap": kafka_cluster.bootstrap_servers, "group": group,
-                            "topic": topic, "priority": priority, "rack": rack}
+            config: Json = {
+                "name": name,
+                "bootstrap": kafka_cluster.bootstrap_servers,
+                "group": group,
+                "topic": topic,
+                "priority": priority,
+                "rack": rack,
+            }
             argv = [sys.executable, str(MEMBER_SCRIPT), json.dumps(config)]
         member = Member(name, argv)
         members.append(member)
@@ -114,8 +127,9 @@ def spawn(kafka_cluster: Any, java_member_classpath: str, tmp_path: Path) -> Ite
         member.kill()
 
 
-def test_failover_on_the_consumer_protocol(kafka_cluster: Any, topic: str,
-                                           spawn: Callable[..., Member]) -> None:
+def test_failover_on_the_consumer_protocol(
+    kafka_cluster: Any, topic: str, spawn: Callable[..., Member]
+) -> None:
     producer = KeyedProducer(kafka_cluster.bootstrap_servers, topic, records=RECORDS, rate_per_s=RATE_PER_S)
     m10 = spawn("p10", 10, topic)
     wait_until(lambda: m10.owned() == ALL, 90, "priority 10 to own every partition")
@@ -125,7 +139,8 @@ def test_failover_on_the_consumer_protocol(kafka_cluster: Any, topic: str,
     time.sleep(3)  # standbys stay idle while 10 lives
     assert m10.owned() == ALL and m5.owned() == [] and m1.owned() == [], timeline([m10, m5, m1])
     assert m5.records() == [] and m1.records() == [], (
-        "a standby consumed while priority 10 was alive: " + timeline([m10, m5, m1]))
+        "a standby consumed while priority 10 was alive: " + timeline([m10, m5, m1])
+    )
     assert m10.records(), "priority 10 consumed nothing"
 
     killed_at = time.time()
@@ -147,8 +162,11 @@ def test_failover_on_the_consumer_protocol(kafka_cluster: Any, topic: str,
 
     producer.finish()
     members = [m10, m5, m1, back]
-    wait_until(lambda: producer.delivered <= {(p, o) for m in members for p, o, _, _ in m.records()},
-               90, "every delivered record to be consumed")
+    wait_until(
+        lambda: producer.delivered <= {(p, o) for m in members for p, o, _, _ in m.records()},
+        90,
+        "every delivered record to be consumed",
+    )
     assert not producer.errors and len(producer.delivered) == RECORDS
     for member in (m1, back):
         member.close()
@@ -160,9 +178,11 @@ def test_failover_on_the_consumer_protocol(kafka_cluster: Any, topic: str,
     # the at-least-once window: what the SIGKILLed member consumed after its last commit
     last_commit = max((e["t"] for e in m10.snapshot() if e["ev"] == "committed"), default=0.0)
     uncommitted = {(p, o) for p, o, _, t in m10.records() if t >= last_commit}
-    print(f"\nconsumer protocol failover: SIGKILL -> 5 owns all in {kill_s:.1f}s (session {SESSION_S:.0f}s), "
-          f"clean close -> 1 owns all in {close_s:.1f}s; {RECORDS:,} records, {len(duplicates)} duplicates, "
-          f"bound {len(uncommitted)} (consumed by the killed member after its last commit)")
+    print(
+        f"\nconsumer protocol failover: SIGKILL -> 5 owns all in {kill_s:.1f}s (session {SESSION_S:.0f}s), "
+        f"clean close -> 1 owns all in {close_s:.1f}s; {RECORDS:,} records, {len(duplicates)} duplicates, "
+        f"bound {len(uncommitted)} (consumed by the killed member after its last commit)"
+    )
     assert duplicates <= uncommitted, duplicate_report(duplicates - uncommitted, members)
 
 
@@ -174,16 +194,21 @@ def duplicate_report(duplicates: set[tuple[int, int]], members: list[Member]) ->
         seen = [(round(t, 2), m.name) for m in members for p, o, _, t in m.records() if (p, o) == po]
         lines.append(f"{po}: consumed by {sorted(seen)}")
     for m in members:
-        commits = [(round(e["t"], 2), e["ev"], e.get("why"), e.get("error")) for e in m.snapshot()
-                   if e["ev"] in ("committed", "commit-nothing", "closing", "closed")]
+        commits = [
+            (round(e["t"], 2), e["ev"], e.get("why"), e.get("error"))
+            for e in m.snapshot()
+            if e["ev"] in ("committed", "commit-nothing", "closing", "closed")
+        ]
         failed = [c for c in commits if c[1] == "commit-nothing"]
-        lines.append(f"{m.name}: {len(commits)} commit events, not committed: {failed[:5]}, "
-                     f"last: {commits[-3:]}")
+        lines.append(
+            f"{m.name}: {len(commits)} commit events, not committed: {failed[:5]}, last: {commits[-3:]}"
+        )
     return "\n".join(lines) + "\n" + timeline(members)
 
 
-def test_fetch_from_follower_with_a_priority_in_the_rack(kafka_cluster: Any, topic: str,
-                                                       spawn: Callable[..., Member]) -> None:
+def test_fetch_from_follower_with_a_priority_in_the_rack(
+    kafka_cluster: Any, topic: str, spawn: Callable[..., Member]
+) -> None:
     from confluent_kafka.admin import AdminClient
 
     racks = kafka_cluster.broker_racks

@@ -87,22 +87,30 @@ def by_client(description: Any) -> dict[str, Any]:
     return {m["client_id"]: m for m in description["members"]}
 
 
-def test_classic_failover_group(kafka_cluster: Any, topic: str, members: list[Any], tmp_path: Path,
-                                capsys: pytest.CaptureFixture[str]) -> None:
+def test_classic_failover_group(
+    kafka_cluster: Any, topic: str, members: list[Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     bootstrap = kafka_cluster.bootstrap_servers
     group = f"describe-classic-{uuid.uuid4().hex[:8]}"
     active = Worker(bootstrap, group, "kp-p10", [topic], "failover", str(tmp_path), priority=10)
     standby = Worker(bootstrap, group, "kp-p5", [topic], "failover", str(tmp_path), priority=5)
     members.extend([active, standby])
     everything = set(range(PARTITIONS))
-    wait_until(lambda: _owned(active) == everything and standby.last("assignment") is not None
-               and not _owned(standby), 90, "p10 owning every partition, p5 in the group")
+    wait_until(
+        lambda: (
+            _owned(active) == everything and standby.last("assignment") is not None and not _owned(standby)
+        ),
+        90,
+        "p10 owning every partition, p5 in the group",
+    )
     code, out = settled(bootstrap, group, capsys, {"kp-p10", "kp-p5"})
     assert code == 0, out
     assert (out["protocol"], out["assignor"], out["state"]) == ("classic", "failover", "Stable")
     seen = by_client(out)
     assert {c: (m["priority"], m["priority_source"]) for c, m in seen.items()} == {
-        "kp-p10": (10, "userData"), "kp-p5": (5, "userData")}
+        "kp-p10": (10, "userData"),
+        "kp-p5": (5, "userData"),
+    }
     assert seen["kp-p10"]["assignment"] == [f"{topic}-{p}" for p in range(PARTITIONS)]
     assert seen["kp-p5"]["assignment"] == []
     assert {m["assignment_user_data"] for m in seen.values()} == {"failover"}
@@ -122,12 +130,24 @@ def test_consumer_protocol_failover_group_shows_priorities_and_racks(
     bootstrap = kafka_cluster.bootstrap_servers
     group = f"describe-kip848-{uuid.uuid4().hex[:8]}"
     everything = set(range(PARTITIONS))
-    high = ConsumerProtocolMember(bootstrap, group, "cp-p10", topic, tmp_path,
-                                  {"group.remote.assignor": "failover", "client.rack": "rack1#priority=10"})
+    high = ConsumerProtocolMember(
+        bootstrap,
+        group,
+        "cp-p10",
+        topic,
+        tmp_path,
+        {"group.remote.assignor": "failover", "client.rack": "rack1#priority=10"},
+    )
     members.append(high)
     wait_until(lambda: high.owned() == everything, 60, "priority 10 owning every partition")
-    low = ConsumerProtocolMember(bootstrap, group, "cp-p5", topic, tmp_path,
-                                 {"group.remote.assignor": "failover", "client.rack": "rack2#priority=5"})
+    low = ConsumerProtocolMember(
+        bootstrap,
+        group,
+        "cp-p5",
+        topic,
+        tmp_path,
+        {"group.remote.assignor": "failover", "client.rack": "rack2#priority=5"},
+    )
     members.append(low)
 
     def both_listed() -> Any:
@@ -139,7 +159,9 @@ def test_consumer_protocol_failover_group_shows_priorities_and_racks(
     assert (out["protocol"], out["assignor"]) == ("consumer", "failover")
     seen = by_client(out)
     assert {c: (m["rack"], m["priority"], m["priority_source"]) for c, m in seen.items()} == {
-        "cp-p10": ("rack1", 10, "client.rack"), "cp-p5": ("rack2", 5, "client.rack")}
+        "cp-p10": ("rack1", 10, "client.rack"),
+        "cp-p5": ("rack2", 5, "client.rack"),
+    }
     assert {c: m["topics"] for c, m in seen.items()} == {"cp-p10": [topic], "cp-p5": [topic]}
     assert seen["cp-p10"]["assignment"] == [f"{topic}-{p}" for p in range(PARTITIONS)]
     assert seen["cp-p10"]["target_assignment"] == seen["cp-p10"]["assignment"]
@@ -162,7 +184,11 @@ def _one_member(bootstrap: str, group: str, capsys: pytest.CaptureFixture[str]) 
 
 
 def test_consumer_protocol_group_with_priorities_in_client_rack(
-    kafka_cluster: Any, topic: str, members: list[Any], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    kafka_cluster: Any,
+    topic: str,
+    members: list[Any],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Members carry priorities in ``client.rack`` but the group runs the broker's default ``uniform``
@@ -171,12 +197,16 @@ def test_consumer_protocol_group_with_priorities_in_client_rack(
     jar, no network) the description falls back to confluent-kafka and says why."""
     bootstrap = kafka_cluster.bootstrap_servers
     group = f"describe-consumer-{uuid.uuid4().hex[:8]}"
-    high = ConsumerProtocolMember(bootstrap, group, "cp-p10", topic, tmp_path,
-                                  {"client.rack": "#priority=10"})
+    high = ConsumerProtocolMember(
+        bootstrap, group, "cp-p10", topic, tmp_path, {"client.rack": "#priority=10"}
+    )
     low = ConsumerProtocolMember(bootstrap, group, "cp-p5", topic, tmp_path, {"client.rack": "#priority=5"})
     members.extend([high, low])
-    wait_until(lambda: high.owned() and low.owned() and len(high.owned() | low.owned()) == PARTITIONS, 60,
-               "uniform spreading the partitions over both consumer-protocol members")
+    wait_until(
+        lambda: high.owned() and low.owned() and len(high.owned() | low.owned()) == PARTITIONS,
+        60,
+        "uniform spreading the partitions over both consumer-protocol members",
+    )
     code, out = describe(bootstrap, group, capsys)
     assert (out["protocol"], out["assignor"]) == ("consumer", "uniform")
     seen = by_client(out)
@@ -185,7 +215,9 @@ def test_consumer_protocol_group_with_priorities_in_client_rack(
         assert member.owned() == {int(p.rsplit("-", 1)[1]) for p in seen[name]["assignment"]}
         assert seen[name]["target_assignment"] is not None
     assert {c: (m["rack"], m["priority"], m["priority_source"]) for c, m in seen.items()} == {
-        "cp-p10": (None, 10, "client.rack"), "cp-p5": (None, 5, "client.rack")}
+        "cp-p10": (None, 10, "client.rack"),
+        "cp-p5": (None, 5, "client.rack"),
+    }
     assert code == 1, out  # priorities in client.rack make it a failover group; uniform breaks the rule
     check = out["failover"]
     assert check["should_be_active"] == [seen["cp-p10"]["member_id"]]
@@ -213,7 +245,8 @@ def test_consumer_protocol_group_with_priorities_in_client_rack(
     assert code == 1, out
     [topic_check] = out["failover"]["topics"]
     assert topic_check["ok"] is False and sorted(topic_check["owners"]) == sorted(
-        m["member_id"] for m in out["members"])
+        m["member_id"] for m in out["members"]
+    )
 
 
 def test_classic_failover_group_whose_active_member_is_not_the_best(
@@ -228,13 +261,31 @@ def test_classic_failover_group_whose_active_member_is_not_the_best(
     leader = Worker(bootstrap, group, "kp-p5", [topic], "failover", str(tmp_path), priority=5)
     members.append(leader)
     wait_until(lambda: _owned(leader) == everything, 90, "p5 alone owning every partition")
-    static = Worker(bootstrap, group, "kp-static", [topic], "failover", str(tmp_path), priority=10,
-                    group_instance_id="static-1", session_timeout_ms=30000)
+    static = Worker(
+        bootstrap,
+        group,
+        "kp-static",
+        [topic],
+        "failover",
+        str(tmp_path),
+        priority=10,
+        group_instance_id="static-1",
+        session_timeout_ms=30000,
+    )
     members.append(static)
     wait_until(lambda: _owned(static) == everything and not _owned(leader), 90, "static p10 taking over")
     static.kill()  # no LeaveGroup: a static member keeps its place until its session times out
-    restarted = Worker(bootstrap, group, "kp-static", [topic], "failover", str(tmp_path), priority=1,
-                       group_instance_id="static-1", session_timeout_ms=30000)
+    restarted = Worker(
+        bootstrap,
+        group,
+        "kp-static",
+        [topic],
+        "failover",
+        str(tmp_path),
+        priority=1,
+        group_instance_id="static-1",
+        session_timeout_ms=30000,
+    )
     members.append(restarted)
     wait_until(lambda: _owned(restarted) == everything, 60, "the restarted static member back in the group")
     code, out = settled(bootstrap, group, capsys, {"kp-p5", "kp-static"})

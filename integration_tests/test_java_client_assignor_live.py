@@ -54,9 +54,11 @@ CLEAN_TAKEOVER_S = 12.0
 JAVA_MAIN = "io.kafkaplacement.conformance.live.ConsumerProtocolMember"  # settings from a .properties file
 CONSUMER_PROTOCOL_MEMBER = Path(__file__).with_name("consumer_protocol_member.py")
 #: The assignor's own lines at INFO, Kafka's from WARN (slf4j-simple, first on the class path, wins over nop).
-JAVA_LOGGING = ["-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-                "-Dorg.slf4j.simpleLogger.log.io.kafkaplacement=info",
-                "-Dorg.slf4j.simpleLogger.showDateTime=true"]
+JAVA_LOGGING = [
+    "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+    "-Dorg.slf4j.simpleLogger.log.io.kafkaplacement=info",
+    "-Dorg.slf4j.simpleLogger.showDateTime=true",
+]
 
 
 class Process(MemberProcess):
@@ -109,23 +111,53 @@ class Group:
         from kafka_placement.broker_plugin.settings import properties_text
         from kafka_placement.client_assignor.build import consumer_settings
 
-        settings = {"bootstrap.servers": self.bootstrap, "group.id": self.group,
-                    "session.timeout.ms": str(SESSION_MS), "heartbeat.interval.ms": "1000",
-                    **consumer_settings(priority, migration_ready=ready)}
+        settings = {
+            "bootstrap.servers": self.bootstrap,
+            "group.id": self.group,
+            "session.timeout.ms": str(SESSION_MS),
+            "heartbeat.interval.ms": "1000",
+            **consumer_settings(priority, migration_ready=ready),
+        }
         properties = self.log_dir / f"{name}.properties"
         properties.write_text(properties_text(settings))
-        argv = ["java", "-Xmx192m", *JAVA_LOGGING, "-cp", self.class_path, JAVA_MAIN, str(properties), name,
-                self.topic]
+        argv = [
+            "java",
+            "-Xmx192m",
+            *JAVA_LOGGING,
+            "-cp",
+            self.class_path,
+            JAVA_MAIN,
+            str(properties),
+            name,
+            self.topic,
+        ]
         return self._add(Process(name, argv, self.log_dir))
 
     def python(self, name: str, priority: int, *, ready: bool) -> Worker:
-        return self._add(Worker(self.bootstrap, self.group, name, [self.topic], "failover", str(self.log_dir),
-                                priority=priority, migration_ready=ready, session_timeout_ms=SESSION_MS,
-                                report_records=True, report_leader=True))
+        return self._add(
+            Worker(
+                self.bootstrap,
+                self.group,
+                name,
+                [self.topic],
+                "failover",
+                str(self.log_dir),
+                priority=priority,
+                migration_ready=ready,
+                session_timeout_ms=SESSION_MS,
+                report_records=True,
+                report_leader=True,
+            )
+        )
 
     def consumer_protocol(self, name: str, priority: int) -> Process:
-        config = {"bootstrap": self.bootstrap, "group": self.group, "name": name, "topic": self.topic,
-                  "priority": priority}
+        config = {
+            "bootstrap": self.bootstrap,
+            "group": self.group,
+            "name": name,
+            "topic": self.topic,
+            "priority": priority,
+        }
         argv = [sys.executable, str(CONSUMER_PROTOCOL_MEMBER), json.dumps(config)]
         return self._add(Process(name, argv, self.log_dir))
 
@@ -137,11 +169,16 @@ class Group:
         return {m.name: owned(m) for m in self.members if m.alive()}
 
     def timeline(self) -> str:
-        events = sorted((e["t"], m.name, e["ev"], e.get("parts")) for m in self.members for e in m.snapshot()
-                        if e["ev"] in ("assignment", "closed", "led"))
+        events = sorted(
+            (e["t"], m.name, e["ev"], e.get("parts"))
+            for m in self.members
+            for e in m.snapshot()
+            if e["ev"] in ("assignment", "closed", "led")
+        )
         first = events[0][0] if events else 0.0
-        return "; ".join(f"{t - first:.1f}s {n} {ev} {parts if parts is not None else ''}"
-                         for t, n, ev, parts in events)
+        return "; ".join(
+            f"{t - first:.1f}s {n} {ev} {parts if parts is not None else ''}" for t, n, ev, parts in events
+        )
 
     def described(self) -> dict[str, tuple[bytes, bytes, bytes]]:
         """DescribeGroups, raw: client id -> (subscription userData, rack id, assignment userData)."""
@@ -160,14 +197,18 @@ class Group:
                 continue
             subscription = ConsumerProtocolSubscription.decode(bytes(m.member_metadata))
             assignment = ConsumerProtocolAssignment.decode(bytes(m.member_assignment))
-            out[str(m.client_id)] = (bytes(subscription.user_data or b""), subscription.rack_id,
-                                     bytes(assignment.user_data or b""))
+            out[str(m.client_id)] = (
+                bytes(subscription.user_data or b""),
+                subscription.rack_id,
+                bytes(assignment.user_data or b""),
+            )
         return out
 
 
 @pytest.fixture()
-def group(kafka_cluster: Any, kafka_topic_factory: Callable[..., str], java_member_classpath: str,
-          tmp_path: Path) -> Iterator[Group]:
+def group(
+    kafka_cluster: Any, kafka_topic_factory: Callable[..., str], java_member_classpath: str, tmp_path: Path
+) -> Iterator[Group]:
     from kafka_placement.client_assignor.build import BUILD, TEST, build_jar
     from kafka_placement.versions import KAFKA_VERSION
 
@@ -201,8 +242,9 @@ def settled(g: Group, active: AnyMember, *, hold_s: float = 3.0) -> None:
         raise AssertionError(f"{exc}: {g.owners()}; {g.timeline()}") from None
 
 
-def described_when(g: Group, expected: Callable[[dict[str, tuple[bytes, bytes, bytes]]], bool],
-                   what: str) -> dict[str, tuple[bytes, bytes, bytes]]:
+def described_when(
+    g: Group, expected: Callable[[dict[str, tuple[bytes, bytes, bytes]]], bool], what: str
+) -> dict[str, tuple[bytes, bytes, bytes]]:
     seen: list[Any] = [None]
 
     def ask() -> bool:
@@ -241,7 +283,10 @@ def test_java_leader_protects_a_mixed_group_and_hands_over_on_close(group: Group
         seen[:] = [_group_describe(g)]
         code, description = seen[0]
         return code == 0 and {m["client_id"]: m["priority"] for m in description.get("members", [])} == {
-            "java30": 30, "py20": 20, "py10": 10}
+            "java30": 30,
+            "py20": 20,
+            "py10": 10,
+        }
 
     try:
         wait_until(describes_the_priorities, 60, "group describe to read the three priorities", step=1.0)
@@ -252,8 +297,11 @@ def test_java_leader_protects_a_mixed_group_and_hands_over_on_close(group: Group
 
     closed_at = time.monotonic()
     java.close(timeout=30)
-    wait_until(lambda: owned(p20) == ALL and owned(p10) == [], CLEAN_TAKEOVER_S,
-               "20 to own every partition after the Java member's clean close")
+    wait_until(
+        lambda: owned(p20) == ALL and owned(p10) == [],
+        CLEAN_TAKEOVER_S,
+        "20 to own every partition after the Java member's clean close",
+    )
     takeover_s = time.monotonic() - closed_at
     settled(g, p20)
     producer.finish(top_up=False)
@@ -263,8 +311,10 @@ def test_java_leader_protects_a_mixed_group_and_hands_over_on_close(group: Group
     assert consumed(p10) == [] and not ever_owned(p10)
     for member in (java, p20, p10):
         assert failover_warnings(member) == [], (member.name, failover_warnings(member))
-    print(f"\nJava-led failover group: {len(producer.delivered):,} records acknowledged, all consumed; "
-          f"clean close of the Java member -> 20 owns all in {takeover_s:.1f}s")
+    print(
+        f"\nJava-led failover group: {len(producer.delivered):,} records acknowledged, all consumed; "
+        f"clean close of the Java member -> 20 owns all in {takeover_s:.1f}s"
+    )
 
 
 def test_python_leader_assigns_the_java_member(group: Group) -> None:
@@ -282,10 +332,14 @@ def test_python_leader_assigns_the_java_member(group: Group) -> None:
     described = described_when(g, lambda d: set(d) == {"java30", "py20"}, "both described")
     assert described["java30"][2] == encode_failover_assignment(30), described
     assert [e for e in p20.snapshot() if e["ev"] == "led" and len(e["members"]) == 2], (
-        "the Python member never led a generation with the Java member: " + g.timeline())
+        "the Python member never led a generation with the Java member: " + g.timeline()
+    )
     producer.finish(top_up=False)
-    wait_until(lambda: producer.delivered <= set(consumed(java)) | set(consumed(p20)), 90,
-               "every acknowledged record to be consumed")
+    wait_until(
+        lambda: producer.delivered <= set(consumed(java)) | set(consumed(p20)),
+        90,
+        "every acknowledged record to be consumed",
+    )
     for member in (java, p20):
         assert failover_warnings(member) == [], (member.name, failover_warnings(member))
 
@@ -306,8 +360,9 @@ def test_migration_ready_java_member_keeps_its_partitions_through_the_conversion
     # every member, Python ones included, takes the Java leader's empty userData for ours (null would be the
     # broker's or a foreign leader's)
     for member in (java, p20, p10):
-        wait_until(lambda m=member: log_lines(m, "INFO", CONVERTIBLE), 30,
-                   f"{member.name} to log {CONVERTIBLE!r}")
+        wait_until(
+            lambda m=member: log_lines(m, "INFO", CONVERTIBLE), 30, f"{member.name} to log {CONVERTIBLE!r}"
+        )
 
     k5 = g.consumer_protocol("k5", 5)
     wait_until(lambda: k5.last("assignment") is not None or not k5.alive(), 90, "5 to join")
@@ -321,8 +376,10 @@ def test_migration_ready_java_member_keeps_its_partitions_through_the_conversion
     assert consumed(p20) == [] and consumed(p10) == [], g.timeline()
     for member in (java, p20, p10):
         assert failover_warnings(member) == [], (member.name, failover_warnings(member))
-    print(f"\nmigration-ready Java-led group converted by a consumer-protocol member: "
-          f"{len(producer.delivered):,} records acknowledged, all consumed, the Java member (30) kept all")
+    print(
+        f"\nmigration-ready Java-led group converted by a consumer-protocol member: "
+        f"{len(producer.delivered):,} records acknowledged, all consumed, the Java member (30) kept all"
+    )
 
 
 def _group_describe(g: Group) -> tuple[int, dict[str, Any]]:

@@ -198,9 +198,11 @@ def check_group(
             watch(described)
         result = stable(members, topic, described) if described is not None else None
         if result is not None:
-            key = (tuple((m.name, m.last_assignment()["gen"]) for m in members),  # type: ignore[index]
-                   tuple(sorted((n, mid) for n, (mid, _) in described[1].items())),  # type: ignore[index]
-                   tuple(sorted((n, tuple(sorted(p))) for n, p in result.items())))
+            key = (
+                tuple((m.name, m.last_assignment()["gen"]) for m in members),  # type: ignore[index]
+                tuple(sorted((n, mid) for n, (mid, _) in described[1].items())),  # type: ignore[index]
+                tuple(sorted((n, tuple(sorted(p))) for n, p in result.items())),
+            )
             if settled[0] is None or settled[0][0] != key:
                 settled[0] = (key, time.monotonic())
             elif time.monotonic() - settled[0][1] >= settle:
@@ -219,10 +221,16 @@ def check_group(
     sizes = sorted(len(parts) for parts in result.values())
     assert sizes[-1] - sizes[0] <= 1, f"{what}: unbalanced {result}"
     led = {m.name: len(m.led()) for m in members if m.side == "python"}
-    fired = [(m.name, e.get("reason", e["ev"])) for m in members for e in m.snapshot()
-             if e["ev"] in ("unstick", "recreate")]
-    print(f"{what}: sizes { {n: len(p) for n, p in result.items()} }, python leader runs {led}"
-          + (f", kafka-python member recoveries so far {fired}" if fired else ""))
+    fired = [
+        (m.name, e.get("reason", e["ev"]))
+        for m in members
+        for e in m.snapshot()
+        if e["ev"] in ("unstick", "recreate")
+    ]
+    print(
+        f"{what}: sizes { {n: len(p) for n, p in result.items()} }, python leader runs {led}"
+        + (f", kafka-python member recoveries so far {fired}" if fired else "")
+    )
     return result
 
 
@@ -324,4 +332,3 @@ def test_python_leader_then_java_leader(spawn: Any, topic: str, admin: Any) -> N
     check_group(admin, group, [java, java2], topic, "python left, java leads")
     assert len(py1.led()) == led_before
     assert double_ownership(members) == []
-

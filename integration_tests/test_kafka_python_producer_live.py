@@ -39,8 +39,9 @@ RESUMED_ACKS = 100  # records acknowledged after the thaw that show the producer
 
 
 @pytest.mark.parametrize("frozen", ["the topic's broker", "every broker"])
-def test_an_idempotent_producer_gets_a_new_id_and_goes_on_after_a_batch_expired(kafka_cluster: Any,
-                                                                                 frozen: str) -> None:
+def test_an_idempotent_producer_gets_a_new_id_and_goes_on_after_a_batch_expired(
+    kafka_cluster: Any, frozen: str
+) -> None:
     from kafka import KafkaAdminClient, KafkaConsumer, TopicPartition
     from kafka.admin import NewTopic
 

@@ -42,9 +42,16 @@ class ConfluentFailoverMember(MemberProcess):
     ) -> None:
         self.name = name
         self.log = tempfile.NamedTemporaryFile(  # noqa: SIM115
-            prefix=f"cf-{name}-", suffix=".log", delete=False, dir=log_dir)
-        config = {"bootstrap": bootstrap, "group": group, "name": name, "topics": [topic],
-                  "strategy": "failover", "priority": priority}
+            prefix=f"cf-{name}-", suffix=".log", delete=False, dir=log_dir
+        )
+        config = {
+            "bootstrap": bootstrap,
+            "group": group,
+            "name": name,
+            "topics": [topic],
+            "strategy": "failover",
+            "priority": priority,
+        }
         argv = [sys.executable, str(HERE / "confluent_member.py"), json.dumps(config)]
         super().__init__(argv, stderr=self.log)
 
@@ -89,28 +96,45 @@ def test_consumer_protocol_member_never_silently_drops_failover_priorities(
         standby = Worker(bootstrap, group, "classic-p5", [topic], "failover", str(tmp_path), priority=5)
     intruder: ConsumerProtocolMember | None = None
     try:
-        wait_until(lambda: _owned(active) == everything and standby.last("assignment") is not None
-                   and not _owned(standby), 90, "p10 owning every partition, p5 in the group with none")
+        wait_until(
+            lambda: (
+                _owned(active) == everything
+                and standby.last("assignment") is not None
+                and not _owned(standby)
+            ),
+            90,
+            "p10 owning every partition, p5 in the group with none",
+        )
         assert _group_type(bootstrap, group) == "CLASSIC"
 
         intruder = ConsumerProtocolMember(bootstrap, group, "consumer-protocol", topic, tmp_path)
         cp = intruder
-        wait_until(lambda: cp.errors() or cp.owned(), 60,
-                   "the consumer-protocol member to be refused or to get partitions")
+        wait_until(
+            lambda: cp.errors() or cp.owned(),
+            60,
+            "the consumer-protocol member to be refused or to get partitions",
+        )
         # whatever the broker did, watch the group long enough for a converted group to rebalance
         deadline = time.monotonic() + WATCH_S
         while time.monotonic() < deadline:
-            state = {"p10": sorted(_owned(active)), "p5": sorted(_owned(standby)),
-                     "consumer": sorted(cp.owned())}
+            state = {
+                "p10": sorted(_owned(active)),
+                "p5": sorted(_owned(standby)),
+                "consumer": sorted(cp.owned()),
+            }
             assert state["p5"] == [] and state["consumer"] == [], (
                 f"failover priorities silently dropped after a consumer-protocol member joined: {state}; "
-                f"errors the consumer-protocol member saw: {cp.errors()}")
+                f"errors the consumer-protocol member saw: {cp.errors()}"
+            )
             time.sleep(0.2)
         assert _owned(active) == everything
         # librdkafka drops the broker's error message ("... because an unsupported custom assignor is
         # in use ..."): it reports GROUP_ID_NOT_FOUND as a fatal error of the consumer
-        refused = [e for e in cp.errors() if "ConsumerGroupHeartbeat fatal error" in e["text"]
-                   and "group id does not exist" in e["text"]]
+        refused = [
+            e
+            for e in cp.errors()
+            if "ConsumerGroupHeartbeat fatal error" in e["text"] and "group id does not exist" in e["text"]
+        ]
         assert refused, f"the consumer-protocol member was not told it was refused: {cp.errors()}"
         assert _group_type(bootstrap, group) == "CLASSIC"
     finally:
@@ -139,13 +163,19 @@ def test_failover_member_joining_a_consumer_protocol_group_logs_that_no_failover
     first = ConsumerProtocolMember(bootstrap, group, "consumer-protocol", topic, tmp_path)
     classic: Worker | None = None
     try:
-        wait_until(lambda: first.owned() == set(range(PARTITIONS)), 60,
-                   "the consumer-protocol member owning every partition")
+        wait_until(
+            lambda: first.owned() == set(range(PARTITIONS)),
+            60,
+            "the consumer-protocol member owning every partition",
+        )
         assert _group_type(bootstrap, group) == "CONSUMER"
         classic = Worker(bootstrap, group, "classic-p10", [topic], "failover", str(tmp_path), priority=10)
         member = classic
-        wait_until(lambda: NOT_FROM_FAILOVER_LEADER in member.log_tail(400), 60,
-                   "the classic failover member's log line saying no failover leader assigned it")
+        wait_until(
+            lambda: NOT_FROM_FAILOVER_LEADER in member.log_tail(400),
+            60,
+            "the classic failover member's log line saying no failover leader assigned it",
+        )
         lines = [line for line in member.log_tail(400).splitlines() if NOT_FROM_FAILOVER_LEADER in line]
         assert len(lines) == 1 and " WARNING " in lines[0], lines
     finally:

@@ -40,8 +40,14 @@ def _topic(cluster: Any, admin: Any, partitions: int) -> str:
     from kafka_placement.testing.topics import create_topic
 
     name = f"net-faults-{uuid.uuid4().hex[:8]}"
-    create_topic(admin, name, partitions, 3, config={"min.insync.replicas": "2"},
-                 fresh_admin=lambda: KafkaAdminClient(**cluster.kafka_python_settings()))
+    create_topic(
+        admin,
+        name,
+        partitions,
+        3,
+        config={"min.insync.replicas": "2"},
+        fresh_admin=lambda: KafkaAdminClient(**cluster.kafka_python_settings()),
+    )
     return name
 
 
@@ -64,9 +70,15 @@ def test_resets_during_metadata_requests_end_kafka_pythons_loop_not_ours(kafka_p
     consumer: Any = None
     try:
         topic = _topic(cluster, admin, partitions=3)
-        consumer = KafkaConsumer(topic, **settings, group_id=f"net-faults-{uuid.uuid4().hex[:8]}",
-                                 auto_offset_reset="earliest", enable_auto_commit=False,
-                                 session_timeout_ms=10_000, heartbeat_interval_ms=1_000)
+        consumer = KafkaConsumer(
+            topic,
+            **settings,
+            group_id=f"net-faults-{uuid.uuid4().hex[:8]}",
+            auto_offset_reset="earliest",
+            enable_auto_commit=False,
+            session_timeout_ms=10_000,
+            heartbeat_interval_ms=1_000,
+        )
         consumed: dict[bytes, tuple[int, int]] = {}
 
         def consume_for(seconds: float) -> None:
@@ -92,8 +104,11 @@ def test_resets_during_metadata_requests_end_kafka_pythons_loop_not_ours(kafka_p
         send("before", BEFORE)
         settle([v for v in futures if v.startswith(b"before")])
         plain.send(topic, b"plain-before").get(timeout=ACK_TIMEOUT_S)
-        wait_until(lambda: consume_for(0.5) or len(consumed) >= BEFORE, CONSUME_TIMEOUT_S,
-                   f"our consumer reading the {BEFORE} records produced before the fault")
+        wait_until(
+            lambda: consume_for(0.5) or len(consumed) >= BEFORE,
+            CONSUME_TIMEOUT_S,
+            f"our consumer reading the {BEFORE} records produced before the fault",
+        )
         assert refresh_loop_ended(client_cluster(plain)) is False  # running, like ours
 
         clients = {"our producer": producer.metadata_refresh, "our consumer": consumer.metadata_refresh}
@@ -103,7 +118,8 @@ def test_resets_during_metadata_requests_end_kafka_pythons_loop_not_ours(kafka_p
             def reached() -> bool:
                 consume_for(0.2)
                 return bool(refresh_loop_ended(client_cluster(plain))) and all(
-                    m.converted for m in clients.values())
+                    m.converted for m in clients.values()
+                )
 
             try:
                 wait_until(reached, FAULT_WINDOW_S, "the resets to reach every client's metadata refresh")
@@ -112,8 +128,10 @@ def test_resets_during_metadata_requests_end_kafka_pythons_loop_not_ours(kafka_p
                 seen = {name: m.converted for name, m in clients.items()}
                 raise AssertionError(f"{exc}: unmended loop ended {ended}, converted {seen}") from None
 
-        print(f"converted under the fault: { {n: len(m.converted) for n, m in clients.items()} }, first "
-              f"{producer.metadata_refresh.converted[:1] or consumer.metadata_refresh.converted[:1]}")
+        print(
+            f"converted under the fault: { {n: len(m.converted) for n, m in clients.items()} }, first "
+            f"{producer.metadata_refresh.converted[:1] or consumer.metadata_refresh.converted[:1]}"
+        )
         # the bug, live: the unmended producer's loop is gone, so a topic it has not seen is never learnt
         assert refresh_loop_ended(client_cluster(plain)) is True
         fresh = _topic(cluster, admin, partitions=1)
@@ -127,8 +145,11 @@ def test_resets_during_metadata_requests_end_kafka_pythons_loop_not_ours(kafka_p
         send("after", AFTER)
         settle([v for v in futures if not v.startswith(b"before")])  # during and after: all acknowledged
         assert len(acked) == BEFORE + DURING + AFTER
-        wait_until(lambda: consume_for(0.5) or set(acked) <= set(consumed), CONSUME_TIMEOUT_S,
-                   "our consumer reading every acknowledged record")
+        wait_until(
+            lambda: consume_for(0.5) or set(acked) <= set(consumed),
+            CONSUME_TIMEOUT_S,
+            "our consumer reading every acknowledged record",
+        )
         for value, where in acked.items():  # nothing acknowledged lost, each where the broker said
             assert consumed[value] == where, value
     finally:
@@ -137,6 +158,7 @@ def test_resets_during_metadata_requests_end_kafka_pythons_loop_not_ours(kafka_p
         producer.close(timeout=10)
         plain.close(timeout=10)
         admin.close()
+
 
 LEADER_LATENCY_S = 3.0
 
@@ -159,8 +181,9 @@ def test_clients_pass_the_proxy_and_brokers_replicate_around_it(kafka_proxied_cl
     topic = f"net-faults-direct-{uuid.uuid4().hex[:8]}"
     producer: Any = None
     try:
-        admin.create_topics([NewTopic(topic, replica_assignments={0: [0, 1, 2]},
-                                      topic_configs={"min.insync.replicas": "3"})])
+        admin.create_topics(
+            [NewTopic(topic, replica_assignments={0: [0, 1, 2]}, topic_configs={"min.insync.replicas": "3"})]
+        )
 
         def fully_replicated() -> bool:
             partitions = admin.describe_topics([topic])[0].get("partitions") or []

@@ -62,7 +62,10 @@ def create_topic(admin: Any, partitions: int = N, replication_factor: int = 2) -
     name = f"part-{uuid.uuid4().hex[:10]}"
     bootstrap = admin.config["bootstrap_servers"]
     create_ready_topic(
-        admin, name, partitions, replication_factor,
+        admin,
+        name,
+        partitions,
+        replication_factor,
         fresh_admin=lambda: KafkaAdminClient(bootstrap_servers=bootstrap, client_id="partitioning-live"),
     )
     return name

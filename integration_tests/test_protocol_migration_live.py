@@ -49,9 +49,11 @@ from migration_group import (
 
 pytestmark = pytest.mark.kafka
 
+
 @pytest.fixture()
-def migration(kafka_cluster: Any, kafka_topic_factory: Callable[..., str],
-              tmp_path: Path) -> Iterator[MigrationGroup]:
+def migration(
+    kafka_cluster: Any, kafka_topic_factory: Callable[..., str], tmp_path: Path
+) -> Iterator[MigrationGroup]:
     topic = kafka_topic_factory(PARTITIONS, 3)
     group = f"migration-{uuid.uuid4().hex[:8]}"
     set_group_session_timeout(kafka_cluster.bootstrap_servers, group, SESSION_MS)
@@ -71,9 +73,16 @@ def test_lowest_first_to_the_consumer_protocol_and_back(migration: MigrationGrou
     h.settle()
     baseline = [0.0]
     # before the pre-roll: protected, and group describe names every member to roll
-    described_as(h, lambda code, d: code == 0 and d["migration"]["stage"] == "classic"
-                 and d["migration"]["convertible"] is False and len(d["migration"]["not_ready"]) == 3,
-                 "group describe: a protected classic group with 3 members to roll")
+    described_as(
+        h,
+        lambda code, d: (
+            code == 0
+            and d["migration"]["stage"] == "classic"
+            and d["migration"]["convertible"] is False
+            and len(d["migration"]["not_ready"]) == 3
+        ),
+        "group describe: a protected classic group with 3 members to roll",
+    )
 
     def move(producer: KeyedProducer) -> None:
         for p in (10, 20, 30):  # the pre-roll: a plain classic rolling restart, lowest first; the active
@@ -81,17 +90,31 @@ def test_lowest_first_to_the_consumer_protocol_and_back(migration: MigrationGrou
             members[p] = h.replace(members[p], lambda p=p: h.classic(f"c{p}", p, ready=True), surge=p != 30)
         baseline[0] = h.longest_pause(*h.steps[-1][1:])
         assert group_type(h) == "CLASSIC"
-        described_as(h, lambda code, d: code == 0 and d["migration"]["convertible"] is True
-                     and not d["migration"]["not_ready"], "group describe: a ready classic group")
+        described_as(
+            h,
+            lambda code, d: (
+                code == 0 and d["migration"]["convertible"] is True and not d["migration"]["not_ready"]
+            ),
+            "group describe: a ready classic group",
+        )
         for p in (10, 20, 30):
             members[p] = h.replace(members[p], lambda p=p: h.consumer(f"k{p}", p))
             if p == 10:  # mid-migration: two classic members left, ranked by the broker's failover assignor
-                mid = described_as(h, lambda code, d: code == 0 and d["migration"]["stage"] == "mid-migration"
-                                   and len(d["migration"]["left_to_move"]) == 2,
-                                   "group describe: mid-migration with two classic members left")
+                mid = described_as(
+                    h,
+                    lambda code, d: (
+                        code == 0
+                        and d["migration"]["stage"] == "mid-migration"
+                        and len(d["migration"]["left_to_move"]) == 2
+                    ),
+                    "group describe: mid-migration with two classic members left",
+                )
                 clients = by_client(mid)
                 assert {c: (m["member_protocol"], m["priority"]) for c, m in clients.items()} == {
-                    "c30": ("classic", 30), "c20": ("classic", 20), "k10": ("consumer", 10)}, clients
+                    "c30": ("classic", 30),
+                    "c20": ("classic", 20),
+                    "k10": ("consumer", 10),
+                }, clients
                 assert mid["assignor"] == "failover" and mid["failover"]["ok"], mid
         assert group_type(h) == "CONSUMER"
         for p in (30, 20, 10):  # rollback
@@ -100,8 +123,10 @@ def test_lowest_first_to_the_consumer_protocol_and_back(migration: MigrationGrou
         assert group_type(h) == "CLASSIC", h.group_types[-5:]
 
     producer = run_with_load(h, move)
-    print(f"\nmigration lowest first and rollback: {len(producer.delivered):,} records acknowledged, "
-          f"all consumed\n" + report(h, start, baseline[0]))
+    print(
+        f"\nmigration lowest first and rollback: {len(producer.delivered):,} records acknowledged, "
+        f"all consumed\n" + report(h, start, baseline[0])
+    )
     check(h, start)
 
 
@@ -129,8 +154,10 @@ def test_highest_first_with_the_active_member_killed_midway(migration: Migration
         assert group_type(h) == "CONSUMER"
 
     producer = run_with_load(h, move)
-    print(f"\nmigration highest first with a SIGKILL: {len(producer.delivered):,} records acknowledged, all "
-          f"consumed\n" + report(h, start, 0.0))
+    print(
+        f"\nmigration highest first with a SIGKILL: {len(producer.delivered):,} records acknowledged, all "
+        f"consumed\n" + report(h, start, 0.0)
+    )
     check(h, start)
 
 
@@ -150,20 +177,34 @@ def test_a_consumer_protocol_member_without_our_assignor_is_loud_and_its_leaving
     h.settle()
     intruder = ConsumerProtocolMember(h.bootstrap, h.group, "plain-consumer", h.topic, h.log_dir)
     try:
+
         def spread() -> bool:
             owned = [owned_at(s.member, time.time()) for s in members.values()]
             return all(0 < len(parts) < PARTITIONS for parts in owned) or bool(intruder.owned())
 
         wait_until(spread, 60, "the broker's uniform assignor to spread the partitions")
         for slot in members.values():
-            wait_until(lambda slot=slot: "failover priorities are NOT honoured" in slot.member.log_tail(400)
-                       or not owned_at(slot.member, time.time()), 30, f"{slot.member.name}'s ERROR line")
-        errors = [line for s in members.values() for line in s.member.log_tail(400).splitlines()
-                  if "failover priorities are NOT honoured" in line]
+            wait_until(
+                lambda slot=slot: (
+                    "failover priorities are NOT honoured" in slot.member.log_tail(400)
+                    or not owned_at(slot.member, time.time())
+                ),
+                30,
+                f"{slot.member.name}'s ERROR line",
+            )
+        errors = [
+            line
+            for s in members.values()
+            for line in s.member.log_tail(400).splitlines()
+            if "failover priorities are NOT honoured" in line
+        ]
         assert errors and all(" ERROR " in line for line in errors), errors
         assert all(BROKER_ASSIGNS in s.member.log_tail(400) for s in members.values())
-        described = described_as(h, lambda code, d: code == 1 and bool(d["migration"]["problems"]),
-                                 "group describe: exit 1 naming the assignor")
+        described = described_as(
+            h,
+            lambda code, d: code == 1 and bool(d["migration"]["problems"]),
+            "group describe: exit 1 naming the assignor",
+        )
         assert "'uniform' assignor, not failover" in described["migration"]["problems"][0], described
     finally:
         intruder.close(timeout=30)
@@ -209,18 +250,33 @@ class JavaClassicMember(MemberProcess):
     """The test suite's own Java failover implementation (``integration_tests/java/member``), which, like
     Java's assignors, leaves the assignment userData empty: a failover leader that is not ours."""
 
-    def __init__(self, classpath: str, bootstrap: str, group: str, name: str, topic: str,
-                 priority: int) -> None:
+    def __init__(
+        self, classpath: str, bootstrap: str, group: str, name: str, topic: str, priority: int
+    ) -> None:
         self.name = name
-        super().__init__(["java", "-Xmx192m", "-cp", classpath, JAVA_GROUP_MEMBER, bootstrap, group, name,
-                          topic, f"failover:{priority}"], stderr=subprocess.DEVNULL)
+        super().__init__(
+            [
+                "java",
+                "-Xmx192m",
+                "-cp",
+                classpath,
+                JAVA_GROUP_MEMBER,
+                bootstrap,
+                group,
+                name,
+                topic,
+                f"failover:{priority}",
+            ],
+            stderr=subprocess.DEVNULL,
+        )
 
     def log_tail(self, lines: int = 15) -> str:
         return "(stderr not kept)"
 
 
 def test_a_failover_leader_that_is_not_ours_is_named_before_anything_moves(
-    migration: MigrationGroup, java_member_classpath: str,
+    migration: MigrationGroup,
+    java_member_classpath: str,
 ) -> None:
     """Item 2's last case: another failover implementation leads (priority 40, the test suite's Java
     assignor) and leaves the assignment userData empty, so Kafka would convert the group although the
@@ -236,8 +292,11 @@ def test_a_failover_leader_that_is_not_ours_is_named_before_anything_moves(
     for p in (30, 20):
         h.classic(f"c{p}", p, ready=True)
     h.settle()
-    described = described_as(h, lambda code, d: code == 1 and bool(d["migration"]["problems"]),
-                             "group describe: exit 1 naming the member whose priority the broker can't see")
+    described = described_as(
+        h,
+        lambda code, d: code == 1 and bool(d["migration"]["problems"]),
+        "group describe: exit 1 naming the member whose priority the broker can't see",
+    )
     assert "could not see the priority of 1 member(s)" in described["migration"]["problems"][0], described
     not_ready = described["migration"]["not_ready"]
     assert [by_client(described)[c]["member_id"] for c in ("j40",)] == list(not_ready), not_ready
@@ -246,8 +305,9 @@ def test_a_failover_leader_that_is_not_ours_is_named_before_anything_moves(
     assert group_type(h) == "CLASSIC" and h.settled_now()
 
 
-def test_every_client_moves_together_in_a_random_order(migration: MigrationGroup,
-                                                      java_member_classpath: str) -> None:
+def test_every_client_moves_together_in_a_random_order(
+    migration: MigrationGroup, java_member_classpath: str
+) -> None:
     """Every classic client we support in one group, migration-ready: a Java ``KafkaConsumer`` with our Java
     client assignor (40, joined first: it leads), kafka-python (30), aiokafka (20) and our confluent
     ``Consumer`` (10); replaced under load, in an order drawn from a seed (printed), by consumer-protocol
@@ -258,13 +318,20 @@ def test_every_client_moves_together_in_a_random_order(migration: MigrationGroup
     h = migration
     h.java_class_path = os.pathsep.join([str(build_jar(KAFKA_VERSION)), java_member_classpath])
     start = time.time()
-    members = {40: h.java("j40", 40, protocol="classic"),
-               30: h.classic("c30", 30, ready=True),
-               20: h.classic("a20", 20, ready=True, client="aiokafka"),
-               10: h.classic("f10", 10, ready=True, client="confluent")}
+    members = {
+        40: h.java("j40", 40, protocol="classic"),
+        30: h.classic("c30", 30, ready=True),
+        20: h.classic("a20", 20, ready=True, client="aiokafka"),
+        10: h.classic("f10", 10, ready=True, client="confluent"),
+    }
     h.settle()
-    described_as(h, lambda code, d: code == 0 and d["migration"]["convertible"] is True
-                 and not d["migration"]["not_ready"], "group describe: every client's member ready")
+    described_as(
+        h,
+        lambda code, d: (
+            code == 0 and d["migration"]["convertible"] is True and not d["migration"]["not_ready"]
+        ),
+        "group describe: every client's member ready",
+    )
 
     seed = int(time.time())
     order = random.Random(seed).sample([10, 20, 30, 40], 4)
@@ -278,8 +345,10 @@ def test_every_client_moves_together_in_a_random_order(migration: MigrationGroup
         assert group_type(h) == "CONSUMER"
 
     producer = run_with_load(h, move)
-    print(f"\nevery client, order {order} (seed {seed}): {len(producer.delivered):,} records "
-          f"acknowledged, all consumed\n" + report(h, start, 0.0))
+    print(
+        f"\nevery client, order {order} (seed {seed}): {len(producer.delivered):,} records "
+        f"acknowledged, all consumed\n" + report(h, start, 0.0)
+    )
     check(h, start)
 
 
@@ -290,7 +359,8 @@ def plugin_less_cluster(kafka_cluster_factory: Callable[..., Any]) -> Any:
 
 
 def test_on_brokers_without_the_plugin_the_group_stays_classic_and_the_tooling_says_so(
-    plugin_less_cluster: Any, tmp_path: Path,
+    plugin_less_cluster: Any,
+    tmp_path: Path,
 ) -> None:
     """Item 2, a cluster without the broker plugin. ``group describe`` says to stay classic before any
     member moves; our consumer-protocol member refuses in one line naming the brokers; a plain librdkafka
@@ -316,21 +386,27 @@ def test_on_brokers_without_the_plugin_the_group_stays_classic_and_the_tooling_s
         for p in (30, 20):
             h.classic(f"c{p}", p, ready=True)
         h.settle()
-        described = described_as(h, lambda code, d: code == 0 and d["migration"]["brokers_without_failover"]
-                                 == [0], "group describe: the broker lacks the failover assignor")
+        described = described_as(
+            h,
+            lambda code, d: code == 0 and d["migration"]["brokers_without_failover"] == [0],
+            "group describe: the broker lacks the failover assignor",
+        )
         advice = described["migration"]["advice"]
         assert advice.startswith("stay classic: broker(s) [0] do not offer"), described
         started = time.monotonic()
         with pytest.raises(ConsumerConfigError) as refused:
-            Consumer(confluent_failover_config(10, None, {"bootstrap.servers": bootstrap,
-                                                          "group.id": h.group}))
+            Consumer(
+                confluent_failover_config(10, None, {"bootstrap.servers": bootstrap, "group.id": h.group})
+            )
         message = str(refused.value)
         assert "\n" not in message and time.monotonic() - started < 15
-        assert message.startswith("group.remote.assignor=failover, but broker(s) [0] offer only "
-                                  "uniform,range"), message
+        assert message.startswith(
+            "group.remote.assignor=failover, but broker(s) [0] offer only uniform,range"
+        ), message
         # a plain librdkafka member, no check of ours in front of it
-        intruder = ConsumerProtocolMember(bootstrap, h.group, "plain-failover", topic, tmp_path,
-                                          conf=confluent_failover_config(10))
+        intruder = ConsumerProtocolMember(
+            bootstrap, h.group, "plain-failover", topic, tmp_path, conf=confluent_failover_config(10)
+        )
         member = intruder
         wait_until(lambda: member.errors() or member.owned(), 60, "the broker to answer the plain member")
         time.sleep(3)

@@ -1,4 +1,3 @@
-# ruff: noqa: E501  (CLI argument lists and broker answers read better on one line)
 """``reassign apply|verify|cancel`` on a real cluster with real data moving.
 
 Its own cluster (brokers 0–2 on racks r1–r3, two log dirs per broker), 200 MB topics of incompressible
@@ -41,7 +40,9 @@ RATE_1MB = 1_000_000
 def cluster(kafka_cluster: KafkaCluster) -> Iterator[KafkaCluster]:
     # kafka_cluster first: it decides skip (outside CI) or fail (CI) when no engine/image is available
     own = KafkaCluster(
-        kafka_cluster.image, racks={0: "r1", 1: "r2", 2: "r3"}, heap_opts="-Xmx384m -Xms128m",
+        kafka_cluster.image,
+        racks={0: "r1", 1: "r2", 2: "r3"},
+        heap_opts="-Xmx384m -Xms128m",
         broker_properties={"log.dirs": ",".join(LOG_DIRS)},
     )
     try:
@@ -92,8 +93,14 @@ def _keys_read_back(cluster: KafkaCluster, topic: str, expected: int) -> set[int
     from confluent_kafka import OFFSET_BEGINNING, Consumer
     from confluent_kafka import TopicPartition as CTP
 
-    consumer = Consumer({"bootstrap.servers": cluster.bootstrap_servers, "group.id": f"check-{topic}",
-                         "enable.auto.commit": False, "fetch.max.bytes": 50_000_000})
+    consumer = Consumer(
+        {
+            "bootstrap.servers": cluster.bootstrap_servers,
+            "group.id": f"check-{topic}",
+            "enable.auto.commit": False,
+            "fetch.max.bytes": 50_000_000,
+        }
+    )
     consumer.assign([CTP(topic, p, OFFSET_BEGINNING) for p in (0, 1)])
     keys: set[int] = set()
     count = 0
@@ -132,8 +139,13 @@ def _cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]
 
 def _background_cli(*argv: str) -> subprocess.Popen[str]:
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "plugin")}
-    return subprocess.Popen([sys.executable, "-m", "kafka_placement.cli", *argv], env=env, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return subprocess.Popen(
+        [sys.executable, "-m", "kafka_placement.cli", *argv],
+        env=env,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
 
 
 def _wait_for(predicate: Any, timeout_s: float, what: str) -> Any:
@@ -160,26 +172,35 @@ def test_throttled_move_survives_a_tool_crash_refuses_a_second_apply_and_verify_
     topic = _topic_with_data(admin, cluster, "throttled")
     servers = ["--bootstrap-server", cluster.bootstrap_servers]
     plan = _plan(tmp_path, topic, {0: [2, 1], 1: [1, 2]})
-    apply = _background_cli("reassign", "apply", *servers, "--plan", plan, "--throttle", "1MB/s",
-                            "--timeout", "600")
+    apply = _background_cli(
+        "reassign", "apply", *servers, "--plan", plan, "--throttle", "1MB/s", "--timeout", "600"
+    )
     try:
         _wait_for(lambda: kp.ongoing(admin), 30, "the reassignment to start")
         # Kafka's rule worked by hand: sources {0,1} of both partitions are leader-throttled, the new
         # replica on broker 2 follower-throttled; every broker taking part gets both rates.
-        expected_rates = {"leader.replication.throttled.rate": "1000000",
-                          "follower.replication.throttled.rate": "1000000"}
+        expected_rates = {
+            "leader.replication.throttled.rate": "1000000",
+            "follower.replication.throttled.rate": "1000000",
+        }
         throttles = _wait_for(lambda: kp.throttles(admin, [0, 1, 2], [topic]), 10, "throttles")
         assert throttles.brokers == {0: expected_rates, 1: expected_rates, 2: expected_rates}
-        assert throttles.topics == {topic: {"leader.replication.throttled.replicas": "0:0,0:1,1:0,1:1",
-                                            "follower.replication.throttled.replicas": "0:2,1:2"}}
+        assert throttles.topics == {
+            topic: {
+                "leader.replication.throttled.replicas": "0:0,0:1,1:0,1:1",
+                "follower.replication.throttled.replicas": "0:2,1:2",
+            }
+        }
         time.sleep(3)  # past the quota's first windows
         before, t0 = _bytes_on(admin, topic, 2), time.monotonic()
         time.sleep(8)
         after, t1 = _bytes_on(admin, topic, 2), time.monotonic()
         rate = (after - before) / (t1 - t0)
         with capsys.disabled():
-            print(f"\ncopy rate under a 1 MB/s throttle: {rate / 1e6:.2f} MB/s "
-                  f"({after - before} B in {t1 - t0:.1f}s)")
+            print(
+                f"\ncopy rate under a 1 MB/s throttle: {rate / 1e6:.2f} MB/s "
+                f"({after - before} B in {t1 - t0:.1f}s)"
+            )
         assert 0.4 * RATE_1MB <= rate <= 2.0 * RATE_1MB
         assert after < 100_000_000  # far from done: the throttle holds the 200 MB back
     finally:
@@ -196,12 +217,27 @@ def test_throttled_move_survives_a_tool_crash_refuses_a_second_apply_and_verify_
     assert "Clearing" not in out and kp.throttles(admin, [0, 1, 2], [topic])
     # raise the throttle on the running move (Kafka's --additional), wait for it to finish, and leave
     # the throttles for verify to clear (as after a crash)
-    code, out, err = _cli(capsys, "reassign", "apply", *servers, "--plan", plan, "--additional",
-                          "--throttle", "200MB/s", "--timeout", "180", "--preserve-throttles")
+    code, out, err = _cli(
+        capsys,
+        "reassign",
+        "apply",
+        *servers,
+        "--plan",
+        plan,
+        "--additional",
+        "--throttle",
+        "200MB/s",
+        "--timeout",
+        "180",
+        "--preserve-throttles",
+    )
     assert code == 0, out + err
     assert "The inter-broker throttle limit was set to 200000000 B/s" in out
     assert "completed=True, mismatches=0" in out and "throttles preserved" in out
-    assert kp.throttles(admin, [0, 1, 2], [topic]).brokers[2]["follower.replication.throttled.rate"] == "200000000"
+    assert (
+        kp.throttles(admin, [0, 1, 2], [topic]).brokers[2]["follower.replication.throttled.rate"]
+        == "200000000"
+    )
     code, out, _ = _cli(capsys, "reassign", "verify", *servers, "--plan", plan)
     assert code == 0 and f"Reassignment of partition {topic}-1 is completed." in out
     assert "Clearing broker-level throttles on brokers 0,1,2" in out
@@ -217,8 +253,9 @@ def test_cancel_mid_move_restores_the_original_replicas_and_loses_nothing(
     topic = _topic_with_data(admin, cluster, "cancelled")
     servers = ["--bootstrap-server", cluster.bootstrap_servers]
     plan = _plan(tmp_path, topic, {0: [2, 1], 1: [1, 2]})
-    code, out, err = _cli(capsys, "reassign", "apply", *servers, "--plan", plan, "--throttle", "1MB/s",
-                          "--timeout", "3")
+    code, out, err = _cli(
+        capsys, "reassign", "apply", *servers, "--plan", plan, "--throttle", "1MB/s", "--timeout", "3"
+    )
     assert code == 1 and f"Successfully started partition reassignments for {topic}-0,{topic}-1" in out
     assert f"Timed out after 3s: 2 partition(s) still being reassigned: {topic}-0, {topic}-1." in err
     _wait_for(lambda: _bytes_on(admin, topic, 2) > 1_000_000, 30, "data to reach broker 2")
@@ -242,8 +279,9 @@ def test_a_broker_killed_mid_move_then_restarted_the_move_completes_and_nothing_
     topic = _topic_with_data(admin, cluster, "killed", records=1000)  # 100 MB
     servers = ["--bootstrap-server", cluster.bootstrap_servers]
     plan = _plan(tmp_path, topic, {0: [2, 0], 1: [2, 0]})
-    code, _, _ = _cli(capsys, "reassign", "apply", *servers, "--plan", plan, "--throttle", "5MB/s",
-                      "--no-wait")
+    code, _, _ = _cli(
+        capsys, "reassign", "apply", *servers, "--plan", plan, "--throttle", "5MB/s", "--no-wait"
+    )
     assert code == 0
     _wait_for(lambda: _bytes_on(admin, topic, 2) > 5_000_000, 60, "data to reach broker 2")
     try:
@@ -255,8 +293,19 @@ def test_a_broker_killed_mid_move_then_restarted_the_move_completes_and_nothing_
         assert time.monotonic() - started < 20  # a dead broker in the metadata does not stall the tool
     finally:
         cluster.start_broker(1)
-    code, out, err = _cli(capsys, "reassign", "apply", *servers, "--plan", plan, "--additional",
-                          "--throttle", "200MB/s", "--timeout", "180")
+    code, out, err = _cli(
+        capsys,
+        "reassign",
+        "apply",
+        *servers,
+        "--plan",
+        plan,
+        "--additional",
+        "--throttle",
+        "200MB/s",
+        "--timeout",
+        "180",
+    )
     assert code == 0, out + err
     code, out, _ = _cli(capsys, "reassign", "verify", *servers, "--plan", plan)
     assert code == 0 and f"Reassignment of partition {topic}-0 is completed." in out
@@ -278,8 +327,18 @@ def test_log_dirs_of_a_plan_are_honoured_and_plan_writes_the_live_dirs_to_the_ro
     # gains broker 2 and places it in /tmp/kraft-logs/b
     dirs = {0: [other, "any"], 1: ["any", LOG_DIRS[1]]}
     plan = _plan(tmp_path, topic, {0: [0, 1], 1: [1, 2]}, dirs=dirs)
-    code, out, err = _cli(capsys, "reassign", "apply", *servers, "--plan", plan,
-                          "--replica-alter-log-dirs-throttle", "100MB/s", "--timeout", "120")
+    code, out, err = _cli(
+        capsys,
+        "reassign",
+        "apply",
+        *servers,
+        "--plan",
+        plan,
+        "--replica-alter-log-dirs-throttle",
+        "100MB/s",
+        "--timeout",
+        "120",
+    )
     assert code == 0, out + err
     assert f"Successfully started moving log directory to {other} for replica {topic}-0 with broker 0" in out
     assert "The replica-alter-dir throttle limit was set to 100000000 B/s" in out
@@ -294,8 +353,20 @@ def test_log_dirs_of_a_plan_are_honoured_and_plan_writes_the_live_dirs_to_the_ro
     _wait_for(lambda: _no_throttles(admin, topic), 15, "the log-dir throttle to be removed")
     # a live plan's rollback names the dirs the replicas are in now
     rollback = tmp_path / "rollback.json"
-    code, _, err = _cli(capsys, "reassign", "plan", *servers, "--topic", topic, "--brokers", "0,1,2",
-                        "--remove-brokers", "2", "--rollback", str(rollback))
+    code, _, err = _cli(
+        capsys,
+        "reassign",
+        "plan",
+        *servers,
+        "--topic",
+        topic,
+        "--brokers",
+        "0,1,2",
+        "--remove-brokers",
+        "2",
+        "--rollback",
+        str(rollback),
+    )
     assert code == 0, err
     live = {r: d.current for r, d in kp.replica_dirs(admin, [topic]).items()}
     saved = json.loads(rollback.read_text())["partitions"]

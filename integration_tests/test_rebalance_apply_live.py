@@ -131,8 +131,14 @@ def _read_back(bootstrap: str, names: dict[str, str], digests: dict[tuple[str, i
     from confluent_kafka import OFFSET_BEGINNING, Consumer
     from confluent_kafka import TopicPartition as CTP
 
-    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"check-{uuid.uuid4().hex[:6]}",
-                         "enable.auto.commit": False, "fetch.max.bytes": 50_000_000})
+    consumer = Consumer(
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": f"check-{uuid.uuid4().hex[:6]}",
+            "enable.auto.commit": False,
+            "fetch.max.bytes": 50_000_000,
+        }
+    )
     consumer.assign([CTP(names[k], p, OFFSET_BEGINNING) for k, (_, lists) in LAYOUT.items() for p in lists])
     seen: dict[tuple[str, int, bytes], bytes] = {}
     deadline = time.monotonic() + 120
@@ -175,8 +181,18 @@ def test_rebalance_plan_apply_one_replica_at_a_time_and_roll_back(
         original = _partitions(admin)
 
         # the plan: Kafka's JSON on stdout, the table on stderr; then the same plan as the JSON summary
-        live = ["--bootstrap-server", bootstrap, "--goals", "disk,leaders", "--band", str(BAND),
-                "--window", "900", "--sample", "0"]
+        live = [
+            "--bootstrap-server",
+            bootstrap,
+            "--goals",
+            "disk,leaders",
+            "--band",
+            str(BAND),
+            "--window",
+            "900",
+            "--sample",
+            "0",
+        ]
         assert main(["rebalance", "plan", *live]) == 0
         plan_text, table = capsys.readouterr()
         assert main(["rebalance", "plan", *live, "--json"]) == 0
@@ -190,8 +206,15 @@ def test_rebalance_plan_apply_one_replica_at_a_time_and_roll_back(
         watch = _GrowthWatch(bootstrap)
         watch.start()
         rollback = tmp_path / "rollback.json"
-        apply = ["reassign", "apply", "--bootstrap-server", bootstrap, "--plan", str(plan_file),
-                 "--one-replica-at-a-time"]
+        apply = [
+            "reassign",
+            "apply",
+            "--bootstrap-server",
+            bootstrap,
+            "--plan",
+            str(plan_file),
+            "--one-replica-at-a-time",
+        ]
         started = time.monotonic()
         try:
             # interrupted in round 1: every moved partition's first step copies one replica, and at
@@ -206,8 +229,17 @@ def test_rebalance_plan_apply_one_replica_at_a_time_and_roll_back(
             while admin.list_partition_reassignments() and time.monotonic() < deadline:
                 time.sleep(0.5)
             # run again: it continues from the lists it finds, with the steps left only
-            code = main([*apply, "--throttle", "50MB/s", "--timeout", "300",
-                         "--rollback", str(tmp_path / "rollback-resumed.json")])
+            code = main(
+                [
+                    *apply,
+                    "--throttle",
+                    "50MB/s",
+                    "--timeout",
+                    "300",
+                    "--rollback",
+                    str(tmp_path / "rollback-resumed.json"),
+                ]
+            )
         finally:
             watch.stop.set()
             watch.join(30)
@@ -244,31 +276,57 @@ def test_rebalance_plan_apply_one_replica_at_a_time_and_roll_back(
         low, high = math.floor((1 - BAND) * mean_leaders), math.ceil((1 + BAND) * mean_leaders)
         assert all(low <= n <= high for n in leaders.values()), leaders
 
-        copied = sum(after_sizes[(t, p, b)] for (t, p), replicas in plan.items()
-                     for b in set(replicas) - set(original[(t, p)][0]))
+        copied = sum(
+            after_sizes[(t, p, b)]
+            for (t, p), replicas in plan.items()
+            for b in set(replicas) - set(original[(t, p)][0])
+        )
         planned = summary["bytes_moved"]
         assert abs(copied - planned) <= 0.05 * planned, (copied, planned)
 
         read = _read_back(bootstrap, names, digests)
         two_replica = sum(1 for k, r in plan.items() if len(set(r) - set(original[k][0])) > 1)
-        _report(capsys, "\n".join([
-            table,
-            f"disk per broker before: {before} (max/mean {max(before.values()) / mean_before:.2f})",
-            f"disk per broker after:  {after} (max/mean {max(after.values()) / mean_after:.3f}, "
-            f"min/mean {min(after.values()) / mean_after:.3f})",
-            f"leaders after: {leaders} (band [{low}, {high}])",
-            f"bytes moved: plan {planned:,.0f}, copied (DescribeLogDirs) {copied:,} "
-            f"({copied / planned - 1:+.2%}); lower bound {summary['lower_bound']['bytes']:,.0f}",
-            f"partitions moved {len(plan)} ({two_replica} with two new replicas); most replicas at once "
-            f"{max(watch.most.values(), default=0)} over {watch.samples} samples; steps {steps1}, "
-            f"{steps1 - steps2} in round 1 before the interruption, {steps2} after; apply (both runs and "
-            f"the wait between) {applied_s:.1f}s; {read} records read back",
-        ]))
+        _report(
+            capsys,
+            "\n".join(
+                [
+                    table,
+                    f"disk per broker before: {before} (max/mean {max(before.values()) / mean_before:.2f})",
+                    f"disk per broker after:  {after} (max/mean {max(after.values()) / mean_after:.3f}, "
+                    f"min/mean {min(after.values()) / mean_after:.3f})",
+                    f"leaders after: {leaders} (band [{low}, {high}])",
+                    f"bytes moved: plan {planned:,.0f}, copied (DescribeLogDirs) {copied:,} "
+                    f"({copied / planned - 1:+.2%}); lower bound {summary['lower_bound']['bytes']:,.0f}",
+                    f"partitions moved {len(plan)} ({two_replica} with two new replicas); "
+                    f"most replicas at once {max(watch.most.values(), default=0)} "
+                    f"over {watch.samples} samples; "
+                    f"steps {steps1}, "
+                    f"{steps1 - steps2} in round 1 before the interruption, {steps2} after; "
+                    f"apply (both runs and the wait between) {applied_s:.1f}s; {read} records read back",
+                ]
+            ),
+        )
 
         # the rollback file restores every original list (a plain, throttled apply)
-        assert main(["reassign", "apply", "--bootstrap-server", bootstrap, "--plan", str(rollback),
-                     "--throttle", "50MB/s", "--timeout", "300",
-                     "--rollback", str(tmp_path / "rollback-of-rollback.json")]) == 0, capsys.readouterr()
+        assert (
+            main(
+                [
+                    "reassign",
+                    "apply",
+                    "--bootstrap-server",
+                    bootstrap,
+                    "--plan",
+                    str(rollback),
+                    "--throttle",
+                    "50MB/s",
+                    "--timeout",
+                    "300",
+                    "--rollback",
+                    str(tmp_path / "rollback-of-rollback.json"),
+                ]
+            )
+            == 0
+        ), capsys.readouterr()
         back = _partitions(admin)
         for key in plan:
             assert back[key][0] == original[key][0], key

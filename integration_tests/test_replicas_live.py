@@ -34,7 +34,13 @@ pytestmark = pytest.mark.integration
 
 JAVADOC_RACKS = {0: "rack1", 1: "rack3", 2: "rack3", 3: "rack2", 4: "rack2", 5: "rack1"}
 JAVADOC_VECTOR = {
-    0: [0, 3, 1], 1: [3, 1, 5], 2: [1, 5, 4], 3: [5, 4, 2], 4: [4, 2, 0], 5: [2, 0, 3], 6: [0, 4, 2],
+    0: [0, 3, 1],
+    1: [3, 1, 5],
+    2: [1, 5, 4],
+    3: [5, 4, 2],
+    4: [4, 2, 0],
+    5: [2, 0, 3],
+    6: [0, 4, 2],
 }
 
 
@@ -167,10 +173,12 @@ def test_reassign_from_four_to_six_brokers(admin: Any, kafka_cluster: Any) -> No
     metrics = audit(after, [topic]).topics[0].metrics
     _, bound = replica_quotas(brokers, 12, 3)
     assert metrics.under_diverse == [] and metrics.replica_spread == bound.spread == 0
-    print(f"reassignment: {len(plan.changed)} partitions, {plan.moves.replicas_added} replicas moved "
-          f"(lower bound {plan.lower_bound.replica_moves}), leader changes {plan.moves.leader_changes} "
-          f"(bound {plan.lower_bound.leader_changes}), {result.seconds:.1f}s, "
-          f"not preferred-led afterwards: {len(result.not_preferred_leaders)}")
+    print(
+        f"reassignment: {len(plan.changed)} partitions, {plan.moves.replicas_added} replicas moved "
+        f"(lower bound {plan.lower_bound.replica_moves}), leader changes {plan.moves.leader_changes} "
+        f"(bound {plan.lower_bound.leader_changes}), {result.seconds:.1f}s, "
+        f"not preferred-led afterwards: {len(result.not_preferred_leaders)}"
+    )
 
 
 def test_reassignment_json_of_the_plan_round_trips(admin: Any) -> None:
@@ -186,8 +194,9 @@ def test_reassignment_json_of_the_plan_round_trips(admin: Any) -> None:
     assert as_assignment(parse_reassignment(format_reassignment(plan.changed))) == plan.changed
 
 
-def test_cli_plan_apply_verify_and_audit(admin: Any, kafka_cluster: Any, tmp_path: Any,
-                                         capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_plan_apply_verify_and_audit(
+    admin: Any, kafka_cluster: Any, tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
     import argparse
     import json
 
@@ -210,8 +219,21 @@ def test_cli_plan_apply_verify_and_audit(admin: Any, kafka_cluster: Any, tmp_pat
     kp_admin.create_topic(admin, topic, assign_replicas_to_brokers(old, 9, 3, 0))
     admin.created_topics.append(topic)
     plan_file, rollback = str(tmp_path / "plan.json"), str(tmp_path / "rollback.json")
-    assert run("reassign", "plan", "--bootstrap-servers", servers, "--topic", topic, "--output", plan_file,
-               "--rollback", rollback) == 0
+    assert (
+        run(
+            "reassign",
+            "plan",
+            "--bootstrap-servers",
+            servers,
+            "--topic",
+            topic,
+            "--output",
+            plan_file,
+            "--rollback",
+            rollback,
+        )
+        == 0
+    )
     assert "lower bound" in capsys.readouterr().out
     assert run("reassign", "verify", "--bootstrap-servers", servers, "--plan", plan_file) == 1
     assert run("reassign", "apply", "--bootstrap-servers", servers, "--plan", plan_file) == 0

@@ -114,8 +114,13 @@ def java_command_config(props_file: Path) -> list[str]:
         if os.environ.get("CI") == "true":
             pytest.fail(f"Java client check cannot run in CI: {exc}")
         pytest.skip(f"Java client check cannot run ({exc}); run scripts/fetch-java-reference.sh")
-    proc = subprocess.run([java, "-cp", ":".join(map(str, jars)), str(JAVA_CHECK), str(props_file)],
-                          capture_output=True, text=True, timeout=90, check=False)
+    proc = subprocess.run(
+        [java, "-cp", ":".join(map(str, jars)), str(JAVA_CHECK), str(props_file)],
+        capture_output=True,
+        text=True,
+        timeout=90,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     return proc.stdout.splitlines()
 
@@ -136,7 +141,8 @@ def test_sasl_ssl_settings_and_racks(sasl_cluster: Any, tmp_path: Path) -> None:
     assert {n.id: n.rack for n in described.nodes} == SECURE_RACKS
     # Every advertised endpoint is the secured listener (port of the bootstrap list).
     assert sorted(f"{n.host}:{n.port}" for n in described.nodes) == sorted(
-        sasl_cluster.bootstrap_servers.split(","))
+        sasl_cluster.bootstrap_servers.split(",")
+    )
 
 
 def test_sasl_ssl_produce_consume_with_acls(sasl_cluster: Any, tmp_path: Path) -> None:
@@ -165,11 +171,23 @@ def test_sasl_ssl_produce_consume_with_acls(sasl_cluster: Any, tmp_path: Path) -
     admin = KafkaAdminClient(**sasl_cluster.kafka_python_settings("admin"))
     try:
         grants = [
-            ACL("User:alice", "*", op, ACLPermissionType.ALLOW,
-                ResourcePattern(KResourceType.TOPIC, topic, ACLResourcePatternType.LITERAL))
+            ACL(
+                "User:alice",
+                "*",
+                op,
+                ACLPermissionType.ALLOW,
+                ResourcePattern(KResourceType.TOPIC, topic, ACLResourcePatternType.LITERAL),
+            )
             for op in (ACLOperation.DESCRIBE, ACLOperation.WRITE, ACLOperation.READ)
-        ] + [ACL("User:alice", "*", ACLOperation.READ, ACLPermissionType.ALLOW,
-                 ResourcePattern(KResourceType.GROUP, "*", ACLResourcePatternType.LITERAL))]
+        ] + [
+            ACL(
+                "User:alice",
+                "*",
+                ACLOperation.READ,
+                ACLPermissionType.ALLOW,
+                ResourcePattern(KResourceType.GROUP, "*", ACLResourcePatternType.LITERAL),
+            )
+        ]
         result = admin.create_acls(grants)
         assert not result["failed"], result["failed"]
     finally:
@@ -187,7 +205,9 @@ def test_sasl_ssl_produce_consume_with_acls(sasl_cluster: Any, tmp_path: Path) -
     # Kafka's own Java client reads the same file (Utils.loadProps, as --command-config): it sees the
     # racks, and alice may describe exactly the one topic she was granted.
     assert java_command_config(props_file) == [
-        *(f"node {b} {r}" for b, r in sorted(SECURE_RACKS.items())), "topics 1"]
+        *(f"node {b} {r}" for b, r in sorted(SECURE_RACKS.items())),
+        "topics 1",
+    ]
 
 
 def test_sasl_ssl_refuses_wrong_clients(sasl_cluster: Any) -> None:
@@ -198,8 +218,11 @@ def test_sasl_ssl_refuses_wrong_clients(sasl_cluster: Any) -> None:
     wrong_password = {**good, "sasl_plain_password": "not-" + str(good["sasl_plain_password"])}
     plaintext = {"bootstrap_servers": sasl_cluster.bootstrap_servers, "security_protocol": "PLAINTEXT"}
     untrusted = {**good, "ssl_cafile": None, "ssl_context": ssl.create_default_context()}
-    for name, kwargs in (("wrong password", wrong_password), ("plaintext", plaintext),
-                         ("CA not trusted", untrusted)):
+    for name, kwargs in (
+        ("wrong password", wrong_password),
+        ("plaintext", plaintext),
+        ("CA not trusted", untrusted),
+    ):
         t0 = time.monotonic()
         with pytest.raises(KafkaError):  # NoBrokersAvailable / SaslAuthenticationFailedError
             client = KafkaAdminClient(**kwargs, request_timeout_ms=3000, bootstrap_timeout_ms=3000)
@@ -210,8 +233,9 @@ def test_sasl_ssl_refuses_wrong_clients(sasl_cluster: Any) -> None:
         assert time.monotonic() - t0 < 30, name
 
 
-def test_cluster_cli_ssl_up_status_down(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                        capsys: pytest.CaptureFixture[str]) -> None:
+def test_cluster_cli_ssl_up_status_down(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """``kafka-placement cluster up --security ssl --brokers 1 --client-config F``: one stdout line (the
     bootstrap address); clients configured only from F reach the TLS listener; status; down."""
     from confluent_kafka import KafkaException
@@ -223,8 +247,22 @@ def test_cluster_cli_ssl_up_status_down(tmp_path: Path, monkeypatch: pytest.Monk
     config = tmp_path / "client.properties"
     t0 = time.monotonic()
     try:
-        rc = main(["cluster", "up", "--security", "ssl", "--brokers", "1", "--racks", "rackA",
-                   "--client-config", str(config), "--name", f"kp-cli-{uuid.uuid4().hex[:6]}"])
+        rc = main(
+            [
+                "cluster",
+                "up",
+                "--security",
+                "ssl",
+                "--brokers",
+                "1",
+                "--racks",
+                "rackA",
+                "--client-config",
+                str(config),
+                "--name",
+                f"kp-cli-{uuid.uuid4().hex[:6]}",
+            ]
+        )
         startup = time.monotonic() - t0
         captured = capsys.readouterr()
         out = captured.out
@@ -249,8 +287,11 @@ def test_cluster_cli_ssl_up_status_down(tmp_path: Path, monkeypatch: pytest.Monk
         class FromFile:  # kafka-python kwargs derived from the file, not from the harness
             @staticmethod
             def kafka_python_settings(user: str | None) -> dict[str, object]:
-                return {"bootstrap_servers": props["bootstrap.servers"], "security_protocol": "SSL",
-                        "ssl_cafile": props["ssl.truststore.location"]}
+                return {
+                    "bootstrap_servers": props["bootstrap.servers"],
+                    "security_protocol": "SSL",
+                    "ssl_cafile": props["ssl.truststore.location"],
+                }
 
         produce_and_consume(FromFile, topic, None, props)
         # librdkafka speaking plaintext to the TLS listener gets no metadata.

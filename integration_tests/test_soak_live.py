@@ -35,16 +35,33 @@ MINUTES = 3.0
 def test_quick_soak_holds_every_invariant(kafka_cluster: KafkaCluster, tmp_path: Path) -> None:
     kafka_cluster.wait_ready(120.0)
     lines: list[str] = []
-    summary, logs = run_soak(kafka_cluster, minutes=MINUTES, seed=SEED, profile_name="quick",
-                             workdir=tmp_path / "logs", progress=lambda _share, note: lines.append(note))
+    summary, logs = run_soak(
+        kafka_cluster,
+        minutes=MINUTES,
+        seed=SEED,
+        profile_name="quick",
+        workdir=tmp_path / "logs",
+        progress=lambda _share, note: lines.append(note),
+    )
     write_report(summary, logs, tmp_path / "report")
     print(json.dumps({k: v for k, v in summary.items() if k != "faults"}, indent=1))
     print(summary["faults"])
     assert summary["drain"]["ended"] == "consumed", summary["drain"]
     assert summary["verdict"] == "held", summary
-    figures = {k: summary[k] for k in ("lost", "double_owned", "misplaced", "standby_consumed",
-                                       "commits_beyond_consumed", "failovers_unrecovered",
-                                       "nonmonotonic_polls", "poll_skips", "inconsistent_offsets")}
+    figures = {
+        k: summary[k]
+        for k in (
+            "lost",
+            "double_owned",
+            "misplaced",
+            "standby_consumed",
+            "commits_beyond_consumed",
+            "failovers_unrecovered",
+            "nonmonotonic_polls",
+            "poll_skips",
+            "inconsistent_offsets",
+        )
+    }
     assert figures == dict.fromkeys(figures, 0)
     assert summary["stuck_members"] == []  # no member sat on records past its session + 60 s
     assert isinstance(summary["duplicates"], int) and summary["duplicates"] >= 0
@@ -56,20 +73,30 @@ def test_quick_soak_holds_every_invariant(kafka_cluster: KafkaCluster, tmp_path:
     assert all(p["failed"] == 0 and p["acked"] == p["sent"] for p in summary["producers"].values())
     # the faults injected are the seed's schedule (an independent call), in order, minus the skipped
     member_names = [name for members in GROUPS.values() for name, _c, _s, _p in members]
-    planned = fault_schedule(SEED, MINUTES * 60, brokers=kafka_cluster.broker_ids,
-                             partitions=profile.partitions, members=member_names,
-                             interval_s=profile.fault_interval_s,
-                             member_pause_s=profile.session_timeout_ms / 1000 + 4.0,
-                             kinds=profile.fault_kinds, must_hit=["kp-high", "cf-high"])
+    planned = fault_schedule(
+        SEED,
+        MINUTES * 60,
+        brokers=kafka_cluster.broker_ids,
+        partitions=profile.partitions,
+        members=member_names,
+        interval_s=profile.fault_interval_s,
+        member_pause_s=profile.session_timeout_ms / 1000 + 4.0,
+        kinds=profile.fault_kinds,
+        must_hit=["kp-high", "cf-high"],
+    )
     injected = [f for f in summary["faults"] if f["kind"] in BROKER_KINDS + MEMBER_KINDS]
     assert all(set(f) == {"kind", "target", "t"} for f in summary["faults"])
     assert _is_subsequence([f["kind"] for f in injected], [f.kind for f in planned])
     assert len(injected) + summary["skipped_faults"] == len(planned)
     assert len(injected) >= 3
     for fault in injected:  # each was undone (a broker back, a member resumed or replaced) or refused
-        ends = [f["kind"].removeprefix(fault["kind"]) for f in summary["faults"]
-                if f["kind"].startswith(fault["kind"] + "-") and f["target"] == fault["target"]
-                and f["t"] >= fault["t"]]
+        ends = [
+            f["kind"].removeprefix(fault["kind"])
+            for f in summary["faults"]
+            if f["kind"].startswith(fault["kind"] + "-")
+            and f["target"] == fault["target"]
+            and f["t"] >= fault["t"]
+        ]
         assert ends and ends[0] in ("-undone", "-refused"), (fault, ends)
     assert (tmp_path / "report" / "report.html").read_text().count("<rect") > 0
     # the reassignment in flight: the seed's broker drained of the topic, as the brokers now say

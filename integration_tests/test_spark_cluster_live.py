@@ -60,28 +60,58 @@ def standalone(executor_python: str, tmp_path_factory: pytest.TempPathFactory) -
     spark_class = Path(pyspark.__file__).parent / "bin" / "spark-class"
     logs = tmp_path_factory.mktemp("spark-standalone")
     port, ui, worker_ui = _free_port(), _free_port(), _free_port()
-    env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "SPARK_LOG_DIR": str(logs),
-           "SPARK_WORKER_DIR": str(logs / "work"), "PYSPARK_PYTHON": executor_python}
+    env = {
+        **os.environ,
+        "SPARK_LOCAL_IP": "127.0.0.1",
+        "SPARK_LOG_DIR": str(logs),
+        "SPARK_WORKER_DIR": str(logs / "work"),
+        "PYSPARK_PYTHON": executor_python,
+    }
     env.pop("PYTHONPATH", None)
     url = f"spark://127.0.0.1:{port}"
     with open(logs / "master.log", "w") as master_log, open(logs / "worker.log", "w") as worker_log:
         master = subprocess.Popen(
-            [str(spark_class), "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
-             "--port", str(port), "--webui-port", str(ui)],
-            env=env, stdout=master_log, stderr=subprocess.STDOUT,
+            [
+                str(spark_class),
+                "org.apache.spark.deploy.master.Master",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--webui-port",
+                str(ui),
+            ],
+            env=env,
+            stdout=master_log,
+            stderr=subprocess.STDOUT,
         )
         worker = subprocess.Popen(
-            [str(spark_class), "org.apache.spark.deploy.worker.Worker", "--host", "127.0.0.1", "--cores", "2",
-             "--memory", "2g", "--webui-port", str(worker_ui), url],
-            env=env, stdout=worker_log, stderr=subprocess.STDOUT,
+            [
+                str(spark_class),
+                "org.apache.spark.deploy.worker.Worker",
+                "--host",
+                "127.0.0.1",
+                "--cores",
+                "2",
+                "--memory",
+                "2g",
+                "--webui-port",
+                str(worker_ui),
+                url,
+            ],
+            env=env,
+            stdout=worker_log,
+            stderr=subprocess.STDOUT,
         )
     try:
         deadline = time.monotonic() + 90
         while "Registering worker" not in (logs / "master.log").read_text(errors="replace"):
             if time.monotonic() > deadline or master.poll() is not None or worker.poll() is not None:
-                raise AssertionError("standalone cluster did not come up:\n"
-                                     + (logs / "master.log").read_text()[-2000:]
-                                     + (logs / "worker.log").read_text()[-2000:])
+                raise AssertionError(
+                    "standalone cluster did not come up:\n"
+                    + (logs / "master.log").read_text()[-2000:]
+                    + (logs / "worker.log").read_text()[-2000:]
+                )
             time.sleep(0.5)
         yield url
     finally:
@@ -97,10 +127,33 @@ def standalone(executor_python: str, tmp_path_factory: pytest.TempPathFactory) -
 def _plan(master: str, data: Path, out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "plugin")}
     return subprocess.run(
-        [sys.executable, "-m", "kafka_placement.cli", "plan", "--input", str(data), "--key-column", "key",
-         "--value-column", "value", "--partitions", "6,12", "--schemes", "murmur2,jump", "--consumers", "3",
-         "--output", str(out), "--master", master, *extra],
-        env=env, capture_output=True, text=True, timeout=600,
+        [
+            sys.executable,
+            "-m",
+            "kafka_placement.cli",
+            "plan",
+            "--input",
+            str(data),
+            "--key-column",
+            "key",
+            "--value-column",
+            "value",
+            "--partitions",
+            "6,12",
+            "--schemes",
+            "murmur2,jump",
+            "--consumers",
+            "3",
+            "--output",
+            str(out),
+            "--master",
+            master,
+            *extra,
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
 
 
@@ -127,8 +180,9 @@ def test_plan_on_a_standalone_cluster_without_the_package_equals_local(
     assert local.returncode == 0, local.stderr[-3000:]
     started = time.monotonic()
     python_conf = f"spark.pyspark.python={executor_python}"
-    remote = _plan(standalone, data, tmp_path / "cluster", "--conf", python_conf,
-                   "--conf", "spark.executor.memory=1g")
+    remote = _plan(
+        standalone, data, tmp_path / "cluster", "--conf", python_conf, "--conf", "spark.executor.memory=1g"
+    )
     print(f"\nplan on the standalone cluster: {time.monotonic() - started:.1f}s end to end")
     assert remote.returncode == 0, remote.stderr[-3000:]
     assert "Traceback" not in remote.stderr
@@ -182,6 +236,7 @@ def test_the_writer_on_a_standalone_cluster_places_records_by_our_java_partition
 
     bootstrap = kafka_cluster.bootstrap_servers
     topic = f"spark-cluster-writer-{os.getpid()}"
+
     def admin_client() -> Any:
         return KafkaAdminClient(bootstrap_servers=bootstrap, client_id="spark-cluster-live")
 
@@ -191,8 +246,13 @@ def test_the_writer_on_a_standalone_cluster_places_records_by_our_java_partition
     finally:
         admin.close()
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "plugin")}
-    run = subprocess.run([sys.executable, "-c", WRITER, standalone, executor_python, bootstrap, topic],
-                         env=env, capture_output=True, text=True, timeout=600)
+    run = subprocess.run(
+        [sys.executable, "-c", WRITER, standalone, executor_python, bootstrap, topic],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert run.returncode == 0, run.stderr[-3000:]
     assert "partitioner jar: " in run.stdout and run.stdout.strip().endswith(".jar"), run.stdout
 

@@ -97,8 +97,9 @@ def test_writer_puts_every_record_in_its_predicted_partition(
     df = keyed.unionByName(null_keys)
     # a small batch.size makes the producer's own keyless stickiness switch partitions every ~25 NULL-key
     # records: NULL keys it placed itself could not all land on the one partition murmur2 gives them
-    write_to_kafka(df, bootstrap, topic, partitions, scheme=scheme, native=native,
-                   options={"kafka.batch.size": "512"})
+    write_to_kafka(
+        df, bootstrap, topic, partitions, scheme=scheme, native=native, options={"kafka.batch.size": "512"}
+    )
     if native is None and scheme not in ("murmur2", "murmur2_random"):  # really our Java partitioner
         from kafka_placement.spark.partitioner_jar import add_java_partitioner
 

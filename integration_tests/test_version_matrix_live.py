@@ -96,11 +96,16 @@ def java_class_path(version: str, out: Path) -> str:
     jars = BUILD.resolve(version, TEST)  # kafka-clients, slf4j-api, slf4j-simple of that version's pom
     assert any(jar.name == f"kafka-clients-{version}.jar" for jar in jars), jars
     cp = os.pathsep.join(map(str, jars))
-    done = subprocess.run([javac, "-nowarn", "-d", str(out), "-cp", cp,
-                           *map(str, sorted(MEMBER_SOURCES.rglob("*.java")))],
-                          capture_output=True, text=True, check=False, timeout=180)
-    assert done.returncode == 0, f"the Java member does not compile against kafka-clients {version}:\n" \
-                                 f"{done.stderr[-3000:]}"
+    done = subprocess.run(
+        [javac, "-nowarn", "-d", str(out), "-cp", cp, *map(str, sorted(MEMBER_SOURCES.rglob("*.java")))],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=180,
+    )
+    assert done.returncode == 0, (
+        f"the Java member does not compile against kafka-clients {version}:\n{done.stderr[-3000:]}"
+    )
     return os.pathsep.join([str(build_jar(version)), cp, str(out)])
 
 
@@ -114,8 +119,11 @@ def broker_log(cluster: Any, broker_id: int) -> str:
 def broker_kafka_version(cluster: Any, broker_id: int = 0) -> str:
     """The version the broker says it runs (Kafka's ``AppInfoParser`` logs ``Kafka version: X`` at start)."""
     text = broker_log(cluster, broker_id)
-    found = [line.split("Kafka version:", 1)[1].split()[0] for line in text.splitlines()
-             if "Kafka version:" in line]
+    found = [
+        line.split("Kafka version:", 1)[1].split()[0]
+        for line in text.splitlines()
+        if "Kafka version:" in line
+    ]
     assert found, f"broker {broker_id}'s log names no Kafka version"
     return found[0]
 
@@ -127,30 +135,37 @@ def unknown_properties(cluster: Any) -> dict[str, list[str]]:
     from kafka_placement.testing.layout import CONTROLLER_ID, NON_PROPERTY_ENV, env_to_property
 
     state, layout = cluster.state(), cluster.layout
-    nodes = {CONTROLLER_ID: (state.controller_container, layout.controller_env()),
-             **{b: (state.broker_containers[b], layout.broker_env(b)) for b in cluster.broker_ids}}
+    nodes = {
+        CONTROLLER_ID: (state.controller_container, layout.controller_env()),
+        **{b: (state.broker_containers[b], layout.broker_env(b)) for b in cluster.broker_ids},
+    }
     unknown = {}
     for node, (container, env) in nodes.items():
         text = docker_client().containers.get(container).logs().decode(errors="replace")
-        dump = text[text.index("KafkaConfig values:"):]
+        dump = text[text.index("KafkaConfig values:") :]
         known = set(re.findall(r"^\s+([a-z0-9._-]+) = ", dump, re.M))
-        unknown[str(node)] = sorted(env_to_property(k) for k in env
-                                    if k.startswith("KAFKA_") and k not in NON_PROPERTY_ENV
-                                    and env_to_property(k) not in known)
+        unknown[str(node)] = sorted(
+            env_to_property(k)
+            for k in env
+            if k.startswith("KAFKA_") and k not in NON_PROPERTY_ENV and env_to_property(k) not in known
+        )
     return unknown
 
 
 @pytest.fixture(scope="module", params=KAFKA_VERSION_MATRIX)
-def versioned(request: pytest.FixtureRequest, kafka_cluster_factory: Any,
-              tmp_path_factory: pytest.TempPathFactory) -> Iterator[Versioned]:
+def versioned(
+    request: pytest.FixtureRequest, kafka_cluster_factory: Any, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Versioned]:
     """A cluster of each version in turn (module scope per param: pytest runs both tests on one version,
     then stops its cluster before the next starts)."""
     version = request.param
     started = time.monotonic()
     cluster = kafka_cluster_factory("plaintext", racks=RACKS, kafka_version=version)
     try:
-        print(f"\nKafka {version}: cluster {cluster.image} ready in {time.monotonic() - started:.1f}s "
-              f"(its own start-up {cluster.startup_seconds:.1f}s)")
+        print(
+            f"\nKafka {version}: cluster {cluster.image} ready in {time.monotonic() - started:.1f}s "
+            f"(its own start-up {cluster.startup_seconds:.1f}s)"
+        )
         assert broker_kafka_version(cluster) == version
         assert not any(unknown_properties(cluster).values()), unknown_properties(cluster)
         class_path = java_class_path(version, tmp_path_factory.mktemp(f"java-{version}"))
@@ -190,15 +205,29 @@ def takeover_s(h: MigrationGroup, old: Slot, since: float) -> float:
     from migration_group import owned_at
 
     assert old.gone_at is not None
-    revoked = [e["t"] for e in old.member.snapshot()
-               if e["ev"] == "assignment" and e["t"] >= since and owned_at(old.member, e["t"]) != ALL]
+    revoked = [
+        e["t"]
+        for e in old.member.snapshot()
+        if e["ev"] == "assignment" and e["t"] >= since and owned_at(old.member, e["t"]) != ALL
+    ]
     lost = min([old.gone_at, *revoked])
     # the new owner's report may come in before the old one's revocation: judged from ``lost`` on
-    times = sorted({lost} | {e["t"] for s in h.slots if s is not old for e in s.member.snapshot()
-                             if e["ev"] == "assignment" and e["t"] >= lost})
+    times = sorted(
+        {lost}
+        | {
+            e["t"]
+            for s in h.slots
+            if s is not old
+            for e in s.member.snapshot()
+            if e["ev"] == "assignment" and e["t"] >= lost
+        }
+    )
     for t in times:
-        owners = {s.member.name: owned_at(s.member, t) for s in h.slots if s is not old
-                  and s.seen_at is not None and (s.gone_at is None or s.gone_at > t)}
+        owners = {
+            s.member.name: owned_at(s.member, t)
+            for s in h.slots
+            if s is not old and s.seen_at is not None and (s.gone_at is None or s.gone_at > t)
+        }
         full = [name for name, parts in owners.items() if parts == ALL]
         if len(full) == 1 and not any(parts for name, parts in owners.items() if name not in full):
             return t - lost
@@ -234,9 +263,11 @@ def test_consumer_protocol_failover(versioned: Versioned, harness: MigrationGrou
         assert group_type(h) == "CONSUMER"
 
     producer = run_with_load(h, move)
-    print(f"\nKafka {versioned.version} (a) consumer protocol 10/5: clean close of 10 -> 5 owns all in "
-          f"{taken[0]:.1f}s; {len(producer.delivered):,} records acknowledged, all consumed\n"
-          + report(h, start, 0.0))
+    print(
+        f"\nKafka {versioned.version} (a) consumer protocol 10/5: clean close of 10 -> 5 owns all in "
+        f"{taken[0]:.1f}s; {len(producer.delivered):,} records acknowledged, all consumed\n"
+        + report(h, start, 0.0)
+    )
     check(h, start)
     assert taken[0] <= FAILOVER_BOUND_S, f"takeover took {taken[0]:.1f}s: {h.timeline()}"
 
@@ -252,8 +283,9 @@ def test_classic_group_moves_to_the_consumer_protocol(versioned: Versioned, harn
     members[10] = h.classic("c10", 10, ready=True)
     h.settle()
     assert active(h, lambda: list(members.values())) is members[30]
-    assert f"Kafka version: {versioned.version}" in (h.log_dir / "j30.log").read_text(errors="replace"), \
+    assert f"Kafka version: {versioned.version}" in (h.log_dir / "j30.log").read_text(errors="replace"), (
         "the Java member does not run the version's kafka-clients"
+    )
     assert group_type(h) == "CLASSIC"
     taken: dict[str, float] = {}
 
@@ -273,14 +305,17 @@ def test_classic_group_moves_to_the_consumer_protocol(versioned: Versioned, harn
     producer = run_with_load(h, move)
     if java_sends_rack(versioned.version):
         assert f"Kafka version: {versioned.version}" in (h.log_dir / "jk30.log").read_text(errors="replace")
-    print(f"\nKafka {versioned.version} (b) classic -> consumer, lowest first (Java 30 leading, kafka-python "
-          f"20/10): {len(producer.delivered):,} records acknowledged, all consumed; takeover of the active "
-          f"member: " + ", ".join(f"{k} {v:.1f}s" for k, v in taken.items()) + "\n" + report(h, start, 0.0))
+    print(
+        f"\nKafka {versioned.version} (b) classic -> consumer, lowest first (Java 30 leading, kafka-python "
+        f"20/10): {len(producer.delivered):,} records acknowledged, all consumed; takeover of the active "
+        f"member: " + ", ".join(f"{k} {v:.1f}s" for k, v in taken.items()) + "\n" + report(h, start, 0.0)
+    )
     check(h, start)
 
 
-def test_java_consumer_protocol_member_shows_its_priority_from_4_1(versioned: Versioned,
-                                                                    harness: MigrationGroup) -> None:
+def test_java_consumer_protocol_member_shows_its_priority_from_4_1(
+    versioned: Versioned, harness: MigrationGroup
+) -> None:
     """(c) A consumer-protocol failover group of a confluent-kafka member (20) and this version's Java
     ``KafkaConsumer`` (40, ``java_failover_properties``). From 4.1 the broker sees 40 and gives it everything;
     on 4.0 the Java member sends no rack id: the broker's failover assignor ranks it last, ``group describe``
@@ -294,8 +329,9 @@ def test_java_consumer_protocol_member_shows_its_priority_from_4_1(versioned: Ve
     assert f"Kafka version: {versioned.version}" in (h.log_dir / "jk40.log").read_text(errors="replace")
     visible = java_sends_rack(versioned.version)
     owner = j40 if visible else k20
-    wait_until(lambda: owned_at(owner.member, time.time()) == ALL, 30,
-               f"{owner.member.name} to own every partition")
+    wait_until(
+        lambda: owned_at(owner.member, time.time()) == ALL, 30, f"{owner.member.name} to own every partition"
+    )
     time.sleep(3)  # and to keep it: the other member owns nothing
     now = time.time()
     other = k20 if visible else j40
@@ -311,10 +347,12 @@ def test_java_consumer_protocol_member_shows_its_priority_from_4_1(versioned: Ve
         # a member without any priority is a legitimate last-ranked standby to the broker (it logs only a
         # malformed one), so the place that says it is group describe, between the steps of a move
         assert "no usable priority" in not_ready[java_member["member_id"]], described
-    print(f"\nKafka {versioned.version} (c) Java consumer-protocol member 40 next to confluent 20: "
-          f"the broker sees priority {java_member['priority']} ({java_member['priority_source']}); "
-          f"group describe exit {code}; "
-          f"{owner.member.name} owns every partition")
+    print(
+        f"\nKafka {versioned.version} (c) Java consumer-protocol member 40 next to confluent 20: "
+        f"the broker sees priority {java_member['priority']} ({java_member['priority_source']}); "
+        f"group describe exit {code}; "
+        f"{owner.member.name} owns every partition"
+    )
     if not visible:
         # the way out on a 4.0 broker: a 4.1+ Java client, which sends the RackId the 4.0 broker ranks by
         newer = next(v for v in KAFKA_VERSION_MATRIX if java_sends_rack(v))
@@ -325,5 +363,7 @@ def test_java_consumer_protocol_member_shows_its_priority_from_4_1(versioned: Ve
         code, described = describe(h)
         newer_member = next(m for m in described["members"] if m["client_id"] == "jk50")
         assert (newer_member["priority"], newer_member["priority_source"]) == (50, "client.rack"), described
-        print(f"Kafka {versioned.version} (c) a Java {newer} consumer-protocol member 50 joins: the broker "
-              f"sees priority 50 (client.rack) and it owns every partition")
+        print(
+            f"Kafka {versioned.version} (c) a Java {newer} consumer-protocol member 50 joins: the broker "
+            f"sees priority 50 (client.rack) and it owns every partition"
+        )

@@ -26,8 +26,9 @@ bash scripts/ensure-toxiproxy.sh
 step "Java reference classes (Maven Central)"
 bash scripts/fetch-java-reference.sh
 
-step "Lint: ruff + mypy"
+step "Lint: ruff check, ruff format --check (the whole tree), mypy"
 ruff check plugin unit_tests integration_tests benchmarks
+ruff format --check .
 mypy
 
 step "Wheels: sdist, manylinux and pure wheels, each installed into a fresh venv without a compiler"

@@ -1,4 +1,3 @@
-# ruff: noqa: E501  (hostile calls read better one per line)
 """Every public library function, fed out-of-domain values by hypothesis: it returns a correct result
 or raises a typed error from ``kafka_placement.errors`` — never an untyped exception, never a hang
 (each call runs under a 10 s alarm)."""
@@ -116,8 +115,12 @@ PLACERS_AT_LIMIT = {
         MAX_REPLICAS_PER_CALL,
     ),
     "striped": (
-        lambda: place_striped([UsableBroker(i, None) for i in range(4)], MAX_REPLICAS_PER_CALL, 1, JavaRandom(1)),
-        lambda: place_striped([UsableBroker(i, None) for i in range(4)], MAX_REPLICAS_PER_CALL + 1, 1, JavaRandom(1)),
+        lambda: place_striped(
+            [UsableBroker(i, None) for i in range(4)], MAX_REPLICAS_PER_CALL, 1, JavaRandom(1)
+        ),
+        lambda: place_striped(
+            [UsableBroker(i, None) for i in range(4)], MAX_REPLICAS_PER_CALL + 1, 1, JavaRandom(1)
+        ),
         MAX_REPLICAS_PER_CALL,
     ),
     "balanced": (
@@ -150,7 +153,9 @@ def test_replica_placers(a: Any, b: Any, c: Any) -> None:
     _typed_or_ok(lambda: assign_replicas_to_brokers(brokers, a, b), PLACER_ALARM_S)
     _typed_or_ok(lambda: assign_replicas_to_brokers(a, 3, 2))
     _typed_or_ok(lambda: assign_replicas_to_brokers(brokers, 3, 2, a, b), PLACER_ALARM_S)
-    _typed_or_ok(lambda: place_striped([UsableBroker(i, None) for i in range(3)], a, b, JavaRandom(1)), PLACER_ALARM_S)
+    _typed_or_ok(
+        lambda: place_striped([UsableBroker(i, None) for i in range(3)], a, b, JavaRandom(1)), PLACER_ALARM_S
+    )
     _typed_or_ok(lambda: place_balanced(brokers, a, b), PLACER_ALARM_S)
     _typed_or_ok(lambda: place_balanced(a, 3, 2))
 
@@ -168,7 +173,9 @@ def test_planner_and_reassignment_files(a: Any, b: Any) -> None:
     _typed_or_ok(lambda: plan_reassignment(current, brokers, sizes={TopicPartition("t", 0): a}))
     _typed_or_ok(lambda: plan_reassignment(current, brokers, scope=a))
     _typed_or_ok(lambda: parse_reassignment(a))
-    _typed_or_ok(lambda: parse_reassignment(f'{{"partitions":[{{"topic":"t","partition":0,"replicas":[{a!r}]}}]}}'))
+    _typed_or_ok(
+        lambda: parse_reassignment(f'{{"partitions":[{{"topic":"t","partition":0,"replicas":[{a!r}]}}]}}')
+    )
     _typed_or_ok(lambda: format_reassignment({TopicPartition("t", 0): [0]}))
     _typed_or_ok(lambda: parse_rate(a))
     _typed_or_ok(lambda: movement_map({TopicPartition("t", 0): [1]}, {TopicPartition("t", 0): a}))
@@ -213,12 +220,21 @@ def test_the_documented_bad_inputs_give_typed_errors_naming_value_and_range() ->
         (lambda: TopicView.build("t", [-1, 0]), r"partition ids in \[0, 2147483647\], got -1"),
         (lambda: jump_hash(5, 0), r"num_buckets must be in \[1, 2147483647\], got 0"),
         (lambda: plan_reassignment(None, [Broker(0)]), "current must be a mapping"),  # type: ignore[arg-type]
-        (lambda: plan_reassignment({TopicPartition("t", 0): [0]}, [Broker(1)],
-                                   sizes={TopicPartition("t", 0): -5}), "must be an int >= 0 \\(bytes\\), got -5"),
-        (lambda: assign_replicas_to_brokers(range(3), 2**31 - 1, 3), "exceeds the limit of 1,000,000 replicas"),
+        (
+            lambda: plan_reassignment(
+                {TopicPartition("t", 0): [0]}, [Broker(1)], sizes={TopicPartition("t", 0): -5}
+            ),
+            "must be an int >= 0 \\(bytes\\), got -5",
+        ),
+        (
+            lambda: assign_replicas_to_brokers(range(3), 2**31 - 1, 3),
+            "exceeds the limit of 1,000,000 replicas",
+        ),
         (lambda: place_balanced([Broker(i) for i in range(3)], 2**31 - 1, 3), "exceeds the limit"),
-        (lambda: place_striped([UsableBroker(i, None) for i in range(3)], 2**31 - 1, 3, JavaRandom(1)),
-         "exceeds the limit"),
+        (
+            lambda: place_striped([UsableBroker(i, None) for i in range(3)], 2**31 - 1, 3, JavaRandom(1)),
+            "exceeds the limit",
+        ),
     ]
     for call, message in cases:
         with _alarm(5), pytest.raises(KafkaPlacementError, match=message):
@@ -227,8 +243,11 @@ def test_the_documented_bad_inputs_give_typed_errors_naming_value_and_range() ->
 
 def test_pyarrow_containers_are_refused_by_name() -> None:
     pa = pytest.importorskip("pyarrow")
-    for value, name in ((pa.table({"k": [b"a"]}), "Table"), (pa.RecordBatch.from_pydict({"k": [b"a"]}), "RecordBatch"),
-                        (pa.scalar(b"a"), "BinaryScalar")):
+    for value, name in (
+        (pa.table({"k": [b"a"]}), "Table"),
+        (pa.RecordBatch.from_pydict({"k": [b"a"]}), "RecordBatch"),
+        (pa.scalar(b"a"), "BinaryScalar"),
+    ):
         with pytest.raises(KafkaPlacementError, match=name):
             partition_keys(value, 3)
     assert partition_keys(pa.array(["a", "b"]), 5).tolist() == partition_keys([b"a", b"b"], 5).tolist()

@@ -165,7 +165,10 @@ def test_the_walk_sees_lazy_relative_and_type_only_imports() -> None:
     }
     found = set(_imported(ast.parse(source), "kafka_placement.pkg.sub.mod", False, modules))
     assert found == {
-        "kafka_placement.pkg.sub.sibling", "kafka_placement.pkg.other", "kafka_placement.pkg.typed",
-        "kafka_placement.pkg.lazy", "kafka_placement.pkg._ext",
+        "kafka_placement.pkg.sub.sibling",
+        "kafka_placement.pkg.other",
+        "kafka_placement.pkg.typed",
+        "kafka_placement.pkg.lazy",
+        "kafka_placement.pkg._ext",
     }
     assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]

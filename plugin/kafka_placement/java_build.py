@@ -34,8 +34,15 @@ MAVEN_TIMEOUT_S = 300
 JAVAC_TIMEOUT_S = 120
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 #: What Maven says when it cannot reach a repository (no network, offline mode, a plugin never downloaded).
-_UNREACHABLE = ("offline mode", "Could not transfer", "Unknown host", "No plugin found for prefix",
-                "Network is unreachable", "Connection refused", "Connect timed out")
+_UNREACHABLE = (
+    "offline mode",
+    "Could not transfer",
+    "Unknown host",
+    "No plugin found for prefix",
+    "Network is unreachable",
+    "Connection refused",
+    "Connect timed out",
+)
 
 
 @dataclass(frozen=True)
@@ -76,14 +83,22 @@ class JavaBuild:
         out.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(prefix=f".{subset}-", dir=out.parent) as tmp:
             command = [
-                mvn, "-B", "-q", "-Dstyle.color=never", "-f", str(self.pom),
+                mvn,
+                "-B",
+                "-q",
+                "-Dstyle.color=never",
+                "-f",
+                str(self.pom),
                 f"-Dkafka.version={kafka_version}",
-                "dependency:copy-dependencies", "-DexcludeTransitive=true",
-                f"-DincludeArtifactIds={','.join(wanted)}", f"-DoutputDirectory={tmp}/jars",
+                "dependency:copy-dependencies",
+                "-DexcludeTransitive=true",
+                f"-DincludeArtifactIds={','.join(wanted)}",
+                f"-DoutputDirectory={tmp}/jars",
             ]
             try:
-                result = subprocess.run(command, capture_output=True, text=True, check=False,
-                                        timeout=MAVEN_TIMEOUT_S)
+                result = subprocess.run(
+                    command, capture_output=True, text=True, check=False, timeout=MAVEN_TIMEOUT_S
+                )
             except subprocess.TimeoutExpired:
                 raise self.unavailable(
                     f"Maven took over {MAVEN_TIMEOUT_S} s fetching Kafka {kafka_version}'s jars"
@@ -104,15 +119,21 @@ class JavaBuild:
         output = _ANSI.sub("", output)  # Maven colours its ERROR prefix even in batch mode
         if any(sign in output for sign in _UNREACHABLE):
             first = next((line.strip() for line in output.splitlines() if "ERROR" in line), "no ERROR line")
-            return (f"Maven could not reach its repository to fetch Kafka {kafka_version}'s jars (offline? "
-                    f"a proxy or a mirror goes in ~/.m2/settings.xml): {first[:200]}")
+            return (
+                f"Maven could not reach its repository to fetch Kafka {kafka_version}'s jars (offline? "
+                f"a proxy or a mirror goes in ~/.m2/settings.xml): {first[:200]}"
+            )
         # a second attempt is answered from ~/.m2's memory of the first: "... was not found in ... during a
         # previous attempt"
-        if any(sign in output for sign in ("Could not find artifact", "was not found in")) \
-                or "could not be resolved" in output.lower():
-            return (f"Kafka {kafka_version} is not on Maven Central (org.apache.kafka:"
-                    f"{self.anchor_artifact}:{kafka_version} could not be resolved); "
-                    "name a released version such as 4.4.0")
+        if (
+            any(sign in output for sign in ("Could not find artifact", "was not found in"))
+            or "could not be resolved" in output.lower()
+        ):
+            return (
+                f"Kafka {kafka_version} is not on Maven Central (org.apache.kafka:"
+                f"{self.anchor_artifact}:{kafka_version} could not be resolved); "
+                "name a released version such as 4.4.0"
+            )
         errors = [line.strip() for line in output.splitlines() if "ERROR" in line]
         return f"Maven failed fetching Kafka {kafka_version}'s jars: {(errors or ['no output'])[0][:300]}"
 
@@ -133,8 +154,7 @@ class JavaBuild:
             digest.update(source.read_bytes())
         return f"{self.jar_prefix}-{check_kafka_version(kafka_version)}-{digest.hexdigest()[:12]}.jar"
 
-    def build_jar(self, kafka_version: str,
-                  class_path: Callable[[], Sequence[Path]] | None = None) -> Path:
+    def build_jar(self, kafka_version: str, class_path: Callable[[], Sequence[Path]] | None = None) -> Path:
         """The jar for ``kafka_version`` (compiled once; later calls return the cached file), compiled against
         ``class_path()`` (default: :meth:`resolve`), which is asked only when the jar must be built."""
         out = self.cache_dir(kafka_version) / self.jar_name(kafka_version)
@@ -147,11 +167,22 @@ class JavaBuild:
         out.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(prefix=".build-", dir=out.parent) as tmp:
             classes = Path(tmp, "classes")
-            command = [javac, "--release", "17", "-Xlint:all", "-Werror", "-d", str(classes),
-                       "-cp", os.pathsep.join(map(str, jars)), *map(str, self.sources())]
+            command = [
+                javac,
+                "--release",
+                "17",
+                "-Xlint:all",
+                "-Werror",
+                "-d",
+                str(classes),
+                "-cp",
+                os.pathsep.join(map(str, jars)),
+                *map(str, self.sources()),
+            ]
             try:
-                result = subprocess.run(command, capture_output=True, text=True, check=False,
-                                        timeout=JAVAC_TIMEOUT_S)
+                result = subprocess.run(
+                    command, capture_output=True, text=True, check=False, timeout=JAVAC_TIMEOUT_S
+                )
             except subprocess.TimeoutExpired:
                 raise self.unavailable(f"javac took over {JAVAC_TIMEOUT_S} s") from None
             if result.returncode != 0:
@@ -159,9 +190,12 @@ class JavaBuild:
                 raise self.unavailable(f"javac failed against Kafka {kafka_version}'s jars: {first[:300]}")
             staged = Path(tmp, out.name)
             with zipfile.ZipFile(staged, "w", zipfile.ZIP_DEFLATED) as jar:
-                jar.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\r\n"
-                             f"Implementation-Title: kafka-placement {self.title}\r\n"
-                             f"Implementation-Version: built for Apache Kafka {kafka_version}\r\n\r\n")
+                jar.writestr(
+                    "META-INF/MANIFEST.MF",
+                    "Manifest-Version: 1.0\r\n"
+                    f"Implementation-Title: kafka-placement {self.title}\r\n"
+                    f"Implementation-Version: built for Apache Kafka {kafka_version}\r\n\r\n",
+                )
                 for path in sorted(classes.rglob("*.class")):
                     jar.write(path, path.relative_to(classes).as_posix())
             os.replace(staged, out)  # whole or not at all: another process may build the same jar
@@ -174,12 +208,17 @@ def add_jar_options(parser: Any, version_help: str) -> None:
     parser.add_argument("--out", required=True, metavar="DIR", help="directory the jar is written to")
 
 
-def deliver_jar(command: str, fetches: str, kafka_version: str, out_dir: str, name: str,
-                build: Callable[[str], Path]) -> Path:
+def deliver_jar(
+    command: str, fetches: str, kafka_version: str, out_dir: str, name: str, build: Callable[[str], Path]
+) -> Path:
     """A command's delivery of a component: say on stderr that the first build downloads ``fetches``, build
     (or find) the jar and copy it to ``out_dir/<name>-<version>.jar``, the path returned."""
-    print(f"{command}: building for Apache Kafka {kafka_version} (the first build fetches {fetches} from "
-          "Maven Central)", file=sys.stderr, flush=True)
+    print(
+        f"{command}: building for Apache Kafka {kafka_version} (the first build fetches {fetches} from "
+        "Maven Central)",
+        file=sys.stderr,
+        flush=True,
+    )
     target = Path(out_dir) / f"{name}-{kafka_version}.jar"
     shutil.copyfile(build(kafka_version), target)
     return target
@@ -190,6 +229,8 @@ def _jars(directory: Path, artifacts: Sequence[str]) -> list[Path] | None:
     if not directory.is_dir():
         return None
     jars = sorted(directory.glob("*.jar"))
-    found = [next((j for j in jars if j.name.startswith(f"{a}-") and j.name[len(a) + 1:][:1].isdigit()), None)
-             for a in artifacts]
+    found = [
+        next((j for j in jars if j.name.startswith(f"{a}-") and j.name[len(a) + 1 :][:1].isdigit()), None)
+        for a in artifacts
+    ]
     return None if any(j is None for j in found) else [j for j in found if j is not None]

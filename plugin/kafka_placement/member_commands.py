@@ -14,8 +14,9 @@ from collections.abc import Callable
 from typing import IO
 
 
-def watch_stdin(on_command: Callable[[str], None] | None = None,
-                stream: IO[str] | None = None) -> threading.Event:
+def watch_stdin(
+    on_command: Callable[[str], None] | None = None, stream: IO[str] | None = None
+) -> threading.Event:
     """Start a daemon thread reading ``stream`` (default: stdin); the returned event is set on ``close``
     or end of input."""
     closing = threading.Event()

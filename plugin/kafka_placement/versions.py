@@ -37,13 +37,15 @@ def supported_kafka_version(version: object) -> str:
     match = _RELEASE.fullmatch(version) if isinstance(version, str) else None
     if match is None:
         raise UnsupportedKafkaVersionError(
-            f"Kafka version must be a release MAJOR.MINOR.PATCH from {allowed}, got {version!r}")
+            f"Kafka version must be a release MAJOR.MINOR.PATCH from {allowed}, got {version!r}"
+        )
     major, minor, _ = (int(part) for part in match.groups())
     oldest = tuple(int(part) for part in OLDEST_KAFKA_VERSION.split("."))
     if (major, minor) < oldest[:2] or (major, minor) > (pin_major, pin_minor):
         raise UnsupportedKafkaVersionError(
             f"Kafka version {version} is outside the range the embedded cluster runs: {allowed} "
-            f"(the pin is {KAFKA_VERSION}, kafka_placement.versions)")
+            f"(the pin is {KAFKA_VERSION}, kafka_placement.versions)"
+        )
     return match.string
 
 

@@ -35,12 +35,15 @@ def test_visibility_names_what_the_broker_would_misread() -> None:
 def test_a_group_converts_only_when_every_member_is_ready(
     members: list[tuple[str | None, int | None, bool]],
 ) -> None:
-    subscriptions = [(f"m{i}", advertised_rack(rack, priority, ready), priority)
-                     for i, (rack, priority, ready) in enumerate(members)]
+    subscriptions = [
+        (f"m{i}", advertised_rack(rack, priority, ready), priority)
+        for i, (rack, priority, ready) in enumerate(members)
+    ]
     blockers = group_convertible(subscriptions)
     # independent statement of the rule: a member blocks iff it has a priority and is not ready
-    expected = {f"m{i}" for i, (_, priority, ready) in enumerate(members)
-                if priority is not None and not ready}
+    expected = {
+        f"m{i}" for i, (_, priority, ready) in enumerate(members) if priority is not None and not ready
+    }
     assert set(blockers) == expected
 
 

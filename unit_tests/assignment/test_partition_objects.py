@@ -53,9 +53,9 @@ def claims_by_hand(
     return gids, topics, per_member, objects
 
 
-def run(reader: object, owned_lists: list[tuple[TopicPartition, ...]], counts: list[int]) -> tuple[
-    list[int], list[int], list[int], list[object], list[bool]
-]:
+def run(
+    reader: object, owned_lists: list[tuple[TopicPartition, ...]], counts: list[int]
+) -> tuple[list[int], list[int], list[int], list[object], list[bool]]:
     offsets = np.zeros(len(counts) + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
     objects: list[object] = [None] * int(offsets[-1])

@@ -55,8 +55,10 @@ def test_bad_encode_arguments_are_typed() -> None:
         encode_rack_priority("r", 2**31)
 
 
-@given(st.one_of(st.none(), st.text(alphabet=st.characters(blacklist_characters="#"), max_size=40)),
-       st.integers(-(2**31), 2**31 - 1))
+@given(
+    st.one_of(st.none(), st.text(alphabet=st.characters(blacklist_characters="#"), max_size=40)),
+    st.integers(-(2**31), 2**31 - 1),
+)
 def test_round_trip(rack: str | None, priority: int) -> None:
     decoded = decode_rack_priority(encode_rack_priority(rack, priority))
     assert decoded == RackPriority(rack or None, priority)

@@ -42,8 +42,9 @@ def _runs(draw: st.DrawFn) -> tuple[int, list[int], list[int], list[int], int]:
 
 @settings(max_examples=400, deadline=None)
 @given(_runs(), st.booleans())
-def test_fill_run_is_the_topic_by_topic_fill(case: tuple[int, list[int], list[int], list[int], int],
-                                             shuffled_topics: bool) -> None:
+def test_fill_run_is_the_topic_by_topic_fill(
+    case: tuple[int, list[int], list[int], list[int], int], shuffled_topics: bool
+) -> None:
     members, who_list, loads_list, units_list, block = case
     topics = len(units_list)
     run = np.arange(topics, dtype=np.int64)

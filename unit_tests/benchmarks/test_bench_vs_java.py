@@ -24,7 +24,10 @@ def test_quick_run_prints_every_row_and_agrees_with_java(java: JavaReference) ->
     # ``java``: the reference jars and a JDK are there (the fixture fails in CI without them)
     proc = subprocess.run(
         [sys.executable, str(BENCH), "--quick", "--reps", "3"],
-        capture_output=True, text=True, timeout=600, check=False,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     printed = [line for line in proc.stdout.splitlines() if not line.startswith("#")]

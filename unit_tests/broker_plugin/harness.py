@@ -41,14 +41,36 @@ class Harness:
         class_path = [*map(str, resolve(KAFKA_VERSION, REFERENCE)), str(build_jar(KAFKA_VERSION))]
         classes = build_dir / "harness-classes"
         sources = [str(p) for p in SOURCE_ROOT.rglob("*.java")]
-        subprocess.run([javac, "--release", "17", "-nowarn", "-d", str(classes),
-                        "-cp", os.pathsep.join(class_path), *sources],
-                       check=True, capture_output=True, text=True, timeout=120)
+        subprocess.run(
+            [
+                javac,
+                "--release",
+                "17",
+                "-nowarn",
+                "-d",
+                str(classes),
+                "-cp",
+                os.pathsep.join(class_path),
+                *sources,
+            ],
+            check=True,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         self._process = subprocess.Popen(
-            [java, "-Xmx512m", "-cp", os.pathsep.join([*class_path, str(classes)]),
-             "io.kafkaplacement.harness.FailoverHarness"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            text=True, encoding="utf-8",
+            [
+                java,
+                "-Xmx512m",
+                "-cp",
+                os.pathsep.join([*class_path, str(classes)]),
+                "io.kafkaplacement.harness.FailoverHarness",
+            ],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            encoding="utf-8",
         )
 
     def ask(self, line: str) -> str:
@@ -76,8 +98,13 @@ class Harness:
         assert all(answers), "the Java harness ended"
         return answers
 
-    def assign(self, counts: Sequence[int], members: Sequence[tuple[str, str | None, Sequence[int]]],
-               *, homogeneous: bool) -> list[frozenset[int]] | str:
+    def assign(
+        self,
+        counts: Sequence[int],
+        members: Sequence[tuple[str, str | None, Sequence[int]]],
+        *,
+        homogeneous: bool,
+    ) -> list[frozenset[int]] | str:
         """Per member (in order) the topic indexes it owns whole, or the harness's complaint."""
         return owners(self.ask(assign_request(counts, members, homogeneous=homogeneous)))
 
@@ -100,8 +127,9 @@ class Harness:
         self._process.wait(timeout=30)
 
 
-def assign_request(counts: Sequence[int], members: Sequence[tuple[str, str | None, Sequence[int]]],
-                   *, homogeneous: bool) -> str:
+def assign_request(
+    counts: Sequence[int], members: Sequence[tuple[str, str | None, Sequence[int]]], *, homogeneous: bool
+) -> str:
     parts = ["A", "H" if homogeneous else "X", str(len(counts)), *map(str, counts), str(len(members))]
     for member_id, rack, topics in members:
         parts += [hex_text(member_id), hex_text(rack), str(len(topics)), *map(str, topics)]
@@ -130,5 +158,3 @@ def start_harness(build_dir: Path) -> Harness:
         if os.environ.get("CI") == "true":
             pytest.fail(f"broker plugin harness unavailable in CI: {detail}")
         pytest.skip(f"broker plugin harness unavailable: {detail}")
-
-

@@ -24,8 +24,25 @@ SEED = 20261126
 
 ID_ALPHABET = "abcAB01-_é\u00ff\u0100\uffff\U0001f600\U00010000"
 RACKS = ["az1", "use1-az2", "/dc1/rack7", "r#x", "", "Ω", "\U0001f600rack"]
-MALFORMED = ["", "-", "+5", "1.5", "ten", " 5", "5 ", "\u0661", "٣", "--1", "-0x1", "2147483648",
-             "-2147483649", "00000000005", "99999999999999999999", "5#", "\U0001d7d9"]
+MALFORMED = [
+    "",
+    "-",
+    "+5",
+    "1.5",
+    "ten",
+    " 5",
+    "5 ",
+    "\u0661",
+    "٣",
+    "--1",
+    "-0x1",
+    "2147483648",
+    "-2147483649",
+    "00000000005",
+    "99999999999999999999",
+    "5#",
+    "\U0001d7d9",
+]
 
 
 def random_id(rng: random.Random) -> str:
@@ -74,8 +91,10 @@ Group = list[tuple[str, str | None, list[int]]]
 
 
 def python_owners(counts: list[int], members: Group) -> list[frozenset[int]]:
-    vocabulary = {mid: Member([f"t{t}" for t in topics], priority=decode_rack_priority(rack).priority)
-                  for mid, rack, topics in members}
+    vocabulary = {
+        mid: Member([f"t{t}" for t in topics], priority=decode_rack_priority(rack).priority)
+        for mid, rack, topics in members
+    }
     result = assign_failover({f"t{t}": c for t, c in enumerate(counts)}, vocabulary)
     owners = []
     for mid, _, _ in members:
@@ -91,8 +110,10 @@ def python_owners(counts: list[int], members: Group) -> list[frozenset[int]]:
 def test_differential_random_groups(harness: Harness) -> None:
     rng = random.Random(SEED)
     groups = [random_group(rng) for _ in range(GROUPS)]
-    requests = [assign_request(counts, members, homogeneous=len({tuple(t) for _, _, t in members}) == 1)
-                for counts, members in groups]
+    requests = [
+        assign_request(counts, members, homogeneous=len({tuple(t) for _, _, t in members}) == 1)
+        for counts, members in groups
+    ]
     answers = harness.ask_many(requests)
     mismatches = []
     for index, ((counts, members), answer) in enumerate(zip(groups, answers, strict=True)):
@@ -116,8 +137,17 @@ def test_empty_group_and_unknown_topics(harness: Harness) -> None:
 
 def test_parse_matches_python_decode(harness: Harness) -> None:
     rng = random.Random(SEED + 1)
-    values: list[str | None] = [None, "", "#priority=", "a#priority=5", "#priority=-0", "x" * 2000,
-                                "\U0001f600" * 1024, "\U0001f600" * 1025, "r#priority=\n5"]
+    values: list[str | None] = [
+        None,
+        "",
+        "#priority=",
+        "a#priority=5",
+        "#priority=-0",
+        "x" * 2000,
+        "\U0001f600" * 1024,
+        "\U0001f600" * 1025,
+        "r#priority=\n5",
+    ]
     values += [random_rack(rng, [-2, 0, 7]) for _ in range(2_000)]
     answers = harness.ask_many([f"P {hex_text(value)}" for value in values])
     for value, answer in zip(values, answers, strict=True):
@@ -127,8 +157,16 @@ def test_parse_matches_python_decode(harness: Harness) -> None:
 
 def test_replica_selector_reads_the_rack_before_the_priority(harness: Harness) -> None:
     rng = random.Random(SEED + 2)
-    values: list[str | None] = [None, "", "az1", "az1#priority=10", "#priority=3", "az1#priority=x",
-                                "leader-rack#priority=1", "y" * 1100 + "#priority=1"]
+    values: list[str | None] = [
+        None,
+        "",
+        "az1",
+        "az1#priority=10",
+        "#priority=3",
+        "az1#priority=x",
+        "leader-rack#priority=1",
+        "y" * 1100 + "#priority=1",
+    ]
     values += [random_rack(rng, [1, 2]) for _ in range(500)]
     for value in values:
         rack = decode_rack_priority(value).rack

@@ -46,8 +46,18 @@ OUR_LINES = [
 ]
 
 TABLE_HEADERS = [
-    ["#", "partitioning", "placement", "group", "partition", "part.gini", "broker lead", "broker repl", "rack",
-     "consumer"],
+    [
+        "#",
+        "partitioning",
+        "placement",
+        "group",
+        "partition",
+        "part.gini",
+        "broker lead",
+        "broker repl",
+        "rack",
+        "consumer",
+    ],
     ["from", "to", "keys", "keys %", "records %", "bytes %"],
     ["rank", "key", "records", "share %"],
     ["partitioning", "NULL records", "empty-key records", "placed"],

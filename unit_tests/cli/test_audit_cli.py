@@ -1,4 +1,3 @@
-# ruff: noqa: E501  (literal fixtures and CLI argument lists read better on one line)
 """``kafka-placement audit``: report formatting and findings from a snapshot (client stubbed)."""
 
 from __future__ import annotations
@@ -19,7 +18,9 @@ def _snapshot() -> ClusterSnapshot:
     parts = {
         TopicPartition("good", 0): PartitionState((0, 2), 0, (0, 2)),
         TopicPartition("good", 1): PartitionState((3, 1), 3, (3, 1)),
-        TopicPartition("bad", 0): PartitionState((0, 1), 1, (0,)),  # one rack, leader not preferred, ISR shrunk
+        TopicPartition("bad", 0): PartitionState(
+            (0, 1), 1, (0,)
+        ),  # one rack, leader not preferred, ISR shrunk
         TopicPartition("bad", 1): PartitionState((0, 2), None, (2,)),
     }
     return ClusterSnapshot(BROKERS, parts)
@@ -48,9 +49,15 @@ def test_json_report_findings(monkeypatch: pytest.MonkeyPatch, capsys: pytest.Ca
     assert report["cluster"]["replicas_per_broker"] == {"0": 3, "1": 2, "2": 2, "3": 1}
 
 
-def test_text_report_and_exit_code(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    assert _run(monkeypatch, ["audit", "--bootstrap-servers", "x:1", "--topic", "good,bad",
-                              "--fail-on-findings"]) == 1
+def test_text_report_and_exit_code(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert (
+        _run(
+            monkeypatch, ["audit", "--bootstrap-servers", "x:1", "--topic", "good,bad", "--fail-on-findings"]
+        )
+        == 1
+    )
     out = capsys.readouterr().out
     assert "brokers: 0(a), 1(a), 2(b), 3(b)" in out and "findings: 6" in out
     assert "bad: preferred leaders per broker spread 2 > 1 achievable by reordering replicas" in out

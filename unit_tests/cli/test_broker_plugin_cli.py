@@ -14,9 +14,9 @@ from kafka_placement.versions import KAFKA_VERSION
 
 
 @pytest.mark.parametrize("version", ["3.9.0", "4.4", "latest", "4.4.0; rm -rf /"])
-def test_bad_version_is_one_line_exit_2_before_any_work(version: str, tmp_path: Path,
-                                                        capsys: pytest.CaptureFixture[str],
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_bad_version_is_one_line_exit_2_before_any_work(
+    version: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     def no_work(*args: object, **kwargs: object) -> None:
         raise AssertionError("Maven or javac ran for a bad version")
 
@@ -35,16 +35,30 @@ def test_unwritable_out_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert "--out" in capsys.readouterr().err
 
 
-def test_writes_the_jar_and_prints_broker_and_client_settings(tmp_path: Path,
-                                                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_writes_the_jar_and_prints_broker_and_client_settings(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     try:
         resolve(KAFKA_VERSION)
     except BrokerPluginUnavailable as exc:
         if os.environ.get("CI") == "true":
             pytest.fail(str(exc))
         pytest.skip(str(exc))
-    code = main(["broker-plugin", "--kafka-version", KAFKA_VERSION, "--out", str(tmp_path),
-                 "--priority", "10", "--rack", "az1", "--session-timeout-ms", "6000"])
+    code = main(
+        [
+            "broker-plugin",
+            "--kafka-version",
+            KAFKA_VERSION,
+            "--out",
+            str(tmp_path),
+            "--priority",
+            "10",
+            "--rack",
+            "az1",
+            "--session-timeout-ms",
+            "6000",
+        ]
+    )
     out = capsys.readouterr().out.splitlines()
     assert code == 0
     jar = tmp_path / f"kafka-placement-broker-{KAFKA_VERSION}.jar"
@@ -68,9 +82,23 @@ def test_writes_the_jar_and_prints_broker_and_client_settings(tmp_path: Path,
 
 
 def test_bad_rack_or_priority_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["broker-plugin", "--kafka-version", KAFKA_VERSION, "--out", str(tmp_path),
-                 "--priority", "2147483648"]) == 2
-    assert main(["broker-plugin", "--kafka-version", KAFKA_VERSION, "--out", str(tmp_path),
-                 "--rack", "a#b"]) == 2
+    assert (
+        main(
+            [
+                "broker-plugin",
+                "--kafka-version",
+                KAFKA_VERSION,
+                "--out",
+                str(tmp_path),
+                "--priority",
+                "2147483648",
+            ]
+        )
+        == 2
+    )
+    assert (
+        main(["broker-plugin", "--kafka-version", KAFKA_VERSION, "--out", str(tmp_path), "--rack", "a#b"])
+        == 2
+    )
     lines = capsys.readouterr().err.splitlines()
     assert len(lines) == 2 and all(line.startswith("kafka-placement broker-plugin: error:") for line in lines)

@@ -28,8 +28,13 @@ from kafka_placement.testing.layout import cluster_racks
         (["--user", "admin", "--client-config", "x"], "--user needs a SASL cluster"),
     ],
 )
-def test_bad_flags_exit_2_one_line(argv: list[str], message: str, capsys: pytest.CaptureFixture[str],
-                                   monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_bad_flags_exit_2_one_line(
+    argv: list[str],
+    message: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
     monkeypatch.setenv("KAFKA_PLACEMENT_STATE", str(tmp_path / "state.json"))
     assert main(["cluster", "up", *argv]) == 2
     err = capsys.readouterr().err
@@ -49,11 +54,23 @@ def test_cluster_racks() -> None:
 
 def test_module_alias_delegates(tmp_path: Path) -> None:
     env = {**os.environ, "KAFKA_PLACEMENT_STATE": str(tmp_path / "none.json")}
-    proc = subprocess.run([sys.executable, "-m", "kafka_placement.testing", "status"], env=env,
-                          capture_output=True, text=True, timeout=60, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "kafka_placement.testing", "status"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert proc.returncode == 1
     assert f"no healthy cluster: no shared cluster state at {tmp_path / 'none.json'}" in proc.stdout
-    proc = subprocess.run([sys.executable, "-m", "kafka_placement.testing", "up", "--brokers", "0"], env=env,
-                          capture_output=True, text=True, timeout=60, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "kafka_placement.testing", "up", "--brokers", "0"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert proc.returncode == 2
     assert proc.stderr.strip() == "kafka-placement cluster: error: brokers 0 out of range [1, 32]"

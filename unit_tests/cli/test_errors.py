@@ -81,8 +81,15 @@ def cases() -> list[tuple[str, list[str]]]:
             ),
             (
                 f"reassign-log-dir-throttle-{value}",
-                ["reassign", "apply", *UNREACHABLE, "--plan", "{plan}",
-                 "--replica-alter-log-dirs-throttle", value],
+                [
+                    "reassign",
+                    "apply",
+                    *UNREACHABLE,
+                    "--plan",
+                    "{plan}",
+                    "--replica-alter-log-dirs-throttle",
+                    value,
+                ],
             ),
             (
                 f"reassign-cancel-timeout-{value}",
@@ -125,19 +132,37 @@ def cases() -> list[tuple[str, list[str]]]:
     ):
         out.append(("argv-" + "-".join(argv), list(argv)))
     out += [
-        ("reassign-apply-one-at-a-time-no-wait",
-         ["reassign", "apply", *UNREACHABLE, "--plan", "{plan}", "--one-replica-at-a-time", "--no-wait"]),
-        ("reassign-apply-one-at-a-time-value",
-         ["reassign", "apply", *UNREACHABLE, "--plan", "{plan}", "--one-replica-at-a-time=2"]),
+        (
+            "reassign-apply-one-at-a-time-no-wait",
+            ["reassign", "apply", *UNREACHABLE, "--plan", "{plan}", "--one-replica-at-a-time", "--no-wait"],
+        ),
+        (
+            "reassign-apply-one-at-a-time-value",
+            ["reassign", "apply", *UNREACHABLE, "--plan", "{plan}", "--one-replica-at-a-time=2"],
+        ),
         ("group-describe-server-empty", ["group", "describe", "g", "--bootstrap-server", ""]),
         ("group-describe-unreachable", ["group", "describe", "g", *UNREACHABLE]),
-        ("broker-plugin-version-nope",
-         ["broker-plugin", "--kafka-version", "nope", "--out", "{directory}/o"]),
+        (
+            "broker-plugin-version-nope",
+            ["broker-plugin", "--kafka-version", "nope", "--out", "{directory}/o"],
+        ),
         ("broker-plugin-version-3", ["broker-plugin", "--kafka-version", "3.9.0", "--out", "{directory}/o"]),
-        ("client-assignor-version-nope",
-         ["client-assignor", "--kafka-version", "nope", "--out", "{directory}/o"]),
-        ("client-assignor-priority", ["client-assignor", "--kafka-version", "4.4.0", "--out", "{directory}/o",
-                                      "--priority", "2147483648"]),
+        (
+            "client-assignor-version-nope",
+            ["client-assignor", "--kafka-version", "nope", "--out", "{directory}/o"],
+        ),
+        (
+            "client-assignor-priority",
+            [
+                "client-assignor",
+                "--kafka-version",
+                "4.4.0",
+                "--out",
+                "{directory}/o",
+                "--priority",
+                "2147483648",
+            ],
+        ),
         ("rebalance-plan-loads-missing", ["rebalance", "plan", "--loads", "{missing}"]),
         ("rebalance-plan-loads-binary", ["rebalance", "plan", "--loads", "{binary}"]),
         ("rebalance-plan-loads-wrong", ["rebalance", "plan", "--loads", "{wrong}"]),

@@ -16,9 +16,16 @@ from kafka_placement.vocabulary import TopicPartition
 def _group(active: str) -> DescribedGroup:
     def m(mid: str, priority: int) -> DescribedMember:
         parts = tuple(TopicPartition("orders", p) for p in range(2)) if mid == active else ()
-        return DescribedMember(mid, f"client-{mid}", "/127.0.0.1", priority=priority,
-                               priority_source="userData", topics=("orders",), assignment=parts,
-                               assignment_user_data="failover")
+        return DescribedMember(
+            mid,
+            f"client-{mid}",
+            "/127.0.0.1",
+            priority=priority,
+            priority_source="userData",
+            topics=("orders",),
+            assignment=parts,
+            assignment_user_data="failover",
+        )
 
     return DescribedGroup("billing", "classic", "Stable", "failover", (m("a", 10), m("b", 5)), {"orders": 2})
 
@@ -26,8 +33,12 @@ def _group(active: str) -> DescribedGroup:
 PLUGIN = ("uniform", "range", "io.kafkaplacement.broker.FailoverServerAssignor")
 
 
-def _run(monkeypatch: pytest.MonkeyPatch, active: str, *extra: str,
-         offered: dict[int, tuple[str, ...]] | None = None) -> int:
+def _run(
+    monkeypatch: pytest.MonkeyPatch,
+    active: str,
+    *extra: str,
+    offered: dict[int, tuple[str, ...]] | None = None,
+) -> int:
     monkeypatch.setattr(group_cli, "check_connection", lambda settings: {})
     monkeypatch.setattr(group_cli, "read_group", lambda settings, group_id: _group(active))
     monkeypatch.setattr(group_cli, "read_server_assignors", lambda settings: offered)
@@ -61,13 +72,15 @@ def test_migration_lines_and_a_cluster_without_the_plugin(
 ) -> None:
     assert _run(monkeypatch, "a", offered={0: PLUGIN, 1: PLUGIN}) == 0
     out = capsys.readouterr().out
-    assert ("migration: classic; ranked by the classic group leader (failover); protected against "
-            "conversion") in out
+    assert (
+        "migration: classic; ranked by the classic group leader (failover); protected against conversion"
+    ) in out
     assert _run(monkeypatch, "a", "--json", offered={0: PLUGIN, 1: ("uniform", "range")}) == 0
     migration = json.loads(capsys.readouterr().out)["migration"]
     assert migration["brokers_without_failover"] == [1]
-    assert migration["advice"].startswith("stay classic: broker(s) [1] do not offer the failover server "
-                                          "assignor")
+    assert migration["advice"].startswith(
+        "stay classic: broker(s) [1] do not offer the failover server assignor"
+    )
 
 
 def test_usage_errors_are_one_line(capsys: pytest.CaptureFixture[str]) -> None:

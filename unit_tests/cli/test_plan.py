@@ -1,4 +1,3 @@
-# ruff: noqa: E501  (CLI argument lists read better on one line)
 """``kafka-placement plan`` in-process: clear errors (exit 2) before Spark starts, files on success."""
 
 from __future__ import annotations
@@ -119,7 +118,9 @@ def test_csv_input_plans_and_writes_everything(tmp_path: Path, capsys: pytest.Ca
             assert got == [expected.get(p, 0) for p in range(n)]
 
 
-def test_value_sizes_are_exact_on_csv_json_and_parquet(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_value_sizes_are_exact_on_csv_json_and_parquet(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     users = [f"u{i % 23}" for i in range(400)]
     sizes = [(i * 37) % 1000 for i in range(400)]
     frame = pd.DataFrame({"user": users, "size": sizes})
@@ -128,33 +129,99 @@ def test_value_sizes_are_exact_on_csv_json_and_parquet(tmp_path: Path, capsys: p
     frame.to_parquet(tmp_path / "in.parquet", index=False)
     # independent: per partition, sum of len(key) + size
     placed = partition_keys([u.encode() for u in users], 6, "murmur2").tolist()
-    expected = [sum(len(u) + s for u, s, p in zip(users, sizes, placed, strict=True) if p == q) for q in range(6)]
-    for name, value_args in (("in.csv", ["--value-size-column", "size"]), ("in.json", ["--value-column", "size"]),
-                             ("in.parquet", ["--value-column", "size"]),
-                             ("in.parquet", ["--value-column", "size", "--engine", "spark"])):
+    expected = [
+        sum(len(u) + s for u, s, p in zip(users, sizes, placed, strict=True) if p == q) for q in range(6)
+    ]
+    for name, value_args in (
+        ("in.csv", ["--value-size-column", "size"]),
+        ("in.json", ["--value-column", "size"]),
+        ("in.parquet", ["--value-column", "size"]),
+        ("in.parquet", ["--value-column", "size", "--engine", "spark"]),
+    ):
         out_dir = tmp_path / f"out-{name}-{len(value_args)}"
-        code, _, err = run(["plan", "--input", str(tmp_path / name), "--key-column", "user", *value_args,
-                            "--partitions", "6", "--schemes", "murmur2", "--output", str(out_dir)], capsys)
+        code, _, err = run(
+            [
+                "plan",
+                "--input",
+                str(tmp_path / name),
+                "--key-column",
+                "user",
+                *value_args,
+                "--partitions",
+                "6",
+                "--schemes",
+                "murmur2",
+                "--output",
+                str(out_dir),
+            ],
+            capsys,
+        )
         assert code == 0, err
         parts = pd.read_parquet(out_dir / "partitions.parquet")
         assert parts["bytes"].tolist() == expected, name
 
 
-def test_a_csv_size_column_given_as_the_value_is_flagged(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_csv_size_column_given_as_the_value_is_flagged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     pd.DataFrame({"user": ["a", "b"], "size": [512, 1024]}).to_csv(tmp_path / "in.csv", index=False)
-    code, _, err = run(["plan", "--input", str(tmp_path / "in.csv"), "--key-column", "user", "--value-column",
-                        "size", "--partitions", "3", "--output", str(tmp_path / "o")], capsys)
+    code, _, err = run(
+        [
+            "plan",
+            "--input",
+            str(tmp_path / "in.csv"),
+            "--key-column",
+            "user",
+            "--value-column",
+            "size",
+            "--partitions",
+            "3",
+            "--output",
+            str(tmp_path / "o"),
+        ],
+        capsys,
+    )
     assert code == 0 and "use --value-size-column size" in err
     pd.DataFrame({"user": ["a"], "size": ["big"]}).to_csv(tmp_path / "bad.csv", index=False)
-    code, _, err = run(["plan", "--input", str(tmp_path / "bad.csv"), "--key-column", "user",
-                        "--value-size-column", "size", "--partitions", "3", "--output", str(tmp_path / "o2")], capsys)
+    code, _, err = run(
+        [
+            "plan",
+            "--input",
+            str(tmp_path / "bad.csv"),
+            "--key-column",
+            "user",
+            "--value-size-column",
+            "size",
+            "--partitions",
+            "3",
+            "--output",
+            str(tmp_path / "o2"),
+        ],
+        capsys,
+    )
     assert code == 2 and "must hold whole numbers of bytes, got 'big'" in err
 
 
-def test_parquet_on_a_local_master_is_planned_without_spark(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_parquet_on_a_local_master_is_planned_without_spark(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     pd.DataFrame({"user": [f"u{i % 7}" for i in range(70)]}).to_parquet(tmp_path / "in.parquet", index=False)
-    code, _, err = run(["plan", "--input", str(tmp_path / "in.parquet"), "--key-column", "user", "--partitions", "4",
-                        "--master", "local[2]", "--output", str(tmp_path / "o")], capsys)
+    code, _, err = run(
+        [
+            "plan",
+            "--input",
+            str(tmp_path / "in.parquet"),
+            "--key-column",
+            "user",
+            "--partitions",
+            "4",
+            "--master",
+            "local[2]",
+            "--output",
+            str(tmp_path / "o"),
+        ],
+        capsys,
+    )
     assert code == 0, err
     assert "planning in this process with 2 thread(s)" in err and "starting Spark" not in err
     placed = Counter(partition_keys([f"u{i % 7}".encode() for i in range(70)], 4, "murmur2").tolist())
@@ -162,12 +229,26 @@ def test_parquet_on_a_local_master_is_planned_without_spark(tmp_path: Path, caps
     assert parts["records"].tolist() == [placed.get(p, 0) for p in range(4)]
 
 
-def test_engine_local_refuses_input_it_cannot_read(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_engine_local_refuses_input_it_cannot_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     pd.DataFrame({"user": ["a"], "size": [1]}).to_csv(tmp_path / "in.csv", index=False)
     pd.DataFrame({"user": [1, 2]}).to_parquet(tmp_path / "ints.parquet", index=False)
     for name in ("in.csv", "ints.parquet"):
-        code, _, err = run(["plan", "--input", str(tmp_path / name), "--key-column", "user", "--engine", "local",
-                            "--output", str(tmp_path / "o")], capsys)
+        code, _, err = run(
+            [
+                "plan",
+                "--input",
+                str(tmp_path / name),
+                "--key-column",
+                "user",
+                "--engine",
+                "local",
+                "--output",
+                str(tmp_path / "o"),
+            ],
+            capsys,
+        )
         assert code == 2 and err.count("\n") == 1, err
         assert "--engine local plans Parquet input (--input) with a string or binary key column" in err
 
@@ -187,7 +268,11 @@ def test_engine_local_refuses_input_it_cannot_read(tmp_path: Path, capsys: pytes
     ],
 )
 def test_auto_engine_plans_in_process_only_on_one_machine(
-    master: str | None, env: dict[str, str], threads: int | str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    master: str | None,
+    env: dict[str, str],
+    threads: int | str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     import argparse
     import os
@@ -200,8 +285,14 @@ def test_auto_engine_plans_in_process_only_on_one_machine(
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     pd.DataFrame({"key": ["a"]}).to_parquet(tmp_path / "in.parquet", index=False)
-    args = argparse.Namespace(engine="auto", input=str(tmp_path / "in.parquet"), format=None, key_column="key",
-                              value_column=None, value_size_column=None)
+    args = argparse.Namespace(
+        engine="auto",
+        input=str(tmp_path / "in.parquet"),
+        format=None,
+        key_column="key",
+        value_column=None,
+        value_size_column=None,
+    )
     in_place = parquet_in_place(args)
     assert in_place
     assert choose_engine(args, master, in_place) == (os.cpu_count() if threads == "cores" else threads)

@@ -1,4 +1,3 @@
-# ruff: noqa: E501  (literal fixtures and CLI argument lists read better on one line)
 """``kafka-placement reassign``: offline planning end to end, broker parsing, errors."""
 
 from __future__ import annotations
@@ -33,15 +32,33 @@ def test_offline_plan_onto_six_brokers(tmp_path: Path, capsys: pytest.CaptureFix
     current = {TopicPartition("t", p): r for p, r in assign_replicas_to_brokers(old, 12, 3, 0).items()}
     (tmp_path / "current.json").write_text(format_reassignment(current))
     brokers = ",".join(f"{b}:{r}" for b, r in RACKS.items())
-    args = _parse(["reassign", "plan", "--current", str(tmp_path / "current.json"), "--brokers", brokers,
-                   "--output", str(tmp_path / "plan.json"), "--rollback", str(tmp_path / "rollback.json"), "--json"])
+    args = _parse(
+        [
+            "reassign",
+            "plan",
+            "--current",
+            str(tmp_path / "current.json"),
+            "--brokers",
+            brokers,
+            "--output",
+            str(tmp_path / "plan.json"),
+            "--rollback",
+            str(tmp_path / "rollback.json"),
+            "--json",
+        ]
+    )
     assert args.handler(args) == 0
     summary = json.loads(capsys.readouterr().out)
     # Racks 1 and 2 have one old broker each, so brokers 0 and 3 hold all 12 partitions; rack3's
     # brokers 1/2 hold 9/3. Targets are 6 each: 0 and 3 shed 6, broker 1 sheds 3 = 15 moves minimum.
     assert summary["moves"]["replicas_added"] == summary["lower_bound"]["replica_moves"] == 15
-    plan = {m.topic_partition: list(m.replicas) for m in parse_reassignment((tmp_path / "plan.json").read_text())}
-    rollback = {m.topic_partition: list(m.replicas) for m in parse_reassignment((tmp_path / "rollback.json").read_text())}
+    plan = {
+        m.topic_partition: list(m.replicas) for m in parse_reassignment((tmp_path / "plan.json").read_text())
+    }
+    rollback = {
+        m.topic_partition: list(m.replicas)
+        for m in parse_reassignment((tmp_path / "rollback.json").read_text())
+    }
     assert set(plan) == set(rollback) and all(current[tp] == rollback[tp] for tp in plan)
     loads = {b: sum(b in r for r in {**current, **plan}.values()) for b in RACKS}
     assert set(loads.values()) == {6}  # 36 replicas on 6 brokers
@@ -50,8 +67,18 @@ def test_offline_plan_onto_six_brokers(tmp_path: Path, capsys: pytest.CaptureFix
 def test_remove_broker_offline(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     current = {TopicPartition("t", p): r for p, r in assign_replicas_to_brokers(range(4), 8, 2, 0).items()}
     (tmp_path / "c.json").write_text(format_reassignment(current))
-    args = _parse(["reassign", "plan", "--current", str(tmp_path / "c.json"), "--brokers", "0,1,2,3",
-                   "--remove-brokers", "3"])
+    args = _parse(
+        [
+            "reassign",
+            "plan",
+            "--current",
+            str(tmp_path / "c.json"),
+            "--brokers",
+            "0,1,2,3",
+            "--remove-brokers",
+            "3",
+        ]
+    )
     assert args.handler(args) == 0
     out = capsys.readouterr()
     assert "replicas moved 4 (lower bound 4" in out.err
@@ -61,8 +88,12 @@ def test_remove_broker_offline(tmp_path: Path, capsys: pytest.CaptureFixture[str
 
 @pytest.mark.parametrize(
     ("text", "message"),
-    [("1,1", "Broker list contains duplicate entries: 1"), ("a", "expects id or id:rack items"),
-     ("", "names no broker"), ("-1", "broker id must be >= 0")],
+    [
+        ("1,1", "Broker list contains duplicate entries: 1"),
+        ("a", "expects id or id:rack items"),
+        ("", "names no broker"),
+        ("-1", "broker id must be >= 0"),
+    ],
 )
 def test_parse_brokers_errors(text: str, message: str) -> None:
     with pytest.raises(InvalidBrokerError, match=message):
@@ -76,8 +107,20 @@ def test_plan_needs_a_source_and_racks(tmp_path: Path) -> None:
     with pytest.raises(InvalidArgumentError, match="needs --brokers"):
         reassign.build_plan(_parse(["reassign", "plan", "--current", str(tmp_path / "c.json")]))
     with pytest.raises(InvalidBrokerError, match=r"unknown broker\(s\) \[7\]"):
-        reassign.build_plan(_parse(["reassign", "plan", "--current", str(tmp_path / "c.json"),
-                                    "--brokers", "0,1", "--remove-brokers", "7"]))
+        reassign.build_plan(
+            _parse(
+                [
+                    "reassign",
+                    "plan",
+                    "--current",
+                    str(tmp_path / "c.json"),
+                    "--brokers",
+                    "0,1",
+                    "--remove-brokers",
+                    "7",
+                ]
+            )
+        )
 
 
 def _run(argv: list[str]) -> int:
@@ -86,10 +129,15 @@ def _run(argv: list[str]) -> int:
     return main(argv)
 
 
-def test_plan_json_goes_to_stdout_and_summary_to_stderr(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_plan_json_goes_to_stdout_and_summary_to_stderr(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     current = {TopicPartition("t", p): r for p, r in assign_replicas_to_brokers(range(3), 6, 2, 0).items()}
     (tmp_path / "c.json").write_text(format_reassignment(current))
-    assert _run(["reassign", "plan", "--current", str(tmp_path / "c.json"), "--brokers", "0,1,2,3", "--json"]) == 0
+    assert (
+        _run(["reassign", "plan", "--current", str(tmp_path / "c.json"), "--brokers", "0,1,2,3", "--json"])
+        == 0
+    )
     out = capsys.readouterr()
     plan = parse_reassignment(out.out)  # stdout is exactly the plan: `> plan.json` works
     assert plan and all(set(m.replicas) <= {0, 1, 2, 3} for m in plan)
@@ -107,8 +155,21 @@ def test_a_balanced_cluster_gives_an_empty_plan_every_action_accepts(
     current = {TopicPartition("t", p): r for p, r in assign_replicas_to_brokers(range(3), 6, 2, 0).items()}
     (tmp_path / "c.json").write_text(format_reassignment(current))
     plan_file = tmp_path / "plan.json"
-    assert _run(["reassign", "plan", "--current", str(tmp_path / "c.json"), "--brokers", "0,1,2",
-                 "--output", str(plan_file)]) == 0
+    assert (
+        _run(
+            [
+                "reassign",
+                "plan",
+                "--current",
+                str(tmp_path / "c.json"),
+                "--brokers",
+                "0,1,2",
+                "--output",
+                str(plan_file),
+            ]
+        )
+        == 0
+    )
     assert json.loads(plan_file.read_text()) == {"version": 1, "partitions": []}
     assert "nothing moves" in capsys.readouterr().out
     assert not list(tmp_path.glob("*rollback*"))  # nothing moves, nothing to roll back
@@ -118,22 +179,44 @@ def test_a_balanced_cluster_gives_an_empty_plan_every_action_accepts(
         assert "the plan moves nothing" in capsys.readouterr().out
 
 
-def test_plan_keeps_the_log_dirs_of_staying_replicas(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    (tmp_path / "c.json").write_text(json.dumps({"version": 1, "partitions": [
-        {"topic": "t", "partition": 0, "replicas": [0, 1], "log_dirs": ["/d/a", "/d/b"]},
-        {"topic": "t", "partition": 1, "replicas": [0, 1], "log_dirs": ["/d/b", "any"]},
-    ]}))
-    assert _run(["reassign", "plan", "--current", str(tmp_path / "c.json"), "--brokers", "0,1,2",
-                 "--output", str(tmp_path / "p.json"), "--rollback", str(tmp_path / "r.json")]) == 0
+def test_plan_keeps_the_log_dirs_of_staying_replicas(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "c.json").write_text(
+        json.dumps(
+            {
+                "version": 1,
+                "partitions": [
+                    {"topic": "t", "partition": 0, "replicas": [0, 1], "log_dirs": ["/d/a", "/d/b"]},
+                    {"topic": "t", "partition": 1, "replicas": [0, 1], "log_dirs": ["/d/b", "any"]},
+                ],
+            }
+        )
+    )
+    assert (
+        _run(
+            [
+                "reassign",
+                "plan",
+                "--current",
+                str(tmp_path / "c.json"),
+                "--brokers",
+                "0,1,2",
+                "--output",
+                str(tmp_path / "p.json"),
+                "--rollback",
+                str(tmp_path / "r.json"),
+            ]
+        )
+        == 0
+    )
     plan = parse_reassignment((tmp_path / "p.json").read_text())
     assert len(plan) == 1  # one replica moves to broker 2
     (moved,) = plan
     known = {(0, 0): "/d/a", (0, 1): "/d/b", (1, 0): "/d/b"}
     assert moved.log_dirs == tuple(known.get((moved.partition, b), "any") for b in moved.replicas)
     rollback = parse_reassignment((tmp_path / "r.json").read_text())
-    assert [m.log_dirs for m in rollback] == [
-        tuple(known.get((moved.partition, b), "any") for b in (0, 1))
-    ]
+    assert [m.log_dirs for m in rollback] == [tuple(known.get((moved.partition, b), "any") for b in (0, 1))]
 
 
 @pytest.mark.parametrize(
@@ -141,7 +224,10 @@ def test_plan_keeps_the_log_dirs_of_staying_replicas(tmp_path: Path, capsys: pyt
     [
         (["apply", "--throttle", "fast"], "--throttle must be a rate in bytes/s like 50MB/s"),
         (["apply", "--throttle", "0"], "allowed 1 .. 9223372036854775807 bytes/s"),
-        (["apply", "--replica-alter-log-dirs-throttle", "-1"], "--replica-alter-log-dirs-throttle must be a rate"),
+        (
+            ["apply", "--replica-alter-log-dirs-throttle", "-1"],
+            "--replica-alter-log-dirs-throttle must be a rate",
+        ),
         (["apply", "--timeout", "0"], "--timeout must be in (0, 604800] seconds"),
         (["apply", "--timeout", "nan"], "--timeout must be in (0, 604800] seconds"),
         (["cancel", "--timeout", "-3"], "--timeout must be in (0, 604800] seconds"),

@@ -20,10 +20,13 @@ def _args(argv: list[str]) -> argparse.Namespace:
 def test_conf_wins_over_the_file(tmp_path: Path) -> None:
     conf = tmp_path / "spark-defaults.conf"
     conf.write_text("# comment\nspark.driver.host   10.0.0.5\nspark.executor.memory=4g\n")
-    args = _args(["--spark-config", str(conf), "--conf", "spark.executor.memory=2g",
-                  "--conf", "spark.x.y=a=b"])
+    args = _args(
+        ["--spark-config", str(conf), "--conf", "spark.executor.memory=2g", "--conf", "spark.x.y=a=b"]
+    )
     assert spark_conf_from_args(args) == {
-        "spark.driver.host": "10.0.0.5", "spark.executor.memory": "2g", "spark.x.y": "a=b"
+        "spark.driver.host": "10.0.0.5",
+        "spark.executor.memory": "2g",
+        "spark.x.y": "a=b",
     }
     assert args.master is None  # the deployment's spark.master unless given
 

@@ -42,16 +42,22 @@ sys.exit(max(codes))
 
 
 def _inputs(tmp_path: Path) -> None:
-    frame = pd.DataFrame({"user": [f"u{i % 23}" for i in range(400)], "size": [(i * 37) % 1000 for i in range(400)]})
+    frame = pd.DataFrame(
+        {"user": [f"u{i % 23}" for i in range(400)], "size": [(i * 37) % 1000 for i in range(400)]}
+    )
     frame.to_csv(tmp_path / "in.csv", index=False)
     frame.to_json(tmp_path / "in.json", orient="records", lines=True)
     frame.to_parquet(tmp_path / "in.parquet", index=False)
 
 
 def _run(argv: list[str], tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str]:
-    environment = {k: v for k, v in os.environ.items() if k not in ("KAFKA_PLACEMENT_DEBUG", "PYSPARK_GATEWAY_PORT")}
+    environment = {
+        k: v for k, v in os.environ.items() if k not in ("KAFKA_PLACEMENT_DEBUG", "PYSPARK_GATEWAY_PORT")
+    }
     environment.update({"XDG_CACHE_HOME": str(tmp_path / "cache"), **env})
-    return subprocess.run(argv, capture_output=True, text=True, timeout=TIMEOUT_S, cwd=tmp_path, env=environment)
+    return subprocess.run(
+        argv, capture_output=True, text=True, timeout=TIMEOUT_S, cwd=tmp_path, env=environment
+    )
 
 
 def _logs(tmp_path: Path) -> list[Path]:
@@ -66,12 +72,18 @@ def test_warnings_of_our_package_are_our_lines_the_others_go_to_the_log(
         warnings.simplefilter("always")
         route_warnings(log)
         pyspark_file = "/site-packages/pyspark/sql/pandas/utils.py"
-        warnings.warn_explicit("PySpark does not yet fully support pandas >= 3.0.0.", FutureWarning, pyspark_file, 63)
-        warnings.warn_explicit("the partition column is computed through Python", RuntimeWarning,
-                               spark_start.__file__, 1)
+        warnings.warn_explicit(
+            "PySpark does not yet fully support pandas >= 3.0.0.", FutureWarning, pyspark_file, 63
+        )
+        warnings.warn_explicit(
+            "the partition column is computed through Python", RuntimeWarning, spark_start.__file__, 1
+        )
     captured = capsys.readouterr()
     assert captured.err == "warning: the partition column is computed through Python\n" and captured.out == ""
-    assert log.read_text() == f"{pyspark_file}:63: FutureWarning: PySpark does not yet fully support pandas >= 3.0.0.\n"
+    assert (
+        log.read_text()
+        == f"{pyspark_file}:63: FutureWarning: PySpark does not yet fully support pandas >= 3.0.0.\n"
+    )
 
 
 @pytest.mark.spark
@@ -87,8 +99,10 @@ def test_plan_on_parquet_csv_and_json_prints_only_our_lines(tmp_path: Path) -> N
     assert proc.stdout.count("planned 1 scenario(s) in ") == 3
     assert proc.stderr.count("  planning 1 scenario(s) on Spark: done in ") == 3
     # our warning on its own line of stderr, whole
-    warning = ("warning: CSV column 'size' holds only digits; it is counted as text of that length. "
-               "If it is a size in bytes, use --value-size-column size")
+    warning = (
+        "warning: CSV column 'size' holds only digits; it is counted as text of that length. "
+        "If it is a size in bytes, use --value-size-column size"
+    )
     assert warning in proc.stderr.splitlines()
     # what was not shown was kept: the JVM's start-up lines are in the log the start line names
     (log,) = _logs(tmp_path)
@@ -100,15 +114,29 @@ def test_plan_on_parquet_csv_and_json_prints_only_our_lines(tmp_path: Path) -> N
 @pytest.mark.spark
 def test_verbose_shows_spark_again_and_a_bad_setting_is_one_line_with_the_log(tmp_path: Path) -> None:
     _inputs(tmp_path)
-    plan = [sys.executable, "-m", "kafka_placement.cli", "plan", "--input", str(tmp_path / "in.json"),
-            "--key-column", "user", "--partitions", "6", "--master", "local[2]"]
+    plan = [
+        sys.executable,
+        "-m",
+        "kafka_placement.cli",
+        "plan",
+        "--input",
+        str(tmp_path / "in.json"),
+        "--key-column",
+        "user",
+        "--partitions",
+        "6",
+        "--master",
+        "local[2]",
+    ]
     verbose = _run([*plan, "--output", str(tmp_path / "o-verbose"), "--verbose"], tmp_path)
     assert verbose.returncode == 0, verbose.stderr[-3000:]
     shown = foreign_lines(verbose.stderr)
     assert any("log4j" in line for line in shown), verbose.stderr[-3000:]
     assert _logs(tmp_path) == []
 
-    bad = _run([*plan, "--output", str(tmp_path / "o-bad"), "--conf", "spark.executor.memory=banana"], tmp_path)
+    bad = _run(
+        [*plan, "--output", str(tmp_path / "o-bad"), "--conf", "spark.executor.memory=banana"], tmp_path
+    )
     assert bad.returncode == 2
     assert foreign_lines(bad.stderr) == [] and bad.stdout == ""
     errors = [line for line in bad.stderr.splitlines() if line.startswith("kafka-placement plan: error: ")]
@@ -117,4 +145,6 @@ def test_verbose_shows_spark_again_and_a_bad_setting_is_one_line_with_the_log(tm
         "kafka-placement plan: error: Spark did not start: org.apache.spark.SparkException: "
         f"Executor memory must be a positive number (Spark's output: {log})"
     ]
-    assert re.search(r"Exception in thread \"main\" .*Executor memory must be a positive number", log.read_text())
+    assert re.search(
+        r"Exception in thread \"main\" .*Executor memory must be a positive number", log.read_text()
+    )

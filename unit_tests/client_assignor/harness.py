@@ -18,9 +18,11 @@ from kafka_placement.client_assignor.build import BUILD, TEST, ClientAssignorUna
 from kafka_placement.versions import KAFKA_VERSION
 
 REPO = Path(__file__).resolve().parents[2]
-SOURCES = [*Path(__file__).with_name("java").rglob("*.java"),
-           # the independent oracle the live mixed-group tests use (not ours to change)
-           REPO / "integration_tests/java/member/io/kafkaplacement/conformance/live/FailoverAssignor.java"]
+SOURCES = [
+    *Path(__file__).with_name("java").rglob("*.java"),
+    # the independent oracle the live mixed-group tests use (not ours to change)
+    REPO / "integration_tests/java/member/io/kafkaplacement/conformance/live/FailoverAssignor.java",
+]
 #: A setting's Java type in a request: Integer, Boolean or String (as a properties file gives every value).
 Setting = int | bool | str
 
@@ -70,16 +72,38 @@ class ClientHarness(Harness):
             raise ClientAssignorUnavailable("no JDK (javac/java) on PATH")
         class_path = [*map(str, BUILD.resolve(kafka_version, TEST)), str(build_jar(kafka_version))]
         classes = build_dir / "client-harness-classes"
-        subprocess.run([javac, "--release", "17", "-nowarn", "-d", str(classes),
-                        "-cp", os.pathsep.join(class_path), *map(str, SOURCES)],
-                       check=True, capture_output=True, text=True, timeout=120)
+        subprocess.run(
+            [
+                javac,
+                "--release",
+                "17",
+                "-nowarn",
+                "-d",
+                str(classes),
+                "-cp",
+                os.pathsep.join(class_path),
+                *map(str, SOURCES),
+            ],
+            check=True,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         self._process = subprocess.Popen(
-            [java, "-Xmx256m", "-Dorg.slf4j.simpleLogger.showThreadName=false",
-             "-Dorg.slf4j.simpleLogger.defaultLogLevel=info",
-             "-cp", os.pathsep.join([*class_path, str(classes)]),
-             "io.kafkaplacement.clientharness.ClientHarness"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            text=True, encoding="utf-8",
+            [
+                java,
+                "-Xmx256m",
+                "-Dorg.slf4j.simpleLogger.showThreadName=false",
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=info",
+                "-cp",
+                os.pathsep.join([*class_path, str(classes)]),
+                "io.kafkaplacement.clientharness.ClientHarness",
+            ],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            encoding="utf-8",
         )
 
     def configure(self, settings: Mapping[str, Setting]) -> Answer:
@@ -91,16 +115,19 @@ class ClientHarness(Harness):
 
     def receive(self, settings: Mapping[str, Setting], assignments: Sequence[bytes]) -> list[str]:
         """The log lines of a member with ``settings`` receiving ``assignments`` (serialized), one by one."""
-        answer = parse_answer(self.ask(" ".join(["M", *settings_fields(settings), ";",
-                                                  *map(hex_bytes, assignments)])))
+        answer = parse_answer(
+            self.ask(" ".join(["M", *settings_fields(settings), ";", *map(hex_bytes, assignments)]))
+        )
         assert answer.status == "OK", answer
         return answer.logs
 
 
 def settings_fields(settings: Mapping[str, Setting]) -> list[str]:
     kinds = {bool: "b", int: "i", str: "s"}
-    return [hex_text(f"{key}={kinds[type(value)]}:{str(value).lower() if isinstance(value, bool) else value}")
-            for key, value in settings.items()]
+    return [
+        hex_text(f"{key}={kinds[type(value)]}:{str(value).lower() if isinstance(value, bool) else value}")
+        for key, value in settings.items()
+    ]
 
 
 def assign_request(mode: str, counts: Sequence[int], subscriptions: Sequence[tuple[str, bytes]]) -> str:

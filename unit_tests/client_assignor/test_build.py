@@ -39,9 +39,9 @@ def _error_line(capsys: pytest.CaptureFixture[str]) -> str:
 
 
 @pytest.mark.parametrize("version", ["3.9.0", "4.4", "latest", "4.4.0; rm -rf /", "04.4.0x"])
-def test_bad_version_is_one_line_exit_2_before_any_work(version: str, tmp_path: Path,
-                                                        capsys: pytest.CaptureFixture[str],
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_bad_version_is_one_line_exit_2_before_any_work(
+    version: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     def no_work(*args: object, **kwargs: object) -> None:
         raise AssertionError("Maven or javac ran for a bad version")
 
@@ -53,8 +53,9 @@ def test_bad_version_is_one_line_exit_2_before_any_work(version: str, tmp_path: 
     assert not (tmp_path / "out").exists()
 
 
-def test_unpublished_version_and_no_network_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+def test_unpublished_version_and_no_network_are_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     _maven_or_skip()
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # nothing cached: Maven must run
     assert main([*CLI, str(tmp_path / "a"), "--kafka-version", "4.99.0"]) == 2
@@ -64,34 +65,57 @@ def test_unpublished_version_and_no_network_are_one_line(tmp_path: Path, capsys:
     home = tmp_path / "home"
     (home / ".m2").mkdir(parents=True)
     (home / ".m2" / "settings.xml").write_text(
-        f"<settings><offline>true</offline><localRepository>{tmp_path / 'm2'}</localRepository></settings>")
+        f"<settings><offline>true</offline><localRepository>{tmp_path / 'm2'}</localRepository></settings>"
+    )
     monkeypatch.setenv("MAVEN_OPTS", f"-Duser.home={home}")
     assert main([*CLI, str(tmp_path / "b"), "--kafka-version", KAFKA_VERSION]) == 2
     err = _error_line(capsys)
     assert "Maven could not reach its repository" in err and "\x1b" not in err, err
 
 
-def test_writes_the_jar_and_prints_consumer_settings(tmp_path: Path,
-                                                     capsys: pytest.CaptureFixture[str]) -> None:
+def test_writes_the_jar_and_prints_consumer_settings(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     _maven_or_skip()
-    assert main([*CLI, str(tmp_path), "--kafka-version", KAFKA_VERSION, "--priority", "30", "--rack", "az1",
-                 "--migration-ready"]) == 0
+    assert (
+        main(
+            [
+                *CLI,
+                str(tmp_path),
+                "--kafka-version",
+                KAFKA_VERSION,
+                "--priority",
+                "30",
+                "--rack",
+                "az1",
+                "--migration-ready",
+            ]
+        )
+        == 0
+    )
     with zipfile.ZipFile(tmp_path / f"kafka-placement-client-{KAFKA_VERSION}.jar") as archive:
         names = set(archive.namelist())
-    assert {"io/kafkaplacement/client/FailoverAssignor.class",
-            "io/kafkaplacement/client/PriorityAssignor.class",
-            "io/kafkaplacement/broker/RackPriority.class"} <= names
+    assert {
+        "io/kafkaplacement/client/FailoverAssignor.class",
+        "io/kafkaplacement/client/PriorityAssignor.class",
+        "io/kafkaplacement/broker/RackPriority.class",
+    } <= names
     assert not any(name.startswith("org/") for name in names)  # the consumer supplies Kafka's classes
     settings = [line for line in capsys.readouterr().out.splitlines() if not line.startswith("#")]
-    assert settings == ["group.protocol=classic",
-                        "partition.assignment.strategy=io.kafkaplacement.client.FailoverAssignor",
-                        "failover.priority=30", "failover.migration.ready=true",
-                        "client.rack=az1#priority=30"]
+    assert settings == [
+        "group.protocol=classic",
+        "partition.assignment.strategy=io.kafkaplacement.client.FailoverAssignor",
+        "failover.priority=30",
+        "failover.migration.ready=true",
+        "client.rack=az1#priority=30",
+    ]
     assert main([*CLI, str(tmp_path), "--kafka-version", KAFKA_VERSION, "--name", "priority"]) == 0
     settings = [line for line in capsys.readouterr().out.splitlines() if not line.startswith("#")]
-    assert settings == ["group.protocol=classic",
-                        "partition.assignment.strategy=io.kafkaplacement.client.PriorityAssignor",
-                        "failover.priority=<n>"]
+    assert settings == [
+        "group.protocol=classic",
+        "partition.assignment.strategy=io.kafkaplacement.client.PriorityAssignor",
+        "failover.priority=<n>",
+    ]
 
 
 def test_consumer_settings_refuse_what_the_assignor_would() -> None:

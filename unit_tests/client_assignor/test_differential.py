@@ -79,8 +79,11 @@ def test_differential_against_our_python_leader_and_the_java_oracle(client_harne
     rng = random.Random(SEED)
     groups = [(random_group(rng), rng.random() < 0.5) for _ in range(GROUPS)]
     requests = [assign_request("R" if ready else "P", counts, subs) for (counts, subs, _), ready in groups]
-    oracle = [(i, assign_request("O", counts, subs)) for i, ((counts, subs, applies), _) in enumerate(groups)
-              if applies]
+    oracle = [
+        (i, assign_request("O", counts, subs))
+        for i, ((counts, subs, applies), _) in enumerate(groups)
+        if applies
+    ]
     answers = client_harness.ask_many(requests)
     oracle_lines = client_harness.ask_many([r for _, r in oracle])
     oracle_answers = dict(zip([i for i, _ in oracle], oracle_lines, strict=True))
@@ -99,7 +102,8 @@ def test_differential_against_our_python_leader_and_the_java_oracle(client_harne
                 oracle_mismatches.append((index, counts, subs))
     assert not mismatches, f"{len(mismatches)} members differ from our Python leader; first: {mismatches[0]}"
     assert not oracle_mismatches, (
-        f"{len(oracle_mismatches)} groups differ from the oracle: {oracle_mismatches[0]}")
+        f"{len(oracle_mismatches)} groups differ from the oracle: {oracle_mismatches[0]}"
+    )
     # the sample exercised both outcomes of the migration rule and the oracle on most groups
     assert 0 < empty < sum(len(subs) for (_, subs, _), _ in groups)
     assert len(oracle_answers) > GROUPS // 3
@@ -108,8 +112,10 @@ def test_differential_against_our_python_leader_and_the_java_oracle(client_harne
 def test_hostile_userdata_never_throws_and_warns_once_per_member(client_harness: ClientHarness) -> None:
     rng = random.Random(SEED + 1)
     for length in [1, 2, 3, 5, 7, 8, 100, 70_000]:
-        subs = [("good", python_subscription(["t0"], 1)),
-                ("bad", raw_subscription(["t0"], rng.randbytes(length), None))]
+        subs = [
+            ("good", python_subscription(["t0"], 1)),
+            ("bad", raw_subscription(["t0"], rng.randbytes(length), None)),
+        ]
         answer = parse_answer(client_harness.ask(assign_request("P", [3], subs)))
         good, bad = assigned(answer)
         assert good.topics == {0} and bad.topics == set()  # the hostile member ranks last, even below 1

@@ -30,8 +30,9 @@ def java_subscription(harness: ClientHarness, settings: dict[str, Setting]) -> b
 
 
 @pytest.mark.parametrize("priority", PRIORITIES)
-def test_python_subscription_read_by_the_java_leader(client_harness: ClientHarness,
-                                                     priority: int | None) -> None:
+def test_python_subscription_read_by_the_java_leader(
+    client_harness: ClientHarness, priority: int | None
+) -> None:
     group = [("py", python_subscription(["t0"], priority))]
     answer = parse_answer(client_harness.ask(assign_request("P", [2], group)))
     (only,) = assigned(answer)
@@ -40,8 +41,9 @@ def test_python_subscription_read_by_the_java_leader(client_harness: ClientHarne
 
 
 @pytest.mark.parametrize("priority", PRIORITIES)
-def test_java_subscription_read_by_python(client_harness: ClientHarness, priority: int | None,
-                                          caplog: pytest.LogCaptureFixture) -> None:
+def test_java_subscription_read_by_python(
+    client_harness: ClientHarness, priority: int | None, caplog: pytest.LogCaptureFixture
+) -> None:
     settings: dict[str, Setting] = {} if priority is None else {"failover.priority": priority}
     decoded = ConsumerProtocolSubscription.decode(java_subscription(client_harness, settings))
     with caplog.at_level(logging.WARNING):
@@ -53,8 +55,9 @@ def test_java_subscription_read_by_python(client_harness: ClientHarness, priorit
         assert ConsumerProtocolSubscription.decode(as_text).user_data == decoded.user_data
 
 
-def test_java_assignment_accepted_by_python_members_without_warning(client_harness: ClientHarness,
-                                                                    caplog: pytest.LogCaptureFixture) -> None:
+def test_java_assignment_accepted_by_python_members_without_warning(
+    client_harness: ClientHarness, caplog: pytest.LogCaptureFixture
+) -> None:
     subs = [(f"py{i}", python_subscription(["t0", "t1"], p)) for i, p in enumerate(PRIORITIES)]
     members = assigned(parse_answer(client_harness.ask(assign_request("P", [3, 1], subs))))
     for (mid, _), priority, member in zip(subs, PRIORITIES, members, strict=True):
@@ -66,10 +69,22 @@ def test_java_assignment_accepted_by_python_members_without_warning(client_harne
 
 
 def test_python_assignment_accepted_by_the_java_member_without_warning(client_harness: ClientHarness) -> None:
-    subs = [("java", java_subscription(client_harness, {"failover.priority": 30})),
-            ("py", python_subscription(["t0"], 20))]
-    members = [type("M", (), {"member_id": mid, "group_instance_id": None,
-                              "metadata": ConsumerProtocolSubscription.decode(wire)})() for mid, wire in subs]
+    subs = [
+        ("java", java_subscription(client_harness, {"failover.priority": 30})),
+        ("py", python_subscription(["t0"], 20)),
+    ]
+    members = [
+        type(
+            "M",
+            (),
+            {
+                "member_id": mid,
+                "group_instance_id": None,
+                "metadata": ConsumerProtocolSubscription.decode(wire),
+            },
+        )()
+        for mid, wire in subs
+    ]
     result = FailoverAssignor().assign(Cluster([4]), members)
     wire = bytes(result["java"].encode())
     assert client_harness.receive({"failover.priority": 30}, [wire, wire]) == []
@@ -93,8 +108,11 @@ def test_member_logs_once_per_change(client_harness: ClientHarness) -> None:
     # (the group converted) or a foreign leader; one INFO line each time that changes, never a WARN
     ready = {"failover.priority": 7, "failover.migration.ready": True, "client.rack": "az1#priority=7"}
     logs = client_harness.receive(ready, [good, empty, empty, null, null, empty, good])
-    assert [line.split(" - ")[1].split(" (generation")[0] for line in logs] == [CONVERTIBLE, BROKER_ASSIGNS,
-                                                                              CONVERTIBLE]
+    assert [line.split(" - ")[1].split(" (generation")[0] for line in logs] == [
+        CONVERTIBLE,
+        BROKER_ASSIGNS,
+        CONVERTIBLE,
+    ]
     assert all(line.startswith("INFO") for line in logs)
 
 
@@ -103,25 +121,37 @@ def _assignment(user_data: bytes | None) -> bytes:
     return bytes(assignment.encode())
 
 
-def test_migration_rule_empty_only_when_every_member_is_visible(client_harness: ClientHarness,
-                                                                caplog: pytest.LogCaptureFixture) -> None:
-    ready_java = java_subscription(client_harness, {"failover.priority": 30, "failover.migration.ready": True,
-                                                    "client.rack": "rack1#priority=30"})
+def test_migration_rule_empty_only_when_every_member_is_visible(
+    client_harness: ClientHarness, caplog: pytest.LogCaptureFixture
+) -> None:
+    ready_java = java_subscription(
+        client_harness,
+        {"failover.priority": 30, "failover.migration.ready": True, "client.rack": "rack1#priority=30"},
+    )
     assert ConsumerProtocolSubscription.decode(ready_java).rack_id == "rack1#priority=30"
-    ready_group = [("java", ready_java), ("p20", python_subscription(["t0"], 20, ready=True)),
-                   ("none", python_subscription(["t0"], None, rack="az2", ready=True))]
+    ready_group = [
+        ("java", ready_java),
+        ("p20", python_subscription(["t0"], 20, ready=True)),
+        ("none", python_subscription(["t0"], None, rack="az2", ready=True)),
+    ]
     answer = parse_answer(client_harness.ask(assign_request("R", [3], ready_group)))
     # empty, not null: our Python members tell our ready leader's empty userData from the broker's null
     assert [(a.topics, a.user_data) for a in assigned(answer)] == [({0}, b""), (set(), b""), (set(), b"")]
-    assert python_leader([3], ready_group, ready=True) == {"java": ({0}, b""), "p20": (frozenset(), b""),
-                                                         "none": (frozenset(), b"")}
+    assert python_leader([3], ready_group, ready=True) == {
+        "java": ({0}, b""),
+        "p20": (frozenset(), b""),
+        "none": (frozenset(), b""),
+    }
     # the Python ready member takes the Java leader's empty userData as convertible, without a warning
     records = python_member_receives(assigned(answer)[1].wire, 20, ready=True, caplog=caplog)
     said = [(r.levelname, r.getMessage().split(" (generation")[0]) for r in records]
     assert said == [("INFO", CONVERTIBLE)]
     # one member not ready (protected Python, a mismatching rack, a foreign one): 7 bytes for everybody
-    for blocker in [python_subscription(["t0"], 10), raw_subscription(["t0"], b"\0\0\0\x0a", "#priority=11"),
-                    raw_subscription(["t0"], b"\0\0\0\x0a", "#priority=ten")]:
+    for blocker in [
+        python_subscription(["t0"], 10),
+        raw_subscription(["t0"], b"\0\0\0\x0a", "#priority=11"),
+        raw_subscription(["t0"], b"\0\0\0\x0a", "#priority=ten"),
+    ]:
         answer = parse_answer(client_harness.ask(assign_request("R", [3], [*ready_group, ("b", blocker)])))
         assert all(len(a.user_data or b"") == 7 for a in assigned(answer))
         assert [line for line in answer.logs if "stays protected" in line and "member b:" in line]
@@ -130,28 +160,44 @@ def test_migration_rule_empty_only_when_every_member_is_visible(client_harness: 
     assert all(a.user_data for a in protected)
 
 
-@pytest.mark.parametrize(("settings", "message"), [
-    ({"failover.priority": "ten"},
-     "Invalid value ten for configuration failover.priority: must be an integer in "
-     "[-2147483648, 2147483647]"),
-    ({"failover.priority": "2147483648"}, "Invalid value 2147483648 for configuration failover.priority"),
-    ({"failover.priority": True}, "Invalid value true for configuration failover.priority"),
-    ({"failover.migration.ready": "yes"},
-     "Invalid value yes for configuration failover.migration.ready: must be true or false"),
-    ({"failover.prority": 5}, "configuration failover.prority: unknown failover assignor setting"),
-    ({"failover.priority": 5, "failover.migration.ready": True, "client.rack": "az1"},
-     "failover.migration.ready=true needs client.rack to carry this member's failover.priority (5) for the "
-     "broker to read after a move to the consumer protocol: set client.rack=az1#priority=5"),
-    ({"failover.priority": 5, "failover.migration.ready": True}, "set client.rack=#priority=5"),
-    ({"failover.priority": 5, "failover.migration.ready": True, "client.rack": "az1#priority=6"},
-     "set client.rack=az1#priority=5"),
-    ({"failover.priority": 5, "client.rack": "az1#priority=5"},
-     "carries a failover priority but failover.migration.ready is not true"),
-    ({"failover.priority": 5, "failover.migration.ready": True, "client.rack": "az1#priority=+5"},
-     "its failover priority is unusable: priority '+5' is not an integer"),
-])
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        (
+            {"failover.priority": "ten"},
+            "Invalid value ten for configuration failover.priority: must be an integer in "
+            "[-2147483648, 2147483647]",
+        ),
+        ({"failover.priority": "2147483648"}, "Invalid value 2147483648 for configuration failover.priority"),
+        ({"failover.priority": True}, "Invalid value true for configuration failover.priority"),
+        (
+            {"failover.migration.ready": "yes"},
+            "Invalid value yes for configuration failover.migration.ready: must be true or false",
+        ),
+        ({"failover.prority": 5}, "configuration failover.prority: unknown failover assignor setting"),
+        (
+            {"failover.priority": 5, "failover.migration.ready": True, "client.rack": "az1"},
+            "failover.migration.ready=true needs client.rack to carry this member's failover.priority (5) "
+            "for the broker to read after a move to the consumer protocol: set client.rack=az1#priority=5",
+        ),
+        ({"failover.priority": 5, "failover.migration.ready": True}, "set client.rack=#priority=5"),
+        (
+            {"failover.priority": 5, "failover.migration.ready": True, "client.rack": "az1#priority=6"},
+            "set client.rack=az1#priority=5",
+        ),
+        (
+            {"failover.priority": 5, "client.rack": "az1#priority=5"},
+            "carries a failover priority but failover.migration.ready is not true",
+        ),
+        (
+            {"failover.priority": 5, "failover.migration.ready": True, "client.rack": "az1#priority=+5"},
+            "its failover priority is unusable: priority '+5' is not an integer",
+        ),
+    ],
+)
 def test_bad_settings_are_a_config_exception_naming_value_and_range(
-        client_harness: ClientHarness, settings: dict[str, Setting], message: str) -> None:
+    client_harness: ClientHarness, settings: dict[str, Setting], message: str
+) -> None:
     answer = client_harness.configure(settings)
     assert answer.status == "ERR" and message in answer.fields[0], answer.fields
 

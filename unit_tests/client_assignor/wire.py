@@ -13,8 +13,9 @@ from kafka.protocol.consumer.metadata import ConsumerProtocolAssignment, Consume
 from kafka_placement.clients.kafka_python.assignors import FailoverAssignor
 
 
-def python_subscription(topics: Sequence[str], priority: int | None, *, rack: str | None = None,
-                        ready: bool = False) -> bytes:
+def python_subscription(
+    topics: Sequence[str], priority: int | None, *, rack: str | None = None, ready: bool = False
+) -> bytes:
     """What a kafka-python member with our FailoverAssignor sends in JoinGroup."""
     member = FailoverAssignor(priority=priority, rack=rack, migration_ready=ready)
     return bytes(member.metadata(set(topics)).encode())
@@ -22,8 +23,14 @@ def python_subscription(topics: Sequence[str], priority: int | None, *, rack: st
 
 def raw_subscription(topics: Sequence[str], user_data: bytes | None, rack_id: str | None) -> bytes:
     """A v3 subscription with any userData (a hostile or foreign member's)."""
-    subscription = ConsumerProtocolSubscription(version=3, topics=sorted(topics), user_data=user_data,
-                                                owned_partitions=[], generation_id=-1, rack_id=rack_id)
+    subscription = ConsumerProtocolSubscription(
+        version=3,
+        topics=sorted(topics),
+        user_data=user_data,
+        owned_partitions=[],
+        generation_id=-1,
+        rack_id=rack_id,
+    )
     return bytes(subscription.encode())
 
 
@@ -38,13 +45,17 @@ class Cluster:
         return set(range(count)) if count > 0 else None
 
 
-def python_leader(counts: Sequence[int], subscriptions: Sequence[tuple[str, bytes]], *,
-                  ready: bool) -> dict[str, tuple[frozenset[int], bytes | None]]:
+def python_leader(
+    counts: Sequence[int], subscriptions: Sequence[tuple[str, bytes]], *, ready: bool
+) -> dict[str, tuple[frozenset[int], bytes | None]]:
     """Our kafka-python leader on the same JoinGroup bytes: per member the topics it owns whole and the
     assignment userData (as kafka-python's coordinator calls ``assign``, metadata decoded)."""
-    members = [SimpleNamespace(member_id=mid, group_instance_id=None,
-                               metadata=ConsumerProtocolSubscription.decode(wire))
-               for mid, wire in subscriptions]
+    members = [
+        SimpleNamespace(
+            member_id=mid, group_instance_id=None, metadata=ConsumerProtocolSubscription.decode(wire)
+        )
+        for mid, wire in subscriptions
+    ]
     result = FailoverAssignor(migration_ready=ready).assign(Cluster(counts), members)
     out = {}
     for mid, assignment in result.items():
@@ -57,8 +68,9 @@ def python_leader(counts: Sequence[int], subscriptions: Sequence[tuple[str, byte
     return out
 
 
-def python_member_receives(wire: bytes, priority: int | None, *, ready: bool,
-                           caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
+def python_member_receives(
+    wire: bytes, priority: int | None, *, ready: bool, caplog: pytest.LogCaptureFixture
+) -> list[logging.LogRecord]:
     """The log records of a kafka-python member with our FailoverAssignor receiving these assignment bytes."""
     member = FailoverAssignor(priority=priority, migration_ready=ready)
     caplog.clear()

@@ -52,8 +52,7 @@ class FakeRdKafka:
         return []
 
     def position(self, tps: list[Any]) -> list[Any]:
-        return [confluent_kafka.TopicPartition(tp.topic, tp.partition, self._at(tp))
-                for tp in tps]
+        return [confluent_kafka.TopicPartition(tp.topic, tp.partition, self._at(tp)) for tp in tps]
 
     def _at(self, tp: Any) -> int:
         return self.positions.get((tp.topic, tp.partition), confluent_kafka.OFFSET_INVALID)
@@ -86,8 +85,11 @@ class FakeCoordinator:
         self.fetches.append(sorted((tp.topic, tp.partition) for tp in partitions))
         if self.fetch_error is not None:
             raise self.fetch_error
-        return {tp: SimpleNamespace(offset=self.committed[(tp.topic, tp.partition)]) for tp in partitions
-                if (tp.topic, tp.partition) in self.committed}
+        return {
+            tp: SimpleNamespace(offset=self.committed[(tp.topic, tp.partition)])
+            for tp in partitions
+            if (tp.topic, tp.partition) in self.committed
+        }
 
     def need_rejoin(self) -> bool:
         return self.rejoin
@@ -110,8 +112,9 @@ class FakeCoordinator:
 
     def group_metadata(self) -> Any:
         lost = self._generation.lost
-        return SimpleNamespace(generation_id=-1 if lost else 3, member_id="" if lost else "m-1",
-                               group_instance_id=None)
+        return SimpleNamespace(
+            generation_id=-1 if lost else 3, member_id="" if lost else "m-1", group_instance_id=None
+        )
 
     def coordinator_unknown(self) -> bool:
         return False
@@ -131,13 +134,17 @@ class FakeKafkaConsumer:
         self.metadata_requests = 0
         self._cluster = SimpleNamespace(
             request_update=self._request_update,
-            partitions_for_topic=lambda t: {0} if t in self.known_topics else None)
+            partitions_for_topic=lambda t: {0} if t in self.known_topics else None,
+        )
         self.joins: list[Future] = []
         self.closed = False
         #: what kafka-python's subscription holds from the last join ((topic, partition) pairs)
         self.assigned: set[tuple[str, int]] = set()
-        self._subscription = SimpleNamespace(assigned_partitions=lambda: [
-            SimpleNamespace(topic=t, partition=p) for t, p in sorted(self.assigned)])
+        self._subscription = SimpleNamespace(
+            assigned_partitions=lambda: [
+                SimpleNamespace(topic=t, partition=p) for t, p in sorted(self.assigned)
+            ]
+        )
 
     def _call_soon(self, fn: Any, *args: Any) -> Future:
         future = Future()
@@ -185,12 +192,17 @@ class App:
         return callback
 
 
-def _make(assignor: Any = "range", conf: dict[str, Any] | None = None,
-          lost_cb: bool = True) -> tuple[Any, App]:
+def _make(
+    assignor: Any = "range", conf: dict[str, Any] | None = None, lost_cb: bool = True
+) -> tuple[Any, App]:
     consumer = consumer_module.Consumer({**CONF, **(conf or {})}, assignor=assignor)
     app = App()
-    consumer.subscribe(["t"], on_assign=app.cb("assign"), on_revoke=app.cb("revoke"),
-                       on_lost=app.cb("lost") if lost_cb else None)
+    consumer.subscribe(
+        ["t"],
+        on_assign=app.cb("assign"),
+        on_revoke=app.cb("revoke"),
+        on_lost=app.cb("lost") if lost_cb else None,
+    )
     return consumer, app
 
 

@@ -97,7 +97,9 @@ def test_java_strategies_leave_assignment_user_data_empty() -> None:
     members = {"a": StickyAssignor(), "b": StickyAssignor()}
     raw = members["a"].assign(FakeCluster({"t": 2}), join(members, {m: ["t"] for m in members}))
     assert {m: ConsumerProtocol.ASSIGNMENT.decode(a.encode()).user_data for m, a in raw.items()} == {
-        "a": b"", "b": b""}
+        "a": b"",
+        "b": b"",
+    }
 
 
 def test_sticky_sends_java_v0_after_assignment() -> None:
@@ -151,8 +153,10 @@ def test_aiokafka_leader_keeps_a_ready_group_protected_and_says_why(
 ) -> None:
     from kafka_placement.clients.aiokafka.assignors import LEADER_CANNOT_SEE_RACKS
 
-    members = {"a": FailoverAssignor(30, migration_ready=True),
-               "b": FailoverAssignor(20, migration_ready=True)}
+    members = {
+        "a": FailoverAssignor(30, migration_ready=True),
+        "b": FailoverAssignor(20, migration_ready=True),
+    }
     with caplog.at_level("INFO"):
         raw = members["a"].assign(FakeCluster({"t": 2}), join(members, {"a": ["t"], "b": ["t"]}))
         members["a"].assign(FakeCluster({"t": 2}), join(members, {"a": ["t"], "b": ["t"]}))

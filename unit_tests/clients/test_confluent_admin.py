@@ -54,10 +54,18 @@ class FakeAdmin:
         if names != ["t"]:
             (name,) = names
             replicas = created[name].replica_assignment
-            return {name: _done(SimpleNamespace(partitions=[
-                SimpleNamespace(id=p, leader=_node(r[0]), replicas=[_node(b) for b in r], isr=[_node(r[0])])
-                for p, r in enumerate(replicas)
-            ]))}
+            return {
+                name: _done(
+                    SimpleNamespace(
+                        partitions=[
+                            SimpleNamespace(
+                                id=p, leader=_node(r[0]), replicas=[_node(b) for b in r], isr=[_node(r[0])]
+                            )
+                            for p, r in enumerate(replicas)
+                        ]
+                    )
+                )
+            }
         partitions = [
             SimpleNamespace(id=0, leader=_node(1), replicas=[_node(1), _node(0)], isr=[_node(1)]),
             SimpleNamespace(id=1, leader=None, replicas=[_node(2), _node(1)], isr=[]),

@@ -81,6 +81,9 @@ def test_regex_subscriptions_are_librdkafkas_names_starting_with_a_caret() -> No
     regex = re.compile(consumer._kc.pattern)
     # kafka-python's coordinator matches topics with pattern.match, re-evaluated per metadata update
     assert [t for t in ["orders-1", "orders-", "audit", "audit2", "xorders-1", "t"] if regex.match(t)] == [
-        "orders-1", "orders-", "audit"]
+        "orders-1",
+        "orders-",
+        "audit",
+    ]
     with pytest.raises(ConsumerConfigError, match="invalid topic regex"):
         consumer.subscribe(["^orders-("])

@@ -19,12 +19,24 @@ BASE = {"bootstrap.servers": "127.0.0.1:9092,127.0.0.1:9093", "group.id": "billi
 
 
 def test_group_settings_go_to_kafka_python_only_and_librdkafka_never_commits() -> None:
-    split = split_config({**BASE, "session.timeout.ms": "6000", "group.instance.id": "a-1",
-                          "auto.offset.reset": "earliest", "fetch.min.bytes": 1},
-                         FailoverAssignor(priority=3))
-    assert split.librdkafka == {"bootstrap.servers": BASE["bootstrap.servers"], "group.id": "billing",
-                                "auto.offset.reset": "earliest", "fetch.min.bytes": 1,
-                                "enable.auto.commit": False, "enable.auto.offset.store": False}
+    split = split_config(
+        {
+            **BASE,
+            "session.timeout.ms": "6000",
+            "group.instance.id": "a-1",
+            "auto.offset.reset": "earliest",
+            "fetch.min.bytes": 1,
+        },
+        FailoverAssignor(priority=3),
+    )
+    assert split.librdkafka == {
+        "bootstrap.servers": BASE["bootstrap.servers"],
+        "group.id": "billing",
+        "auto.offset.reset": "earliest",
+        "fetch.min.bytes": 1,
+        "enable.auto.commit": False,
+        "enable.auto.offset.store": False,
+    }
     kp = split.kafka_python
     assert kp["bootstrap_servers"] == ["127.0.0.1:9092", "127.0.0.1:9093"]
     assert kp["group_id"] == "billing" and kp["group_instance_id"] == "a-1"
@@ -106,8 +118,15 @@ def test_assignor_argument_must_be_ours() -> None:
 
 
 def test_auto_commit_policy_is_kept_for_the_wrapper_not_passed_on() -> None:
-    split = split_config({**BASE, "enable.auto.commit": "false", "auto.commit.interval.ms": 250,
-                          "enable.auto.offset.store": False}, None)
+    split = split_config(
+        {
+            **BASE,
+            "enable.auto.commit": "false",
+            "auto.commit.interval.ms": 250,
+            "enable.auto.offset.store": False,
+        },
+        None,
+    )
     assert split.auto_commit is False and split.auto_commit_interval_s == 0.25
     assert split.auto_offset_store is False
     assert split.librdkafka["enable.auto.commit"] is False
@@ -115,9 +134,18 @@ def test_auto_commit_policy_is_kept_for_the_wrapper_not_passed_on() -> None:
 
 
 def test_tls_and_sasl_settings_reach_kafka_python() -> None:
-    split = split_config({**BASE, "security.protocol": "sasl_ssl", "sasl.mechanism": "SCRAM-SHA-512",
-                          "sasl.username": "u", "sasl.password": "p", "ssl.ca.location": "/ca.pem",
-                          "ssl.endpoint.identification.algorithm": "none"}, None)
+    split = split_config(
+        {
+            **BASE,
+            "security.protocol": "sasl_ssl",
+            "sasl.mechanism": "SCRAM-SHA-512",
+            "sasl.username": "u",
+            "sasl.password": "p",
+            "ssl.ca.location": "/ca.pem",
+            "ssl.endpoint.identification.algorithm": "none",
+        },
+        None,
+    )
     kp = split.kafka_python
     assert kp["security_protocol"] == "SASL_SSL" and kp["sasl_mechanism"] == "SCRAM-SHA-512"
     assert kp["sasl_plain_username"] == "u" and kp["sasl_plain_password"] == "p"
@@ -125,10 +153,20 @@ def test_tls_and_sasl_settings_reach_kafka_python() -> None:
     assert split.librdkafka["sasl.password"] == "p"
 
 
-_OWN_KEYS = {"group.instance.id", "session.timeout.ms", "heartbeat.interval.ms", "max.poll.interval.ms",
-             "enable.auto.commit", "auto.commit.interval.ms", "enable.auto.offset.store", "on_commit",
-             "partition.assignment.strategy", "group.protocol", "group.remote.assignor",
-             "group.protocol.type"}
+_OWN_KEYS = {
+    "group.instance.id",
+    "session.timeout.ms",
+    "heartbeat.interval.ms",
+    "max.poll.interval.ms",
+    "enable.auto.commit",
+    "auto.commit.interval.ms",
+    "enable.auto.offset.store",
+    "on_commit",
+    "partition.assignment.strategy",
+    "group.protocol",
+    "group.remote.assignor",
+    "group.protocol.type",
+}
 
 
 def _not_ours(key: str) -> bool:

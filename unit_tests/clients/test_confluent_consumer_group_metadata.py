@@ -38,8 +38,12 @@ def test_the_bytes_are_confluent_kafkas_own_for_a_never_joined_consumer(group: s
 
 
 @settings(max_examples=200, deadline=None)
-@given(group=names.filter(bool), generation=st.integers(-(2**31), 2**31 - 1), member=names,
-       instance=st.none() | names)
+@given(
+    group=names.filter(bool),
+    generation=st.integers(-(2**31), 2**31 - 1),
+    member=names,
+    instance=st.none() | names,
+)
 def test_librdkafka_reads_back_the_generation_member_and_instance(
     group: str, generation: int, member: str, instance: str | None
 ) -> None:
@@ -51,7 +55,8 @@ def test_send_offsets_to_transaction_parses_them() -> None:
     """The binding's ``py_to_c_cgmd`` reads our bytes (the call gets as far as librdkafka's
     transaction state check), and refuses bytes it cannot read and non-bytes."""
     producer = confluent_kafka.Producer(
-        {"bootstrap.servers": UNREACHABLE, "transactional.id": "t", "log_level": 0})
+        {"bootstrap.servers": UNREACHABLE, "transactional.id": "t", "log_level": 0}
+    )
     offsets = [confluent_kafka.TopicPartition("t", 0, 1)]
     blob = librdkafka_group_metadata(GroupMetadata("g", 7, "member-1", "instance-1"))
     with pytest.raises(confluent_kafka.KafkaException) as state:
@@ -64,11 +69,14 @@ def test_send_offsets_to_transaction_parses_them() -> None:
         producer.send_offsets_to_transaction(offsets, blob.decode("latin-1"), 1)
 
 
-@pytest.mark.parametrize(("field", "metadata"), [
-    ("group id", GroupMetadata("grüße", 1, "m", None)),
-    ("member id", GroupMetadata("g", 1, "m\x1f", None)),
-    ("instance id", GroupMetadata("g", 1, "m", "tab\there")),
-])
+@pytest.mark.parametrize(
+    ("field", "metadata"),
+    [
+        ("group id", GroupMetadata("grüße", 1, "m", None)),
+        ("member id", GroupMetadata("g", 1, "m\x1f", None)),
+        ("instance id", GroupMetadata("g", 1, "m", "tab\there")),
+    ],
+)
 def test_names_librdkafka_cannot_read_back_are_refused_before_the_transaction(
     field: str, metadata: GroupMetadata
 ) -> None:

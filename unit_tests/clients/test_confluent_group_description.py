@@ -31,8 +31,15 @@ def test_members_assignment_and_target_assignment() -> None:
         MemberDescription("m-1", "cp-p10", "/127.0.0.1", parts(0, 1), None, parts(0, 1, 2)),
         MemberDescription("m-2", "cp-p5", "/127.0.0.1", parts(2, 3), "static-2", parts(3)),
     ]
-    description = ConsumerGroupDescription("g", False, members, "uniform", ConsumerGroupState.STABLE,
-                                           Node(0, "127.0.0.1", 9092), type=ConsumerGroupType.CONSUMER)
+    description = ConsumerGroupDescription(
+        "g",
+        False,
+        members,
+        "uniform",
+        ConsumerGroupState.STABLE,
+        Node(0, "127.0.0.1", 9092),
+        type=ConsumerGroupType.CONSUMER,
+    )
     group = describe_consumer_group(StubAdmin(description), "g", {"orders": 4})
     assert (group.protocol, group.state, group.assignor) == ("consumer", "STABLE", "uniform")
     first, second = group.members

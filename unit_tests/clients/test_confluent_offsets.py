@@ -63,7 +63,8 @@ def _committer(**kwargs: Any) -> tuple[GroupCommitter, SlowCoordinator, Loop]:
 def test_async_commits_behind_a_request_in_flight_are_coalesced_and_none_is_dropped() -> None:
     reports: list[tuple[Any, list[tuple[int, int]]]] = []
     committer, coordinator, loop = _committer(
-        on_commit=lambda err, tps: reports.append((err, [(tp.partition, tp.offset) for tp in tps])))
+        on_commit=lambda err, tps: reports.append((err, [(tp.partition, tp.offset) for tp in tps]))
+    )
     for offset in range(1, 5001):  # the loop: one async commit per record
         committer.commit({("t", offset % 6): offset}, asynchronous=True)
     assert len(coordinator.requests) == 1  # the first went out; 4,999 wait, coalesced
@@ -94,7 +95,9 @@ def test_a_refused_request_is_reported_once_to_on_commit_else_to_error_cb() -> N
     loop.step()
     committer.deliver()
     assert [None if e is None else e.code() for e in reports] == [
-        confluent_kafka.KafkaError.ILLEGAL_GENERATION, None]
+        confluent_kafka.KafkaError.ILLEGAL_GENERATION,
+        None,
+    ]
     errors: list[Any] = []
     committer, coordinator, loop = _committer(on_commit=None, error_cb=errors.append)
     committer.commit({("t", 0): 5}, asynchronous=True)

@@ -70,12 +70,18 @@ def test_cooperative_moves_only_the_partitions_that_change() -> None:
     assert consumer.rebalance_protocol() == "COOPERATIVE"
 
 
-@pytest.mark.parametrize(("reset", "expected"), [
-    ("earliest", confluent_kafka.OFFSET_BEGINNING), ("smallest", confluent_kafka.OFFSET_BEGINNING),
-    ("beginning", confluent_kafka.OFFSET_BEGINNING), ("latest", confluent_kafka.OFFSET_END),
-    ("largest", confluent_kafka.OFFSET_END), ("end", confluent_kafka.OFFSET_END),
-    ("error", confluent_kafka.OFFSET_INVALID),  # librdkafka applies its own rule
-])
+@pytest.mark.parametrize(
+    ("reset", "expected"),
+    [
+        ("earliest", confluent_kafka.OFFSET_BEGINNING),
+        ("smallest", confluent_kafka.OFFSET_BEGINNING),
+        ("beginning", confluent_kafka.OFFSET_BEGINNING),
+        ("latest", confluent_kafka.OFFSET_END),
+        ("largest", confluent_kafka.OFFSET_END),
+        ("end", confluent_kafka.OFFSET_END),
+        ("error", confluent_kafka.OFFSET_INVALID),  # librdkafka applies its own rule
+    ],
+)
 def test_no_committed_offset_starts_where_auto_offset_reset_says(reset: str, expected: int) -> None:
     consumer, _ = _make(conf={"auto.offset.reset": reset})
     consumer._coordinator.committed = {("t", 0): 5}

@@ -19,16 +19,28 @@ BASE = {"bootstrap.servers": "127.0.0.1:1", "group.id": "g"}
 
 def test_confluent_config_names_the_broker_assignor_and_carries_the_priority() -> None:
     config = confluent_failover_config(10, "az1", BASE)
-    assert config == {**BASE, "group.protocol": "consumer", "group.remote.assignor": "failover",
-                      "client.rack": "az1#priority=10"}
+    assert config == {
+        **BASE,
+        "group.protocol": "consumer",
+        "group.remote.assignor": "failover",
+        "client.rack": "az1#priority=10",
+    }
     decoded = decode_rack_priority(config["client.rack"])
     assert (decoded.rack, decoded.priority) == ("az1", 10)
     assert confluent_failover_config(-1)["client.rack"] == "#priority=-1"
 
 
-@pytest.mark.parametrize("key", ["partition.assignment.strategy", "session.timeout.ms",
-                                 "heartbeat.interval.ms", "group.instance.id", "client.rack",
-                                 "group.remote.assignor"])
+@pytest.mark.parametrize(
+    "key",
+    [
+        "partition.assignment.strategy",
+        "session.timeout.ms",
+        "heartbeat.interval.ms",
+        "group.instance.id",
+        "client.rack",
+        "group.remote.assignor",
+    ],
+)
 def test_settings_that_would_defeat_failover_are_refused(key: str) -> None:
     with pytest.raises(ConsumerConfigError, match=key):
         confluent_failover_config(1, None, {**BASE, key: "x"})
@@ -42,8 +54,13 @@ def test_bad_priority_or_rack_is_a_typed_error(priority: object, rack: object) -
 
 def test_java_properties_text() -> None:
     text = java_failover_properties(5, None, BASE)
-    assert text.splitlines() == ["bootstrap.servers=127.0.0.1:1", "group.id=g", "group.protocol=consumer",
-                                 "group.remote.assignor=failover", "client.rack=#priority=5"]
+    assert text.splitlines() == [
+        "bootstrap.servers=127.0.0.1:1",
+        "group.id=g",
+        "group.protocol=consumer",
+        "group.remote.assignor=failover",
+        "client.rack=#priority=5",
+    ]
 
 
 def test_confluent_consumer_with_the_consumer_protocol_is_plain_librdkafka() -> None:

@@ -100,8 +100,7 @@ def test_partition_racks_are_read_only_when_a_rack_aware_strategy_has_racked_mem
 def test_java_strategy_lists_for_a_client() -> None:
     supported = ("range", "roundrobin", "sticky", "cooperative-sticky")
     java_range = "org.apache.kafka.clients.consumer.RangeAssignor"
-    assert strategies_for_client(None, client="c", supported=supported,
-                                 cooperative="supported") == ["range"]
+    assert strategies_for_client(None, client="c", supported=supported, cooperative="supported") == ["range"]
     assert strategies_for_client(
         f"{java_range}, sticky", client="c", supported=supported, cooperative="supported"
     ) == ["range", "sticky"]
@@ -110,8 +109,9 @@ def test_java_strategy_lists_for_a_client() -> None:
         "range,cooperative-sticky", client="c", supported=supported, cooperative="supported"
     ) == ["range", "cooperative-sticky"]
     with pytest.raises(UnknownStrategyError, match="needs cooperative rebalancing, which c does not have"):
-        strategies_for_client("range,cooperative-sticky", client="c", supported=("range",),
-                              cooperative="never")
+        strategies_for_client(
+            "range,cooperative-sticky", client="c", supported=("range",), cooperative="never"
+        )
     with pytest.raises(UnknownStrategyError, match="needs cooperative rebalancing, which c does not have"):
         strategies_for_client("cooperative-sticky", client="c", supported=("range",), cooperative="never")
     with pytest.raises(

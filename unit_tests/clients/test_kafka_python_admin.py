@@ -1,4 +1,3 @@
-# ruff: noqa: E501  (literal fixtures and CLI argument lists read better on one line)
 """kafka-python admin adapter: translation of admin-API answers (shapes of KafkaAdminClient 3.0.12)."""
 
 from __future__ import annotations
@@ -25,8 +24,10 @@ class FakeAdmin:
         self.elected: list[Any] = []
 
     def describe_cluster(self) -> dict[str, Any]:
-        brokers = [{"broker_id": b, "host": "127.0.0.1", "port": 9092 + b, "rack": r, "is_fenced": False}
-                   for b, r in RACKS.items()]
+        brokers = [
+            {"broker_id": b, "host": "127.0.0.1", "port": 9092 + b, "rack": r, "is_fenced": False}
+            for b, r in RACKS.items()
+        ]
         brokers.append({"broker_id": 9, "host": "x", "port": 1, "rack": "rack9", "is_fenced": True})
         return {"cluster_id": "c", "controller_id": 0, "brokers": brokers}
 
@@ -36,9 +37,12 @@ class FakeAdmin:
         for name in names:
             parts = [
                 {"error_code": 0, "partition_index": p, "leader_id": r[0], "replica_nodes": r, "isr_nodes": r}
-                for (t, p), r in sorted(self.partitions.items()) if t == name
+                for (t, p), r in sorted(self.partitions.items())
+                if t == name
             ]
-            out.append({"error_code": 0, "name": name, "is_internal": name.startswith("__"), "partitions": parts})
+            out.append(
+                {"error_code": 0, "name": name, "is_internal": name.startswith("__"), "partitions": parts}
+            )
         return out
 
     def create_topics(self, spec: dict[str, Any], timeout_ms: int) -> None:
@@ -63,7 +67,9 @@ class FakeAdmin:
             self.partitions[(tp.topic, tp.partition)] = list(replicas)
         return {}
 
-    def elect_leaders(self, election_type: int, topic_partitions: dict[str, list[int]], raise_errors: bool) -> None:
+    def elect_leaders(
+        self, election_type: int, topic_partitions: dict[str, list[int]], raise_errors: bool
+    ) -> None:
         self.elected.append(topic_partitions)
 
 
@@ -116,7 +122,9 @@ def test_apply_rejects_empty_and_failed() -> None:
             return dict.fromkeys(request, InvalidReplicationAssignmentError)
 
     # Kafka's tool: "Error reassigning partition(s):" then "t-0: <the broker's error>"
-    with pytest.raises(ClusterError, match=r"Error reassigning partition\(s\): t-0: InvalidReplicationAssignmentError"):
+    with pytest.raises(
+        ClusterError, match=r"Error reassigning partition\(s\): t-0: InvalidReplicationAssignmentError"
+    ):
         kp_admin.apply_reassignment(Rejecting({("t", 0): [0]}), {TopicPartition("t", 0): [1]})
 
 
@@ -134,12 +142,43 @@ def test_partition_sizes_take_the_largest_replica_and_skip_future_logs() -> None
         def describe_log_dirs(self, topics: list[str] | None = None) -> list[dict[str, Any]]:
             part = {"partition_index": 0, "offset_lag": 0}
             return [
-                {"broker": 0, "log_dirs": [{"error_code": 0, "log_dir": "/d", "topics": [
-                    {"name": "t", "partitions": [{**part, "partition_size": 100, "is_future_key": False}]},
-                    {"name": "u", "partitions": [{**part, "partition_size": 7, "is_future_key": False}]}]}]},
-                {"broker": 1, "log_dirs": [{"error_code": 0, "log_dir": "/d", "topics": [
-                    {"name": "t", "partitions": [{**part, "partition_size": 120, "is_future_key": False},
-                                                 {**part, "partition_size": 999, "is_future_key": True}]}]}]},
+                {
+                    "broker": 0,
+                    "log_dirs": [
+                        {
+                            "error_code": 0,
+                            "log_dir": "/d",
+                            "topics": [
+                                {
+                                    "name": "t",
+                                    "partitions": [{**part, "partition_size": 100, "is_future_key": False}],
+                                },
+                                {
+                                    "name": "u",
+                                    "partitions": [{**part, "partition_size": 7, "is_future_key": False}],
+                                },
+                            ],
+                        }
+                    ],
+                },
+                {
+                    "broker": 1,
+                    "log_dirs": [
+                        {
+                            "error_code": 0,
+                            "log_dir": "/d",
+                            "topics": [
+                                {
+                                    "name": "t",
+                                    "partitions": [
+                                        {**part, "partition_size": 120, "is_future_key": False},
+                                        {**part, "partition_size": 999, "is_future_key": True},
+                                    ],
+                                }
+                            ],
+                        }
+                    ],
+                },
                 {"broker": 2, "log_dirs": [{"error_code": 57, "log_dir": "/bad", "topics": []}]},
             ]
 
@@ -170,18 +209,26 @@ def test_verify_waits_for_a_lagging_broker_to_drop_the_removed_replica() -> None
     assert admin.stale_reads == 0
     # without a settle window the first (stale) read is reported, as Kafka's tool would
     assert kp_admin.verify(Lagging({("t", 0): [2, 1]}), {TopicPartition("t", 0): [2, 1]}) == (
-        {TopicPartition("t", 0): ([2, 1], [2, 1, 0])}, [])
+        {TopicPartition("t", 0): ([2, 1], [2, 1, 0])},
+        [],
+    )
 
 
 def test_a_settled_snapshot_gives_up_on_a_real_mismatch_after_its_window() -> None:
     import time
 
     started = time.monotonic()
-    snap = kp_admin.settled_snapshot(FakeAdmin({("t", 0): [0, 1]}), {TopicPartition("t", 0): [1, 0]}, settle_s=0.6)
+    snap = kp_admin.settled_snapshot(
+        FakeAdmin({("t", 0): [0, 1]}), {TopicPartition("t", 0): [1, 0]}, settle_s=0.6
+    )
     assert snap.partitions[TopicPartition("t", 0)].replicas == (0, 1)
     assert 0.5 <= time.monotonic() - started < 5
     # a partition still moving is not waited for
     started = time.monotonic()
-    kp_admin.settled_snapshot(FakeAdmin({("t", 0): [0, 1]}), {TopicPartition("t", 0): [1, 0]},
-                              moving=[TopicPartition("t", 0)], settle_s=5.0)
+    kp_admin.settled_snapshot(
+        FakeAdmin({("t", 0): [0, 1]}),
+        {TopicPartition("t", 0): [1, 0]},
+        moving=[TopicPartition("t", 0)],
+        settle_s=5.0,
+    )
     assert time.monotonic() - started < 1

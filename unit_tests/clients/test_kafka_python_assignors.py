@@ -199,7 +199,9 @@ def test_java_strategies_leave_assignment_user_data_empty_like_java(cls: type) -
     members = {"a": cls(), "b": cls()}
     raw = members["a"].assign(FakeCluster({"t": 2}), join(members, {"a": ["t"], "b": ["t"]}))
     assert {m: ConsumerProtocolAssignment.decode(a.encode()).user_data for m, a in raw.items()} == {
-        "a": b"", "b": b""}
+        "a": b"",
+        "b": b"",
+    }
 
 
 def test_sticky_flow_keeps_assignment_via_java_user_data() -> None:
@@ -494,7 +496,8 @@ def test_migration_ready_member_tells_our_leader_from_the_broker_and_sees_a_spli
     # the broker's SyncGroup assignment of a converted group carries null userData (Kafka's
     # ConsumerProtocol.serializeAssignment of an Assignment without userData)
     from_broker = ConsumerProtocolAssignment.decode(
-        ConsumerProtocolAssignment(version=0, assigned_partitions=[("t", [0, 1])], user_data=None).encode())
+        ConsumerProtocolAssignment(version=0, assigned_partitions=[("t", [0, 1])], user_data=None).encode()
+    )
     assert from_broker.user_data is None
     caplog.clear()
     with caplog.at_level("INFO"):
@@ -503,8 +506,9 @@ def test_migration_ready_member_tells_our_leader_from_the_broker_and_sees_a_spli
     errors = [r for r in caplog.records if r.levelname == "ERROR"]
     assert len(errors) == 1 and "topic(s) t (2 of 4)" in errors[0].getMessage()
     assert member.state.assigned_by == "broker"
-    everything = ConsumerProtocolAssignment(version=0, assigned_partitions=[("t", [0, 1, 2, 3])],
-                                            user_data=None)
+    everything = ConsumerProtocolAssignment(
+        version=0, assigned_partitions=[("t", [0, 1, 2, 3])], user_data=None
+    )
     member.on_assignment(everything, 6)
     assert member.state.assignment_problem is None
 

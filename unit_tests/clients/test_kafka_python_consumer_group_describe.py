@@ -31,25 +31,64 @@ TOPIC = ASSIGNMENT.TopicPartitions
 
 
 def assignment(topics: dict[str, list[int]]) -> Any:
-    return ASSIGNMENT(topic_partitions=[TOPIC(topic_id=uuid.uuid4(), topic_name=name, partitions=parts)
-                                        for name, parts in topics.items()])
+    return ASSIGNMENT(
+        topic_partitions=[
+            TOPIC(topic_id=uuid.uuid4(), topic_name=name, partitions=parts) for name, parts in topics.items()
+        ]
+    )
 
 
-def member(member_id: str, rack: str | None, *, owned: dict[str, list[int]] | None = None,
-           target: dict[str, list[int]] | None = None, topics: tuple[str, ...] = ("orders",),
-           regex: str | None = None, member_type: int = 1, client_id: str = "c") -> Any:
-    return MEMBER(member_id=member_id, instance_id=None, rack_id=rack, member_epoch=5, client_id=client_id,
-                  client_host="/127.0.0.1", subscribed_topic_names=list(topics), subscribed_topic_regex=regex,
-                  assignment=assignment(owned or {}), target_assignment=assignment(target or {}),
-                  member_type=member_type)
+def member(
+    member_id: str,
+    rack: str | None,
+    *,
+    owned: dict[str, list[int]] | None = None,
+    target: dict[str, list[int]] | None = None,
+    topics: tuple[str, ...] = ("orders",),
+    regex: str | None = None,
+    member_type: int = 1,
+    client_id: str = "c",
+) -> Any:
+    return MEMBER(
+        member_id=member_id,
+        instance_id=None,
+        rack_id=rack,
+        member_epoch=5,
+        client_id=client_id,
+        client_host="/127.0.0.1",
+        subscribed_topic_names=list(topics),
+        subscribed_topic_regex=regex,
+        assignment=assignment(owned or {}),
+        target_assignment=assignment(target or {}),
+        member_type=member_type,
+    )
 
 
-def wire(members: list[Any], version: int = 1, *, error_code: int = 0, message: str | None = None,
-         group_id: str = "billing") -> Any:
+def wire(
+    members: list[Any],
+    version: int = 1,
+    *,
+    error_code: int = 0,
+    message: str | None = None,
+    group_id: str = "billing",
+) -> Any:
     """The response encoded by kafka-python at ``version`` and decoded back from those bytes."""
-    response = RESPONSE(throttle_time_ms=0, groups=[GROUP(
-        error_code=error_code, error_message=message, group_id=group_id, group_state="Stable", group_epoch=7,
-        assignment_epoch=7, assignor_name="failover", members=members, authorized_operations=-2**31)])
+    response = RESPONSE(
+        throttle_time_ms=0,
+        groups=[
+            GROUP(
+                error_code=error_code,
+                error_message=message,
+                group_id=group_id,
+                group_state="Stable",
+                group_epoch=7,
+                assignment_epoch=7,
+                assignor_name="failover",
+                members=members,
+                authorized_operations=-(2**31),
+            )
+        ],
+    )
     return RESPONSE.decode(response.encode(version=version), version=version)
 
 
@@ -64,11 +103,19 @@ def test_request_and_response_come_from_kafkas_schema() -> None:
 
 @pytest.mark.parametrize("version", [0, 1])
 def test_failover_group_members_with_priorities_in_client_rack(version: int) -> None:
-    response = wire([
-        member("m-10", "az1#priority=10", owned={"orders": [0, 1]}, target={"orders": [0, 1]},
-               client_id="p10"),
-        member("m-5", "#priority=5", client_id="p5"),
-    ], version)
+    response = wire(
+        [
+            member(
+                "m-10",
+                "az1#priority=10",
+                owned={"orders": [0, 1]},
+                target={"orders": [0, 1]},
+                client_id="p10",
+            ),
+            member("m-5", "#priority=5", client_id="p5"),
+        ],
+        version,
+    )
     group = consumer_group(response, "billing")
     assert (group.protocol, group.state, group.assignor) == ("consumer", "Stable", "failover")
     high, low = group.members
@@ -83,8 +130,9 @@ def test_failover_group_members_with_priorities_in_client_rack(version: int) -> 
 
 
 def test_rack_without_priority_and_unusable_priority() -> None:
-    plain, bad, nothing = wire([member("a", "rack2"), member("b", "rack2#priority=ten"),
-                                member("c", None)]).groups[0].members
+    plain, bad, nothing = (
+        wire([member("a", "rack2"), member("b", "rack2#priority=ten"), member("c", None)]).groups[0].members
+    )
     assert consumer_member(plain).rack == "rack2" and consumer_member(plain).priority_source == "none"
     unusable = consumer_member(bad)
     assert (unusable.rack, unusable.priority, unusable.priority_source) == ("rack2", None, "client.rack")
@@ -93,8 +141,11 @@ def test_rack_without_priority_and_unusable_priority() -> None:
 
 
 def test_regex_subscription_and_classic_member() -> None:
-    regex, classic = wire([member("r", None, topics=(), regex="orders.*"),
-                           member("k", None, member_type=0)]).groups[0].members
+    regex, classic = (
+        wire([member("r", None, topics=(), regex="orders.*"), member("k", None, member_type=0)])
+        .groups[0]
+        .members
+    )
     assert consumer_member(regex).topics is None  # the regex's matches are not listed: unknown
     assert "classic-protocol member" in consumer_member(classic).problems[0]
 
@@ -116,13 +167,22 @@ def test_errors_are_typed() -> None:
 
 
 @settings(max_examples=60, deadline=None)
-@given(rack=st.one_of(st.none(), st.text(max_size=80)), topic=st.text(max_size=20),
-       parts=st.lists(st.integers(-2**31, 2**31 - 1), max_size=20),
-       regex=st.one_of(st.none(), st.text(max_size=10)))
-def test_hostile_member_data_never_raises(rack: str | None, topic: str, parts: list[int],
-                                          regex: str | None) -> None:
-    raw = wire([member("m", rack, owned={topic: parts}, target={topic: parts[:3]}, topics=(topic,),
-                       regex=regex)]).groups[0].members[0]
+@given(
+    rack=st.one_of(st.none(), st.text(max_size=80)),
+    topic=st.text(max_size=20),
+    parts=st.lists(st.integers(-(2**31), 2**31 - 1), max_size=20),
+    regex=st.one_of(st.none(), st.text(max_size=10)),
+)
+def test_hostile_member_data_never_raises(
+    rack: str | None, topic: str, parts: list[int], regex: str | None
+) -> None:
+    raw = (
+        wire(
+            [member("m", rack, owned={topic: parts}, target={topic: parts[:3]}, topics=(topic,), regex=regex)]
+        )
+        .groups[0]
+        .members[0]
+    )
     described = consumer_member(raw)
     assert described.member_id == "m"
     assert all(tp.partition >= 0 for tp in described.assignment)

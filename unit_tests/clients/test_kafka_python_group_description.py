@@ -15,19 +15,29 @@ from kafka_placement.vocabulary import TopicPartition
 
 
 def raw(metadata: bytes, assignment: bytes) -> SimpleNamespace:
-    return SimpleNamespace(member_id="m-1", client_id="c", client_host="/127.0.0.1",
-                           group_instance_id=None, member_metadata=metadata, member_assignment=assignment)
+    return SimpleNamespace(
+        member_id="m-1",
+        client_id="c",
+        client_host="/127.0.0.1",
+        group_instance_id=None,
+        member_metadata=metadata,
+        member_assignment=assignment,
+    )
 
 
 def subscription(user_data: bytes | None, rack: str | None = None) -> bytes:
-    encoded = ConsumerProtocolSubscription(version=3, topics=["t"], user_data=user_data, owned_partitions=[],
-                                           generation_id=-1, rack_id=rack).encode()
+    encoded = ConsumerProtocolSubscription(
+        version=3, topics=["t"], user_data=user_data, owned_partitions=[], generation_id=-1, rack_id=rack
+    ).encode()
     return bytes(encoded)
 
 
 def assignment(user_data: bytes) -> bytes:
-    return bytes(ConsumerProtocolAssignment(version=0, assigned_partitions=[("t", [0, 1])],
-                                            user_data=user_data).encode())
+    return bytes(
+        ConsumerProtocolAssignment(
+            version=0, assigned_partitions=[("t", [0, 1])], user_data=user_data
+        ).encode()
+    )
 
 
 def test_failover_member() -> None:
@@ -61,13 +71,20 @@ def test_hostile_bytes_never_raise(metadata: bytes, assigned: bytes) -> None:
 
 def test_migration_readiness_of_a_classic_failover_member() -> None:
     # ready: the subscription's rack id carries the same priority as its userData (docs/migration.md)
-    ready = classic_member(raw(subscription(struct.pack(">i", 30), "az1#priority=30"), assignment(b"")),
-                           "consumer", "failover")
-    assert (ready.priority, ready.rack, ready.migration_problem, ready.member_protocol) == (30, "az1", None,
-                                                                                          "classic")
-    old = classic_member(raw(subscription(struct.pack(">i", 30), "az1"), assignment(b"")), "consumer",
-                         "failover")
+    ready = classic_member(
+        raw(subscription(struct.pack(">i", 30), "az1#priority=30"), assignment(b"")), "consumer", "failover"
+    )
+    assert (ready.priority, ready.rack, ready.migration_problem, ready.member_protocol) == (
+        30,
+        "az1",
+        None,
+        "classic",
+    )
+    old = classic_member(
+        raw(subscription(struct.pack(">i", 30), "az1"), assignment(b"")), "consumer", "failover"
+    )
     assert "carries no priority" in (old.migration_problem or "") and old.rack == "az1"
-    other = classic_member(raw(subscription(struct.pack(">i", 30), "#priority=7"), assignment(b"")),
-                           "consumer", "failover")
+    other = classic_member(
+        raw(subscription(struct.pack(">i", 30), "#priority=7"), assignment(b"")), "consumer", "failover"
+    )
     assert "says priority 7 but its userData says 30" in (other.migration_problem or "")

@@ -79,8 +79,10 @@ def test_download_checked_and_cached(isolated: Path, serve: object) -> None:
     assert kafka_clients_jar(VERSION, need=("PingRequest",), repository="http://127.0.0.1:9") == jar
     from kafka.protocol.schemas.load_json import load_json
 
-    assert load_json("PingRequest", package=schema_package(jar)) == {"name": "PingRequest",
-                                                                      "license": "// a comment\n"}
+    assert load_json("PingRequest", package=schema_package(jar)) == {
+        "name": "PingRequest",
+        "license": "// a comment\n",
+    }
 
 
 def test_checksum_mismatch_is_refused_and_nothing_kept(isolated: Path, serve: object) -> None:
@@ -112,13 +114,16 @@ def test_offline_is_one_typed_error(isolated: Path, monkeypatch: pytest.MonkeyPa
         kafka_clients_jar(VERSION, repository="file:///etc")
 
 
-@pytest.mark.parametrize("where", [
-    # the Java reference jars (scripts/fetch-java-reference.sh) and the broker plugin's, under
-    # $XDG_CACHE_HOME/kafka-placement as every cache of ours
-    ("java", KAFKA_VERSION, "lib"),
-    ("broker-plugin", VERSION, "compile"),
-    ("broker-plugin", VERSION, "reference"),
-])
+@pytest.mark.parametrize(
+    "where",
+    [
+        # the Java reference jars (scripts/fetch-java-reference.sh) and the broker plugin's, under
+        # $XDG_CACHE_HOME/kafka-placement as every cache of ours
+        ("java", KAFKA_VERSION, "lib"),
+        ("broker-plugin", VERSION, "compile"),
+        ("broker-plugin", VERSION, "reference"),
+    ],
+)
 def test_a_jar_in_another_cache_of_ours_is_used_without_a_download(
     isolated: Path, monkeypatch: pytest.MonkeyPatch, where: tuple[str, str, str]
 ) -> None:

@@ -168,8 +168,12 @@ def _tls_manager(port: int, monkeypatch: pytest.MonkeyPatch) -> KafkaConnectionM
         return build_context(config)
 
     monkeypatch.setattr(KafkaSSLTransport, "_build_ssl_context", staticmethod(late_context))
-    return KafkaConnectionManager(NetworkSelector(), bootstrap_servers=[f"127.0.0.1:{port}"],
-                                  security_protocol="SSL", ssl_check_hostname=False)
+    return KafkaConnectionManager(
+        NetworkSelector(),
+        bootstrap_servers=[f"127.0.0.1:{port}"],
+        security_protocol="SSL",
+        ssl_check_hostname=False,
+    )
 
 
 def _build_transport(manager: KafkaConnectionManager, port: int) -> None:

@@ -155,6 +155,7 @@ def test_keyless_records_place_as_the_core_places_them() -> None:
     from kafka_placement.partitioning.sticky import UniformSticky
 
     cluster = _cluster(12, down=frozenset({2}))
+
     def sticky() -> UniformSticky:
         return UniformSticky(300, rng=random.Random(5))
 
@@ -210,8 +211,14 @@ def test_a_core_with_its_own_partition_method_is_asked_for_keyless_records() -> 
     from kafka_placement.partitioning.record import RecordPartitioner
 
     class Fixed(RecordPartitioner):
-        def partition(self, view: object, key: object, record_size: int = 0, explicit: object = None,
-                      availability: object = None) -> int:
+        def partition(
+            self,
+            view: object,
+            key: object,
+            record_size: int = 0,
+            explicit: object = None,
+            availability: object = None,
+        ) -> int:
             return 7
 
     adapter = PlacementPartitioner(Fixed("murmur2_random"))

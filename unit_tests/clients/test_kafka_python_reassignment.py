@@ -1,4 +1,3 @@
-# ruff: noqa: E501  (fake broker answers read better on one line)
 """clients/kafka_python/reassignment.py against a fake admin (the live behaviour is proven in
 integration_tests/test_reassignment_safety_live.py)."""
 
@@ -39,9 +38,24 @@ class FakeAdmin:
 
 
 def _dirs(broker: int, path: str, parts: list[tuple[int, int, bool]]) -> dict[str, Any]:
-    return {"broker": broker, "log_dirs": [{"error_code": 0, "log_dir": path, "topics": [{"name": "t", "partitions": [
-        {"partition_index": p, "partition_size": size, "is_future_key": future} for p, size, future in parts
-    ]}]}]}
+    return {
+        "broker": broker,
+        "log_dirs": [
+            {
+                "error_code": 0,
+                "log_dir": path,
+                "topics": [
+                    {
+                        "name": "t",
+                        "partitions": [
+                            {"partition_index": p, "partition_size": size, "is_future_key": future}
+                            for p, size, future in parts
+                        ],
+                    }
+                ],
+            }
+        ],
+    }
 
 
 def test_ongoing_reads_the_original_lists() -> None:
@@ -55,8 +69,11 @@ def test_ongoing_reads_the_original_lists() -> None:
 def test_status_counts_done_partitions_and_bytes_left_per_new_replica() -> None:
     admin = FakeAdmin()
     admin.in_flight = {KTP("t", 0): {"replicas": [2, 1, 0], "adding_replicas": [2], "removing_replicas": [0]}}
-    admin.log_dirs = [_dirs(0, "/a", [(0, 1000, False)]), _dirs(1, "/a", [(0, 1000, False)]),
-                      _dirs(2, "/b", [(0, 300, False)])]
+    admin.log_dirs = [
+        _dirs(0, "/a", [(0, 1000, False)]),
+        _dirs(1, "/a", [(0, 1000, False)]),
+        _dirs(2, "/b", [(0, 300, False)]),
+    ]
     moves = movement_map({TP("t", 0): [2, 1], TP("t", 1): [1, 2]}, {TP("t", 0): [0, 1], TP("t", 1): [1, 0]})
     status = kp.status(admin, [TP("t", 0), TP("t", 1)], moves, started=0.0)
     assert (status.done, status.total, status.in_flight) == (1, 2, (TP("t", 0),))
@@ -79,10 +96,14 @@ def test_alter_log_dirs_retries_while_the_replica_is_not_there_yet() -> None:
 def test_alter_log_dirs_reports_a_real_error_and_a_timeout() -> None:
     admin = FakeAdmin()
     admin.log_dir_answers = [kerrors.LogDirNotFoundError]
-    with pytest.raises(ClusterError, match="could not move t-0 on broker 2 to log dir '/nope': LogDirNotFound"):
+    with pytest.raises(
+        ClusterError, match="could not move t-0 on broker 2 to log dir '/nope': LogDirNotFound"
+    ):
         kp.alter_log_dirs(admin, {(TP("t", 0), 2): "/nope"}, timeout_s=5)
     admin.log_dir_answers = [kerrors.ReplicaNotAvailableError] * 100
-    with pytest.raises(ClusterError, match="Timed out before log directory moves could be started for: 2-t-0"):
+    with pytest.raises(
+        ClusterError, match="Timed out before log directory moves could be started for: 2-t-0"
+    ):
         kp.alter_log_dirs(admin, {(TP("t", 0), 2): "/b"}, timeout_s=0.3)
 
 
@@ -105,8 +126,11 @@ class ConfigAdmin:
             raise kerrors.KafkaConnectionError("111 ECONNREFUSED")
         out: dict[str, dict[str, Any]] = {}
         for r in resources:
-            key = "leader.replication.throttled.rate" if r.resource_type.name == "BROKER" else (
-                "leader.replication.throttled.replicas")
+            key = (
+                "leader.replication.throttled.rate"
+                if r.resource_type.name == "BROKER"
+                else ("leader.replication.throttled.replicas")
+            )
             out.setdefault(r.resource_type.name.lower(), {})[r.name] = {key: {"value": "5"}}
         return out
 
@@ -119,12 +143,15 @@ def test_a_broker_that_is_down_is_reported_not_fatal_when_clearing_and_reading()
     assert found.unreachable == (1,) and set(found.brokers) == {0, 2} and set(found.topics) == {"t"}
 
 
-@pytest.mark.parametrize("error", [
-    kerrors.KafkaConnectionError("111 ECONNREFUSED"),
-    # a broker killed and not listed again yet: kafka-python does not even send the request (the soak's
-    # reassignment met it: "cannot apply the reassignment …: UnknownBrokerIdError: 3")
-    kerrors.UnknownBrokerIdError("1"),
-])
+@pytest.mark.parametrize(
+    "error",
+    [
+        kerrors.KafkaConnectionError("111 ECONNREFUSED"),
+        # a broker killed and not listed again yet: kafka-python does not even send the request (the soak's
+        # reassignment met it: "cannot apply the reassignment …: UnknownBrokerIdError: 3")
+        kerrors.UnknownBrokerIdError("1"),
+    ],
+)
 def test_setting_throttles_with_a_broker_down_refuses_the_whole_move(error: Exception) -> None:
     admin = ConfigAdmin()
     admin.error = error

@@ -16,7 +16,7 @@ pytest_plugins = ["pytester"]
 #: importlib.resources.read_text / open_text warn on Python 3.11 and 3.12 only (3.13 undeprecated them)
 LEGACY_RESOURCES_WARN = sys.version_info < (3, 13)
 
-USERS_TESTS = '''
+USERS_TESTS = """
 import importlib.resources
 import warnings
 
@@ -32,7 +32,7 @@ def test_with_kafka_python_and_our_clients(pytestconfig):
 def test_the_users_own_warnings():
     importlib.resources.read_text("json", "__init__.py")  # deprecated on 3.11/3.12: two warnings
     warnings.warn("the user's own", DeprecationWarning)
-'''
+"""
 
 
 def test_a_project_with_our_plugin_shows_only_its_own_warnings(pytester: pytest.Pytester) -> None:
@@ -69,14 +69,38 @@ def test_the_quiet_block_touches_nothing_else() -> None:
         with quiet_schema_loading():
             warnings.warn("read_text is deprecated", DeprecationWarning, stacklevel=1)  # this module: kept
             warnings.warn("open_text is deprecated", UserWarning, stacklevel=1)  # other category: kept
-            warnings.warn_explicit("read_text is deprecated", DeprecationWarning, "load_json.py", 14,
-                                   module="kafka.protocol.schemas.load_json")  # kafka-python's: ignored
-            warnings.warn_explicit("open_text is deprecated", DeprecationWarning, "_legacy.py", 80,
-                                   module="importlib.resources._legacy")  # read_text's inner one: ignored
-            warnings.warn_explicit("something else", DeprecationWarning, "load_json.py", 14,
-                                   module="kafka.protocol.schemas.load_json")  # another message: kept
-        warnings.warn_explicit("open_text is deprecated", DeprecationWarning, "_legacy.py", 80,
-                               module="importlib.resources._legacy")  # after the block: kept
+            warnings.warn_explicit(
+                "read_text is deprecated",
+                DeprecationWarning,
+                "load_json.py",
+                14,
+                module="kafka.protocol.schemas.load_json",
+            )  # kafka-python's: ignored
+            warnings.warn_explicit(
+                "open_text is deprecated",
+                DeprecationWarning,
+                "_legacy.py",
+                80,
+                module="importlib.resources._legacy",
+            )  # read_text's inner one: ignored
+            warnings.warn_explicit(
+                "something else",
+                DeprecationWarning,
+                "load_json.py",
+                14,
+                module="kafka.protocol.schemas.load_json",
+            )  # another message: kept
+        warnings.warn_explicit(
+            "open_text is deprecated",
+            DeprecationWarning,
+            "_legacy.py",
+            80,
+            module="importlib.resources._legacy",
+        )  # after the block: kept
     assert [str(w.message) for w in log] == [
-        "read_text is deprecated", "open_text is deprecated", "something else", "open_text is deprecated"]
+        "read_text is deprecated",
+        "open_text is deprecated",
+        "something else",
+        "open_text is deprecated",
+    ]
     assert warnings.filters == before

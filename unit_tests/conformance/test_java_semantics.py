@@ -123,11 +123,22 @@ def test_migration_ready_failover_group_is_what_kafka_converts(java: JavaReferen
     def java_bytes(data: bytes) -> object:
         return wrap(jpype.JArray(jpype.JByte)(data))
 
-    ready = {"a": FailoverAssignor(30, rack="az1", migration_ready=True),
-             "b": FailoverAssignor(20, migration_ready=True)}
-    members = [type("M", (), {"member_id": m, "group_instance_id": None,
-                              "metadata": ConsumerProtocolSubscription.decode(a.metadata({"t"}).encode())})()
-               for m, a in ready.items()]
+    ready = {
+        "a": FailoverAssignor(30, rack="az1", migration_ready=True),
+        "b": FailoverAssignor(20, migration_ready=True),
+    }
+    members = [
+        type(
+            "M",
+            (),
+            {
+                "member_id": m,
+                "group_instance_id": None,
+                "metadata": ConsumerProtocolSubscription.decode(a.metadata({"t"}).encode()),
+            },
+        )()
+        for m, a in ready.items()
+    ]
     subscription = protocol.deserializeSubscription(java_bytes(ready["a"].metadata({"t"}).encode()))
     assert str(subscription.rackId().get()) == "az1#priority=30"
 

@@ -14,18 +14,40 @@ from kafka_placement.vocabulary import TopicPartition
 TP = TopicPartition
 
 
-def member(mid: str, priority: int | None, parts: range | list[int] = (), topic: str = "t",
-           topics: tuple[str, ...] | None = ("t",), source: str = "userData") -> DescribedMember:
-    return DescribedMember(mid, f"client-{mid}", "/127.0.0.1", priority=priority,
-                           priority_source=source,  # type: ignore[arg-type]
-                           topics=topics, assignment=tuple(TP(topic, p) for p in parts),
-                           assignment_user_data="failover")
+def member(
+    mid: str,
+    priority: int | None,
+    parts: range | list[int] = (),
+    topic: str = "t",
+    topics: tuple[str, ...] | None = ("t",),
+    source: str = "userData",
+) -> DescribedMember:
+    return DescribedMember(
+        mid,
+        f"client-{mid}",
+        "/127.0.0.1",
+        priority=priority,
+        priority_source=source,  # type: ignore[arg-type]
+        topics=topics,
+        assignment=tuple(TP(topic, p) for p in parts),
+        assignment_user_data="failover",
+    )
 
 
-def group(*members: DescribedMember, assignor: str = "failover", protocol: str = "classic",
-          counts: dict[str, int] | None = None) -> DescribedGroup:
-    return DescribedGroup("g", protocol, "Stable", assignor, members,  # type: ignore[arg-type]
-                          {"t": 4} if counts is None else counts)
+def group(
+    *members: DescribedMember,
+    assignor: str = "failover",
+    protocol: str = "classic",
+    counts: dict[str, int] | None = None,
+) -> DescribedGroup:
+    return DescribedGroup(
+        "g",
+        protocol,
+        "Stable",
+        assignor,
+        members,  # type: ignore[arg-type]
+        {"t": 4} if counts is None else counts,
+    )
 
 
 def test_best_member_owning_everything_is_ok() -> None:
@@ -97,8 +119,7 @@ def test_exactly_the_best_subscriber_owning_everything_passes(
 ) -> None:
     ids = [f"m{i}" for i in range(len(priorities))]
     # the best member by the written rule: has a priority, highest, then smallest id (ASCII ids here)
-    ranked = sorted(zip(ids, priorities, strict=True),
-                    key=lambda p: (p[1] is None, -(p[1] or 0), p[0]))
+    ranked = sorted(zip(ids, priorities, strict=True), key=lambda p: (p[1] is None, -(p[1] or 0), p[0]))
     best = ranked[0][0]
     owner = data.draw(st.sampled_from(ids))
     members = [member(i, p, range(4) if i == owner else []) for i, p in zip(ids, priorities, strict=True)]

@@ -12,17 +12,29 @@ from kafka_placement.groups.migration import migration_status
 
 
 def classic(mid: str, priority: int, *, ready: bool, user_data: str = "failover") -> DescribedMember:
-    return DescribedMember(mid, f"client-{mid}", "/127.0.0.1", priority=priority, priority_source="userData",
-                           topics=("t",), assignment_user_data=user_data,  # type: ignore[arg-type]
-                           member_protocol="classic",
-                           migration_problem=None if ready else
-                           "its subscription's rack id carries no priority")
+    return DescribedMember(
+        mid,
+        f"client-{mid}",
+        "/127.0.0.1",
+        priority=priority,
+        priority_source="userData",
+        topics=("t",),
+        assignment_user_data=user_data,  # type: ignore[arg-type]
+        member_protocol="classic",
+        migration_problem=None if ready else "its subscription's rack id carries no priority",
+    )
 
 
 def in_consumer_group(mid: str, priority: int | None, protocol: str) -> DescribedMember:
-    return DescribedMember(mid, f"client-{mid}", "/127.0.0.1", priority=priority,
-                           priority_source="client.rack" if priority is not None else "none", topics=("t",),
-                           member_protocol=protocol)  # type: ignore[arg-type]
+    return DescribedMember(
+        mid,
+        f"client-{mid}",
+        "/127.0.0.1",
+        priority=priority,
+        priority_source="client.rack" if priority is not None else "none",
+        topics=("t",),
+        member_protocol=protocol,
+    )  # type: ignore[arg-type]
 
 
 def group(*members: DescribedMember, protocol: str = "classic", assignor: str = "failover") -> DescribedGroup:
@@ -37,30 +49,44 @@ def test_old_classic_group_is_protected_and_names_who_to_roll() -> None:
 
 
 def test_ready_classic_group_is_convertible() -> None:
-    status = migration_status(group(classic("a", 30, ready=True, user_data="empty"),
-                                    classic("b", 20, ready=True, user_data="empty")))
+    status = migration_status(
+        group(
+            classic("a", 30, ready=True, user_data="empty"), classic("b", 20, ready=True, user_data="empty")
+        )
+    )
     assert status.stage == "classic" and status.convertible is True and status.honoured
     assert status.left_to_move == ("a", "b") and status.advice.startswith("ready")
 
 
 def test_convertible_while_a_priority_is_invisible_is_not_honoured() -> None:
     # another failover implementation leads (empty assignment userData) over a member the broker can't rank
-    status = migration_status(group(classic("a", 30, ready=False, user_data="empty"),
-                                    classic("b", 20, ready=True, user_data="empty")))
+    status = migration_status(
+        group(
+            classic("a", 30, ready=False, user_data="empty"), classic("b", 20, ready=True, user_data="empty")
+        )
+    )
     assert status.convertible is True and not status.honoured
 
 
 def test_mid_migration_counts_classic_members_left() -> None:
-    status = migration_status(group(in_consumer_group("a", 30, "classic"),
-                                    in_consumer_group("k", 10, "consumer"), protocol="consumer"))
+    status = migration_status(
+        group(
+            in_consumer_group("a", 30, "classic"), in_consumer_group("k", 10, "consumer"), protocol="consumer"
+        )
+    )
     assert status.stage == "mid-migration" and status.left_to_move == ("a",) and status.honoured
     assert status.ranked_by == "the broker's failover assignor"
 
 
 def test_converted_group_on_another_assignor_is_not_honoured() -> None:
-    status = migration_status(group(in_consumer_group("a", 30, "classic"),
-                                    in_consumer_group("p", None, "consumer"), protocol="consumer",
-                                    assignor="uniform"))
+    status = migration_status(
+        group(
+            in_consumer_group("a", 30, "classic"),
+            in_consumer_group("p", None, "consumer"),
+            protocol="consumer",
+            assignor="uniform",
+        )
+    )
     assert not status.honoured and "'uniform' assignor, not failover" in status.problems[0]
     assert dict(status.not_ready) == {"p": "no usable priority in its rack id: the broker ranks it last"}
 
@@ -75,8 +101,9 @@ def test_join_problem_names_what_to_change() -> None:
     from kafka_placement.groups.migration import join_problem
 
     plugin = ("uniform", "range", "io.kafkaplacement.broker.FailoverServerAssignor")
-    ready = group(classic("a", 30, ready=True, user_data="empty"),
-                  classic("b", 20, ready=True, user_data="empty"))
+    ready = group(
+        classic("a", 30, ready=True, user_data="empty"), classic("b", 20, ready=True, user_data="empty")
+    )
     protected = group(classic("a", 30, ready=False), classic("b", 20, ready=True))
     assert join_problem("g", "failover", {0: plugin, 1: plugin}, ready) is None
     assert join_problem("g", "failover", None, None) is None  # nothing known, nothing refused
@@ -100,17 +127,24 @@ def test_preflight_against_an_unreachable_cluster_is_bounded_and_lets_librdkafka
     from kafka_placement.clients.confluent.join_preflight import consumer_protocol_preflight
 
     started = time.monotonic()
-    consumer_protocol_preflight({"bootstrap.servers": "127.0.0.1:1", "group.id": "g",
-                                 "group.protocol": "consumer", "group.remote.assignor": "failover"},
-                                timeout_s=1.0)
+    consumer_protocol_preflight(
+        {
+            "bootstrap.servers": "127.0.0.1:1",
+            "group.id": "g",
+            "group.protocol": "consumer",
+            "group.remote.assignor": "failover",
+        },
+        timeout_s=1.0,
+    )
     assert time.monotonic() - started < 5.0
 
 
 def test_join_problem_when_a_foreign_failover_leader_left_the_group_convertible() -> None:
     from kafka_placement.groups.migration import join_problem
 
-    foreign = group(classic("j", 40, ready=False, user_data="empty"),
-                    classic("a", 30, ready=True, user_data="empty"))
+    foreign = group(
+        classic("j", 40, ready=False, user_data="empty"), classic("a", 30, ready=True, user_data="empty")
+    )
     problem = join_problem("g", "failover", None, foreign)
     assert problem is not None and "could not see the priority of client-j" in problem
 
@@ -133,8 +167,11 @@ def test_server_assignors_asks_one_broker_per_call_as_librdkafka_requires() -> N
             done.set_result({"group.consumer.assignors": SimpleNamespace(value=value)})
             return {resources[0]: done}
 
-    assert server_assignors(Admin()) == {0: ("uniform", "range", "failover"), 1: ("uniform", "range"),
-                                         2: ("uniform", "range", "failover")}
+    assert server_assignors(Admin()) == {
+        0: ("uniform", "range", "failover"),
+        1: ("uniform", "range"),
+        2: ("uniform", "range", "failover"),
+    }
 
 
 def test_the_group_read_keeps_the_members_client_id_out_of_its_own(monkeypatch: Any) -> None:

@@ -439,6 +439,9 @@ def test_numpy_s_array_empty_and_nul_ended_items(width: int) -> None:
     assert fast[0].tolist() == _scalar("murmur2", values)
     empty = [i for i, v in enumerate(values) if not v]
     assert fast[2] is not None and np.flatnonzero(fast[2]).tolist() == empty
-    assert partition_keys(arr, 9, "consistent_random", rng=np.random.default_rng(1)).tolist() == _both(
-        lambda: partition_keys(arr, 9, "consistent_random", rng=np.random.default_rng(1)).tolist()
-    )[1]
+    assert (
+        partition_keys(arr, 9, "consistent_random", rng=np.random.default_rng(1)).tolist()
+        == _both(lambda: partition_keys(arr, 9, "consistent_random", rng=np.random.default_rng(1)).tolist())[
+            1
+        ]
+    )

@@ -24,7 +24,9 @@ def test_spark_output_directories_count_their_parquet_parts_only(tmp_path: Path)
     assert names == ["part-00000.snappy.parquet", "part-00001.parquet"]
     units = row_groups(tmp_path, "key")
     assert [(Path(u.file).name, u.index) for u in units] == [
-        ("part-00000.snappy.parquet", 0), ("part-00000.snappy.parquet", 1), ("part-00001.parquet", 0)
+        ("part-00000.snappy.parquet", 0),
+        ("part-00000.snappy.parquet", 1),
+        ("part-00001.parquet", 0),
     ]
     assert all(u.dictionary for u in units)
     assert sum(u.read().num_rows for u in units) == 6

@@ -29,21 +29,40 @@ def test_rack_alternated_list_from_reference() -> None:
 def test_rack_aware_seven_partitions_from_reference() -> None:
     brokers = [Broker(b, r) for b, r in SEED_RACKS.items()]
     assert assign_replicas_to_brokers(brokers, 7, 3, 0) == {
-        0: [0, 3, 1], 1: [3, 1, 5], 2: [1, 5, 4], 3: [5, 4, 2], 4: [4, 2, 0], 5: [2, 0, 3], 6: [0, 4, 2],
+        0: [0, 3, 1],
+        1: [3, 1, 5],
+        2: [1, 5, 4],
+        3: [5, 4, 2],
+        4: [4, 2, 0],
+        5: [2, 0, 3],
+        6: [0, 4, 2],
     }
 
 
 def test_rack_aware_six_partitions_javadoc() -> None:
     brokers = [Broker(b, r) for b, r in reversed(list(SEED_RACKS.items()))]  # input order is irrelevant
     assert assign_replicas_to_brokers(brokers, 6, 3, 0) == {
-        0: [0, 3, 1], 1: [3, 1, 5], 2: [1, 5, 4], 3: [5, 4, 2], 4: [4, 2, 0], 5: [2, 0, 3],
+        0: [0, 3, 1],
+        1: [3, 1, 5],
+        2: [1, 5, 4],
+        3: [5, 4, 2],
+        4: [4, 2, 0],
+        5: [2, 0, 3],
     }
 
 
 def test_rack_unaware_ten_partitions_from_reference() -> None:
     assert assign_replicas_to_brokers([Broker(i) for i in range(5)], 10, 3, 0) == {
-        0: [0, 1, 2], 1: [1, 2, 3], 2: [2, 3, 4], 3: [3, 4, 0], 4: [4, 0, 1],
-        5: [0, 2, 3], 6: [1, 3, 4], 7: [2, 4, 0], 8: [3, 0, 1], 9: [4, 1, 2],
+        0: [0, 1, 2],
+        1: [1, 2, 3],
+        2: [2, 3, 4],
+        3: [3, 4, 0],
+        4: [4, 0, 1],
+        5: [0, 2, 3],
+        6: [1, 3, 4],
+        7: [2, 4, 0],
+        8: [3, 0, 1],
+        9: [4, 1, 2],
     }
 
 
@@ -76,11 +95,21 @@ def test_unseeded_random_start_still_valid() -> None:
         (range(3), 0, 1, InvalidPartitionsError, "Number of partitions must be larger than 0."),
         (range(3), -2, 0, InvalidPartitionsError, "Number of partitions must be larger than 0."),
         (range(3), 3, 0, InvalidReplicationFactorError, "Replication factor must be larger than 0."),
-        (range(3), 3, 4, InvalidReplicationFactorError,
-         "Replication factor: 4 larger than available brokers: 3."),
+        (
+            range(3),
+            3,
+            4,
+            InvalidReplicationFactorError,
+            "Replication factor: 4 larger than available brokers: 3.",
+        ),
         ([], 3, 1, InvalidReplicationFactorError, "Replication factor: 1 larger than available brokers: 0."),
-        ([Broker(0, "a"), Broker(1)], 3, 2, AdminOperationError,
-         "Not all brokers have rack information for replica rack aware assignment."),
+        (
+            [Broker(0, "a"), Broker(1)],
+            3,
+            2,
+            AdminOperationError,
+            "Not all brokers have rack information for replica rack aware assignment.",
+        ),
     ],
 )
 def test_errors_in_java_order_with_java_text(
@@ -117,8 +146,9 @@ def test_int_overflow_fails_at_the_same_index_as_java() -> None:
 def test_overflowed_shift_gives_javas_eventual_result_without_the_wait() -> None:
     # Java (kafka-server-common 4.0.2) iterates ~2^31 refused candidates here (minutes on this
     # machine) and then throws IndexOutOfBoundsException "Index -3 out of bounds for length 6".
-    brokers = [Broker(b, r) for b, r in [(33, "z\ue000"), (21, "é"), (30, "é"), (19, "é"), (31, "é"),
-                                         (9, "z\ue000")]]
+    brokers = [
+        Broker(b, r) for b, r in [(33, "z\ue000"), (21, "é"), (30, "é"), (19, "é"), (31, "é"), (9, "z\ue000")]
+    ]
     with pytest.raises(IndexOutOfBoundsError, match=r"^Index -3 out of bounds for length 6$"):
         assign_replicas_to_brokers(brokers, 20, 6, 1297729221, -1)
 
@@ -129,7 +159,10 @@ def test_negative_broker_id_rejected() -> None:
 
 
 @given(
-    n=st.integers(1, 12), extra=st.integers(0, 40), rf_seed=st.integers(0, 1000), start=st.integers(0, 30),
+    n=st.integers(1, 12),
+    extra=st.integers(0, 40),
+    rf_seed=st.integers(0, 1000),
+    start=st.integers(0, 30),
     racks=st.integers(1, 4),
 )
 def test_properties_of_the_java_algorithm(n: int, extra: int, rf_seed: int, start: int, racks: int) -> None:

@@ -21,7 +21,8 @@ def _valid_sets(brokers: list[Broker], rf: int) -> list[tuple[int, ...]]:
     need = min(rf, len(racks)) if None not in racks else 1
     rack_of = {b.id: b.rack for b in brokers}
     return [
-        combo for combo in combinations(sorted(rack_of), rf)
+        combo
+        for combo in combinations(sorted(rack_of), rf)
         if None in racks or len({rack_of[b] for b in combo}) == need
     ]
 
@@ -95,8 +96,10 @@ def test_forced_spread_is_reported() -> None:
 
 
 def test_reference_rack_map_seven_partitions() -> None:
-    brokers = [Broker(b, r) for b, r in {0: "rack1", 1: "rack3", 2: "rack3", 3: "rack2", 4: "rack2",
-                                          5: "rack1"}.items()]
+    brokers = [
+        Broker(b, r)
+        for b, r in {0: "rack1", 1: "rack3", 2: "rack3", 3: "rack2", 4: "rack2", 5: "rack1"}.items()
+    ]
     metrics = placement_metrics(dict(enumerate(place_balanced(brokers, 7, 3))), brokers)
     assert metrics.under_diverse == [] and metrics.replica_spread <= 1 and metrics.leader_spread <= 1
 
@@ -112,11 +115,21 @@ def test_deterministic_for_a_seed() -> None:
         ([], 3, 1, InvalidBrokerError, "the broker list is empty"),
         ([Broker(1), Broker(1)], 3, 1, InvalidBrokerError, "duplicate broker id 1"),
         ([Broker(1, "a"), Broker(2)], 3, 1, AdminOperationError, r"Brokers without a rack: \[2\]"),
-        ([Broker(1), Broker(2)], 3, 3, InvalidReplicationFactorError,
-         "Replication factor: 3 larger than available brokers: 2."),
+        (
+            [Broker(1), Broker(2)],
+            3,
+            3,
+            InvalidReplicationFactorError,
+            "Replication factor: 3 larger than available brokers: 2.",
+        ),
         ([Broker(1), Broker(2)], 0, 1, Exception, "Number of partitions must be larger than 0."),
-        ([Broker(1), Broker(2)], 2, 0, InvalidReplicationFactorError,
-         "Replication factor must be larger than 0."),
+        (
+            [Broker(1), Broker(2)],
+            2,
+            0,
+            InvalidReplicationFactorError,
+            "Replication factor must be larger than 0.",
+        ),
     ],
 )
 def test_bad_input(

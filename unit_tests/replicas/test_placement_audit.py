@@ -1,4 +1,3 @@
-# ruff: noqa: E501  (literal fixtures and messages read better on one line)
 """Audit core: findings from a snapshot, and the explicit-assignment validation used by CreateTopics."""
 
 from __future__ import annotations
@@ -18,19 +17,23 @@ BROKERS = (Broker(0, "a"), Broker(1, "b"), Broker(2, "c"))
 
 
 def test_unknown_brokers_and_mixed_rf_are_findings() -> None:
-    snap = ClusterSnapshot(BROKERS, {
-        TopicPartition("t", 0): PartitionState((0, 1), 0, (0, 1)),
-        TopicPartition("t", 1): PartitionState((2, 9, 1), 2, (2, 9, 1)),
-    })
+    snap = ClusterSnapshot(
+        BROKERS,
+        {
+            TopicPartition("t", 0): PartitionState((0, 1), 0, (0, 1)),
+            TopicPartition("t", 1): PartitionState((2, 9, 1), 2, (2, 9, 1)),
+        },
+    )
     findings = audit(snap).topics[0].findings
     assert "mixed replication factors [2, 3]" in findings
     assert "replicas on brokers not in the cluster: [9]" in findings
 
 
 def test_balanced_topic_has_no_findings() -> None:
-    snap = ClusterSnapshot(BROKERS, {
-        TopicPartition("t", p): PartitionState(r, r[0], r) for p, r in enumerate([(0, 1), (1, 2), (2, 0)])
-    })
+    snap = ClusterSnapshot(
+        BROKERS,
+        {TopicPartition("t", p): PartitionState(r, r[0], r) for p, r in enumerate([(0, 1), (1, 2), (2, 0)])},
+    )
     report = audit(snap)
     assert report.findings == [] and report.topics[0].best_replica_spread == 0
 
@@ -47,11 +50,21 @@ def test_unknown_topic() -> None:
         ({1: [0, 1]}, InvalidArgumentError, r"partition ids must be 0..0, got \[1\]"),
         ({0: [0, 1], 1: [0]}, InvalidArgumentError, r"same replication factor, got \[1, 2\]"),
         ({0: [0, 0]}, InvalidArgumentError, r"partition 0 lists a broker twice: \[0, 0\]"),
-        ({0: [0, 5]}, InvalidBrokerError, r"Unknown broker id 5 in partition 0 \(cluster brokers: \[0, 1, 2, 3\]\)"),
-        ({0: [0, 3]}, InvalidArgumentError, r"partition 0 replicas \[0, 3\] span racks \['a'\]; 2 distinct racks"),
+        (
+            {0: [0, 5]},
+            InvalidBrokerError,
+            r"Unknown broker id 5 in partition 0 \(cluster brokers: \[0, 1, 2, 3\]\)",
+        ),
+        (
+            {0: [0, 3]},
+            InvalidArgumentError,
+            r"partition 0 replicas \[0, 3\] span racks \['a'\]; 2 distinct racks",
+        ),
     ],
 )
-def test_explicit_assignment_validation(assignment: dict[int, list[int]], error: type[Exception], message: str) -> None:
+def test_explicit_assignment_validation(
+    assignment: dict[int, list[int]], error: type[Exception], message: str
+) -> None:
     brokers = [*BROKERS, Broker(3, "a")]
     with pytest.raises(error, match=message):
         validate_explicit_assignment(assignment, brokers)

@@ -36,7 +36,10 @@ def test_count_moves_with_bytes() -> None:
     target = {t("x", 0): [1, 0], t("x", 1): [1, 3], t("x", 2): [3, 4]}
     moves = count_moves(current, target, sizes={t("x", 1): 100, t("x", 2): 10})
     assert moves.summary() == {
-        "replicas_added": 3, "replicas_removed": 3, "partitions_moved": 2, "leader_changes": 2,
+        "replicas_added": 3,
+        "replicas_removed": 3,
+        "partitions_moved": 2,
+        "leader_changes": 2,
         "bytes_moved": 100 + 2 * 10,
     }
     assert count_moves(current, target).bytes_moved is None

@@ -1,4 +1,3 @@
-# ruff: noqa: E501  (long literal JSON vectors read better on one line)
 """Reassignment planner: goals reached, lower bound valid, moves close to it, REFERENCE numbers."""
 
 from __future__ import annotations
@@ -103,12 +102,20 @@ def test_several_topics_and_bytes() -> None:
 @pytest.mark.parametrize(
     ("current", "brokers", "error", "text"),
     [
-        ({("t", 0): [0, 1], ("t", 1): [1]}, [Broker(0), Broker(1)], InvalidArgumentError,
-         r"mixes replication factors \[1, 2\]"),
+        (
+            {("t", 0): [0, 1], ("t", 1): [1]},
+            [Broker(0), Broker(1)],
+            InvalidArgumentError,
+            r"mixes replication factors \[1, 2\]",
+        ),
         ({("t", 0): []}, [Broker(0)], InvalidArgumentError, "empty replica list"),
         ({("t", 0): [1, 1]}, [Broker(0), Broker(1)], InvalidArgumentError, r"lists a broker twice: \[1, 1\]"),
-        ({("t", 0): [0, 1, 2]}, [Broker(0), Broker(1)], InvalidReplicationFactorError,
-         "Replication factor: 3 larger than available brokers: 2."),
+        (
+            {("t", 0): [0, 1, 2]},
+            [Broker(0), Broker(1)],
+            InvalidReplicationFactorError,
+            "Replication factor: 3 larger than available brokers: 2.",
+        ),
         ({("t", 0): [0]}, [], InvalidBrokerError, "the broker list is empty"),
         ({("t", -1): [0]}, [Broker(0)], InvalidArgumentError, "partition key must be"),
     ],
@@ -119,7 +126,8 @@ def test_bad_input(current: dict, brokers: list[Broker], error: type[Exception],
 
 
 @pytest.mark.parametrize(
-    "change", ["decommission", "replace", "new rack", "two racks rf3"],
+    "change",
+    ["decommission", "replace", "new rack", "two racks rf3"],
 )
 def test_common_cluster_changes_move_exactly_the_bound(change: str) -> None:
     old = [Broker(i, f"r{i % 3}") for i in range(12)]
@@ -157,7 +165,9 @@ def test_cluster_scope_balances_totals_of_many_small_topics() -> None:
         plan_reassignment(current, new, scope="rack")
 
 
-def _scenario(rnd: random.Random, allow_removals: bool) -> tuple[dict[TopicPartition, list[int]], list[Broker], int]:
+def _scenario(
+    rnd: random.Random, allow_removals: bool
+) -> tuple[dict[TopicPartition, list[int]], list[Broker], int]:
     n = rnd.randint(2, 14)
     num_racks = rnd.randint(1, 4)
     racked = rnd.random() < 0.7
@@ -174,7 +184,9 @@ def _scenario(rnd: random.Random, allow_removals: bool) -> tuple[dict[TopicParti
         usable = [UsableBroker(b.id, b.rack) for b in old]
         base = dict(enumerate(place_striped(usable, partitions, rf, JavaRandom(seed))))
     removed = set(rnd.sample(range(n), rnd.randint(0, min(2, n - 1)))) if allow_removals else set()
-    added = [Broker(n + k, f"r{rnd.randrange(num_racks)}" if racked else None) for k in range(rnd.randint(0, 3))]
+    added = [
+        Broker(n + k, f"r{rnd.randrange(num_racks)}" if racked else None) for k in range(rnd.randint(0, 3))
+    ]
     brokers = [b for b in old if b.id not in removed] + added
     if len(brokers) < rf:
         brokers = old + added
@@ -222,8 +234,26 @@ def test_moves_ratio_large_sample() -> None:
 def test_rack_level_minimum_catches_forced_chains() -> None:
     # Live topic (13 partitions, RF 2) after removing broker 5 (rack1): broker 5's partitions all
     # pair it with rack3, so two of their slots must reach rack3 through a chain (+2 moves).
-    current = {TopicPartition("t", p): r for p, r in enumerate([
-        [0, 3], [4, 2], [1, 5], [0, 3], [4, 2], [1, 5], [3, 2], [1, 5], [0, 4], [3, 2], [1, 5], [0, 4], [3, 0]])}
+    current = {
+        TopicPartition("t", p): r
+        for p, r in enumerate(
+            [
+                [0, 3],
+                [4, 2],
+                [1, 5],
+                [0, 3],
+                [4, 2],
+                [1, 5],
+                [3, 2],
+                [1, 5],
+                [0, 4],
+                [3, 2],
+                [1, 5],
+                [0, 4],
+                [3, 0],
+            ]
+        )
+    }
     racks = {0: "rack1", 1: "rack3", 2: "rack3", 3: "rack2", 4: "rack2"}
     brokers = [Broker(b, r) for b, r in racks.items()]
     plan = plan_reassignment(current, brokers)

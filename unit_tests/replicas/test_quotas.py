@@ -77,8 +77,11 @@ def test_layout_errors() -> None:
         rack_layout([Broker(0, "a"), Broker(1)])
 
 
-@given(sizes=st.lists(st.integers(1, 4), min_size=1, max_size=5), partitions=st.integers(1, 40),
-       rf_pick=st.integers(0, 50))
+@given(
+    sizes=st.lists(st.integers(1, 4), min_size=1, max_size=5),
+    partitions=st.integers(1, 40),
+    rf_pick=st.integers(0, 50),
+)
 def test_quotas_are_realised_by_the_column_fill(sizes: list[int], partitions: int, rf_pick: int) -> None:
     """Every quota vector we return is realisable: the column fill gives rf distinct brokers on
     min(rf, R) distinct racks per partition, with exactly the quotas."""

@@ -39,7 +39,10 @@ def test_format_like_the_tool_and_round_trip() -> None:
         '{"version":1,"partitions":[{"topic":"a","partition":0,"replicas":[1,2],"log_dirs":["any","any"]},'
         '{"topic":"b","partition":1,"replicas":[3,1],"log_dirs":["any","any"]}]}'
     )
-    assert as_assignment(parse_reassignment(text)) == {TopicPartition("a", 0): [1, 2], TopicPartition("b", 1): [3, 1]}
+    assert as_assignment(parse_reassignment(text)) == {
+        TopicPartition("a", 0): [1, 2],
+        TopicPartition("b", 1): [3, 1],
+    }
     assert "log_dirs" not in format_reassignment({TopicPartition("a", 0): [1]}, log_dirs=False)
 
 
@@ -53,26 +56,47 @@ def test_format_like_the_tool_and_round_trip() -> None:
         ('{"version":2,"partitions":[]}', "Not supported version field value 2"),
         ('{"version":1}', "top level: missing field 'partitions'"),
         ('{"version":1,"partitions":[]}', "Partition reassignment list cannot be empty"),
-        ('{"version":1,"partitions":[{"partition":0,"replicas":[1]}]}', r"partitions\[0\]: missing field 'topic'"),
-        ('{"version":1,"partitions":[{"topic":"a","partition":"0","replicas":[1]}]}',
-         r'partitions\[0\].partition must be an int in \[0, 2147483647\], got "0"'),
-        ('{"version":1,"partitions":[{"topic":"a","partition":2147483648,"replicas":[1]}]}',
-         r"partitions\[0\].partition must be an int in \[0, 2147483647\], got 2147483648"),
-        ('{"version":1,"partitions":[{"topic":"a","partition":0,"replicas":[99999999999999999999]}]}',
-         r"partitions\[0\].replicas must be a list of broker ids \(ints in \[0, 2147483647\]\)"),
-        ('{"version":1,"partitions":[{"topic":"a","partition":0,"replicas":[1,-2]}]}',
-         r"partitions\[0\].replicas must be a list of broker ids"),
-        ('{"version":1,"partitions":[{"topic":"a","partition":0,"replicas":[]}]}',
-         "Partition replica list cannot be empty"),
-        ('{"version":1,"partitions":[{"topic":"a","partition":0,"replicas":[1,1]}]}',
-         "Partition replica lists may not contain duplicate entries: a-0"),
-        ('{"version":1,"partitions":[{"topic":"a","partition":0,"replicas":[1,2],"log_dirs":["any"]}]}',
-         r'Size of replicas list \[1, 2\] is different from size of log dirs list \[\'any\'\] for partition a-0'),
-        ('{"version":1,"partitions":[{"topic":"a","partition":0,"replicas":[1]},'
-         '{"topic":"a","partition":0,"replicas":[2]}]}',
-         "Partition reassignment contains duplicate topic partitions: a-0"),
-        ('{"version":1,"partitions":[{"topic":"a","partition":0,"replicas":[1],"replica":[2]}]}',
-         r"partitions\[0\]: unknown field\(s\) \['replica'\]"),
+        (
+            '{"version":1,"partitions":[{"partition":0,"replicas":[1]}]}',
+            r"partitions\[0\]: missing field 'topic'",
+        ),
+        (
+            '{"version":1,"partitions":[{"topic":"a","partition":"0","replicas":[1]}]}',
+            r'partitions\[0\].partition must be an int in \[0, 2147483647\], got "0"',
+        ),
+        (
+            '{"version":1,"partitions":[{"topic":"a","partition":2147483648,"replicas":[1]}]}',
+            r"partitions\[0\].partition must be an int in \[0, 2147483647\], got 2147483648",
+        ),
+        (
+            '{"version":1,"partitions":[{"topic":"a","partition":0,"replicas":[99999999999999999999]}]}',
+            r"partitions\[0\].replicas must be a list of broker ids \(ints in \[0, 2147483647\]\)",
+        ),
+        (
+            '{"version":1,"partitions":[{"topic":"a","partition":0,"replicas":[1,-2]}]}',
+            r"partitions\[0\].replicas must be a list of broker ids",
+        ),
+        (
+            '{"version":1,"partitions":[{"topic":"a","partition":0,"replicas":[]}]}',
+            "Partition replica list cannot be empty",
+        ),
+        (
+            '{"version":1,"partitions":[{"topic":"a","partition":0,"replicas":[1,1]}]}',
+            "Partition replica lists may not contain duplicate entries: a-0",
+        ),
+        (
+            '{"version":1,"partitions":[{"topic":"a","partition":0,"replicas":[1,2],"log_dirs":["any"]}]}',
+            r"Size of replicas list \[1, 2\] is different from size of log dirs list \[\'any\'\] for partition a-0",
+        ),
+        (
+            '{"version":1,"partitions":[{"topic":"a","partition":0,"replicas":[1]},'
+            '{"topic":"a","partition":0,"replicas":[2]}]}',
+            "Partition reassignment contains duplicate topic partitions: a-0",
+        ),
+        (
+            '{"version":1,"partitions":[{"topic":"a","partition":0,"replicas":[1],"replica":[2]}]}',
+            r"partitions\[0\]: unknown field\(s\) \['replica'\]",
+        ),
     ],
 )
 def test_malformed_input_names_line_or_field(text: str, message: str) -> None:
@@ -81,14 +105,19 @@ def test_malformed_input_names_line_or_field(text: str, message: str) -> None:
 
 
 def test_check_against_cluster() -> None:
-    moves = parse_reassignment(json.dumps({"version": 1, "partitions": [
-        {"topic": "t", "partition": 1, "replicas": [0, 1]}]}))
+    moves = parse_reassignment(
+        json.dumps({"version": 1, "partitions": [{"topic": "t", "partition": 1, "replicas": [0, 1]}]})
+    )
     check_against_cluster(moves, {"t": 2}, [0, 1, 2])
     with pytest.raises(UnknownTopicError, match=r"Topic t not found\."):
         check_against_cluster(moves, {"u": 2}, [0, 1])
-    with pytest.raises(UnknownTopicError, match=r"Unable to find partition: t-1 \(topic 't' has partitions 0..0\)"):
+    with pytest.raises(
+        UnknownTopicError, match=r"Unable to find partition: t-1 \(topic 't' has partitions 0..0\)"
+    ):
         check_against_cluster(moves, {"t": 1}, [0, 1])
-    with pytest.raises(InvalidBrokerError, match=r"Unknown broker id 1 \(in t-1; cluster brokers: \[0, 2\]\)"):
+    with pytest.raises(
+        InvalidBrokerError, match=r"Unknown broker id 1 \(in t-1; cluster brokers: \[0, 2\]\)"
+    ):
         check_against_cluster(moves, {"t": 2}, [0, 2])
 
 

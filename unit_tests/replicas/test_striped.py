@@ -31,7 +31,11 @@ def test_avoid_fenced_replica_if_possible_on_single_rack() -> None:
         with pytest.raises(InvalidReplicationFactorError):
             rack_list.place(bad)
     assert [rack_list.place(4) for _ in range(5)] == [
-        [3, 4, 0, 2], [4, 0, 2, 3], [0, 2, 3, 4], [2, 3, 4, 0], [0, 4, 3, 2],
+        [3, 4, 0, 2],
+        [4, 0, 2, 3],
+        [0, 2, 3, 4],
+        [2, 3, 4, 0],
+        [0, 4, 3, 2],
     ]
 
 
@@ -52,8 +56,16 @@ def test_rack_list_with_multiple_racks() -> None:
 
 
 def test_rack_list_with_invalid_racks() -> None:
-    brokers = [U(11, "1"), U(10, "1"), U(30, "3", True), U(31, "3", True), U(20, "2", True),
-               U(21, "2", True), U(41, "4"), U(40, "4", True)]
+    brokers = [
+        U(11, "1"),
+        U(10, "1"),
+        U(30, "3", True),
+        U(31, "3", True),
+        U(20, "2", True),
+        U(21, "2", True),
+        U(41, "4"),
+        U(40, "4", True),
+    ]
     expected = [[41, 11, 21, 30], [10, 20, 31, 41], [41, 21, 30, 11]]
     assert place_striped(brokers, 3, 4, MockRandom()) == expected
 
@@ -61,23 +73,45 @@ def test_rack_list_with_invalid_racks() -> None:
 def test_even_distribution_counts() -> None:
     counts = Counter(tuple(r) for r in place_striped([U(i) for i in range(4)], 200, 2, MockRandom()))
     assert counts == {
-        (0, 1): 14, (0, 2): 22, (0, 3): 14, (1, 0): 17, (1, 2): 17, (1, 3): 16,
-        (2, 0): 13, (2, 1): 17, (2, 3): 20, (3, 0): 20, (3, 1): 19, (3, 2): 11,
+        (0, 1): 14,
+        (0, 2): 22,
+        (0, 3): 14,
+        (1, 0): 17,
+        (1, 2): 17,
+        (1, 3): 16,
+        (2, 0): 13,
+        (2, 1): 17,
+        (2, 3): 20,
+        (3, 0): 20,
+        (3, 1): 19,
+        (3, 2): 11,
     }
 
 
 @pytest.mark.parametrize(
     ("brokers", "rf", "message"),
     [
-        ([U(11, "1", True), U(10, "1", True)], 1,
-         "All brokers are currently fenced, or have all their log directories cordoned."),
-        ([U(11, "1"), U(10, "1")], 3,
-         "The target replication factor of 3 cannot be reached because only 2 broker(s) are registered "
-         "or some brokers have all their log directories cordoned."),
-        ([U(11, "1"), U(10, "1")], 0,
-         "Invalid replication factor 0: the replication factor must be positive."),
-        ([U(11, "1"), U(10, "1")], -1,
-         "Invalid replication factor -1: the replication factor must be positive."),
+        (
+            [U(11, "1", True), U(10, "1", True)],
+            1,
+            "All brokers are currently fenced, or have all their log directories cordoned.",
+        ),
+        (
+            [U(11, "1"), U(10, "1")],
+            3,
+            "The target replication factor of 3 cannot be reached because only 2 broker(s) are registered "
+            "or some brokers have all their log directories cordoned.",
+        ),
+        (
+            [U(11, "1"), U(10, "1")],
+            0,
+            "Invalid replication factor 0: the replication factor must be positive.",
+        ),
+        (
+            [U(11, "1"), U(10, "1")],
+            -1,
+            "Invalid replication factor -1: the replication factor must be positive.",
+        ),
         ([], 1, "All brokers are currently fenced, or have all their log directories cordoned."),
     ],
 )
@@ -123,8 +157,12 @@ def test_hashmap_order_small_table() -> None:
 
 
 @given(
-    n=st.integers(1, 12), parts=st.integers(0, 30), rf=st.integers(1, 4), racks=st.integers(1, 5),
-    seed=st.integers(-(2**40), 2**40), fenced=st.sets(st.integers(0, 11)),
+    n=st.integers(1, 12),
+    parts=st.integers(0, 30),
+    rf=st.integers(1, 4),
+    racks=st.integers(1, 5),
+    seed=st.integers(-(2**40), 2**40),
+    fenced=st.sets(st.integers(0, 11)),
 )
 def test_placer_invariants(n: int, parts: int, rf: int, racks: int, seed: int, fenced: set[int]) -> None:
     brokers = [U(i, f"r{i % racks}", i in fenced) for i in range(n)]

@@ -34,13 +34,22 @@ def _kafka_test_move_map() -> dict[TP, Movement]:
         TP("foo", 5): OngoingReassignment((1, 2, 3, 4), (3, 4), (1, 2)),
     }
     proposed = {
-        TP("foo", 0): [1, 2, 5], TP("foo", 2): [3, 4], TP("foo", 3): [5, 6],
-        TP("foo", 4): [3], TP("foo", 5): [3, 4, 5, 6], TP("bar", 0): [1, 2, 3],
+        TP("foo", 0): [1, 2, 5],
+        TP("foo", 2): [3, 4],
+        TP("foo", 3): [5, 6],
+        TP("foo", 4): [3],
+        TP("foo", 5): [3, 4, 5, 6],
+        TP("bar", 0): [1, 2, 3],
     }
     current = {
-        TP("foo", 0): [1, 2, 3, 4], TP("foo", 1): [4, 5, 6, 7, 8], TP("foo", 2): [1, 2, 3, 4],
-        TP("foo", 3): [1, 2, 3, 4], TP("foo", 4): [1, 2, 3, 4], TP("foo", 5): [1, 2, 3, 4],
-        TP("bar", 0): [2, 3, 4], TP("baz", 0): [1, 2, 3],
+        TP("foo", 0): [1, 2, 3, 4],
+        TP("foo", 1): [4, 5, 6, 7, 8],
+        TP("foo", 2): [1, 2, 3, 4],
+        TP("foo", 3): [1, 2, 3, 4],
+        TP("foo", 4): [1, 2, 3, 4],
+        TP("foo", 5): [1, 2, 3, 4],
+        TP("bar", 0): [2, 3, 4],
+        TP("baz", 0): [1, 2, 3],
     }
     return movement_map(proposed, current, ongoing)
 
@@ -99,8 +108,15 @@ def test_original_replicas_of_an_ongoing_move() -> None:
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("1048576", 1048576), ("50MB/s", 50_000_000), ("10MiB", 10 * 2**20), ("1 MB/s", 10**6),
-        ("1.5kB", 1500), ("2GiB/sec", 2 * 2**30), ("300b", 300), ("1KiB/s", 1024), ("7k", 7000),
+        ("1048576", 1048576),
+        ("50MB/s", 50_000_000),
+        ("10MiB", 10 * 2**20),
+        ("1 MB/s", 10**6),
+        ("1.5kB", 1500),
+        ("2GiB/sec", 2 * 2**30),
+        ("300b", 300),
+        ("1KiB/s", 1024),
+        ("7k", 7000),
         (str(JAVA_LONG_MAX), JAVA_LONG_MAX),
     ],
 )

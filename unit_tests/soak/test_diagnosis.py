@@ -33,19 +33,37 @@ def test_behind_skipped_and_lost_are_told_apart() -> None:
     everything = [got("all", a.sequence, a.partition, a.offset) for a in ACKS]
     in_topic = {r: at for r, at in IN_TOPIC.items() if r != ("p1", 5)}  # the brokers lost seq 5
     committed = {"behind": {0: 2, 1: 2}, "skipped": {0: 4, 1: 2}, "all": {0: 4, 1: 2}}
-    report = unconsumed_report(ACKS, behind + skipped + everything, ["behind", "skipped", "all"], in_topic,
-                               committed, HW)
+    report = unconsumed_report(
+        ACKS, behind + skipped + everything, ["behind", "skipped", "all"], in_topic, committed, HW
+    )
     assert set(report) == {"behind", "skipped"}
     assert report["behind"] == {
-        "unconsumed": 2, "in_topic": 2, "not_in_topic": 0,
-        "partitions": {"0": {"missing": 2, "first_offset": 2, "last_offset": 3, "offset_unknown": 0,
-                             "consumed_up_to": 1,
-                             "committed": 2, "high_watermark": 4}},
+        "unconsumed": 2,
+        "in_topic": 2,
+        "not_in_topic": 0,
+        "partitions": {
+            "0": {
+                "missing": 2,
+                "first_offset": 2,
+                "last_offset": 3,
+                "offset_unknown": 0,
+                "consumed_up_to": 1,
+                "committed": 2,
+                "high_watermark": 4,
+            }
+        },
         "examples": [["p1", 2, 0, 2], ["p1", 3, 0, 3]],
     }
     assert report["skipped"]["partitions"] == {
-        "0": {"missing": 1, "first_offset": 1, "last_offset": 1, "offset_unknown": 0, "consumed_up_to": 3,
-              "committed": 4, "high_watermark": 4},
+        "0": {
+            "missing": 1,
+            "first_offset": 1,
+            "last_offset": 1,
+            "offset_unknown": 0,
+            "consumed_up_to": 3,
+            "committed": 4,
+            "high_watermark": 4,
+        },
     }
     all_but_last = [got("g2", a.sequence, a.partition, a.offset) for a in ACKS[:5]]
     lost_by_brokers = unconsumed_report(ACKS, all_but_last, ["g2"], in_topic, {}, HW)
@@ -65,7 +83,12 @@ def test_records_acknowledged_without_an_offset_are_counted_not_compared() -> No
     acks = [Ack("p1", 0, None, None, 0, None, 0.0), Ack("p1", 1, None, None, 0, None, 1.0), ack(2, 0, 7)]
     report = unconsumed_report(acks, [], ["g"], {}, {}, {0: 8})
     assert report["g"]["partitions"]["0"] == {
-        "missing": 3, "first_offset": 7, "last_offset": 7, "offset_unknown": 2, "consumed_up_to": None,
-        "committed": None, "high_watermark": 8,
+        "missing": 3,
+        "first_offset": 7,
+        "last_offset": 7,
+        "offset_unknown": 2,
+        "consumed_up_to": None,
+        "committed": None,
+        "high_watermark": 8,
     }
     assert report["g"]["examples"] == [["p1", 0, 0, None], ["p1", 1, 0, None], ["p1", 2, 0, 7]]

@@ -46,14 +46,33 @@ class Admin:
         return {"brokers": [{"broker_id": b, "rack": None} for b in range(6)]}
 
     def describe_topics(self, topics: list[str]) -> list[dict[str, Any]]:
-        return [{"name": topics[0], "error_code": 0, "partitions": [
-            {"error_code": 0, "partition_index": 7, "leader_id": 3, "replica_nodes": [3, 1, 5],
-             "isr_nodes": [3, 1, 5]}]}]
+        return [
+            {
+                "name": topics[0],
+                "error_code": 0,
+                "partitions": [
+                    {
+                        "error_code": 0,
+                        "partition_index": 7,
+                        "leader_id": 3,
+                        "replica_nodes": [3, 1, 5],
+                        "isr_nodes": [3, 1, 5],
+                    }
+                ],
+            }
+        ]
 
 
 def injector(network: NetworkPartitions | None, events: list[Event]) -> FaultInjector:
-    return FaultInjector(Cluster(), None, Admin(), "t", events.append, Restarts(),  # type: ignore[arg-type]
-                         network=network)
+    return FaultInjector(
+        Cluster(),
+        None,
+        Admin(),
+        "t",
+        events.append,
+        Restarts(),  # type: ignore[arg-type]
+        network=network,
+    )
 
 
 def test_a_partition_of_a_leader_cuts_its_port_and_cgroup_for_the_hold_then_heals(tmp_path: Path) -> None:
@@ -85,7 +104,8 @@ def test_without_iptables_a_partition_is_skipped_and_logged() -> None:
     fi.network_unavailable = "iptables needs root (this process runs as uid 1000)"
     assert fi.apply(PlannedFault(20.0, "broker-partition", "broker-0", 5.0)) is False
     assert [(e.kind, e.target) for e in events if isinstance(e, Fault)] == [
-        ("broker-partition-skipped", "broker-0")]
+        ("broker-partition-skipped", "broker-0")
+    ]
     assert fi.restarts.started == []  # type: ignore[attr-defined]
 
 
@@ -117,8 +137,9 @@ class TimingOutAdmin(Admin):
 
 # calls: the leader lookups (at most 2) and then the one lookup of the broker's roles (no retry: a
 # timed-out one leaves them unknown, None)
-@pytest.mark.parametrize(("failures", "expected_broker", "calls", "leads"),
-                         [(1, 3, 3, (7,)), (2, 0, 3, ()), (5, 0, 3, None)])
+@pytest.mark.parametrize(
+    ("failures", "expected_broker", "calls", "leads"), [(1, 3, 3, (7,)), (2, 0, 3, ()), (5, 0, 3, None)]
+)
 def test_a_leader_lookup_that_times_out_is_retried_then_falls_back_to_broker_0(
     failures: int, expected_broker: int, calls: int, leads: tuple[int, ...] | None
 ) -> None:
@@ -126,11 +147,19 @@ def test_a_leader_lookup_that_times_out_is_retried_then_falls_back_to_broker_0(
     # RequestTimedOutError ended the whole run ("unexpected RequestTimedOutError", exit 3)
     events: list[Event] = []
     admin = TimingOutAdmin(failures)
-    fi = FaultInjector(Cluster(), None, admin, "t", events.append, Restarts(),  # type: ignore[arg-type]
-                       network=None)
+    fi = FaultInjector(
+        Cluster(),
+        None,
+        admin,
+        "t",
+        events.append,
+        Restarts(),  # type: ignore[arg-type]
+        network=None,
+    )
     fi.cluster.kill_broker = lambda broker: None  # type: ignore[attr-defined]
     assert fi.apply(PlannedFault(20.0, "broker-kill", "leader-of-7", 0.0)) is True
     assert [(e.kind, e.target) for e in events if isinstance(e, Fault)] == [
-        ("broker-kill", f"broker-{expected_broker}")]
+        ("broker-kill", f"broker-{expected_broker}")
+    ]
     assert admin.calls == calls
     assert [e.leads for e in events if isinstance(e, Fault)] == [leads]

@@ -31,21 +31,30 @@ def test_health_of_a_snapshot() -> None:
     def state(leader: int | None, isr: tuple[int, ...]) -> PartitionState:
         return PartitionState((0, 1, 2), leader, isr)
 
-    snap = ClusterSnapshot((), {
-        TopicPartition(OFFSETS_TOPIC, 0): state(0, (0, 1, 2)),
-        TopicPartition(OFFSETS_TOPIC, 2): state(None, ()),
-        TopicPartition(OFFSETS_TOPIC, 7): state(None, ()),
-        TopicPartition("t", 0): state(None, ()),
-        TopicPartition("t", 1): state(1, (1,)),
-        TopicPartition("t", 2): state(2, (2, 0)),
-        TopicPartition("other", 0): state(None, ()),
-    })
+    snap = ClusterSnapshot(
+        (),
+        {
+            TopicPartition(OFFSETS_TOPIC, 0): state(0, (0, 1, 2)),
+            TopicPartition(OFFSETS_TOPIC, 2): state(None, ()),
+            TopicPartition(OFFSETS_TOPIC, 7): state(None, ()),
+            TopicPartition("t", 0): state(None, ()),
+            TopicPartition("t", 1): state(1, (1,)),
+            TopicPartition("t", 2): state(2, (2, 0)),
+            TopicPartition("other", 0): state(None, ()),
+        },
+    )
     assert health_of(snap, "t", 2, 5.0) == Health((2, 7), 1, 1, 5.0)
 
 
 def test_outages_run_from_the_sample_that_saw_it_offline_to_the_first_that_saw_it_back() -> None:
-    samples = [Health((), 0, 0, 10.0), Health((2,), 0, 3, 20.0), Health((2, 8), 1, 3, 25.0),
-               Health((8,), 0, 0, 170.0), Health((), 0, 0, 180.0), Health((8,), 0, 0, 300.0)]
+    samples = [
+        Health((), 0, 0, 10.0),
+        Health((2,), 0, 3, 20.0),
+        Health((2, 8), 1, 3, 25.0),
+        Health((8,), 0, 0, 170.0),
+        Health((), 0, 0, 180.0),
+        Health((8,), 0, 0, 300.0),
+    ]
     outages = coordinator_outages(reversed(samples), {"fo-kp": 2, "fo-cf": 8, "quiet": 5}, until=400.0)
     assert outages == {"fo-kp": [(20.0, 170.0)], "fo-cf": [(25.0, 180.0), (300.0, 400.0)], "quiet": []}
 

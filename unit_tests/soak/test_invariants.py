@@ -38,8 +38,10 @@ from kafka_placement.soak.invariants import (
 
 
 def acks_for(n: int, partitions: int = 3) -> list[Ack]:
-    return [Ack("p1", seq, f"k{seq}", seq % partitions, seq % partitions, seq // partitions, float(seq))
-            for seq in range(n)]
+    return [
+        Ack("p1", seq, f"k{seq}", seq % partitions, seq % partitions, seq // partitions, float(seq))
+        for seq in range(n)
+    ]
 
 
 def consume_all(acks: list[Ack], group: str, member: str = "m1") -> list[Consumed]:
@@ -125,8 +127,12 @@ def test_a_killed_members_open_holding_ends_with_its_process() -> None:
 
 def test_a_resumed_zombie_overlaps_until_it_learns_and_the_tolerance_is_stated() -> None:
     logs = [Ownership("g", "m1", 1, (0,), 1.0, 31.0), Ownership("g", "m2", 2, (0,), 20.0, None)]
-    lives = [Life("g", "m1", True, 0.5), Life("g", "m2", True, 0.6), Life("g", "m1", False, 10.0),
-             Life("g", "m1", True, 30.0)]  # paused 10 → 30, released at 31: one second as a zombie
+    lives = [
+        Life("g", "m1", True, 0.5),
+        Life("g", "m2", True, 0.6),
+        Life("g", "m1", False, 10.0),
+        Life("g", "m1", True, 30.0),
+    ]  # paused 10 → 30, released at 31: one second as a zombie
     [zombie] = double_owners(logs, lives, until=40.0)
     assert (zombie.start, zombie.end) == (30.0, 31.0)
     assert double_owners(logs, lives, until=40.0, tolerance_s=1.0) == []
@@ -144,7 +150,7 @@ def test_a_chain_of_handoffs_is_clean_until_one_overlaps(gaps: list[float], over
     assert double_owners(chain, until=math.inf) == []
     i = overlap_at % (len(chain) - 1)
     late = Ownership("g", f"m{i}", i, (0,), times[i], times[i + 1] + gaps[i + 1] / 4)
-    found = double_owners([*chain[:i], late, *chain[i + 1:]], until=math.inf)
+    found = double_owners([*chain[:i], late, *chain[i + 1 :]], until=math.inf)
     assert [(d.members, d.start) for d in found] == [((f"m{i}", f"m{i + 1}"), times[i + 1])]
 
 
@@ -189,13 +195,17 @@ def test_the_initial_join_is_a_membership_change_and_tied_priorities_are_refused
 def test_the_groups_own_coordinator_back_opens_a_window_another_groups_does_not() -> None:
     # the coordinator of "fo" offline until 100 s: the standby joined first when it came back
     early_low = consumed_by("low", 102.0)
-    assert standby_consumption([early_low], START, PRIORITIES, window_s=3.0,
-                               group_disruptions={"fo": [100.0]}) == []
-    assert standby_consumption([early_low], START, PRIORITIES, window_s=3.0,
-                               group_disruptions={"other": [100.0]}) == [early_low]
+    assert (
+        standby_consumption([early_low], START, PRIORITIES, window_s=3.0, group_disruptions={"fo": [100.0]})
+        == []
+    )
+    assert standby_consumption(
+        [early_low], START, PRIORITIES, window_s=3.0, group_disruptions={"other": [100.0]}
+    ) == [early_low]
     late_low = consumed_by("low", 104.0)
-    assert standby_consumption([late_low], START, PRIORITIES, window_s=3.0,
-                               group_disruptions={"fo": [100.0]}) == [late_low]
+    assert standby_consumption(
+        [late_low], START, PRIORITIES, window_s=3.0, group_disruptions={"fo": [100.0]}
+    ) == [late_low]
 
 
 # ---------------------------------------------------------------- commits
@@ -209,8 +219,12 @@ def test_a_commit_past_what_the_group_consumed_is_caught() -> None:
 
 # ---------------------------------------------------------------- failover times
 def test_failover_time_is_until_the_last_of_the_victims_partitions_has_a_new_owner() -> None:
-    owns = [Ownership("g", "a", 1, (0, 1), 0.0, None), Ownership("g", "b", 1, (2,), 0.0, 12.0),
-            Ownership("g", "b", 2, (0, 2), 12.0, None), Ownership("g", "c", 2, (1,), 13.5, None)]
+    owns = [
+        Ownership("g", "a", 1, (0, 1), 0.0, None),
+        Ownership("g", "b", 1, (2,), 0.0, 12.0),
+        Ownership("g", "b", 2, (0, 2), 12.0, None),
+        Ownership("g", "c", 2, (1,), 13.5, None),
+    ]
     kill = Fault("member-kill", "a", 5.0)
     [failover] = failover_times([kill, Fault("broker-kill", "broker-1", 6.0)], owns)
     assert (failover.partitions, failover.seconds) == ((0, 1), 8.5)
@@ -226,8 +240,12 @@ def test_a_victim_whose_partitions_never_moved_is_unrecovered_and_an_idle_victim
 def test_a_victim_back_from_a_restart_that_takes_its_partitions_back_has_recovered() -> None:
     # killed at 10, restarted, holds its partitions again at 22 (a new holding): 12 s, not "until some
     # later rebalance hands them to another member" (at 700)
-    owns = [Ownership("g", "a", 9, (0, 1), 0.0, 10.0), Ownership("g", "b", 9, (2,), 0.0, None),
-            Ownership("g", "a", 1, (0, 1), 22.0, 690.0), Ownership("g", "b", 2, (0, 1, 2), 700.0, None)]
+    owns = [
+        Ownership("g", "a", 9, (0, 1), 0.0, 10.0),
+        Ownership("g", "b", 9, (2,), 0.0, None),
+        Ownership("g", "a", 1, (0, 1), 22.0, 690.0),
+        Ownership("g", "b", 2, (0, 1, 2), 700.0, None),
+    ]
     [failover] = failover_times([Fault("member-kill", "a", 10.0)], owns)
     assert (failover.partitions, failover.seconds) == ((0, 1), 12.0)
     # a paused member's own holding that spans the pause is not a recovery
@@ -268,8 +286,11 @@ def test_percentile_is_nearest_rank() -> None:
 # ---------------------------------------------------------------- the log format
 def test_every_event_kind_round_trips_through_one_json_line() -> None:
     events: list[Event] = [
-        Ack("p", 1, None, None, 2, 3, 1.5), Ownership("g", "m", 4, (1, 2), 1.0, None),
-        Consumed("g", "m", 1, 2, "p", 3, 4.0), Committed("g", "m", 1, 9, 5.0), Life("g", "m", False, 6.0),
+        Ack("p", 1, None, None, 2, 3, 1.5),
+        Ownership("g", "m", 4, (1, 2), 1.0, None),
+        Consumed("g", "m", 1, 2, "p", 3, 4.0),
+        Committed("g", "m", 1, 9, 5.0),
+        Life("g", "m", False, 6.0),
         Fault("broker-kill", "broker-3", 7.0),
     ]
     assert [parse_event(dump_event(e)) for e in events] == events
@@ -290,8 +311,11 @@ def test_a_broker_fault_opens_a_window_too() -> None:
 
 
 def test_a_kill_closes_the_open_holding_a_pause_does_not() -> None:
-    owns = [Ownership("g", "a", 1, (0,), 0.0, None), Ownership("g", "a", 2, (0,), 20.0, None),
-            Ownership("g", "b", 1, (1,), 0.0, None)]
+    owns = [
+        Ownership("g", "a", 1, (0,), 0.0, None),
+        Ownership("g", "a", 2, (0,), 20.0, None),
+        Ownership("g", "b", 1, (1,), 0.0, None),
+    ]
     closed = close_at_deaths(owns, [Fault("member-kill", "a", 10.0), Fault("member-pause", "b", 5.0)])
     assert [o.released for o in closed] == [10.0, None, None]
 

@@ -25,17 +25,26 @@ def test_a_consumer_protocol_member_names_the_brokers_assignor_and_its_priority_
     props = read_properties(member_properties("java-consumer", 20, CONNECTION, 6000))
     # docs/consumer-protocol.md: group.protocol=consumer, group.remote.assignor=failover,
     # client.rack=#priority=<n>
-    assert props == {**CONNECTION, "group.protocol": "consumer", "group.remote.assignor": "failover",
-                     "client.rack": "#priority=20"}  # no session: the broker decides it
+    assert props == {
+        **CONNECTION,
+        "group.protocol": "consumer",
+        "group.remote.assignor": "failover",
+        "client.rack": "#priority=20",
+    }  # no session: the broker decides it
 
 
 def test_a_classic_member_runs_our_java_client_assignor_with_the_soaks_session() -> None:
     props = read_properties(member_properties("java-classic", 30, CONNECTION, 6000))
     # docs/java-client-assignor.md: partition.assignment.strategy=io.kafkaplacement.client.FailoverAssignor,
     # failover.priority=30; the session as the Python members' (6 s, heartbeat a sixth of it)
-    assert props == {**CONNECTION, "group.protocol": "classic",
-                     "partition.assignment.strategy": "io.kafkaplacement.client.FailoverAssignor",
-                     "failover.priority": "30", "session.timeout.ms": "6000", "heartbeat.interval.ms": "1000"}
+    assert props == {
+        **CONNECTION,
+        "group.protocol": "classic",
+        "partition.assignment.strategy": "io.kafkaplacement.client.FailoverAssignor",
+        "failover.priority": "30",
+        "session.timeout.ms": "6000",
+        "heartbeat.interval.ms": "1000",
+    }
 
 
 def test_a_kind_that_is_not_java_is_refused() -> None:
@@ -50,16 +59,29 @@ def test_the_full_groups_fail_over_four_groups_through_their_priority_30_members
 
 def test_a_java_member_is_started_with_a_private_properties_file(tmp_path: Path) -> None:
     written: list[object] = []
-    members = Members(tmp_path, "kp-soak-x-records", {"java-classic": CONNECTION}, 6000, "kp-soak-x",
-                      written.append, FULL_GROUPS, java_class_path="/jars/a.jar:/jars/b.jar")
+    members = Members(
+        tmp_path,
+        "kp-soak-x-records",
+        {"java-classic": CONNECTION},
+        6000,
+        "kp-soak-x",
+        written.append,
+        FULL_GROUPS,
+        java_class_path="/jars/a.jar:/jars/b.jar",
+    )
     command = members._command("jv-high")
     path = tmp_path / "member-jv-high.properties"
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o600  # it holds the cluster's credentials
     assert read_properties(path.read_text("latin-1"))["failover.priority"] == "30"
     assert command[command.index("-cp") + 1] == "/jars/a.jar:/jars/b.jar"
-    assert command[command.index(MAIN_CLASS) + 1:] == [
-        str(path), "kp-soak-x-fo-java", "jv-high", "kp-soak-x-records",
-        str(tmp_path / "member-jv-high.jsonl"), "6000"]
+    assert command[command.index(MAIN_CLASS) + 1 :] == [
+        str(path),
+        "kp-soak-x-fo-java",
+        "jv-high",
+        "kp-soak-x-records",
+        str(tmp_path / "member-jv-high.jsonl"),
+        "6000",
+    ]
     without = Members(tmp_path, "t", {"java-classic": CONNECTION}, 6000, "p", written.append, FULL_GROUPS)
     with pytest.raises(ValueError, match="jv-high is a Java member and no class path was given"):
         without._command("jv-high")

@@ -54,9 +54,12 @@ def test_coverage_follows_acquisitions_and_releases() -> None:
 
 
 @settings(max_examples=100, deadline=None)
-@given(acked=st.sets(st.integers(0, 40)), reads=st.lists(st.tuples(st.sampled_from(["g", "h"]),
-                                                                  st.integers(0, 50))),
-       order_seed=st.integers(0, 2**32), cut=st.integers(0, 200))
+@given(
+    acked=st.sets(st.integers(0, 40)),
+    reads=st.lists(st.tuples(st.sampled_from(["g", "h"]), st.integers(0, 50))),
+    order_seed=st.integers(0, 2**32),
+    cut=st.integers(0, 200),
+)
 def test_the_running_drain_counts_equal_a_count_over_the_whole_log(
     acked: set[int], reads: list[tuple[str, int]], order_seed: int, cut: int
 ) -> None:

@@ -25,8 +25,9 @@ class Coordinator:
         self.heartbeat = Heartbeat(group_id="g", session_timeout_ms=6000, heartbeat_interval_ms=1000)
 
 
-def watched(generation: Generation,
-            closing: threading.Event | None = None) -> tuple[Coordinator, list[float]]:
+def watched(
+    generation: Generation, closing: threading.Event | None = None
+) -> tuple[Coordinator, list[float]]:
     coordinator = Coordinator(generation)
     told: list[float] = []
     watch_membership(coordinator, told.append, closing or threading.Event())
@@ -84,9 +85,11 @@ def test_a_confluent_commit_logs_each_accepted_offset_and_nothing_when_refused()
             return self.answer
 
     written: list[object] = []
-    done = [SimpleNamespace(partition=0, offset=12, error=None),
-            SimpleNamespace(partition=1, offset=-1001, error=None),  # OFFSET_INVALID: nothing consumed
-            SimpleNamespace(partition=2, offset=7, error="NOT_COORDINATOR")]
+    done = [
+        SimpleNamespace(partition=0, offset=12, error=None),
+        SimpleNamespace(partition=1, offset=-1001, error=None),  # OFFSET_INVALID: nothing consumed
+        SimpleNamespace(partition=2, offset=7, error="NOT_COORDINATOR"),
+    ]
     confluent_commit(Consumer(done), (Refused,), written.append, "g", "m")
     assert [(e.partition, e.offset) for e in written if isinstance(e, Committed)] == [(0, 12)]
     confluent_commit(Consumer(Refused("fenced")), (Refused,), written.append, "g", "m")

@@ -66,8 +66,21 @@ def dead_pid() -> int:
 def test_cut_isolates_by_port_and_cgroup_and_heal_removes_only_its_own(tmp_path: Path) -> None:
     iptables = FakeIptables()
     foreign = ("INPUT", "-p", "tcp", "--dport", "22", "-j", "ACCEPT")
-    other_run = ("INPUT", "-i", "lo", "-p", "tcp", "--dport", "1", "-m", "comment", "--comment",
-                 f"kafka-placement-soak/{os.getppid()}", "-j", "DROP")  # a live process's rule
+    other_run = (
+        "INPUT",
+        "-i",
+        "lo",
+        "-p",
+        "tcp",
+        "--dport",
+        "1",
+        "-m",
+        "comment",
+        "--comment",
+        f"kafka-placement-soak/{os.getppid()}",
+        "-j",
+        "DROP",
+    )  # a live process's rule
     iptables.rules += [foreign, other_run]
     proc = proc_with(tmp_path, 77, f"1:cpu:/x\n0::{CONTAINER}\n")
     network = NetworkPartitions(iptables, pid=4242, proc_root=proc)
@@ -92,7 +105,7 @@ def test_without_cgroup_v2_or_a_refused_cgroup_match_the_partition_is_by_port(tm
     network = NetworkPartitions(refusing, pid=4242, proc_root=proc_with(tmp_path, 6, f"0::{CONTAINER}\n"))
     rules = network.cut([39092], 6)
     assert rules.isolation == "ports"
-    assert [r[:1] + r[r.index("--dport"):][:2] for r in refusing.rules] == [("INPUT", "--dport", "39092")]
+    assert [r[:1] + r[r.index("--dport") :][:2] for r in refusing.rules] == [("INPUT", "--dport", "39092")]
     network.heal()
     assert refusing.rules == []
 
@@ -109,8 +122,23 @@ def test_the_sweep_removes_rules_of_dead_runs_only() -> None:
     iptables = FakeIptables()
     dead, alive = dead_pid(), os.getppid()
     for pid in (dead, alive, 4242):
-        iptables.rules.append(("INPUT", "-i", "lo", "-p", "tcp", "--dport", "1", "-m", "comment", "--comment",
-                               f"kafka-placement-soak/{pid}", "-j", "DROP"))
+        iptables.rules.append(
+            (
+                "INPUT",
+                "-i",
+                "lo",
+                "-p",
+                "tcp",
+                "--dport",
+                "1",
+                "-m",
+                "comment",
+                "--comment",
+                f"kafka-placement-soak/{pid}",
+                "-j",
+                "DROP",
+            )
+        )
     assert NetworkPartitions(iptables, pid=4242).sweep_stale() == 1
     assert [r[-3] for r in iptables.rules] == [f"kafka-placement-soak/{alive}", "kafka-placement-soak/4242"]
 
@@ -169,7 +197,8 @@ with network.guarded():
 def test_unavailable_says_why(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(os, "geteuid", lambda: 1000)
     assert NetworkPartitions(FakeIptables()).unavailable() == (
-        "iptables needs root (this process runs as uid 1000)")
+        "iptables needs root (this process runs as uid 1000)"
+    )
     monkeypatch.setattr(os, "geteuid", lambda: 0)
     monkeypatch.setattr("shutil.which", lambda _name: "/usr/sbin/iptables")
 
@@ -177,7 +206,8 @@ def test_unavailable_says_why(monkeypatch: pytest.MonkeyPatch) -> None:
         return subprocess.CompletedProcess(argv, 4, "", NO_RULESET)
 
     assert NetworkPartitions(broken).unavailable() == (
-        "iptables -L exited 4: iptables v1.8.9 (nf_tables): Could not fetch rule set")
+        "iptables -L exited 4: iptables v1.8.9 (nf_tables): Could not fetch rule set"
+    )
     assert NetworkPartitions(FakeIptables()).unavailable() is None
     monkeypatch.setattr("shutil.which", lambda _name: None)
     assert NetworkPartitions(FakeIptables()).unavailable() == "no iptables on PATH"

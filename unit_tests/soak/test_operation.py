@@ -34,9 +34,22 @@ class Admin:
         return {"brokers": [{"broker_id": b, "rack": None} for b in range(6)]}
 
     def describe_topics(self, topics: list[str]) -> list[dict[str, Any]]:
-        return [{"name": topics[0], "error_code": 0, "partitions": [
-            {"error_code": 0, "partition_index": p, "leader_id": leader, "replica_nodes": replicas,
-             "isr_nodes": replicas} for p, replicas, leader in self.partitions]}]
+        return [
+            {
+                "name": topics[0],
+                "error_code": 0,
+                "partitions": [
+                    {
+                        "error_code": 0,
+                        "partition_index": p,
+                        "leader_id": leader,
+                        "replica_nodes": replicas,
+                        "isr_nodes": replicas,
+                    }
+                    for p, replicas, leader in self.partitions
+                ],
+            }
+        ]
 
 
 def dirs(sizes: dict[tuple[int, int], int]) -> Any:
@@ -49,15 +62,18 @@ def test_whole_copies_as_planned_have_no_problem_and_each_kind_of_fault_is_named
     sizes = {(0, 1): 900, (0, 3): 900, (0, 4): 900, (1, 0): 50, (1, 2): 50, (1, 4): 50}
     assert _copy_problems(admin, "t", target, dirs(sizes)) == []
     assert _copy_problems(admin, "t", {"0": [1, 3, 5]}, dirs(sizes)) == [
-        "partition 0: replicas [1, 3, 4], the plan said [1, 3, 5]"]
+        "partition 0: replicas [1, 3, 4], the plan said [1, 3, 5]"
+    ]
     assert _copy_problems(admin, "t", target, dirs({**sizes, (0, 4): 512})) == [
-        "partition 0: replicas [4] differ from leader 3's 900 bytes"]
+        "partition 0: replicas [4] differ from leader 3's 900 bytes"
+    ]
     admin.partitions[1] = (1, [0, 2, 4], -1)
     assert _copy_problems(admin, "t", target, dirs(sizes)) == ["partition 1: no leader answering"]
 
 
-def run_with(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-             answers: list[tuple[int, str]]) -> ThrottledReassignment:
+def run_with(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, answers: list[tuple[int, str]]
+) -> ThrottledReassignment:
     """Run the operation with ``kafka-placement reassign`` replaced by canned (exit code, stderr) answers."""
     calls: list[tuple[str, ...]] = []
 
@@ -85,8 +101,13 @@ def test_the_drain_is_planned_by_our_planner_then_applied_throttled(
     op = run_with(tmp_path, monkeypatch, [(0, ""), (0, "")])
     plan_argv, apply_argv = op.calls  # type: ignore[attr-defined]
     assert plan_argv[:5] == ("plan", "--topic", "t", "--remove-brokers", "2")
-    assert apply_argv[:5] == ("apply", "--plan", str(tmp_path / "reassignment-plan.json"), "--throttle",
-                              operation.THROTTLE)
+    assert apply_argv[:5] == (
+        "apply",
+        "--plan",
+        str(tmp_path / "reassignment-plan.json"),
+        "--throttle",
+        operation.THROTTLE,
+    )
     assert op.outcome["completed"] is True and "error" not in op.outcome
     assert (op.outcome["partitions_moved"], op.outcome["target"]) == (1, {"5": [0, 1, 4]})
 
@@ -113,22 +134,31 @@ def test_a_plan_refused_every_time_ends_the_operation_with_the_reason(
 def test_an_apply_refused_before_submitting_because_a_broker_is_down_is_run_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    down = ("kafka-placement reassign: error: could not set the reassignment throttles: broker(s) [3] "
-            "unreachable; nothing was submitted (an unthrottled move is what --throttle is meant to prevent)")
+    down = (
+        "kafka-placement reassign: error: could not set the reassignment throttles: broker(s) [3] "
+        "unreachable; nothing was submitted (an unthrottled move is what --throttle is meant to prevent)"
+    )
     # no broker answering the connection (a 30-minute secured soak met it at load average 290)
-    unreachable = ("kafka-placement reassign: error: cannot connect to 127.0.0.1:35707,127.0.0.1:33977 "
-                   "(SASL_SSL/SCRAM-SHA-512): connection refused; check the host and port of "
-                   "--bootstrap-server and that the broker runs")
+    unreachable = (
+        "kafka-placement reassign: error: cannot connect to 127.0.0.1:35707,127.0.0.1:33977 "
+        "(SASL_SSL/SCRAM-SHA-512): connection refused; check the host and port of "
+        "--bootstrap-server and that the broker runs"
+    )
     # a broker of the plan killed after planning: out of the metadata, so apply's check refuses it before
     # submitting (session 16's 30-minute soak ended its reassignment on this)
-    unknown = ("kafka-placement reassign: error: Unknown broker id 3 (in kp-soak-427bbd-records-0; "
-               "cluster brokers: [0, 1, 2, 4, 5])")
+    unknown = (
+        "kafka-placement reassign: error: Unknown broker id 3 (in kp-soak-427bbd-records-0; "
+        "cluster brokers: [0, 1, 2, 4, 5])"
+    )
     # the cluster not answering mid-way (session 16's second 30-minute run): the same plan is resubmitted
-    silent = ("kafka-placement reassign: error: cannot apply the reassignment on 127.0.0.1:40821 "
-              "(SASL_SSL/SCRAM-SHA-512): no broker answered within 15 s; check the address, "
-              "security.protocol and credentials (a longer --timeout if the cluster is slow)")
-    op = run_with(tmp_path, monkeypatch,
-                  [(0, ""), (1, down), (2, unreachable), (2, unknown), (2, silent), (0, "")])
+    silent = (
+        "kafka-placement reassign: error: cannot apply the reassignment on 127.0.0.1:40821 "
+        "(SASL_SSL/SCRAM-SHA-512): no broker answered within 15 s; check the address, "
+        "security.protocol and credentials (a longer --timeout if the cluster is slow)"
+    )
+    op = run_with(
+        tmp_path, monkeypatch, [(0, ""), (1, down), (2, unreachable), (2, unknown), (2, silent), (0, "")]
+    )
     assert [argv[0] for argv in op.calls] == ["plan"] + ["apply"] * 5  # type: ignore[attr-defined]
     assert op.outcome["completed"] is True and "error" not in op.outcome
     assert op.outcome["apply_retries"] == 4

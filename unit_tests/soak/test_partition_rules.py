@@ -24,10 +24,46 @@ def test_a_full_partition_drops_what_reaches_its_ports_and_what_its_cgroup_sends
     rules = partition_rules([47999], CONTAINER, TAG)
     assert rules.isolation == "full"
     assert rules.add == (
-        ("iptables", "-w", "-I", "INPUT", "-i", "lo", "-d", "127.0.0.0/8", "-p", "tcp", "--dport", "47999",
-         "-m", "comment", "--comment", TAG, "-j", "DROP"),
-        ("iptables", "-w", "-I", "OUTPUT", "-o", "lo", "-d", "127.0.0.0/8", "-m", "cgroup", "--path",
-         CONTAINER, "-m", "comment", "--comment", TAG, "-j", "DROP"),
+        (
+            "iptables",
+            "-w",
+            "-I",
+            "INPUT",
+            "-i",
+            "lo",
+            "-d",
+            "127.0.0.0/8",
+            "-p",
+            "tcp",
+            "--dport",
+            "47999",
+            "-m",
+            "comment",
+            "--comment",
+            TAG,
+            "-j",
+            "DROP",
+        ),
+        (
+            "iptables",
+            "-w",
+            "-I",
+            "OUTPUT",
+            "-o",
+            "lo",
+            "-d",
+            "127.0.0.0/8",
+            "-m",
+            "cgroup",
+            "--path",
+            CONTAINER,
+            "-m",
+            "comment",
+            "--comment",
+            TAG,
+            "-j",
+            "DROP",
+        ),
     )
     assert rules.delete == tuple((*argv[:2], "-D", *argv[3:]) for argv in rules.add)
 
@@ -39,9 +75,22 @@ def test_without_a_cgroup_only_the_ports_are_cut_each_once() -> None:
     assert all(argv[3:6] == ("INPUT", "-i", "lo") for argv in rules.add)
 
 
-@pytest.mark.parametrize("path", ["/", "", "docker/x", "/docker//x", "/docker/../x", "/docker/./x",
-                                  "/docker/x y", "/docker/x\n", '/docker/"x', "/docker/x\n-A OUTPUT",
-                                  "/docker/x/"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/",
+        "",
+        "docker/x",
+        "/docker//x",
+        "/docker/../x",
+        "/docker/./x",
+        "/docker/x y",
+        "/docker/x\n",
+        '/docker/"x',
+        "/docker/x\n-A OUTPUT",
+        "/docker/x/",
+    ],
+)
 def test_the_root_cgroup_and_odd_paths_are_refused(path: str) -> None:
     with pytest.raises(InvalidArgumentError, match="cgroup path"):
         partition_rules([9092], path, TAG)
@@ -71,8 +120,10 @@ def test_any_path_with_a_character_outside_the_safe_set_is_refused(tail: str) ->
 
 
 def test_the_cgroup_v2_path_of_a_container_hybrid_pure_v2_and_none() -> None:
-    hybrid = "\n".join([f"{n}:{c}:{CONTAINER}" for n, c in
-                        ((9, "name=systemd"), (8, "pids"), (4, "memory"), (1, "cpu"))] + [f"0::{CONTAINER}"])
+    hybrid = "\n".join(
+        [f"{n}:{c}:{CONTAINER}" for n, c in ((9, "name=systemd"), (8, "pids"), (4, "memory"), (1, "cpu"))]
+        + [f"0::{CONTAINER}"]
+    )
     assert cgroup_v2_path(hybrid + "\n") == CONTAINER
     scope = "/system.slice/docker-3c51d0b4.scope"
     assert cgroup_v2_path(f"0::{scope}\n") == scope
@@ -96,13 +147,52 @@ LISTING = f"""-P INPUT ACCEPT
 def test_tagged_rules_are_found_by_exact_tag_and_pid_and_nothing_else() -> None:
     ours = tagged_rule_deletions(LISTING, lambda pid: pid == 25252)
     assert ours == [
-        ("iptables", "-w", "-D", "INPUT", "-d", "127.0.0.0/8", "-i", "lo", "-p", "tcp", "-m", "tcp",
-         "--dport", "47999", "-m", "comment", "--comment", TAG, "-j", "DROP"),
-        ("iptables", "-w", "-D", "OUTPUT", "-d", "127.0.0.0/8", "-o", "lo", "-m", "cgroup", "--path",
-         CONTAINER, "-m", "comment", "--comment", TAG, "-j", "DROP"),
+        (
+            "iptables",
+            "-w",
+            "-D",
+            "INPUT",
+            "-d",
+            "127.0.0.0/8",
+            "-i",
+            "lo",
+            "-p",
+            "tcp",
+            "-m",
+            "tcp",
+            "--dport",
+            "47999",
+            "-m",
+            "comment",
+            "--comment",
+            TAG,
+            "-j",
+            "DROP",
+        ),
+        (
+            "iptables",
+            "-w",
+            "-D",
+            "OUTPUT",
+            "-d",
+            "127.0.0.0/8",
+            "-o",
+            "lo",
+            "-m",
+            "cgroup",
+            "--path",
+            CONTAINER,
+            "-m",
+            "comment",
+            "--comment",
+            TAG,
+            "-j",
+            "DROP",
+        ),
     ]
-    assert [argv[argv.index("--dport") + 1] for argv in tagged_rule_deletions(LISTING, lambda p: p == 777)] \
-        == ["48001"]
+    assert [
+        argv[argv.index("--dport") + 1] for argv in tagged_rule_deletions(LISTING, lambda p: p == 777)
+    ] == ["48001"]
     assert len(tagged_rule_deletions(LISTING, lambda _pid: True)) == 3
     assert tagged_rule_deletions(LISTING, lambda _pid: False) == []
     assert tagged_rule_deletions('-A INPUT -m comment --comment "kafka-placement-soak/1 -j DROP', bool) == []

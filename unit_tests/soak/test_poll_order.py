@@ -27,8 +27,9 @@ def acks(partition: int, n: int) -> list[Ack]:
     return [Ack("p", s, None, None, partition, s, float(s)) for s in range(n)]
 
 
-def reads(offsets: list[int], t0: float = 1.0, member: str = "m", partition: int = 0,
-          group: str = "g") -> list[Consumed]:
+def reads(
+    offsets: list[int], t0: float = 1.0, member: str = "m", partition: int = 0, group: str = "g"
+) -> list[Consumed]:
     """``member`` read ``offsets`` in this order, one per 0.1 s from ``t0`` (record s sits at offset s)."""
     return [Consumed(group, member, partition, o, "p", o, t0 + i / 10) for i, o in enumerate(offsets)]
 
@@ -76,18 +77,27 @@ def test_a_holding_kept_across_an_incremental_reassignment_is_one_period() -> No
 def test_a_killed_member_restarted_reads_again_from_the_commit_without_an_anomaly() -> None:
     # killed at 4.0 with its holding open (a killed process logs no release); the new process holds
     # partition 0 from 9.0 and starts at the committed offset 2
-    owns = close_at_deaths([Ownership("g", "m", 1, (0,), 0.0, None), Ownership("g", "m", 1, (0,), 9.0, None)],
-                           [Fault("member-kill", "m", 4.0)])
+    owns = close_at_deaths(
+        [Ownership("g", "m", 1, (0,), 0.0, None), Ownership("g", "m", 1, (0,), 9.0, None)],
+        [Fault("member-kill", "m", 4.0)],
+    )
     consumed = reads([0, 1, 2, 3, 4]) + reads([2, 3, 4, 5], t0=9.5)
     assert found(consumed, owns) == []
     assert found(consumed, [Ownership("g", "m", 1, (0,), 0.0, None)]) == [("nonmonotonic", (4, 2))]
 
 
 def test_members_groups_and_partitions_are_judged_apart() -> None:
-    owns = [Ownership("g", "a", 1, (0, 1), 0.0, None), Ownership("g", "b", 1, (0,), 0.0, None),
-            Ownership("h", "a", 1, (0,), 0.0, None)]
-    consumed = (reads([0, 1, 2, 3], member="a") + reads([0, 1], member="b") + reads([1, 2], group="h",
-                member="a") + reads([0, 1], member="a", partition=1))
+    owns = [
+        Ownership("g", "a", 1, (0, 1), 0.0, None),
+        Ownership("g", "b", 1, (0,), 0.0, None),
+        Ownership("h", "a", 1, (0,), 0.0, None),
+    ]
+    consumed = (
+        reads([0, 1, 2, 3], member="a")
+        + reads([0, 1], member="b")
+        + reads([1, 2], group="h", member="a")
+        + reads([0, 1], member="a", partition=1)
+    )
     assert poll_anomalies(consumed, owns, log_offsets(acks(0, 10) + acks(1, 10), consumed)) == []
 
 
@@ -136,14 +146,17 @@ def test_any_read_order_on_a_dense_log_gives_exactly_its_backward_steps_and_jump
 
 
 @settings(max_examples=100, deadline=None)
-@given(first=st.lists(st.integers(0, 29), min_size=1, max_size=15),
-       second=st.lists(st.integers(0, 29), min_size=1, max_size=15))
+@given(
+    first=st.lists(st.integers(0, 29), min_size=1, max_size=15),
+    second=st.lists(st.integers(0, 29), min_size=1, max_size=15),
+)
 def test_no_read_is_ever_compared_with_one_from_another_period(first: list[int], second: list[int]) -> None:
     owns = [Ownership("g", "m", 1, (0,), 0.0, 100.0), Ownership("g", "m", 2, (0,), 200.0, None)]
     both = reads(first) + reads(second, t0=201.0)
     offsets = log_offsets(acks(0, 30), both)
-    alone = (poll_anomalies(reads(first), owns, offsets)
-             + poll_anomalies(reads(second, t0=201.0), owns, offsets))
+    alone = poll_anomalies(reads(first), owns, offsets) + poll_anomalies(
+        reads(second, t0=201.0), owns, offsets
+    )
     assert poll_anomalies(both, owns, offsets) == alone
 
 

@@ -23,14 +23,17 @@ from kafka_placement.vocabulary import TopicPartition
 # bandwidth {rate} KB/s, reset_peer {timeout} ms, timeout {timeout} ms (0: never closes),
 # slow_close {delay} ms
 EXPECTED = {
-    "net-latency": {("latency", "upstream", (("jitter", 200), ("latency", 300))),
-                    ("latency", "downstream", (("jitter", 200), ("latency", 300)))},
-    "net-bandwidth": {("bandwidth", "upstream", (("rate", 8),)),
-                      ("bandwidth", "downstream", (("rate", 8),))},
+    "net-latency": {
+        ("latency", "upstream", (("jitter", 200), ("latency", 300))),
+        ("latency", "downstream", (("jitter", 200), ("latency", 300))),
+    },
+    "net-bandwidth": {("bandwidth", "upstream", (("rate", 8),)), ("bandwidth", "downstream", (("rate", 8),))},
     "net-reset": {("reset_peer", "upstream", (("timeout", 500),))},
     "net-silent": {("timeout", "downstream", (("timeout", 0),))},
-    "net-slow-close": {("slow_close", "upstream", (("delay", 5000),)),
-                       ("slow_close", "downstream", (("delay", 5000),))},
+    "net-slow-close": {
+        ("slow_close", "upstream", (("delay", 5000),)),
+        ("slow_close", "downstream", (("delay", 5000),)),
+    },
 }
 
 
@@ -56,10 +59,16 @@ def java_hash(text: str) -> int:
 
 
 def snapshot(offsets_leaders: list[int | None], topic_leaders: dict[int, int | None]) -> ClusterSnapshot:
-    parts = {TopicPartition("__consumer_offsets", p): PartitionState((leader or 0,), leader, ())
-             for p, leader in enumerate(offsets_leaders)}
-    parts.update({TopicPartition("t", p): PartitionState((leader or 0,), leader, ())
-                  for p, leader in topic_leaders.items()})
+    parts = {
+        TopicPartition("__consumer_offsets", p): PartitionState((leader or 0,), leader, ())
+        for p, leader in enumerate(offsets_leaders)
+    }
+    parts.update(
+        {
+            TopicPartition("t", p): PartitionState((leader or 0,), leader, ())
+            for p, leader in topic_leaders.items()
+        }
+    )
     return ClusterSnapshot((), parts)
 
 
@@ -75,7 +84,8 @@ def test_a_brokers_roles_are_the_partitions_it_leads_and_the_groups_it_coordinat
         assert roles.leads == {3: (0, 2), 4: (1,)}.get(broker, ())
         assert roles.coordinates == tuple(sorted(g for g in groups if coordinator[g] == broker))
     assert sum(len(roles_in(snap, b, "t", groups).coordinates) for b in range(6)) == sum(
-        1 for g in groups if coordinator[g] is not None)
+        1 for g in groups if coordinator[g] is not None
+    )
 
 
 def test_without_offsets_partitions_a_broker_coordinates_nothing() -> None:
@@ -120,9 +130,23 @@ class Admin:
 
     def describe_topics(self, topics: list[str]) -> list[dict[str, Any]]:
         leaders = {"t": {7: 3}, "__consumer_offsets": {0: 5}}
-        return [{"name": name, "error_code": 0, "partitions": [
-            {"error_code": 0, "partition_index": p, "leader_id": leader, "replica_nodes": [leader],
-             "isr_nodes": [leader]} for p, leader in leaders[name].items()]} for name in topics]
+        return [
+            {
+                "name": name,
+                "error_code": 0,
+                "partitions": [
+                    {
+                        "error_code": 0,
+                        "partition_index": p,
+                        "leader_id": leader,
+                        "replica_nodes": [leader],
+                        "isr_nodes": [leader],
+                    }
+                    for p, leader in leaders[name].items()
+                ],
+            }
+            for name in topics
+        ]
 
 
 def injector(client: FakeToxiproxy | None, events: list[Event]) -> FaultInjector:
@@ -130,16 +154,26 @@ def injector(client: FakeToxiproxy | None, events: list[Event]) -> FaultInjector
     if client is not None:
         proxies = ClusterFaults(client, "kp-test")  # type: ignore[arg-type]
         proxies.create_proxies({b: 39090 + b for b in range(6)})
-    return FaultInjector(None, None, Admin(), "t", events.append, None,  # type: ignore[arg-type]
-                         proxies=proxies, groups=("kp-soak-x-coop", "kp-soak-x-fo-kp"),
-                         prefix="kp-soak-x")
+    return FaultInjector(
+        None,
+        None,
+        Admin(),
+        "t",
+        events.append,
+        None,  # type: ignore[arg-type]
+        proxies=proxies,
+        groups=("kp-soak-x-coop", "kp-soak-x-fo-kp"),
+        prefix="kp-soak-x",
+    )
 
 
 @pytest.mark.parametrize("kind", NETWORK_KINDS)
-@pytest.mark.parametrize(("target", "broker"),
-                         [("broker-2", 2), ("leader-of-7", 3), ("coordinator-of-coop", 5)])
-def test_each_kind_is_on_the_targets_proxy_for_the_hold_then_removed(kind: str, target: str,
-                                                                     broker: int) -> None:
+@pytest.mark.parametrize(
+    ("target", "broker"), [("broker-2", 2), ("leader-of-7", 3), ("coordinator-of-coop", 5)]
+)
+def test_each_kind_is_on_the_targets_proxy_for_the_hold_then_removed(
+    kind: str, target: str, broker: int
+) -> None:
     client = FakeToxiproxy()
     events: list[Event] = []
     assert injector(client, events).apply(PlannedFault(20.0, kind, target, 0.4)) is True
@@ -151,12 +185,17 @@ def test_each_kind_is_on_the_targets_proxy_for_the_hold_then_removed(kind: str, 
     assert all(not toxics for name, toxics in seen.items() if name != proxy)  # only the target's
     assert all(not toxics for toxics in client.toxics.values())  # removed after the hold
     faults = [e for e in events if isinstance(e, Fault)]
-    assert [(f.kind, f.target) for f in faults] == [(kind, f"broker-{broker}"),
-                                                    (f"{kind}-undone", f"broker-{broker}")]
+    assert [(f.kind, f.target) for f in faults] == [
+        (kind, f"broker-{broker}"),
+        (f"{kind}-undone", f"broker-{broker}"),
+    ]
     assert faults[1].t - faults[0].t >= 0.4
     # the roles it was logged with: what broker 3 and 5 were in Admin's answers
     assert (faults[0].leads, faults[0].coordinates) == {
-        2: ((), ()), 3: ((7,), ()), 5: ((), ("kp-soak-x-coop", "kp-soak-x-fo-kp"))}[broker]
+        2: ((), ()),
+        3: ((7,), ()),
+        5: ((), ("kp-soak-x-coop", "kp-soak-x-fo-kp")),
+    }[broker]
 
 
 def test_without_proxies_a_network_fault_is_skipped_and_logged() -> None:
@@ -173,7 +212,9 @@ def test_a_toxic_refused_halfway_leaves_nothing_and_is_logged_refused() -> None:
     events: list[Event] = []
     assert injector(client, events).apply(PlannedFault(20.0, "net-latency", "broker-0", 0.1)) is True
     assert [(e.kind, e.target) for e in events if isinstance(e, Fault)] == [
-        ("net-latency", "broker-0"), ("net-latency-refused", "broker-0")]
+        ("net-latency", "broker-0"),
+        ("net-latency-refused", "broker-0"),
+    ]
     assert all(not toxics for toxics in client.toxics.values())
 
 
@@ -206,9 +247,18 @@ def test_a_broker_fault_may_target_a_groups_coordinator_too() -> None:
         def start(self, broker: int, kind: str, target: str) -> None:
             pass
 
-    fi = FaultInjector(Cluster(), None, Admin(), "t", events.append, Restarts(),  # type: ignore[arg-type]
-                       groups=("kp-soak-x-coop",), prefix="kp-soak-x")
+    fi = FaultInjector(
+        Cluster(),
+        None,
+        Admin(),
+        "t",
+        events.append,
+        Restarts(),  # type: ignore[arg-type]
+        groups=("kp-soak-x-coop",),
+        prefix="kp-soak-x",
+    )
     assert fi.apply(PlannedFault(20.0, "broker-kill", "coordinator-of-coop", 0.0)) is True
     assert killed == [5]
     assert [(e.kind, e.target, e.coordinates) for e in events if isinstance(e, Fault)] == [
-        ("broker-kill", "broker-5", ("kp-soak-x-coop",))]
+        ("broker-kill", "broker-5", ("kp-soak-x-coop",))
+    ]

@@ -36,8 +36,9 @@ def test_a_member_process_that_ends_on_its_own_is_logged_stopped_once(tmp_path: 
 
     events: list[Event] = []
     members = Members(tmp_path, "t", {}, 6000, "px", events.append)
-    crashed = subprocess.Popen([sys.executable, "-c", "raise SystemExit(3)"], stdin=subprocess.PIPE,
-                               text=True)
+    crashed = subprocess.Popen(
+        [sys.executable, "-c", "raise SystemExit(3)"], stdin=subprocess.PIPE, text=True
+    )
     crashed.wait(30)
     members.procs["kp-high"] = crashed
     members.watch()

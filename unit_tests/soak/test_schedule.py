@@ -21,8 +21,14 @@ from kafka_placement.soak.schedule import (
     fault_schedule,
 )
 
-KW = {"brokers": [0, 1, 2, 3, 4, 5], "partitions": 12, "members": ["a", "b"], "interval_s": 15.0,
-      "member_pause_s": 12.0, "kinds": FULL_KINDS}
+KW = {
+    "brokers": [0, 1, 2, 3, 4, 5],
+    "partitions": 12,
+    "members": ["a", "b"],
+    "interval_s": 15.0,
+    "member_pause_s": 12.0,
+    "kinds": FULL_KINDS,
+}
 
 
 @settings(max_examples=50, deadline=None)
@@ -89,10 +95,17 @@ ACTIVE = ["kp-high", "cf-high"]
 
 def quick_plan(seed: int, minutes: float, must_hit: list[str] | None = None) -> list[PlannedFault]:
     quick = PROFILES["quick"]
-    return fault_schedule(seed, minutes * 60, brokers=[0, 1, 2, 3, 4, 5], partitions=quick.partitions,
-                          members=QUICK_MEMBERS, interval_s=quick.fault_interval_s,
-                          member_pause_s=quick.session_timeout_ms / 1000 + 4.0, kinds=quick.fault_kinds,
-                          must_hit=[] if must_hit is None else must_hit)
+    return fault_schedule(
+        seed,
+        minutes * 60,
+        brokers=[0, 1, 2, 3, 4, 5],
+        partitions=quick.partitions,
+        members=QUICK_MEMBERS,
+        interval_s=quick.fault_interval_s,
+        member_pause_s=quick.session_timeout_ms / 1000 + 4.0,
+        kinds=quick.fault_kinds,
+        must_hit=[] if must_hit is None else must_hit,
+    )
 
 
 def test_the_quick_profile_draws_what_it_did_before_partitions_existed() -> None:
@@ -138,12 +151,21 @@ def test_every_seed_kills_or_pauses_each_active_member_in_the_quick_3_minute_run
 @settings(max_examples=300, deadline=None)
 @example(seed=2**31 - 1, minutes=1.25, full=False)  # drew kp-high twice and no broker fault
 @given(seed=st.integers(0, 2**63 - 1), minutes=st.floats(1.0, 30.0), full=st.booleans())
-def test_any_schedule_with_room_for_two_faults_hits_both_active_members(seed: int, minutes: float,
-                                                                        full: bool) -> None:
+def test_any_schedule_with_room_for_two_faults_hits_both_active_members(
+    seed: int, minutes: float, full: bool
+) -> None:
     profile = PROFILES["full" if full else "quick"]
-    plan = fault_schedule(seed, minutes * 60, brokers=[0, 1, 2, 3, 4, 5], partitions=profile.partitions,
-                          members=QUICK_MEMBERS, interval_s=profile.fault_interval_s, member_pause_s=10.0,
-                          kinds=profile.fault_kinds, must_hit=ACTIVE)
+    plan = fault_schedule(
+        seed,
+        minutes * 60,
+        brokers=[0, 1, 2, 3, 4, 5],
+        partitions=profile.partitions,
+        members=QUICK_MEMBERS,
+        interval_s=profile.fault_interval_s,
+        member_pause_s=10.0,
+        kinds=profile.fault_kinds,
+        must_hit=ACTIVE,
+    )
     hit = {f.target for f in plan if f.kind in MEMBER_KINDS}
     if len(plan) >= 2:
         assert {"kp-high", "cf-high"} <= hit
@@ -170,9 +192,19 @@ def test_only_the_full_profile_draws_partitions(seed: int) -> None:
 
 def test_full_profile_partitions_target_brokers_and_hold_5_to_15_s() -> None:
     full = PROFILES["full"]
-    plans = [fault_schedule(seed, 600.0, brokers=[0, 1, 2, 3, 4, 5], partitions=full.partitions,
-                            members=QUICK_MEMBERS, interval_s=full.fault_interval_s, member_pause_s=10.0,
-                            kinds=full.fault_kinds) for seed in range(10)]
+    plans = [
+        fault_schedule(
+            seed,
+            600.0,
+            brokers=[0, 1, 2, 3, 4, 5],
+            partitions=full.partitions,
+            members=QUICK_MEMBERS,
+            interval_s=full.fault_interval_s,
+            member_pause_s=10.0,
+            kinds=full.fault_kinds,
+        )
+        for seed in range(10)
+    ]
     partitions = [f for plan in plans for f in plan if f.kind == "broker-partition"]
     assert len(partitions) >= 5
     for fault in partitions:
@@ -189,10 +221,19 @@ FULL_GROUP_NAMES = ["fo-kp", "fo-cf", "coop", "fo-cp", "fo-java"]
 
 def full_plan(seed: int, minutes: float, must_cover: tuple[str, ...] = NETWORK_KINDS) -> list[PlannedFault]:
     full = PROFILES["full"]
-    return fault_schedule(seed, minutes * 60, brokers=[0, 1, 2, 3, 4, 5], partitions=full.partitions,
-                          members=FULL_MEMBERS, interval_s=full.fault_interval_s,
-                          member_pause_s=full.session_timeout_ms / 1000 + 4.0, kinds=full.fault_kinds,
-                          must_hit=FULL_ACTIVE, must_cover=must_cover, groups=FULL_GROUP_NAMES)
+    return fault_schedule(
+        seed,
+        minutes * 60,
+        brokers=[0, 1, 2, 3, 4, 5],
+        partitions=full.partitions,
+        members=FULL_MEMBERS,
+        interval_s=full.fault_interval_s,
+        member_pause_s=full.session_timeout_ms / 1000 + 4.0,
+        kinds=full.fault_kinds,
+        must_hit=FULL_ACTIVE,
+        must_cover=must_cover,
+        groups=FULL_GROUP_NAMES,
+    )
 
 
 def test_the_full_profile_draws_network_faults_and_the_quick_one_never_does() -> None:
@@ -224,8 +265,10 @@ def test_a_4_minute_full_run_with_room_covers_every_network_kind_and_fails_over_
 def test_network_faults_target_a_broker_a_leader_or_a_groups_coordinator_and_hold_5_to_15_s() -> None:
     faults = [f for seed in range(40) for f in full_plan(seed, 30.0) if f.kind in NETWORK_KINDS]
     assert len(faults) > 500
-    targets = {f.target.rsplit("-", 1)[0] if not f.target.startswith("coordinator-of-") else "coordinator"
-               for f in faults}
+    targets = {
+        f.target.rsplit("-", 1)[0] if not f.target.startswith("coordinator-of-") else "coordinator"
+        for f in faults
+    }
     assert targets == {"broker", "leader-of", "coordinator"}
     for fault in faults:
         assert 3.0 <= fault.hold_s <= 15.0  # 5-15 s drawn; 3-10 s when a member kill's slot took it

@@ -14,13 +14,17 @@ SESSION = {G: 6.0, OTHER: 6.0}
 
 def acks(partition: int, times: range, first_offset: int = 0) -> list[Ack]:
     """One record a second on ``partition`` (offsets counting up from ``first_offset``)."""
-    return [Ack("p", 1000 * partition + i, None, None, partition, first_offset + i, float(t))
-            for i, t in enumerate(times)]
+    return [
+        Ack("p", 1000 * partition + i, None, None, partition, first_offset + i, float(t))
+        for i, t in enumerate(times)
+    ]
 
 
 def reads(member: str, partition: int, times: range, first_offset: int = 0) -> list[Consumed]:
-    return [Consumed(G, member, partition, first_offset + i, "p", 1000 * partition + i, float(t) + 0.5)
-            for i, t in enumerate(times)]
+    return [
+        Consumed(G, member, partition, first_offset + i, "p", 1000 * partition + i, float(t) + 0.5)
+        for i, t in enumerate(times)
+    ]
 
 
 # coop-a owns partitions 0 and 1 from t=100 to t=400; records arrive on partition 0 every second from
@@ -62,8 +66,9 @@ def test_records_the_other_member_read_before_are_not_waiting() -> None:
     # coop-b read offsets 0-299 before coop-a took partition 0 over at t=400; coop-a then owns it to 600
     # with nothing new written: nothing waits for it
     own = [Ownership(G, "coop-b", 1, (0,), 100.0, 400.0), Ownership(G, "coop-a", 1, (0,), 400.0, 600.0)]
-    b_reads = [Consumed(G, "coop-b", 0, c.offset, "p", c.sequence, c.t)
-               for c in reads("x", 0, range(100, 400))]
+    b_reads = [
+        Consumed(G, "coop-b", 0, c.offset, "p", c.sequence, c.t) for c in reads("x", 0, range(100, 400))
+    ]
     assert stuck_members(own, b_reads, ACKS, [], SESSION, until=700.0) == []
 
 
@@ -81,8 +86,10 @@ def test_a_fault_on_another_member_explains_nothing() -> None:
 
 def test_a_broker_fault_explains_only_members_of_what_that_broker_led_or_coordinated() -> None:
     def kill(leads: tuple[int, ...], coordinates: tuple[str, ...]) -> list[Fault]:
-        return [Fault("broker-kill", "broker-3", 155.0, leads, coordinates),
-                Fault("broker-kill-undone", "broker-3", 360.0)]
+        return [
+            Fault("broker-kill", "broker-3", 155.0, leads, coordinates),
+            Fault("broker-kill-undone", "broker-3", 360.0),
+        ]
 
     # broker 3 led partition 1 (owned by coop-a) when killed: explained
     assert stuck_members(OWN, HANG, ACKS, kill((1, 5), ()), SESSION, until=400.0) == []
@@ -131,8 +138,10 @@ def test_an_open_ownership_ends_with_the_run() -> None:
 # coop-b owns 0-5 for the whole run; coop-a owns 6-11 from 100 s and gives them up at 150 s (its
 # on_lost) while the group still assigns them to it: nobody owns 6-11 afterwards. Records arrive on
 # partition 6 every second from 100 s to 399 s; coop-a read them until 149.5 s; 7-11 get none.
-ORPHANING = [Ownership(G, "coop-b", 1, (0, 1, 2, 3, 4, 5), 90.0, None),
-             Ownership(G, "coop-a", 1, (6, 7, 8, 9, 10, 11), 100.0, 150.0)]
+ORPHANING = [
+    Ownership(G, "coop-b", 1, (0, 1, 2, 3, 4, 5), 90.0, None),
+    Ownership(G, "coop-a", 1, (6, 7, 8, 9, 10, 11), 100.0, 150.0),
+]
 ACKS_6 = acks(6, range(100, 400))
 READ_6 = reads("coop-a", 6, range(100, 150))
 
@@ -157,11 +166,12 @@ def test_a_partition_taken_over_within_the_bound_is_no_orphan() -> None:
 def test_an_orphan_is_excused_by_a_fault_on_a_member_of_its_group_or_its_broker_only() -> None:
     paused = [Fault("member-pause", "coop-a", 150.0), Fault("member-pause-undone", "coop-a", 350.0)]
     assert stuck_members(ORPHANING, READ_6, ACKS_6, paused, SESSION, until=400.0) == []
-    leader = [Fault("net-silent", "broker-1", 150.0, (6,), ()),
-              Fault("net-silent-undone", "broker-1", 350.0)]
+    leader = [Fault("net-silent", "broker-1", 150.0, (6,), ()), Fault("net-silent-undone", "broker-1", 350.0)]
     assert stuck_members(ORPHANING, READ_6, ACKS_6, leader, SESSION, until=400.0) == []
-    elsewhere = [Fault("broker-kill", "broker-2", 150.0, (9,), (OTHER,)),
-                 Fault("broker-kill-undone", "broker-2", 350.0)]
+    elsewhere = [
+        Fault("broker-kill", "broker-2", 150.0, (9,), (OTHER,)),
+        Fault("broker-kill-undone", "broker-2", 350.0),
+    ]
     assert len(stuck_members(ORPHANING, READ_6, ACKS_6, elsewhere, SESSION, until=400.0)) == 1
 
 

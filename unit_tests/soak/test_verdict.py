@@ -27,8 +27,13 @@ def test_a_clean_run_holds() -> None:
 
 def test_a_kill_with_takeover_times_the_failover_and_a_lost_record_violates() -> None:
     logs = clean_logs()
-    logs.add([Fault("member-kill", "high", 20.0), Life("fo", "high", False, 20.0),
-              Ownership("fo", "low", 2, (0,), 26.5, None)])
+    logs.add(
+        [
+            Fault("member-kill", "high", 20.0),
+            Life("fo", "high", False, 20.0),
+            Ownership("fo", "low", 2, (0,), 26.5, None),
+        ]
+    )
     summary = judge(logs, ["fo"], {"fo": {"high": 2, "low": 1}}, WINDOWS, until=30.0)
     assert summary["verdict"] == "held"
     assert summary["failover_s"] == {"p50": 6.5, "p99": 6.5, "max": 6.5}
@@ -52,14 +57,21 @@ def test_a_partition_excuses_standby_reads_like_other_broker_faults_a_skipped_on
     # broker fault came within the window (5 s) before it
     def judged(fault_kind: str) -> dict[str, object]:
         logs = clean_logs()
-        logs.add([Ack("p", 10, "k10", 0, 0, 10, 39.0), Consumed("fo", "low", 0, 10, "p", 10, 40.0),
-                  Fault(fault_kind, "broker-3", 37.0)])
+        logs.add(
+            [
+                Ack("p", 10, "k10", 0, 0, 10, 39.0),
+                Consumed("fo", "low", 0, 10, "p", 10, 40.0),
+                Fault(fault_kind, "broker-3", 37.0),
+            ]
+        )
         return judge(logs, ["fo"], {"fo": {"high": 2, "low": 1}}, WINDOWS, until=60.0)
 
     for kind in ("broker-kill", "broker-pause", "broker-partition", "net-silent", "net-reset"):
         assert (judged(kind)["verdict"], judged(kind)["standby_consumed"]) == ("held", 0), kind
-    assert (judged("broker-partition-skipped")["verdict"],
-            judged("broker-partition-skipped")["standby_consumed"]) == ("violated", 1)
+    assert (
+        judged("broker-partition-skipped")["verdict"],
+        judged("broker-partition-skipped")["standby_consumed"],
+    ) == ("violated", 1)
     assert (judged("member-kill")["verdict"], judged("member-kill")["standby_consumed"]) == ("violated", 1)
 
 
@@ -68,10 +80,18 @@ def test_the_groups_coordinator_back_after_an_outage_excuses_standby_reads_withi
     # the standby rejoined first and read at 40 s: inside the window after the coordinator came back
     def judged(coordinators: dict[str, int] | None) -> dict[str, object]:
         logs = clean_logs()
-        logs.add([Fault("broker-kill", "broker-3", 10.0), Health((2,), 0, 4, 12.0), Health((), 0, 0, 38.0),
-                  Ack("p", 10, "k10", 0, 0, 10, 39.0), Consumed("fo", "low", 0, 10, "p", 10, 40.0)])
-        return judge(logs, ["fo"], {"fo": {"high": 2, "low": 1}}, WINDOWS, until=60.0,
-                     coordinators=coordinators)
+        logs.add(
+            [
+                Fault("broker-kill", "broker-3", 10.0),
+                Health((2,), 0, 4, 12.0),
+                Health((), 0, 0, 38.0),
+                Ack("p", 10, "k10", 0, 0, 10, 39.0),
+                Consumed("fo", "low", 0, 10, "p", 10, 40.0),
+            ]
+        )
+        return judge(
+            logs, ["fo"], {"fo": {"high": 2, "low": 1}}, WINDOWS, until=60.0, coordinators=coordinators
+        )
 
     summary = judged({"fo": 2})
     assert (summary["verdict"], summary["standby_consumed"]) == ("held", 0)
@@ -80,13 +100,23 @@ def test_the_groups_coordinator_back_after_an_outage_excuses_standby_reads_withi
     assert (judged(None)["verdict"], judged(None)["coordinator_outages"]) == ("violated", {})
 
 
-def judged_with(outcome: dict[str, object], found: dict[tuple[str, int], tuple[int, int]] | None = None,
-                complete: bool = True) -> dict[str, object]:
+def judged_with(
+    outcome: dict[str, object],
+    found: dict[tuple[str, int], tuple[int, int]] | None = None,
+    complete: bool = True,
+) -> dict[str, object]:
     logs = clean_logs()
     if found is None:  # the topic read back holds each acknowledged record where it was acknowledged
         found = {a.record: (a.partition, a.offset) for a in logs.acks}
-    return judge(logs, ["fo"], {"fo": {"high": 2, "low": 1}}, WINDOWS, until=30.0,
-                 reassignment=outcome, readback=(found, complete))
+    return judge(
+        logs,
+        ["fo"],
+        {"fo": {"high": 2, "low": 1}},
+        WINDOWS,
+        until=30.0,
+        reassignment=outcome,
+        readback=(found, complete),
+    )
 
 
 DONE = {"completed": True, "copies_whole": True, "partitions_moved": 3, "drained_broker": 2}
@@ -95,15 +125,21 @@ DONE = {"completed": True, "copies_whole": True, "partitions_moved": 3, "drained
 def test_a_completed_reassignment_with_whole_copies_and_every_record_read_back_holds() -> None:
     summary = judged_with(dict(DONE))
     assert summary["verdict"] == "held"
-    assert summary["reassignment"] == {**DONE, "readback": "complete", "missing_from_topic": 0,  # type: ignore[dict-item]
-                                       "missing_detail": [], "held": True}
+    assert summary["reassignment"] == {
+        **DONE,
+        "readback": "complete",
+        "missing_from_topic": 0,  # type: ignore[dict-item]
+        "missing_detail": [],
+        "held": True,
+    }
 
 
 def test_a_reassignment_that_failed_or_left_a_copy_short_violates() -> None:
     failed = judged_with({"completed": False, "error": "reassign apply exited 1: …"})
     assert failed["verdict"] == "violated" and failed["reassignment"]["held"] is False  # type: ignore[index]
-    short = judged_with({**DONE, "copies_whole": False,
-                         "copy_problems": ["partition 4: replicas [5] differ"]})
+    short = judged_with(
+        {**DONE, "copies_whole": False, "copy_problems": ["partition 4: replicas [5] differ"]}
+    )
     assert short["verdict"] == "violated"
 
 
@@ -137,19 +173,31 @@ def session_20(with_the_members_word: bool) -> dict[str, object]:
     UNKNOWN_MEMBER_ID at 655.8; it rejoins and takes everything back at 657.0. Both processes ran all
     along; the nearest broker fault was 32.6 s before the burst (outside the 31-s window)."""
     logs = SoakLogs()
-    logs.add([Life("fo-kp", "kp-high", True, 0.0), Life("fo-kp", "kp-low", True, 0.0),
-              Fault("broker-kill", "broker-2", 622.4),
-              Ownership("fo-kp", "kp-high", 1, (0, 1, 2, 3), 1.0, 655.8),
-              Ownership("fo-kp", "kp-low", 1, (0, 1, 2, 3), 654.9, 656.5),
-              Ownership("fo-kp", "kp-high", 2, (0, 1, 2, 3), 657.0, None)])
+    logs.add(
+        [
+            Life("fo-kp", "kp-high", True, 0.0),
+            Life("fo-kp", "kp-low", True, 0.0),
+            Fault("broker-kill", "broker-2", 622.4),
+            Ownership("fo-kp", "kp-high", 1, (0, 1, 2, 3), 1.0, 655.8),
+            Ownership("fo-kp", "kp-low", 1, (0, 1, 2, 3), 654.9, 656.5),
+            Ownership("fo-kp", "kp-high", 2, (0, 1, 2, 3), 657.0, None),
+        ]
+    )
     burst = [Ack("p", s, None, None, s % 4, s // 4, 640.0 + s / 1000) for s in range(2290)]
     logs.add(burst)
-    logs.add(Consumed("fo-kp", "kp-low", a.partition, a.offset, "p", a.sequence, 655.0 + a.sequence / 2290)
-             for a in burst)
+    logs.add(
+        Consumed("fo-kp", "kp-low", a.partition, a.offset, "p", a.sequence, 655.0 + a.sequence / 2290)
+        for a in burst
+    )
     if with_the_members_word:
         logs.add([SessionLost("fo-kp", "kp-high", 645.0, 655.8)])
-    return judge(logs, ["fo-kp"], {"fo-kp": {"kp-high": 30, "kp-low": 10}},
-                 Windows(standby_s=31.0, overlap_s=5.0), until=700.0)
+    return judge(
+        logs,
+        ["fo-kp"],
+        {"fo-kp": {"kp-high": 30, "kp-low": 10}},
+        Windows(standby_s=31.0, overlap_s=5.0),
+        until=700.0,
+    )
 
 
 def test_a_standby_consuming_after_the_top_members_session_expired_is_a_failover_not_a_violation() -> None:
@@ -174,23 +222,51 @@ def test_a_lost_session_excuses_only_its_own_group_and_only_within_the_window() 
 # ---------------------------------------------------------------- Jepsen's consumer invariants
 def test_the_jepsen_anomalies_are_counted_shown_and_violate() -> None:
     logs = clean_logs()  # high read offsets 0..9 of partition 0
-    logs.add([Consumed("fo", "high", 0, 4, "p", 4, 20.0),  # back from 9 to 4: nonmonotonic
-              Consumed("fo", "high", 0, 12, "p", 12, 21.0)])  # 4 → 12 past 10, 11: a skip
-    logs.add([Ack("p", 10, "k10", 0, 0, 10, 15.0), Ack("p", 11, "k11", 0, 0, 11, 15.0),
-              Ack("p", 12, "k12", 0, 0, 12, 15.0), Ack("q", 0, "x", 0, 0, 3, 15.0)])  # q/0 at offset 3 too
+    logs.add(
+        [
+            Consumed("fo", "high", 0, 4, "p", 4, 20.0),  # back from 9 to 4: nonmonotonic
+            Consumed("fo", "high", 0, 12, "p", 12, 21.0),
+        ]
+    )  # 4 → 12 past 10, 11: a skip
+    logs.add(
+        [
+            Ack("p", 10, "k10", 0, 0, 10, 15.0),
+            Ack("p", 11, "k11", 0, 0, 11, 15.0),
+            Ack("p", 12, "k12", 0, 0, 12, 15.0),
+            Ack("q", 0, "x", 0, 0, 3, 15.0),
+        ]
+    )  # q/0 at offset 3 too
     logs.add([Consumed("fo", "low", 0, 10, "p", 10, 22.0), Consumed("fo", "low", 0, 11, "p", 11, 22.0)])
-    summary = judge(logs, ["fo"], {"fo": {"high": 2, "low": 1}}, Windows(standby_s=60.0, overlap_s=0.0),
-                    until=30.0)
+    summary = judge(
+        logs, ["fo"], {"fo": {"high": 2, "low": 1}}, Windows(standby_s=60.0, overlap_s=0.0), until=30.0
+    )
     figures = [summary[k] for k in ("verdict", "nonmonotonic_polls", "poll_skips", "inconsistent_offsets")]
     assert figures == ["violated", 1, 1, 1]
     assert summary["poll_anomaly_detail"] == [
-        {"kind": "nonmonotonic", "group": "fo", "member": "high", "partition": 0, "offsets": [9, 4],
-         "t": 20.0, "skipped": 0, "skipped_first": []},
-        {"kind": "skip", "group": "fo", "member": "high", "partition": 0, "offsets": [4, 12], "t": 21.0,
-         "skipped": 2, "skipped_first": [10, 11]},
+        {
+            "kind": "nonmonotonic",
+            "group": "fo",
+            "member": "high",
+            "partition": 0,
+            "offsets": [9, 4],
+            "t": 20.0,
+            "skipped": 0,
+            "skipped_first": [],
+        },
+        {
+            "kind": "skip",
+            "group": "fo",
+            "member": "high",
+            "partition": 0,
+            "offsets": [4, 12],
+            "t": 21.0,
+            "skipped": 2,
+            "skipped_first": [10, 11],
+        },
     ]
     assert summary["inconsistent_offset_detail"] == [
-        {"partition": 0, "offset": 3, "records": [["p", 3], ["q", 0]]}]
+        {"partition": 0, "offset": 3, "records": [["p", 3], ["q", 0]]}
+    ]
     clean = judge(clean_logs(), ["fo"], {"fo": {"high": 2, "low": 1}}, WINDOWS, until=30.0)
     assert [clean[k] for k in ("nonmonotonic_polls", "poll_skips", "inconsistent_offsets")] == [0, 0, 0]
 
@@ -203,8 +279,17 @@ def test_a_member_that_hangs_with_records_waiting_is_reported_and_violates() -> 
     priorities = {"fo": {"high": 2, "low": 1}}
     summary = judge(logs, ["fo"], priorities, WINDOWS, until=200.0, session_s={"fo": 6.0})
     assert summary["verdict"] == "violated"
-    assert summary["stuck_members"] == [{"group": "fo", "member": "high", "partitions": [0], "since": 20.0,
-                                         "until": 200.0, "seconds": 180.0, "waiting": 100}]
+    assert summary["stuck_members"] == [
+        {
+            "group": "fo",
+            "member": "high",
+            "partitions": [0],
+            "since": 20.0,
+            "until": 200.0,
+            "seconds": 180.0,
+            "waiting": 100,
+        }
+    ]
     # the same logs without session timeouts: not judged (the figure is absent from the verdict)
     unjudged = judge(logs, ["fo"], priorities, WINDOWS, until=200.0)
     assert unjudged["stuck_members"] == []

@@ -21,8 +21,10 @@ def test_the_shipped_zip_holds_the_sources_and_imports_without_the_installed_pac
     assert "kafka_placement/__init__.py" in names and "kafka_placement/partitioning/batch.py" in names
     assert not [n for n in names if n.endswith(".so") or "__pycache__" in n]
     # a Python that sees only the zip (isolated mode: no site-packages, no editable install)
-    code = ("import sys; sys.path.insert(0, sys.argv[1]); import kafka_placement.partitioning as p; "
-            "print(p.__file__); print(p.partition_keys([b'a', b'b'], 7).tolist())")
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]); import kafka_placement.partitioning as p; "
+        "print(p.__file__); print(p.partition_keys([b'a', b'b'], 7).tolist())"
+    )
     out = subprocess.run([sys.executable, "-I", "-c", code, str(archive)], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     origin, hashed = out.stdout.splitlines()
@@ -41,10 +43,15 @@ def test_the_probe_reports_this_interpreter() -> None:
 @pytest.mark.parametrize(
     ("master", "local", "loopback"),
     [
-        ("local[*]", True, False), ("local", True, False), ("local-cluster[2,1,1024]", True, False),
-        ("spark://127.0.0.1:7077", False, True), ("spark://localhost:7077", False, True),
-        ("spark://10.1.2.3:7077", False, False), ("spark://127.0.0.1:7077,db1:7077", False, False),
-        ("yarn", False, False), ("k8s://https://127.0.0.1:6443", False, False),
+        ("local[*]", True, False),
+        ("local", True, False),
+        ("local-cluster[2,1,1024]", True, False),
+        ("spark://127.0.0.1:7077", False, True),
+        ("spark://localhost:7077", False, True),
+        ("spark://10.1.2.3:7077", False, False),
+        ("spark://127.0.0.1:7077,db1:7077", False, False),
+        ("yarn", False, False),
+        ("k8s://https://127.0.0.1:6443", False, False),
     ],
 )
 def test_master_kinds(master: str, local: bool, loopback: bool) -> None:
@@ -55,9 +62,15 @@ def test_master_kinds(master: str, local: bool, loopback: bool) -> None:
 def _report(**changes: object) -> dict[str, object]:
     import pyspark
 
-    found: dict[str, object] = {"python": list(sys.version_info[:2]), "executable": "/usr/bin/python3",
-                                "pyspark": pyspark.__version__, "numpy": "2", "pyarrow": "20", "pandas": "2",
-                                "kafka_placement": "0.1.0"}
+    found: dict[str, object] = {
+        "python": list(sys.version_info[:2]),
+        "executable": "/usr/bin/python3",
+        "pyspark": pyspark.__version__,
+        "numpy": "2",
+        "pyarrow": "20",
+        "pandas": "2",
+        "kafka_placement": "0.1.0",
+    }
     found.update(changes)
     return found
 

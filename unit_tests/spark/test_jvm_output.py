@@ -42,8 +42,10 @@ def test_a_failure_names_the_cause_and_the_log(tmp_path: Path) -> None:
     log = tmp_path / "spark.log"
     log.write_text("\n".join(EXECUTOR) + "\n")
     error = start_failure(RuntimeError("[JAVA_GATEWAY_EXITED] Java gateway process exited"), log)
-    assert str(error) == ("Spark did not start: org.apache.spark.SparkException: Executor memory must be a "
-                          f"positive number (Spark's output: {log})")
+    assert str(error) == (
+        "Spark did not start: org.apache.spark.SparkException: Executor memory must be a "
+        f"positive number (Spark's output: {log})"
+    )
     assert "JAVA_GATEWAY_EXITED" in log.read_text()  # the Python side's view is kept with the JVM's
     # a Py4J error carries the Java exception after ': ' — that is the cause, whatever the log holds
     py4j = RuntimeError("An error occurred while calling None.JavaSparkContext.\n: java.lang.Bad: no\n\tat x")

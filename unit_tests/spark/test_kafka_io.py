@@ -36,7 +36,12 @@ def test_native_writing_refuses_a_partitioner_of_the_users_own_and_bad_columns(s
     df = spark.createDataFrame([(b"k", b"v")], "key binary, value binary")
     with pytest.raises(InvalidArgumentError, match=r"options set kafka\.partitioner\.class"):
         write_to_kafka(
-            df, "127.0.0.1:1", "t", 3, native=True, check_topic=False,
+            df,
+            "127.0.0.1:1",
+            "t",
+            3,
+            native=True,
+            check_topic=False,
             options={"kafka.partitioner.class": "org.example.Mine"},
         )
     with pytest.raises(InvalidArgumentError, match="key column 'id' is not in the DataFrame"):

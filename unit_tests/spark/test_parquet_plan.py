@@ -60,8 +60,14 @@ def test_figures_equal_a_direct_count_and_the_other_paths(spark: Any, tmp_path: 
     assert got.totals["keys"] == len({k for k in keys if k is not None})
     assert got.totals["keyless_records"] == keys.count(None)
 
-    generic = plan(spark, spark.read.parquet(str(tmp_path / "in")), GRID, key_column="user",
-                   value_column="size", top_keys=3)
+    generic = plan(
+        spark,
+        spark.read.parquet(str(tmp_path / "in")),
+        GRID,
+        key_column="user",
+        value_column="size",
+        top_keys=3,
+    )
     local = plan_in_one_process(tmp_path / "in", GRID, key_column="user", value_column="size", top_keys=3)
     for name in FRAMES:
         for other in (generic, local):

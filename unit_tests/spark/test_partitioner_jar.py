@@ -154,8 +154,10 @@ def test_without_javac_it_says_why_and_the_writer_falls_back(
         raise ColumnTaken(args[1:4])
 
     monkeypatch.setattr(kafka_io, "with_partition_column", column_path)
-    with pytest.warns(RuntimeWarning, match=r"Java partitioner is unavailable \(javac not found"), \
-            pytest.raises(ColumnTaken, match=r"\(3, 'jump', 'key'\)"):
+    with (
+        pytest.warns(RuntimeWarning, match=r"Java partitioner is unavailable \(javac not found"),
+        pytest.raises(ColumnTaken, match=r"\(3, 'jump', 'key'\)"),
+    ):
         write_to_kafka(df, "127.0.0.1:1", "t", 3, scheme="jump", check_topic=False)
 
 

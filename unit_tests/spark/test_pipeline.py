@@ -210,11 +210,17 @@ def test_string_int_and_null_keys_from_files(spark: Any, tmp_path: Any) -> None:
     sc = scenario_grid([7], ["murmur2"], [Placement(seed=1)], [Group(2, "range")])
     by_user = plan(spark, df, sc, key_column="user", value_column="payload", top_keys=3)
     utf8_bytes = sum(len(str(v).encode()) for v in [*frame["user"], *frame["payload"]] if pd.notna(v))
-    assert by_user.totals == {"records": 6, "keyless_records": 1, "bytes": utf8_bytes, "keyless_bytes": 3,
-                              "keys": 4}
+    assert by_user.totals == {
+        "records": 6,
+        "keyless_records": 1,
+        "bytes": utf8_bytes,
+        "keyless_bytes": 3,
+        "keys": 4,
+    }
     # librdkafka's murmur2 hashes a NULL key like an empty one: the None record joins the "" key's partition
-    expected = Counter(int(partition_keys([k.encode() if pd.notna(k) else b""], 7, "murmur2")[0])
-                       for k in frame["user"])
+    expected = Counter(
+        int(partition_keys([k.encode() if pd.notna(k) else b""], 7, "murmur2")[0]) for k in frame["user"]
+    )
     assert by_user.partitions["records"].tolist() == [expected.get(p, 0) for p in range(7)]
     assert by_user.partitions["records"].sum() == 6  # every record is in a partition load
     by_id = plan(spark, df, sc, key_column="id")  # Kafka LongSerializer: 8 big-endian bytes
@@ -283,8 +289,9 @@ def test_null_keys_follow_the_scheme_in_every_load(spark: Any) -> None:
     from kafka.partitioner.default import murmur2 as kafka_python_murmur2
 
     df = spark.createDataFrame([(None, b"v" * 10)] * 100, "key binary, value binary")
-    sc = scenario_grid([8], ["murmur2_random", "jump", "murmur2", "consistent"], [Placement(seed=1)],
-                       [Group(2, "range")])
+    sc = scenario_grid(
+        [8], ["murmur2_random", "jump", "murmur2", "consistent"], [Placement(seed=1)], [Group(2, "range")]
+    )
     res = plan(spark, df, sc, value_column="value")
     assert res.totals["keyless_records"] == 100 and res.totals["keyless_bytes"] == 1000
     parts = res.partitions.set_index(["partitioning", "partition"])
@@ -308,8 +315,10 @@ def test_csv_json_and_parquet_give_the_directly_counted_figures(spark: Any, tmp_
     sizes = [(i * 31) % 200 for i in range(len(users))]
     path = tmp_path / f"in.{fmt}"
     if fmt == "csv":  # Spark's CSV reader takes an empty field, quoted or not, as NULL
-        lines = ["user,size"] + [f'{"" if u is None else (chr(34) * 2 if u == "" else u)},{s}'
-                                 for u, s in zip(users, sizes, strict=True)]
+        lines = ["user,size"] + [
+            f"{'' if u is None else (chr(34) * 2 if u == '' else u)},{s}"
+            for u, s in zip(users, sizes, strict=True)
+        ]
         path.write_text("\n".join(lines) + "\n")
         df = with_size_column(spark.read.option("header", "true").csv(str(path)), "size")
         keys: list[bytes | None] = [u.encode() if u else None for u in users]
@@ -343,7 +352,12 @@ def test_csv_json_and_parquet_give_the_directly_counted_figures(spark: Any, tmp_
     # the single-process path gives the same frames from the same records
     import pyarrow as pa
 
-    local = plan_table(pa.table({"user": pa.array(keys, pa.binary()), "size": sizes}), grid,
-                       key_column="user", value_column="size", top_keys=3)
+    local = plan_table(
+        pa.table({"user": pa.array(keys, pa.binary()), "size": sizes}),
+        grid,
+        key_column="user",
+        value_column="size",
+        top_keys=3,
+    )
     for name in ("partitions", "brokers", "consumers", "moved", "skew", "hot_keys", "keyless"):
         pd.testing.assert_frame_equal(getattr(got, name), getattr(local, name), check_dtype=False, obj=name)

@@ -29,13 +29,21 @@ def test_every_release_from_4_0_to_the_pins_minor_is_accepted(version: str) -> N
     assert supported_kafka_version(version) == version
 
 
-@pytest.mark.parametrize(("value", "shown"), [
-    ("3.9.0", "Kafka version 3.9.0 is outside the range the embedded cluster runs: 4.0.0 to 4.4.x"),
-    ("4.5.0", "Kafka version 4.5.0 is outside the range the embedded cluster runs: 4.0.0 to 4.4.x"),
-    ("5.0.0", "Kafka version 5.0.0 is outside"),
-    ("4.0", "got '4.0'"), ("4.01.0", "got '4.01.0'"), (" 4.0.0", "got ' 4.0.0'"),
-    ("4.0.0-rc1", "got '4.0.0-rc1'"), ("", "got ''"), (None, "got None"), (4.0, "got 4.0"),
-])
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        ("3.9.0", "Kafka version 3.9.0 is outside the range the embedded cluster runs: 4.0.0 to 4.4.x"),
+        ("4.5.0", "Kafka version 4.5.0 is outside the range the embedded cluster runs: 4.0.0 to 4.4.x"),
+        ("5.0.0", "Kafka version 5.0.0 is outside"),
+        ("4.0", "got '4.0'"),
+        ("4.01.0", "got '4.01.0'"),
+        (" 4.0.0", "got ' 4.0.0'"),
+        ("4.0.0-rc1", "got '4.0.0-rc1'"),
+        ("", "got ''"),
+        (None, "got None"),
+        (4.0, "got 4.0"),
+    ],
+)
 def test_anything_else_is_a_typed_error_naming_the_value_and_the_range(value: object, shown: str) -> None:
     with pytest.raises(UnsupportedKafkaVersionError) as refused:
         supported_kafka_version(value)
@@ -84,8 +92,11 @@ def test_a_missing_image_is_built_for_the_version_asked(monkeypatch: pytest.Monk
 
 def test_without_a_build_the_error_says_how_to_build_that_version(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("KAFKA_IMAGE", raising=False)
-    with pytest.raises(image_mod.ImageUnavailable, match=rf"neither apache/kafka:{OTHER} nor kafka-placement/"
-                       rf"kafka:{OTHER} .* with KAFKA_PLACEMENT_KAFKA_VERSION={OTHER}"):
+    with pytest.raises(
+        image_mod.ImageUnavailable,
+        match=rf"neither apache/kafka:{OTHER} nor kafka-placement/"
+        rf"kafka:{OTHER} .* with KAFKA_PLACEMENT_KAFKA_VERSION={OTHER}",
+    ):
         image_mod.resolve_image(_Client(set()), build=False, pull=False, version=OTHER)
     with pytest.raises(UnsupportedKafkaVersionError):
         image_mod.resolve_image(_Client(set()), version="3.9.0")
@@ -96,8 +107,9 @@ def test_ensure_image_refuses_a_version_outside_4x_before_touching_the_engine() 
     assert script is not None
     env = {**os.environ, "KAFKA_PLACEMENT_KAFKA_VERSION": "3.9.0", "PATH": os.environ["PATH"]}
     env.pop("KAFKA_IMAGE", None)
-    done = subprocess.run(["bash", str(script)], capture_output=True, text=True, env=env, timeout=60,
-                          check=False)
+    done = subprocess.run(
+        ["bash", str(script)], capture_output=True, text=True, env=env, timeout=60, check=False
+    )
     assert done.returncode == 1 and done.stdout == ""
     assert "KAFKA_PLACEMENT_KAFKA_VERSION=3.9.0 is not a Kafka 4.x release" in done.stderr
 
@@ -117,7 +129,8 @@ class _Stop(Exception):
 
 
 def test_the_cluster_resolves_the_image_and_builds_the_plugin_for_its_version(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     asked: list[tuple[str, str]] = []
 
     def resolve(client: object, *, version: str) -> str:
@@ -144,6 +157,7 @@ def test_the_plugin_is_built_for_the_version_named(monkeypatch: pytest.MonkeyPat
     from kafka_placement.testing.failover_plugin import plugin_jar
 
     built: list[str] = []
+
     def fake_build(version: str) -> Path:
         built.append(version)
         return Path(f"/jars/{version}.jar")
@@ -172,9 +186,15 @@ def test_the_factory_keeps_one_cluster_per_version_and_releases_one(monkeypatch:
 
     monkeypatch.setattr(cluster_mod.KafkaCluster, "start", start)
     monkeypatch.setattr(cluster_mod.KafkaCluster, "stop", stop)
-    options = ClusterOptions(image="my/kafka:pinned", racks={0: "rack1"}, security="plaintext",
-                             bootstrap_server=None, client_config=None, on_unavailable="fail",
-                             sigterm_cleanup=False)
+    options = ClusterOptions(
+        image="my/kafka:pinned",
+        racks={0: "rack1"},
+        security="plaintext",
+        bootstrap_server=None,
+        client_config=None,
+        on_unavailable="fail",
+        sigterm_cleanup=False,
+    )
     factory = pytest_plugin._ClusterFactory(options)
     other = factory(racks={0: "rack1"}, kafka_version=OTHER)
     pinned = factory(racks={0: "rack1"})

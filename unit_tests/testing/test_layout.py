@@ -242,10 +242,14 @@ def test_entrypoint_renders_secured_env(tmp_path: Path) -> None:
 
 
 def test_controller_shares_the_group_limits_and_nothing_else_of_the_broker_settings() -> None:
-    lay = layout(broker_properties={"group.consumer.min.session.timeout.ms": "6000",
-                                    "group.consumer.session.timeout.ms": "6000",
-                                    "group.consumer.assignors": "uniform,range,com.example.Plugin",
-                                    "log.retention.ms": "1000"})
+    lay = layout(
+        broker_properties={
+            "group.consumer.min.session.timeout.ms": "6000",
+            "group.consumer.session.timeout.ms": "6000",
+            "group.consumer.assignors": "uniform,range,com.example.Plugin",
+            "log.retention.ms": "1000",
+        }
+    )
     props = lay.controller_properties()
     assert props["group.consumer.min.session.timeout.ms"] == "6000"
     assert props["group.consumer.session.timeout.ms"] == "6000"
@@ -282,12 +286,21 @@ def test_unproxied_layout_has_one_listener_as_before() -> None:
 @pytest.mark.parametrize(
     ("kw", "error", "message"),
     [
-        ({"proxy_ports": PROXIES}, InvalidArgumentError,
-         r"needs both proxy_ports \(\{0: 32000, .*\) and internal_ports \(\{\}\)"),
-        ({"proxy_ports": {0: 32000}, "internal_ports": INTERNAL}, InvalidArgumentError,
-         r"with proxy_ports \[0\] differ"),
-        ({"proxy_ports": {**PROXIES, 5: 30001}, "internal_ports": INTERNAL}, ValueError,
-         "ports must be distinct"),
+        (
+            {"proxy_ports": PROXIES},
+            InvalidArgumentError,
+            r"needs both proxy_ports \(\{0: 32000, .*\) and internal_ports \(\{\}\)",
+        ),
+        (
+            {"proxy_ports": {0: 32000}, "internal_ports": INTERNAL},
+            InvalidArgumentError,
+            r"with proxy_ports \[0\] differ",
+        ),
+        (
+            {"proxy_ports": {**PROXIES, 5: 30001}, "internal_ports": INTERNAL},
+            ValueError,
+            "ports must be distinct",
+        ),
     ],
 )
 def test_proxied_layout_validation(kw: dict[str, object], error: type[Exception], message: str) -> None:

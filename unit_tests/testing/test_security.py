@@ -20,8 +20,15 @@ CA = Path("/x/ca.pem")
 SEC = ClusterSecurity(protocol="sasl_ssl", users={"admin": "pw0admin", "alice": "pw1alice"}, acls=True)
 
 
-@pytest.mark.parametrize(("raw", "norm"), [("SASL_SSL", "sasl_ssl"), ("sasl-plaintext", "sasl_plaintext"),
-                                          (" ssl ", "ssl"), ("PLAINTEXT", "plaintext")])
+@pytest.mark.parametrize(
+    ("raw", "norm"),
+    [
+        ("SASL_SSL", "sasl_ssl"),
+        ("sasl-plaintext", "sasl_plaintext"),
+        (" ssl ", "ssl"),
+        ("PLAINTEXT", "plaintext"),
+    ],
+)
 def test_parse_security(raw: str, norm: str) -> None:
     assert parse_security(raw) == norm
 
@@ -51,8 +58,8 @@ def test_java_client_settings_sasl_ssl() -> None:
         "bootstrap.servers": BOOT,
         "security.protocol": "SASL_SSL",
         "sasl.mechanism": "SCRAM-SHA-512",
-        "sasl.jaas.config": 'org.apache.kafka.common.security.scram.ScramLoginModule required '
-                            'username="alice" password="pw1alice";',
+        "sasl.jaas.config": "org.apache.kafka.common.security.scram.ScramLoginModule required "
+        'username="alice" password="pw1alice";',
         "ssl.truststore.type": "PEM",
         "ssl.truststore.location": "/x/ca.pem",
     }
@@ -61,17 +68,27 @@ def test_java_client_settings_sasl_ssl() -> None:
 
 def test_other_client_flavours() -> None:
     assert SEC.kafka_python_settings(BOOT, CA, "alice") == {
-        "bootstrap_servers": BOOT, "security_protocol": "SASL_SSL", "sasl_mechanism": "SCRAM-SHA-512",
-        "sasl_plain_username": "alice", "sasl_plain_password": "pw1alice", "ssl_cafile": "/x/ca.pem",
+        "bootstrap_servers": BOOT,
+        "security_protocol": "SASL_SSL",
+        "sasl_mechanism": "SCRAM-SHA-512",
+        "sasl_plain_username": "alice",
+        "sasl_plain_password": "pw1alice",
+        "ssl_cafile": "/x/ca.pem",
         "ssl_check_hostname": True,
     }
     assert SEC.librdkafka_settings(BOOT, CA, "alice") == {
-        "bootstrap.servers": BOOT, "security.protocol": "SASL_SSL", "sasl.mechanism": "SCRAM-SHA-512",
-        "sasl.username": "alice", "sasl.password": "pw1alice", "ssl.ca.location": "/x/ca.pem",
+        "bootstrap.servers": BOOT,
+        "security.protocol": "SASL_SSL",
+        "sasl.mechanism": "SCRAM-SHA-512",
+        "sasl.username": "alice",
+        "sasl.password": "pw1alice",
+        "ssl.ca.location": "/x/ca.pem",
     }
     plain = ClusterSecurity()
-    assert plain.java_client_settings(BOOT, None) == {"bootstrap.servers": BOOT,
-                                                      "security.protocol": "PLAINTEXT"}
+    assert plain.java_client_settings(BOOT, None) == {
+        "bootstrap.servers": BOOT,
+        "security.protocol": "PLAINTEXT",
+    }
     sasl_plain = ClusterSecurity("sasl_plaintext", users={"admin": "a1"})
     assert "ssl.truststore.location" not in sasl_plain.java_client_settings(BOOT, None)
 
@@ -83,10 +100,7 @@ def test_unknown_user() -> None:
 
 def test_render_properties_escapes_like_java_properties() -> None:
     text = render_properties({"b.key": "C:\\dir\\ca.pem", "a key": " lead", "c": 'x="1";'}, "head\nline")
-    assert text == ("# head\n# line\n"
-                    "a\\ key=\\ lead\n"
-                    "b.key=C:\\\\dir\\\\ca.pem\n"
-                    'c=x="1";\n')
+    assert text == ('# head\n# line\na\\ key=\\ lead\nb.key=C:\\\\dir\\\\ca.pem\nc=x="1";\n')
 
 
 def test_written_file_is_private(tmp_path: Path) -> None:

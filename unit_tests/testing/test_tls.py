@@ -55,8 +55,11 @@ def test_other_ca_does_not_verify(material: TlsMaterial) -> None:
 
 def _serve_once(material: TlsMaterial, tmp_path: Path) -> tuple[int, threading.Thread]:
     key = tmp_path / "key.pem"
-    key.write_bytes(material.broker_key.private_bytes(
-        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
+    key.write_bytes(
+        material.broker_key.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        )
+    )
     cert = tmp_path / "cert.pem"
     cert.write_bytes(material.broker_cert_pem + material.ca_pem)
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
@@ -85,8 +88,10 @@ def test_tls_handshake_with_python_ssl(material: TlsMaterial, tmp_path: Path, se
     ca = tmp_path / "ca.pem"
     ca.write_bytes(material.ca_pem)
     client = ssl.create_default_context(cafile=str(ca))  # check_hostname=True, CERT_REQUIRED
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as raw, \
-            client.wrap_socket(raw, server_hostname=server_name) as tls:
+    with (
+        socket.create_connection(("127.0.0.1", port), timeout=10) as raw,
+        client.wrap_socket(raw, server_hostname=server_name) as tls,
+    ):
         assert tls.recv(2) == b"ok"
     thread.join(10)
 
@@ -94,8 +99,10 @@ def test_tls_handshake_with_python_ssl(material: TlsMaterial, tmp_path: Path, se
 def test_tls_handshake_refused_without_the_ca(material: TlsMaterial, tmp_path: Path) -> None:
     port, thread = _serve_once(material, tmp_path)
     client = ssl.create_default_context()  # system CAs only
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as raw, \
-            pytest.raises(ssl.SSLCertVerificationError):
+    with (
+        socket.create_connection(("127.0.0.1", port), timeout=10) as raw,
+        pytest.raises(ssl.SSLCertVerificationError),
+    ):
         client.wrap_socket(raw, server_hostname="127.0.0.1")
     thread.join(10)
 
@@ -112,13 +119,18 @@ def test_pkcs12_keystore_round_trip(material: TlsMaterial) -> None:
 
 def test_java_keytool_reads_the_keystore(material: TlsMaterial, tmp_path: Path) -> None:
     keytool = shutil.which("keytool") or (
-        str(Path(os.environ["JAVA_HOME"]) / "bin" / "keytool") if "JAVA_HOME" in os.environ else None)
+        str(Path(os.environ["JAVA_HOME"]) / "bin" / "keytool") if "JAVA_HOME" in os.environ else None
+    )
     if keytool is None or not Path(keytool).exists():
         pytest.skip("no keytool (JDK) on this machine")
     store = tmp_path / "broker.p12"
     store.write_bytes(material.broker_pkcs12("s3cret"))
-    out = subprocess.run([keytool, "-list", "-v", "-storetype", "PKCS12", "-keystore", str(store),
-                          "-storepass", "s3cret"], capture_output=True, text=True, check=False)
+    out = subprocess.run(
+        [keytool, "-list", "-v", "-storetype", "PKCS12", "-keystore", str(store), "-storepass", "s3cret"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert out.returncode == 0, out.stderr
     assert "Entry type: PrivateKeyEntry" in out.stdout
     assert "Certificate chain length: 2" in out.stdout

@@ -57,10 +57,15 @@ def visibility(rack_id: object, priority: int | None) -> Visibility:
         return Visibility(seen.priority, None)
     if seen.priority is None:
         why = f" ({seen.problem})" if seen.problem else ""
-        return Visibility(None, f"its subscription's rack id {rack_id!r} carries no priority{why}, so the "
-                                f"broker would rank it last instead of with priority {priority}")
-    return Visibility(seen.priority, f"its subscription's rack id says priority {seen.priority} but its "
-                                     f"userData says {priority}")
+        return Visibility(
+            None,
+            f"its subscription's rack id {rack_id!r} carries no priority{why}, so the "
+            f"broker would rank it last instead of with priority {priority}",
+        )
+    return Visibility(
+        seen.priority,
+        f"its subscription's rack id says priority {seen.priority} but its userData says {priority}",
+    )
 
 
 def group_convertible(members: Iterable[tuple[str, object, int | None]]) -> dict[str, str]:

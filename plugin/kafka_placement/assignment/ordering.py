@@ -17,6 +17,7 @@ __all__ = ["java_sorted", "java_string_key", "member_sort_key", "sorted_members"
 T = TypeVar("T")
 _new_tuple = tuple.__new__
 
+
 def member_sort_key(member_id: str, group_instance_id: str | None) -> tuple[int, bytes]:
     """Java ``AbstractPartitionAssignor.MemberInfo`` order: static members first (by
     ``group.instance.id``), then dynamic members (by member id)."""

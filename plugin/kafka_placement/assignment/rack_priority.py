@@ -56,7 +56,7 @@ def decode_rack_priority(value: str | None) -> RackPriority:
     if cut < 0:
         return RackPriority(value, None)
     rack = value[:cut] or None
-    digits = value[cut + len(SEPARATOR):]
+    digits = value[cut + len(SEPARATOR) :]
     body = digits[1:] if digits[:1] == "-" else digits
     if not body or not body.isascii() or not body.isdigit() or len(body) > 10:
         return RackPriority(rack, None, f"priority {digits!r} is not an integer")

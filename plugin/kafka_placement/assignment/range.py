@@ -161,11 +161,7 @@ def _assign_co_partitioned(
     remaining = list(consumers)
     for p in range(num_partitions):
         match = next(
-            (
-                c
-                for c in remaining
-                if all(s.racks_match(c, p) and s.max_assignable(c) > 0 for s in states)
-            ),
+            (c for c in remaining if all(s.racks_match(c, p) and s.max_assignable(c) > 0 for s in states)),
             None,
         )
         if match is None:

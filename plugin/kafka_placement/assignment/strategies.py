@@ -45,7 +45,6 @@ from kafka_placement.vocabulary import TopicPartition
 AssignFunction = Callable[..., dict[str, list[TopicPartition]]]
 
 
-
 @dataclass(frozen=True)
 class MemberData:
     """What a strategy reads from one member's subscription besides topics, rack and instance id."""

@@ -178,8 +178,9 @@ def read_priority(data: object, *, member_id: str = "?") -> int | None:
     try:
         return decode_priority(data)  # type: ignore[arg-type]
     except UserDataError as exc:
-        log.warning("member %s sent unusable failover priority userData (%s); ranking it lowest",
-                    member_id, exc)
+        log.warning(
+            "member %s sent unusable failover priority userData (%s); ranking it lowest", member_id, exc
+        )
         return None
 
 
@@ -202,9 +203,7 @@ def encode_failover_assignment(priority: int | None) -> bytes:
     return _FAILOVER_ASSIGNMENT.pack(FAILOVER_ASSIGNMENT_VERSION, 1, _check_int32(priority, "priority"))
 
 
-def decode_failover_assignment(
-    data: bytes, *, max_bytes: int = MAX_USER_DATA_BYTES
-) -> FailoverAssignment:
+def decode_failover_assignment(data: bytes, *, max_bytes: int = MAX_USER_DATA_BYTES) -> FailoverAssignment:
     """Strict decode; bytes after the fields are ignored (room for a later version's fields).
 
     Raises :class:`UserDataError` for empty or short data, an unknown version or flag."""
@@ -239,9 +238,7 @@ def encode_sticky_user_data(partitions: Iterable[TopicPartition], generation: in
     for topic in sorted(by_topic):
         raw = topic.encode("utf-8")
         if len(raw) > _INT16_MAX:
-            raise UserDataError(
-                f"String length {len(raw)} is larger than the maximum string length."
-            )
+            raise UserDataError(f"String length {len(raw)} is larger than the maximum string length.")
         out += _INT16.pack(len(raw)) + raw
         parts = by_topic[topic]
         out += _INT32.pack(len(parts)) + struct.pack(f">{len(parts)}i", *parts)
@@ -277,8 +274,11 @@ def read_sticky_user_data(data: object, *, member_id: str = "?") -> StickyUserDa
     try:
         return decode_sticky_user_data(data)  # type: ignore[arg-type]
     except UserDataError as exc:
-        log.warning("member %s sent unparseable sticky userData (%s); ignoring its previous assignment",
-                    member_id, exc)
+        log.warning(
+            "member %s sent unparseable sticky userData (%s); ignoring its previous assignment",
+            member_id,
+            exc,
+        )
         return StickyUserData((), DEFAULT_GENERATION)
 
 
@@ -301,6 +301,7 @@ def read_cooperative_generation(data: object, *, member_id: str = "?") -> int | 
     try:
         return decode_cooperative_user_data(data)  # type: ignore[arg-type]
     except UserDataError as exc:
-        log.warning("member %s sent unparseable cooperative-sticky userData (%s); using generation -1",
-                    member_id, exc)
+        log.warning(
+            "member %s sent unparseable cooperative-sticky userData (%s); using generation -1", member_id, exc
+        )
         return DEFAULT_GENERATION

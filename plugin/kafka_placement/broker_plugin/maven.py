@@ -14,7 +14,13 @@ from kafka_placement.errors import KafkaPlacementError
 from kafka_placement.java_build import MAVEN_TIMEOUT_S, JavaBuild
 
 __all__ = [
-    "COMPILE", "MAVEN_TIMEOUT_S", "POM", "REFERENCE", "BrokerPluginUnavailable", "cache_dir", "resolve",
+    "COMPILE",
+    "MAVEN_TIMEOUT_S",
+    "POM",
+    "REFERENCE",
+    "BrokerPluginUnavailable",
+    "cache_dir",
+    "resolve",
 ]
 
 POM = Path(__file__).with_name("pom.xml")

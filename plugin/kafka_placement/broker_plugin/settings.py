@@ -17,18 +17,21 @@ KAFKA_DEFAULT_SESSION_TIMEOUT_MS = 45_000
 #: Broker settings the controller must share: in KRaft the controller validates a group's dynamic configs
 #: (``kafka-configs --entity-type groups``) against its own limits, so a broker minimum below Kafka's default
 #: alone would still refuse a group-level ``consumer.session.timeout.ms`` under 45 s.
-CONTROLLER_GROUP_LIMITS = frozenset({
-    "group.consumer.min.session.timeout.ms",
-    "group.consumer.max.session.timeout.ms",
-    "group.consumer.session.timeout.ms",
-    "group.consumer.min.heartbeat.interval.ms",
-    "group.consumer.max.heartbeat.interval.ms",
-    "group.consumer.heartbeat.interval.ms",
-})
+CONTROLLER_GROUP_LIMITS = frozenset(
+    {
+        "group.consumer.min.session.timeout.ms",
+        "group.consumer.max.session.timeout.ms",
+        "group.consumer.session.timeout.ms",
+        "group.consumer.min.heartbeat.interval.ms",
+        "group.consumer.max.heartbeat.interval.ms",
+        "group.consumer.heartbeat.interval.ms",
+    }
+)
 
 
-def broker_settings(*, session_timeout_ms: int | None = None,
-                    heartbeat_interval_ms: int | None = None) -> dict[str, str]:
+def broker_settings(
+    *, session_timeout_ms: int | None = None, heartbeat_interval_ms: int | None = None
+) -> dict[str, str]:
     """``server.properties`` entries that load the assignor and the rack-stripping replica selector.
 
     ``session_timeout_ms`` lowers the consumer protocol's session timeout and its minimum (both 45 s by
@@ -60,8 +63,9 @@ def properties_text(settings: dict[str, str]) -> str:
     """``key=value`` lines that ``java.util.Properties.load`` (ISO-8859-1, as Kafka's tools read a
     ``--command-config`` file) reads back as ``settings``: backslashes, line breaks, a leading blank,
     separators in keys and every non-ASCII character are escaped; ``#`` inside a value needs nothing."""
-    return "".join(f"{_escape(key, is_key=True)}={_escape(value, is_key=False)}\n"
-                   for key, value in settings.items())
+    return "".join(
+        f"{_escape(key, is_key=True)}={_escape(value, is_key=False)}\n" for key, value in settings.items()
+    )
 
 
 _NAMED = {"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\f": "\\f"}
@@ -78,7 +82,7 @@ def _escape(text: str, *, is_key: bool) -> str:
             out.append("\\" + char)
         elif ord(char) < 0x20 or ord(char) > 0x7E:
             data = char.encode("utf-16-be", "surrogatepass")
-            units = (int.from_bytes(data[i:i + 2], "big") for i in range(0, len(data), 2))
+            units = (int.from_bytes(data[i : i + 2], "big") for i in range(0, len(data), 2))
             out.append("".join(f"\\u{unit:04x}" for unit in units))
         else:
             out.append(char)

@@ -29,8 +29,17 @@ from kafka_placement.cli.client_logs import LEVELS, configure_librdkafka_log
 from kafka_placement.errors import KafkaPlacementError
 
 SUBCOMMAND_MODULES = (
-    "plan", "audit", "reassign", "demo", "conformance", "cluster", "group", "broker_plugin", "rebalance",
-    "soak", "client_assignor",
+    "plan",
+    "audit",
+    "reassign",
+    "demo",
+    "conformance",
+    "cluster",
+    "group",
+    "broker_plugin",
+    "rebalance",
+    "soak",
+    "client_assignor",
 )
 
 
@@ -39,9 +48,16 @@ INTERNAL_ERROR = 3
 
 #: Optional dependency (top-level module) → the extra that installs it.
 EXTRAS = {
-    "pyspark": "spark", "pandas": "spark", "pyarrow": "spark", "matplotlib": "spark",
-    "kafka": "kafka-python", "confluent_kafka": "confluent", "aiokafka": "aiokafka",
-    "jpype": "conformance", "testcontainers": "testing", "docker": "testing",
+    "pyspark": "spark",
+    "pandas": "spark",
+    "pyarrow": "spark",
+    "matplotlib": "spark",
+    "kafka": "kafka-python",
+    "confluent_kafka": "confluent",
+    "aiokafka": "aiokafka",
+    "jpype": "conformance",
+    "testcontainers": "testing",
+    "docker": "testing",
 }
 
 
@@ -63,14 +79,23 @@ def build_parser() -> argparse.ArgumentParser:
         description="Decide and prove where Kafka records, partitions and replicas go.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    parser.add_argument("--debug", action="store_true",
-                        help="show the traceback of an unexpected error (also KAFKA_PLACEMENT_DEBUG=1)")
-    parser.add_argument("--librdkafka-log-level", metavar="LEVEL", type=str.upper, choices=LEVELS,
-                        help="show librdkafka's own log lines from this level up: "
-                             f"{', '.join(LEVELS)} (default CRITICAL, WARNING with --debug; "
-                             "also KAFKA_PLACEMENT_LIBRDKAFKA_LOG_LEVEL)")
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True,
-                                       parser_class=OneLineParser)
+    parser.add_argument(
+        "--debug",
+        action="store_true",
+        help="show the traceback of an unexpected error (also KAFKA_PLACEMENT_DEBUG=1)",
+    )
+    parser.add_argument(
+        "--librdkafka-log-level",
+        metavar="LEVEL",
+        type=str.upper,
+        choices=LEVELS,
+        help="show librdkafka's own log lines from this level up: "
+        f"{', '.join(LEVELS)} (default CRITICAL, WARNING with --debug; "
+        "also KAFKA_PLACEMENT_LIBRDKAFKA_LOG_LEVEL)",
+    )
+    subparsers = parser.add_subparsers(
+        dest="command", metavar="COMMAND", required=True, parser_class=OneLineParser
+    )
     for name in SUBCOMMAND_MODULES:
         module = importlib.import_module(f"kafka_placement.cli.{name}")
         module.register(subparsers)
@@ -103,8 +128,10 @@ def describe_failure(exc: BaseException, debug: bool) -> tuple[str, int]:
     if isinstance(exc, RecursionError):
         return "input nested too deeply to read", 2
     text = one_line(str(exc), False)[:300]
-    return (f"unexpected {type(exc).__name__}: {text} — this is a bug; re-run with --debug "
-            "(or KAFKA_PLACEMENT_DEBUG=1) for the traceback and report it"), INTERNAL_ERROR
+    return (
+        f"unexpected {type(exc).__name__}: {text} — this is a bug; re-run with --debug "
+        "(or KAFKA_PLACEMENT_DEBUG=1) for the traceback and report it"
+    ), INTERNAL_ERROR
 
 
 def main(argv: Sequence[str] | None = None) -> int:

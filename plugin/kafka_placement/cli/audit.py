@@ -77,8 +77,10 @@ def take_snapshot(settings: ConnectionSettings, topics: list[str] | None, client
 
 def format_report(report: AuditReport) -> str:
     lines = ["brokers: " + ", ".join(f"{b.id}({b.rack})" for b in report.brokers)]
-    header = f"{'topic':<28} {'parts':>5} {'rf':>2} {'repl min-max':>12} {'best':>4} {'lead min-max':>12} " \
-             f"{'racks/part':>10} {'pairs±':>6}"
+    header = (
+        f"{'topic':<28} {'parts':>5} {'rf':>2} {'repl min-max':>12} {'best':>4} {'lead min-max':>12} "
+        f"{'racks/part':>10} {'pairs±':>6}"
+    )
     lines.append(header)
     for t in report.topics:
         m = t.metrics

@@ -28,13 +28,22 @@ def register(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_jar_options(parser, "the brokers' Apache Kafka version (4.0.0 or newer), e.g. 4.4.0")
-    parser.add_argument("--priority", type=int, default=None, metavar="N",
-                        help="show the client settings of a member with this priority "
-                             "(default: a placeholder)")
+    parser.add_argument(
+        "--priority",
+        type=int,
+        default=None,
+        metavar="N",
+        help="show the client settings of a member with this priority (default: a placeholder)",
+    )
     parser.add_argument("--rack", default=None, help="and this real rack (for fetch-from-follower)")
-    parser.add_argument("--session-timeout-ms", type=int, default=None, metavar="MS",
-                        help="also print settings that lower the consumer-protocol session timeout "
-                             "(Kafka's default and minimum: 45000) for faster failover")
+    parser.add_argument(
+        "--session-timeout-ms",
+        type=int,
+        default=None,
+        metavar="MS",
+        help="also print settings that lower the consumer-protocol session timeout "
+        "(Kafka's default and minimum: 45000) for faster failover",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -66,8 +75,9 @@ def run(args: argparse.Namespace) -> int:
         )
     check_writable_dir(args.out, "--out")
 
-    target = deliver_jar("broker-plugin", "its plugin API jars", version, args.out, "kafka-placement-broker",
-                         build_jar)
+    target = deliver_jar(
+        "broker-plugin", "its plugin API jars", version, args.out, "kafka-placement-broker", build_jar
+    )
 
     print(f"# kafka-placement broker plugin for Apache Kafka {version}: {target}")
     print("# on every broker: put the jar on the class path (e.g. /opt/kafka/libs/), add these lines to")

@@ -36,17 +36,36 @@ def register(subparsers: Any) -> None:
     )
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     up = sub.add_parser("up", help="start the cluster (idempotent)")
-    up.add_argument("--brokers", type=int, default=None, metavar="N",
-                    help="number of brokers (default 6, or one per --racks entry)")
-    up.add_argument("--racks", default=None, metavar="R1,R2,...",
-                    help="racks; broker i gets entry i mod count "
-                         "(default rack1,rack3,rack3,rack2,rack2,rack1)")
-    up.add_argument("--security", default="plaintext",
-                    help="client listener: plaintext | ssl | sasl_plaintext | sasl_ssl (default plaintext)")
-    up.add_argument("--acls", action="store_true",
-                    help="StandardAuthorizer on (SASL only): admin is a super user, others need ACLs")
-    up.add_argument("--client-config", type=Path, default=None, metavar="FILE",
-                    help="write the Java client .properties for --user here (and the CA PEM next to it)")
+    up.add_argument(
+        "--brokers",
+        type=int,
+        default=None,
+        metavar="N",
+        help="number of brokers (default 6, or one per --racks entry)",
+    )
+    up.add_argument(
+        "--racks",
+        default=None,
+        metavar="R1,R2,...",
+        help="racks; broker i gets entry i mod count (default rack1,rack3,rack3,rack2,rack2,rack1)",
+    )
+    up.add_argument(
+        "--security",
+        default="plaintext",
+        help="client listener: plaintext | ssl | sasl_plaintext | sasl_ssl (default plaintext)",
+    )
+    up.add_argument(
+        "--acls",
+        action="store_true",
+        help="StandardAuthorizer on (SASL only): admin is a super user, others need ACLs",
+    )
+    up.add_argument(
+        "--client-config",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="write the Java client .properties for --user here (and the CA PEM next to it)",
+    )
     up.add_argument("--user", default=None, help="user of --client-config (admin | alice; default admin)")
     up.add_argument("--image", default=None, help="Kafka image (default: KAFKA_IMAGE / ensure-image logic)")
     up.add_argument("--name", default=None, help="container name prefix")
@@ -125,8 +144,11 @@ def cmd_up(args: argparse.Namespace) -> int:
     if existing is not None:
         ok, detail = _healthy(existing)
         if ok:
-            same = (existing.broker_racks == racks and existing.security.protocol == security.protocol
-                    and existing.security.acls == security.acls)
+            same = (
+                existing.broker_racks == racks
+                and existing.security.protocol == security.protocol
+                and existing.security.acls == security.acls
+            )
             if not same:
                 raise ClusterError(
                     f"cluster {existing.name} is already up with brokers {existing.broker_racks}, security "
@@ -144,8 +166,15 @@ def cmd_up(args: argparse.Namespace) -> int:
         remove_state()
     name = args.name or f"kp-dev-{int(time.time())}"
     secrets_dir = default_state_path().parent / f"{name}-secrets" if security.secured else None
-    cluster = KafkaCluster(image=args.image, name=name, persistent=True, racks=racks, security=security,
-                           secrets_dir=secrets_dir, log=_err)
+    cluster = KafkaCluster(
+        image=args.image,
+        name=name,
+        persistent=True,
+        racks=racks,
+        security=security,
+        secrets_dir=secrets_dir,
+        log=_err,
+    )
     try:
         cluster.start()
     except ClusterError as exc:
@@ -153,8 +182,10 @@ def cmd_up(args: argparse.Namespace) -> int:
             remove_secrets_dir(secrets_dir)
         raise ClusterError(f"{_first_line(exc)} (containers' logs: docker logs {name}-broker-0)") from exc
     path = write_state(cluster.state())
-    _err(f"cluster {cluster.name} up in {cluster.startup_seconds:.1f}s ({security.kafka_protocol}"
-         f"{', ACLs' if security.acls else ''}), racks {cluster.broker_racks}")
+    _err(
+        f"cluster {cluster.name} up in {cluster.startup_seconds:.1f}s ({security.kafka_protocol}"
+        f"{', ACLs' if security.acls else ''}), racks {cluster.broker_racks}"
+    )
     if security.sasl:
         _err("SCRAM-SHA-512 users: admin (super user), alice; passwords only in the client config files")
     _err(f"state file: {path}")
@@ -176,8 +207,9 @@ def cmd_down(args: argparse.Namespace) -> int:
     if args.all:
         removed = remove_leftovers(client)
     elif state is None:
-        raise ClusterError("no cluster state file: nothing to take down (`--all` removes every "
-                           "kafka-placement container)")
+        raise ClusterError(
+            "no cluster state file: nothing to take down (`--all` removes every kafka-placement container)"
+        )
     else:
         removed = remove_leftovers(client, state.name)
     if state is not None:
@@ -207,15 +239,19 @@ def cmd_status(args: argparse.Namespace) -> int:
     print(f"cluster {state.name} ({health}), image {state.image}, up {age / 60:.0f} min")
     print(f"bootstrap servers: {cluster.bootstrap_servers}")
     sec = cluster.security
-    print(f"security: {sec.kafka_protocol}" + (f", SCRAM-SHA-512 users {', '.join(sorted(sec.users))}"
-                                               if sec.sasl else "") + (", ACLs on" if sec.acls else ""))
+    print(
+        f"security: {sec.kafka_protocol}"
+        + (f", SCRAM-SHA-512 users {', '.join(sorted(sec.users))}" if sec.sasl else "")
+        + (", ACLs on" if sec.acls else "")
+    )
     if cluster.ca_pem is not None:
         print(f"CA certificate: {cluster.ca_pem}")
     print(f"racks: {cluster.broker_racks}")
     print(detail)
     if down:
-        print(f"broker containers NOT running: {down} "
-              "(kafka-placement cluster start-broker N starts one again)")
+        print(
+            f"broker containers NOT running: {down} (kafka-placement cluster start-broker N starts one again)"
+        )
     print(f"state file: {default_state_path()}")
     return 0 if ok else 1
 

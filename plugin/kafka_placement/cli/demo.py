@@ -335,5 +335,3 @@ def run(args: argparse.Namespace) -> int:
             )
     print(f"\ndemo finished in {time.monotonic() - started:.0f}s")
     return 0
-
-

@@ -49,11 +49,21 @@ def register(subparsers: Any) -> None:
     add_connection_arguments(describe, required=True)
     describe.add_argument("--json", action="store_true", help="print the description as JSON")
     judged = describe.add_mutually_exclusive_group()
-    judged.add_argument("--failover", dest="failover", action="store_const", const=True, default=None,
-                        help="judge it as a failover group whatever its assignor (e.g. uniform on the "
-                             "consumer protocol)")
-    judged.add_argument("--no-failover", dest="failover", action="store_const", const=False,
-                        help="never judge it as a failover group")
+    judged.add_argument(
+        "--failover",
+        dest="failover",
+        action="store_const",
+        const=True,
+        default=None,
+        help="judge it as a failover group whatever its assignor (e.g. uniform on the consumer protocol)",
+    )
+    judged.add_argument(
+        "--no-failover",
+        dest="failover",
+        action="store_const",
+        const=False,
+        help="never judge it as a failover group",
+    )
     describe.set_defaults(handler=run_describe)
 
 
@@ -124,8 +134,11 @@ def _consumer_group_without_racks(
     confluent_admin = AdminClient(settings.confluent())
     group = describe_consumer_group(confluent_admin, group_id, timeout_s=settings.timeout_s)
     counts = topic_partition_counts(confluent_admin, group.topics(), timeout_s=settings.timeout_s)
-    notes = (f"Kafka's ConsumerGroupDescribe schema is unavailable ({why_not}), so members' racks and "
-             "priorities could not be read", *group.notes)
+    notes = (
+        f"Kafka's ConsumerGroupDescribe schema is unavailable ({why_not}), so members' racks and "
+        "priorities could not be read",
+        *group.notes,
+    )
     return replace(group, partitions_per_topic=counts, notes=notes)
 
 
@@ -148,25 +161,46 @@ def _names(group: DescribedGroup) -> dict[str, str]:
 
 
 def format_description(group: DescribedGroup, check: FailoverCheck, migration: MigrationStatus) -> str:
-    lines = [f"group {group.group_id}: protocol {group.protocol}, state {group.state or '?'}, "
-             f"assignor {group.assignor or '?'}"]
+    lines = [
+        f"group {group.group_id}: protocol {group.protocol}, state {group.state or '?'}, "
+        f"assignor {group.assignor or '?'}"
+    ]
     if check.convertible is not None:
         lines.append(
             "conversion to the consumer protocol: "
-            + ("allowed (no member's assignment userData is non-empty)" if check.convertible else
-               "refused by Kafka (a member's assignment userData is non-empty, KAFKA-18134)")
+            + (
+                "allowed (no member's assignment userData is non-empty)"
+                if check.convertible
+                else "refused by Kafka (a member's assignment userData is non-empty, KAFKA-18134)"
+            )
         )
     if group.members:
         consumer = group.protocol == "consumer"
-        headers = ["client id", "member id", "protocol", "host", "instance id", "rack", "priority",
-                   "assignment"]
+        headers = [
+            "client id",
+            "member id",
+            "protocol",
+            "host",
+            "instance id",
+            "rack",
+            "priority",
+            "assignment",
+        ]
         if consumer:
             headers.append("target assignment")
         rows = []
         for m in group.members:
             priority = m.priority if m.priority is not None else m.priority_source
-            row = [m.client_id, m.member_id, m.member_protocol or "?", m.host, m.instance_id or "-",
-                   m.rack or "-", priority, ",".join(partition_names(m.assignment)) or "-"]
+            row = [
+                m.client_id,
+                m.member_id,
+                m.member_protocol or "?",
+                m.host,
+                m.instance_id or "-",
+                m.rack or "-",
+                priority,
+                ",".join(partition_names(m.assignment)) or "-",
+            ]
             if consumer:
                 row.append(",".join(partition_names(m.target_assignment or ())) or "-")
             rows.append(row)
@@ -177,9 +211,12 @@ def format_description(group: DescribedGroup, check: FailoverCheck, migration: M
         lines.append("no members")
     names = _names(group)
     if check.applies:
-        lines.append("failover: should be active: "
-                     + (", ".join(names.get(i, i) for i in check.should_be_active) or "cannot tell")
-                     + "; active: " + (", ".join(names.get(i, i) for i in check.active) or "none"))
+        lines.append(
+            "failover: should be active: "
+            + (", ".join(names.get(i, i) for i in check.should_be_active) or "cannot tell")
+            + "; active: "
+            + (", ".join(names.get(i, i) for i in check.active) or "none")
+        )
         for t in check.topics:
             verdict = {True: "ok", False: "NOT OK", None: "unknown"}[t.ok]
             owners = ", ".join(names.get(o, o) for o in t.owners) or "nobody"
@@ -190,8 +227,10 @@ def format_description(group: DescribedGroup, check: FailoverCheck, migration: M
     lines.append(("failover: " if check.applies else "") + check.reason)
     if migration.stage != "n/a":
         lines.append(f"migration: {migration.stage}; ranked by {migration.ranked_by}; {migration.advice}")
-        lines.extend(f"  member {names.get(mid, mid)}: priority not visible to the broker: {why}"
-                     for mid, why in migration.not_ready)
+        lines.extend(
+            f"  member {names.get(mid, mid)}: priority not visible to the broker: {why}"
+            for mid, why in migration.not_ready
+        )
         lines.extend(f"  NOT OK: {problem}" for problem in migration.problems)
     lines.extend(f"note: {n}" for n in group.notes)
     return "\n".join(lines)

@@ -166,7 +166,11 @@ def run_plan(
         from kafka_placement.planning.local import plan_parquet as plan_in_process
 
         result = plan_in_process(
-            data, scenarios, key_column=key_column, value_column=value_column, top_keys=top_keys,
+            data,
+            scenarios,
+            key_column=key_column,
+            value_column=value_column,
+            top_keys=top_keys,
             threads=threads,
         )
     else:
@@ -247,8 +251,15 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         path = Path(args.input)
-        run_plan(None, path, scenarios, value_column=args.value_column, source=f"parquet: {path}",
-                 threads=threads, **common)
+        run_plan(
+            None,
+            path,
+            scenarios,
+            value_column=args.value_column,
+            source=f"parquet: {path}",
+            threads=threads,
+            **common,
+        )
         return 0
     from kafka_placement.cli.spark_start import start_spark
 
@@ -256,5 +267,3 @@ def run(args: argparse.Namespace) -> int:
     data, source, value_column = load_input(spark, args, in_place)
     run_plan(spark, data, scenarios, value_column=value_column, source=source, **common)
     return 0
-
-

@@ -42,8 +42,14 @@ class Progress:
         self._bar: tqdm[Any] | None = None
         if self.tty:
             self._bar = tqdm(
-                total=self.total, desc=f"  {label}", unit=unit, file=self.stream, leave=False,
-                dynamic_ncols=True, mininterval=min_interval_s, miniters=1,
+                total=self.total,
+                desc=f"  {label}",
+                unit=unit,
+                file=self.stream,
+                leave=False,
+                dynamic_ncols=True,
+                mininterval=min_interval_s,
+                miniters=1,
                 bar_format=(
                     "{desc} [{bar:24}] {percentage:5.1f}% {n_fmt}/{total_fmt} {elapsed} {rate_fmt}{postfix}"
                 ),
@@ -112,8 +118,14 @@ class Activity:
     def __enter__(self) -> Activity:
         self.started = time.monotonic()
         if self.stream.isatty():
-            self._bar = tqdm(total=None, desc=f"  {self.label}", file=self.stream, leave=False,
-                             dynamic_ncols=True, bar_format="{desc} {elapsed}{postfix}")
+            self._bar = tqdm(
+                total=None,
+                desc=f"  {self.label}",
+                file=self.stream,
+                leave=False,
+                dynamic_ncols=True,
+                bar_format="{desc} {elapsed}{postfix}",
+            )
             self._thread = threading.Thread(target=self._redraw, name="kafka-placement-activity", daemon=True)
             self._thread.start()
         else:

@@ -29,15 +29,24 @@ MAX_MINUTES = 24 * 60
 
 
 def register(subparsers: Any) -> None:
-    p = subparsers.add_parser("soak", help="fault-injection soak on the embedded cluster, with a verdict",
-                              description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = subparsers.add_parser(
+        "soak",
+        help="fault-injection soak on the embedded cluster, with a verdict",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("--minutes", type=float, required=True, help=f"minutes of load (0 < M <= {MAX_MINUTES})")
-    p.add_argument("--seed", type=int, required=True,
-                   help="seed of the fault schedule (same seed, same faults)")
-    p.add_argument("--profile", choices=("quick", "full"), default="quick",
-                   help="quick: 20 records/s per producer, a fault every ~10 s; full: 50/s, every ~12 s, "
-                        "network faults (iptables partitions, root; Toxiproxy toxics), Java and "
-                        "consumer-protocol groups (a JDK), aiokafka producers")
+    p.add_argument(
+        "--seed", type=int, required=True, help="seed of the fault schedule (same seed, same faults)"
+    )
+    p.add_argument(
+        "--profile",
+        choices=("quick", "full"),
+        default="quick",
+        help="quick: 20 records/s per producer, a fault every ~10 s; full: 50/s, every ~12 s, "
+        "network faults (iptables partitions, root; Toxiproxy toxics), Java and "
+        "consumer-protocol groups (a JDK), aiokafka producers",
+    )
     p.add_argument("--json", dest="json_file", help="write the summary as JSON to this file")
     p.add_argument("--report", help="write report.html, summary.json and the logs to this directory")
     p.add_argument("--security", action="store_true", help="run on the SASL_SSL cluster (SCRAM, TLS)")
@@ -62,8 +71,11 @@ def run(args: argparse.Namespace) -> int:
         from kafka_placement.soak.java_member import class_path
 
         class_path()  # built (or found built) before the cluster starts: no JDK is one line, exit 2
-    cluster = KafkaCluster(security="sasl_ssl" if args.security else "plaintext",
-                           log=lambda msg: print(f"  {msg}", flush=True), fault_proxy=profile.proxied)
+    cluster = KafkaCluster(
+        security="sasl_ssl" if args.security else "plaintext",
+        log=lambda msg: print(f"  {msg}", flush=True),
+        fault_proxy=profile.proxied,
+    )
     try:
         cluster.start()
     except ClusterError as exc:
@@ -72,9 +84,14 @@ def run(args: argparse.Namespace) -> int:
     workdir = Path(tempfile.mkdtemp(prefix="kp-soak-"))
     progress = Progress("soak", 1000, unit="‰")
     try:
-        summary, logs = run_soak(cluster, minutes=args.minutes, seed=args.seed, profile_name=args.profile,
-                                 workdir=workdir,
-                                 progress=lambda share, note: progress.update(int(share * 1000), note))
+        summary, logs = run_soak(
+            cluster,
+            minutes=args.minutes,
+            seed=args.seed,
+            profile_name=args.profile,
+            workdir=workdir,
+            progress=lambda share, note: progress.update(int(share * 1000), note),
+        )
         progress.finish(f"{summary['acknowledged']:,} records acknowledged")
         if args.json_file:
             Path(args.json_file).write_text(json.dumps(summary, indent=2) + "\n")
@@ -91,19 +108,20 @@ def run(args: argparse.Namespace) -> int:
     from kafka_placement.soak.schedule import BROKER_KINDS, MEMBER_KINDS, NETWORK_KINDS
 
     fo = summary["failover_s"]
-    print(f"soak {summary['verdict']}: {summary['acknowledged']:,} acknowledged, {summary['lost']} lost, "
-          f"{summary['duplicates']} duplicates, {summary['double_owned']} double-owned, "
-          f"{summary['misplaced']} misplaced, {summary['standby_consumed']} standby-consumed, "
-          f"{summary['nonmonotonic_polls']} nonmonotonic polls, {summary['poll_skips']} poll skips, "
-          f"{summary['inconsistent_offsets']} inconsistent offsets, "
-          f"{len([f for f in summary['faults'] if f['kind'] in BROKER_KINDS + MEMBER_KINDS + NETWORK_KINDS])}"
-          f" faults, {len(summary.get('stuck_members', []))} stuck members, "
-          f"failover p50/p99/max {fo['p50']}/{fo['p99']}/{fo['max']} s"
-          + "".join(f", producer {name} stalled {gap} s"
-                    for name, gap in summary["stalled_producers"].items())
-          + _reassignment_words(summary.get("reassignment"))
-          + _outage_words(summary.get("coordinator_outages", {}))
-          + f" (seed {args.seed})")
+    print(
+        f"soak {summary['verdict']}: {summary['acknowledged']:,} acknowledged, {summary['lost']} lost, "
+        f"{summary['duplicates']} duplicates, {summary['double_owned']} double-owned, "
+        f"{summary['misplaced']} misplaced, {summary['standby_consumed']} standby-consumed, "
+        f"{summary['nonmonotonic_polls']} nonmonotonic polls, {summary['poll_skips']} poll skips, "
+        f"{summary['inconsistent_offsets']} inconsistent offsets, "
+        f"{len([f for f in summary['faults'] if f['kind'] in BROKER_KINDS + MEMBER_KINDS + NETWORK_KINDS])}"
+        f" faults, {len(summary.get('stuck_members', []))} stuck members, "
+        f"failover p50/p99/max {fo['p50']}/{fo['p99']}/{fo['max']} s"
+        + "".join(f", producer {name} stalled {gap} s" for name, gap in summary["stalled_producers"].items())
+        + _reassignment_words(summary.get("reassignment"))
+        + _outage_words(summary.get("coordinator_outages", {}))
+        + f" (seed {args.seed})"
+    )
     return 0 if summary["verdict"] == "held" else 1
 
 
@@ -121,8 +139,10 @@ def _reassignment_words(entry: dict[str, Any] | None) -> str:
         return ""
     if not entry.get("completed"):
         return f", reassignment FAILED ({entry.get('error', 'not completed')})"
-    words = (f", reassignment of {entry.get('partitions_moved', 0)} partitions off broker "
-             f"{entry['drained_broker']} in {entry.get('seconds')} s")
+    words = (
+        f", reassignment of {entry.get('partitions_moved', 0)} partitions off broker "
+        f"{entry['drained_broker']} in {entry.get('seconds')} s"
+    )
     if not entry.get("copies_whole"):
         words += f" with copies not whole ({'; '.join(entry.get('copy_problems', [])[:2])})"
     if entry.get("throttles_left"):

@@ -20,16 +20,31 @@ MAX_CONFIG_BYTES = 1024 * 1024
 
 def add_spark_arguments(parser: Any, *, what: str = "") -> None:
     group = parser.add_argument_group("Spark (as spark-submit)")
-    group.add_argument("--master", default=None,
-                       help="Spark master: local[*], spark://host:7077, yarn, k8s://https://… "
-                            f"(default: spark.master of the deployment, else local[*]){what}")
-    group.add_argument("--conf", dest="spark_conf", action="append", default=[], metavar="KEY=VALUE",
-                       help="one Spark setting (repeatable; wins over --spark-config and our defaults)")
-    group.add_argument("--spark-config", metavar="FILE",
-                       help="Spark properties file (spark-defaults.conf format: 'key value' or key=value)")
-    group.add_argument("--verbose", action="store_true",
-                       help="show Spark's own output (JVM start-up, log4j, Ivy, PySpark warnings) "
-                            "instead of keeping it in a log file (also KAFKA_PLACEMENT_DEBUG=1)")
+    group.add_argument(
+        "--master",
+        default=None,
+        help="Spark master: local[*], spark://host:7077, yarn, k8s://https://… "
+        f"(default: spark.master of the deployment, else local[*]){what}",
+    )
+    group.add_argument(
+        "--conf",
+        dest="spark_conf",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="one Spark setting (repeatable; wins over --spark-config and our defaults)",
+    )
+    group.add_argument(
+        "--spark-config",
+        metavar="FILE",
+        help="Spark properties file (spark-defaults.conf format: 'key value' or key=value)",
+    )
+    group.add_argument(
+        "--verbose",
+        action="store_true",
+        help="show Spark's own output (JVM start-up, log4j, Ivy, PySpark warnings) "
+        "instead of keeping it in a log file (also KAFKA_PLACEMENT_DEBUG=1)",
+    )
 
 
 def spark_conf_from_args(args: argparse.Namespace) -> dict[str, str]:

@@ -31,9 +31,7 @@ def verbose(args: argparse.Namespace) -> bool:
     return bool(getattr(args, "verbose", False) or getattr(args, "debug", False)) or debug_requested([])
 
 
-def start_spark(
-    args: argparse.Namespace, conf: dict[str, str], stream: TextIO | None = None
-) -> SparkSession:
+def start_spark(args: argparse.Namespace, conf: dict[str, str], stream: TextIO | None = None) -> SparkSession:
     """The subcommand's SparkSession (``args.master``, ``conf``), started under an :class:`Activity`."""
     from kafka_placement.spark.jvm_output import gateway_running, new_log_path
     from kafka_placement.spark.session import spark_session
@@ -73,8 +71,14 @@ def route_warnings(log: Path) -> None:
     the libraries under them): appended to ``log``."""
     shown = warnings.showwarning
 
-    def show(message: Warning | str, category: type[Warning], filename: str, lineno: int,
-             file: TextIO | None = None, line: str | None = None) -> None:
+    def show(
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: TextIO | None = None,
+        line: str | None = None,
+    ) -> None:
         if str(Path(filename).resolve()).startswith(_OUR_PACKAGE):
             warning(str(message))
             return

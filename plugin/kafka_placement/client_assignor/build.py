@@ -53,8 +53,13 @@ def build_jar(kafka_version: str) -> Path:
     return BUILD.build_jar(check_kafka_version(kafka_version, needs=NEEDS))
 
 
-def consumer_settings(priority: int | None, *, rack: str | None = None, migration_ready: bool = False,
-                      protocol_name: str = "failover") -> dict[str, str]:
+def consumer_settings(
+    priority: int | None,
+    *,
+    rack: str | None = None,
+    migration_ready: bool = False,
+    protocol_name: str = "failover",
+) -> dict[str, str]:
     """A Java consumer's settings for a failover member (``.properties`` keys). ``migration_ready``: its
     ``client.rack`` carries the priority the way the broker's failover assignor reads it after a move to
     the consumer protocol (the Java consumer copies ``client.rack`` into its classic subscription; the

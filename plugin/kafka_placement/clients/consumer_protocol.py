@@ -30,8 +30,9 @@ def is_consumer_protocol(config: Mapping[str, Any]) -> bool:
     return isinstance(value, str) and value.strip().lower() == "consumer"
 
 
-def confluent_failover_config(priority: int, rack: str | None = None,
-                              base: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def confluent_failover_config(
+    priority: int, rack: str | None = None, base: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
     """``base`` (bootstrap servers, group id, security, ...) plus the failover member's settings."""
     config = dict(base or {})
     for key in CLASSIC_ONLY:
@@ -43,15 +44,23 @@ def confluent_failover_config(priority: int, rack: str | None = None,
         if key in config:
             raise ConsumerConfigError(
                 f"{key}={config[key]!r} in base would be overwritten or defeat failover"
-                + (" (a static member keeps its partitions until its session times out)"
-                   if key == "group.instance.id" else "")
+                + (
+                    " (a static member keeps its partitions until its session times out)"
+                    if key == "group.instance.id"
+                    else ""
+                )
             )
     config.update(member_settings(priority, rack))
     return config
 
 
-def java_failover_properties(priority: int, rack: str | None = None, base: Mapping[str, str] | None = None,
-                             *, client_version: str | None = None) -> str:
+def java_failover_properties(
+    priority: int,
+    rack: str | None = None,
+    base: Mapping[str, str] | None = None,
+    *,
+    client_version: str | None = None,
+) -> str:
     """The same as Java ``.properties`` text (what ``KafkaConsumer`` and ``--consumer.config`` read).
 
     ``client_version`` (the ``kafka-clients`` version the consumer runs): Kafka 4.0's Java consumer sends no
@@ -61,12 +70,14 @@ def java_failover_properties(priority: int, rack: str | None = None, base: Mappi
         parts = str(client_version).split(".")
         if len(parts) != 3 or not all(part.isdigit() for part in parts):
             raise ConsumerConfigError(
-                f"client_version must look like 4.1.0 (MAJOR.MINOR.PATCH), got {client_version!r}")
+                f"client_version must look like 4.1.0 (MAJOR.MINOR.PATCH), got {client_version!r}"
+            )
         if (int(parts[0]), int(parts[1])) < (4, 1):
             raise ConsumerConfigError(
                 f"a Java KafkaConsumer {client_version} sends no client.rack on the consumer protocol (it "
                 "does from 4.1.0, KAFKA-17747), so the broker could not see its failover priority: use "
-                "kafka-clients 4.1.0 or newer, or keep this member classic with our Java client assignor")
+                "kafka-clients 4.1.0 or newer, or keep this member classic with our Java client assignor"
+            )
     return properties_text({k: str(v) for k, v in confluent_failover_config(priority, rack, base).items()})
 
 

@@ -115,8 +115,12 @@ class MemberState:
             if problem is not None:
                 log.warning("%s (generation %s)", problem, generation)
             else:
-                log.info("this %s member's assignment comes from a %s leader again (generation %s)",
-                         self.strategy, self.strategy, generation)
+                log.info(
+                    "this %s member's assignment comes from a %s leader again (generation %s)",
+                    self.strategy,
+                    self.strategy,
+                    generation,
+                )
         self.assignment_problem = problem
 
     def _on_migration_assignment(self, by: str, generation: int | None) -> None:
@@ -145,11 +149,13 @@ class MemberState:
                 split.append(f"{topic} ({count} of {total})")
         if not split:
             return None
-        return (f"failover priorities are NOT honoured: the broker assigned this member part of topic(s) "
-                f"{', '.join(split)}, so the converted group is assigned by another assignor than failover "
-                "(a consumer-protocol member without group.remote.assignor=failover joined, or the brokers "
-                "lack the kafka-placement plugin); make every consumer-protocol member set "
-                "group.remote.assignor=failover, or remove it to return the group to the classic protocol")
+        return (
+            f"failover priorities are NOT honoured: the broker assigned this member part of topic(s) "
+            f"{', '.join(split)}, so the converted group is assigned by another assignor than failover "
+            "(a consumer-protocol member without group.remote.assignor=failover joined, or the brokers "
+            "lack the kafka-placement plugin); make every consumer-protocol member set "
+            "group.remote.assignor=failover, or remove it to return the group to the classic protocol"
+        )
 
 
 #: Strategies whose members can be migration-ready (the ones with a priority).
@@ -247,8 +253,10 @@ def assign_group_for_sync(
         )
         if not blockers:
             return {member_id: SyncAssignment(partitions, b"") for member_id, partitions in result.items()}
-        log.info("failover group stays protected against conversion to the consumer protocol: %s",
-                 "; ".join(f"member {mid}: {why}" for mid, why in sorted(blockers.items())))
+        log.info(
+            "failover group stays protected against conversion to the consumer protocol: %s",
+            "; ".join(f"member {mid}: {why}" for mid, why in sorted(blockers.items())),
+        )
     return {
         member_id: SyncAssignment(partitions, encode(members[member_id].priority))
         for member_id, partitions in result.items()

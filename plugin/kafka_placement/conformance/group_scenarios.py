@@ -32,8 +32,6 @@ class GroupScenario:
         }
 
 
-
-
 def _member_ids(rng: random.Random, count: int) -> list[str]:
     ids: set[str] = set()
     unicode_ids = rng.random() < 0.25

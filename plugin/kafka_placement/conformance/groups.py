@@ -259,5 +259,3 @@ def check_cooperative_sticky(ref: JavaReference, rng: random.Random) -> tuple[An
             if not out:
                 return s, _agreement(java_final, our_final, s, java_moves, our_moves)
     return s, "; ".join(out) or None
-
-

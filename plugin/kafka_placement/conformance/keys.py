@@ -62,5 +62,3 @@ def check_librdkafka(ref: JavaReference, rng: random.Random) -> tuple[Any, str |
                     f"vectorized {batched}"
                 )
     return s, "; ".join(problems[:3]) or None
-
-

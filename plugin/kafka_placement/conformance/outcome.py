@@ -133,5 +133,3 @@ def mismatch_kind(detail: str) -> str:
     if "exception" in detail or "threw" in detail or "raised" in detail:
         return "exception differs"
     return "result differs"
-
-

@@ -101,5 +101,3 @@ def _identity_orders(
         if order not in seen:
             seen.add(order)
             yield ranking
-
-

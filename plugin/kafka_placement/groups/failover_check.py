@@ -117,15 +117,33 @@ def _check_topic(group: DescribedGroup, topic: str) -> TopicCheck:
         return TopicCheck(topic, None, owners, unassigned, None, "no live member subscribes to it")
     if any(m.priority_source == "not visible" for m in subscribers):
         if len(owners) > 1:
-            return TopicCheck(topic, None, owners, unassigned, False,
-                              f"its partitions are spread over {len(owners)} members; failover keeps a "
-                              "topic on one member (which one has the highest priority is not visible)")
-        return TopicCheck(topic, None, owners, unassigned, None,
-                          "priorities not visible: cannot tell whether its owner is the best member")
+            return TopicCheck(
+                topic,
+                None,
+                owners,
+                unassigned,
+                False,
+                f"its partitions are spread over {len(owners)} members; failover keeps a "
+                "topic on one member (which one has the highest priority is not visible)",
+            )
+        return TopicCheck(
+            topic,
+            None,
+            owners,
+            unassigned,
+            None,
+            "priorities not visible: cannot tell whether its owner is the best member",
+        )
     best = min(subscribers, key=lambda m: failover_rank(m.member_id, Member([topic], priority=m.priority)))
     if count is None and not owners:
-        return TopicCheck(topic, best.member_id, owners, unassigned, None,
-                          "nobody owns it and its partition count is unknown (does the topic exist?)")
+        return TopicCheck(
+            topic,
+            best.member_id,
+            owners,
+            unassigned,
+            None,
+            "nobody owns it and its partition count is unknown (does the topic exist?)",
+        )
     problems = []
     others = [o for o in owners if o != best.member_id]
     if others:
@@ -149,8 +167,9 @@ def check_failover(group: DescribedGroup, *, failover: bool | None = None) -> Fa
     if group.protocol == "share":
         return FailoverCheck(False, SHARE_GROUPS_DO_NOT_FAIL_OVER)
     if failover is False or (failover is None and not is_failover_group(group)):
-        return FailoverCheck(False, f"not a failover group (assignor {group.assignor or 'unknown'})",
-                             convertible=convertible)
+        return FailoverCheck(
+            False, f"not a failover group (assignor {group.assignor or 'unknown'})", convertible=convertible
+        )
     if not group.members:
         return FailoverCheck(True, "no live member", convertible=convertible)
     topics = tuple(_check_topic(group, topic) for topic in group.topics())

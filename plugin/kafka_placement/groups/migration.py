@@ -53,8 +53,9 @@ class MigrationStatus:
             "problems": list(self.problems),
             "honoured": self.honoured,
             "advice": self.advice,
-            "brokers_without_failover": (None if self.brokers_without_failover is None
-                                         else list(self.brokers_without_failover)),
+            "brokers_without_failover": (
+                None if self.brokers_without_failover is None else list(self.brokers_without_failover)
+            ),
         }
 
 
@@ -75,11 +76,16 @@ def migration_status(
         return status
     lacking = tuple(sorted(b for b, assignors in offered.items() if not offers_failover(assignors)))
     if lacking and group.protocol == "classic":
-        status = replace(status, advice=(
-            f"stay classic: broker(s) {list(lacking)} do not offer the failover server assignor "
-            f"(group.consumer.assignors={','.join(offered[lacking[0]])}), so a consumer-protocol failover "
-            "member would be refused; install the kafka-placement broker plugin first (kafka-placement "
-            "broker-plugin) — " + status.advice))
+        status = replace(
+            status,
+            advice=(
+                f"stay classic: broker(s) {list(lacking)} do not offer the failover server assignor "
+                f"(group.consumer.assignors={','.join(offered[lacking[0]])}), "
+                "so a consumer-protocol failover member would be refused; "
+                "install the kafka-placement broker plugin first (kafka-placement broker-plugin) — "
+                + status.advice
+            ),
+        )
     return replace(status, brokers_without_failover=lacking)
 
 
@@ -91,22 +97,32 @@ def _classic(group: DescribedGroup) -> MigrationStatus:
         # an empty assignment userData while a member's priority is invisible to the broker: a failover
         # leader that is not ours (or an old version) leads; a conversion would rank those members last
         return MigrationStatus(
-            "classic", f"the classic group leader ({group.assignor})", True, members, not_ready,
-            ("the group is convertible but the broker could not see the priority of "
-             f"{len(not_ready)} member(s) after a conversion: its leader did not protect it",),
+            "classic",
+            f"the classic group leader ({group.assignor})",
+            True,
+            members,
+            not_ready,
+            (
+                "the group is convertible but the broker could not see the priority of "
+                f"{len(not_ready)} member(s) after a conversion: its leader did not protect it",
+            ),
             "roll every member onto FailoverAssignor(..., migration_ready=True) of kafka-placement",
         )
     if convertible:
-        advice = ("ready: every member's priority is visible to the broker; replace members one at a time "
-                  "by consumer-protocol members with group.remote.assignor=failover (docs/migration.md)")
+        advice = (
+            "ready: every member's priority is visible to the broker; replace members one at a time "
+            "by consumer-protocol members with group.remote.assignor=failover (docs/migration.md)"
+        )
     elif not_ready:
-        advice = ("protected against conversion; to move it, roll these members onto "
-                  "FailoverAssignor(..., migration_ready=True) first: "
-                  + ", ".join(mid for mid, _ in not_ready))
+        advice = (
+            "protected against conversion; to move it, roll these members onto "
+            "FailoverAssignor(..., migration_ready=True) first: " + ", ".join(mid for mid, _ in not_ready)
+        )
     else:
         advice = "protected against conversion (a member still on the old setting leads or joined)"
-    return MigrationStatus("classic", f"the classic group leader ({group.assignor})", convertible, members,
-                           not_ready, (), advice)
+    return MigrationStatus(
+        "classic", f"the classic group leader ({group.assignor})", convertible, members, not_ready, (), advice
+    )
 
 
 def _consumer(group: DescribedGroup) -> MigrationStatus:
@@ -120,12 +136,17 @@ def _consumer(group: DescribedGroup) -> MigrationStatus:
     )
     problems = []
     if assignor not in FAILOVER_ASSIGNORS:
-        problems.append(f"the group is assigned by the broker's {assignor!r} assignor, not failover: a "
-                        "member named none (or another) in group.remote.assignor, or the brokers lack the "
-                        "plugin")
+        problems.append(
+            f"the group is assigned by the broker's {assignor!r} assignor, not failover: a "
+            "member named none (or another) in group.remote.assignor, or the brokers lack the "
+            "plugin"
+        )
     stage: Stage = "mid-migration" if classic else "consumer"
-    advice = (f"{len(classic)} classic member(s) left to move" if classic
-              else "every member speaks the consumer protocol")
+    advice = (
+        f"{len(classic)} classic member(s) left to move"
+        if classic
+        else "every member speaks the consumer protocol"
+    )
     return MigrationStatus(stage, ranked_by, None, classic, not_ready, tuple(problems), advice)
 
 
@@ -147,27 +168,40 @@ def join_problem(
     if names_failover and offered:
         lacking = sorted(b for b, assignors in offered.items() if not offers_failover(assignors))
         if lacking:
-            return (f"group.remote.assignor=failover, but broker(s) {lacking} offer only "
-                    f"{','.join(offered[lacking[0]]) or 'their defaults'} (group.consumer.assignors): "
-                    "install the kafka-placement broker plugin on every broker (kafka-placement "
-                    "broker-plugin), or keep this member on the classic protocol with FailoverAssignor; "
-                    f"group {group_id!r} keeps its priorities meanwhile")
+            return (
+                f"group.remote.assignor=failover, but broker(s) {lacking} offer only "
+                f"{','.join(offered[lacking[0]]) or 'their defaults'} (group.consumer.assignors): "
+                "install the kafka-placement broker plugin on every broker (kafka-placement "
+                "broker-plugin), or keep this member on the classic protocol with FailoverAssignor; "
+                f"group {group_id!r} keeps its priorities meanwhile"
+            )
     if group is None or group.protocol != "classic" or migration_status(group).stage == "n/a":
         return None
     if not names_failover:
-        return (f"group {group_id!r} is a failover group on the classic protocol: a consumer-protocol member "
-                "must set group.remote.assignor=failover and carry its priority in client.rack "
-                "(kafka_placement.clients.consumer_protocol.confluent_failover_config); with the broker's "
-                "default assignor Kafka would convert the group and spread its partitions over every member")
+        return (
+            f"group {group_id!r} is a failover group on the classic protocol: a consumer-protocol member "
+            "must set group.remote.assignor=failover and carry its priority in client.rack "
+            "(kafka_placement.clients.consumer_protocol.confluent_failover_config); with the broker's "
+            "default assignor Kafka would convert the group and spread its partitions over every member"
+        )
     status = migration_status(group)
-    roll = ", ".join(next((m.client_id for m in group.members if m.member_id == mid), mid)
-                     for mid, _ in status.not_ready) or "its members"
+    roll = (
+        ", ".join(
+            next((m.client_id for m in group.members if m.member_id == mid), mid)
+            for mid, _ in status.not_ready
+        )
+        or "its members"
+    )
     if not status.convertible:
-        return (f"group {group_id!r} is protected against conversion to the consumer protocol (KAFKA-18134): "
-                f"roll {roll} onto FailoverAssignor(..., migration_ready=True) first (docs/migration.md); "
-                "joining now would fail with 'The group id does not exist'")
+        return (
+            f"group {group_id!r} is protected against conversion to the consumer protocol (KAFKA-18134): "
+            f"roll {roll} onto FailoverAssignor(..., migration_ready=True) first (docs/migration.md); "
+            "joining now would fail with 'The group id does not exist'"
+        )
     if status.not_ready:
-        return (f"group {group_id!r} would convert, but the broker could not see the priority of {roll} (a "
-                "failover leader that is not kafka-placement's leads): roll them onto kafka-placement's "
-                "FailoverAssignor(..., migration_ready=True) first (docs/migration.md)")
+        return (
+            f"group {group_id!r} would convert, but the broker could not see the priority of {roll} (a "
+            "failover leader that is not kafka-placement's leads): roll them onto kafka-placement's "
+            "FailoverAssignor(..., migration_ready=True) first (docs/migration.md)"
+        )
     return None

@@ -62,8 +62,9 @@ def _from_arrow(arr: Any) -> KeyBatch:
             f"{arr.column_names[:10]}; pass e.g. table.column('key')"
         )
     if isinstance(arr, pa.Scalar):
-        raise KeyTypeError(f"keys must be a collection of keys, not a single pyarrow {type(arr).__name__}; "
-                           "wrap it in a list")
+        raise KeyTypeError(
+            f"keys must be a collection of keys, not a single pyarrow {type(arr).__name__}; wrap it in a list"
+        )
     if not isinstance(arr, pa.Array | pa.ChunkedArray):
         raise KeyTypeError(f"pyarrow keys must be an Array or ChunkedArray, got {type(arr).__name__}")
     if isinstance(arr, pa.ChunkedArray):

@@ -166,7 +166,10 @@ def hash_list(
     if not _enabled:
         return None
     if (
-        isinstance(keys, np.ndarray) and keys.ndim == 1 and keys.dtype.kind == "S" and keys.itemsize > 0
+        isinstance(keys, np.ndarray)
+        and keys.ndim == 1
+        and keys.dtype.kind == "S"
+        and keys.itemsize > 0
         and _has("hash_fixed")
     ):
         data = np.ascontiguousarray(keys).view(np.uint8)

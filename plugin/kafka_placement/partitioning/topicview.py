@@ -55,8 +55,11 @@ class TopicView:
     def of_count(cls, topic: str, num_partitions: int) -> TopicView:
         """All ``num_partitions`` partitions, all available (at most :data:`MAX_VIEW_PARTITIONS`: a view
         lists its partitions; hash a key against any count with ``partition_key`` instead)."""
-        if (isinstance(num_partitions, bool) or not isinstance(num_partitions, int)
-                or not 1 <= num_partitions <= MAX_VIEW_PARTITIONS):
+        if (
+            isinstance(num_partitions, bool)
+            or not isinstance(num_partitions, int)
+            or not 1 <= num_partitions <= MAX_VIEW_PARTITIONS
+        ):
             raise InvalidArgumentError(
                 f"num_partitions of a topic view must be an int in [1, {MAX_VIEW_PARTITIONS:,}], "
                 f"got {num_partitions!r:.40}"

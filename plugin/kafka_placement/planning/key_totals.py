@@ -130,8 +130,10 @@ def merge_key_totals(pieces: Iterable[pa.Table | pa.RecordBatch]) -> pa.Table:
     tables = [p if isinstance(p, pa.Table) else pa.Table.from_batches([p]) for p in pieces]
     if not tables:
         return totals_schema().empty_table()
-    merged = pa.concat_tables(tables).group_by("key", use_threads=False).aggregate(
-        [("records", "sum"), ("bytes", "sum")]
+    merged = (
+        pa.concat_tables(tables)
+        .group_by("key", use_threads=False)
+        .aggregate([("records", "sum"), ("bytes", "sum")])
     )
     return pa.table(
         {

@@ -234,9 +234,7 @@ def _moved_figure(result: PlanResult) -> Any:
     fig.subplots_adjust(bottom=0.25)
     labels = [f"{a}\n→ {b}" for a, b in zip(moved["from"], moved["to"], strict=True)]
     ax.bar([i - 0.2 for i in range(len(moved))], moved["keys_fraction"] * 100, width=0.4, label="keys %")
-    ax.bar(
-        [i + 0.2 for i in range(len(moved))], moved["bytes_fraction"] * 100, width=0.4, label="bytes %"
-    )
+    ax.bar([i + 0.2 for i in range(len(moved))], moved["bytes_fraction"] * 100, width=0.4, label="bytes %")
     ax.set_xticks(range(len(moved)), labels, fontsize=7)
     ax.set_xlabel("partitioning change")
     ax.set_ylabel("% moved")

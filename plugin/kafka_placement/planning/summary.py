@@ -213,7 +213,10 @@ def _moved_from_smallest(result: PlanResult, pick: _Pick) -> dict[str, Any] | No
 
 
 def _summary(
-    result: PlanResult, pick: _Pick, pinned: list[dict[str, Any]], moved_from: dict[str, Any] | None,
+    result: PlanResult,
+    pick: _Pick,
+    pinned: list[dict[str, Any]],
+    moved_from: dict[str, Any] | None,
     reasons: list[str],
 ) -> dict[str, Any]:
     best, hottest, hot_broker, hot_consumer = pick.best, pick.hottest, pick.hot_broker, pick.hot_consumer

@@ -99,7 +99,6 @@ def _checked_index(index: int, n: int) -> int:
     return index
 
 
-
 def assign_replicas_to_brokers(
     brokers: Iterable[Broker | int],
     n_partitions: int,
@@ -146,14 +145,22 @@ def assign_replicas_to_brokers(
 
     if all(b.rack is None for b in broker_list):
         return _rack_unaware(
-            n_partitions, replication_factor, [b.id for b in broker_list], fixed_start_index,
-            start_partition_id, draw,
+            n_partitions,
+            replication_factor,
+            [b.id for b in broker_list],
+            fixed_start_index,
+            start_partition_id,
+            draw,
         )
     if any(b.rack is None for b in broker_list):
         raise AdminOperationError("Not all brokers have rack information for replica rack aware assignment.")
     return _rack_aware(
-        n_partitions, replication_factor, {b.id: b.rack for b in broker_list if b.rack is not None},
-        fixed_start_index, start_partition_id, draw,
+        n_partitions,
+        replication_factor,
+        {b.id: b.rack for b in broker_list if b.rack is not None},
+        fixed_start_index,
+        start_partition_id,
+        draw,
     )
 
 
@@ -165,8 +172,12 @@ def _starts(fixed_start_index: int, n: int, draw: Callable[[int], int]) -> tuple
 
 
 def _rack_unaware(
-    n_partitions: int, rf: int, broker_array: list[int], fixed_start_index: int,
-    start_partition_id: int, draw: Callable[[int], int],
+    n_partitions: int,
+    rf: int,
+    broker_array: list[int],
+    fixed_start_index: int,
+    start_partition_id: int,
+    draw: Callable[[int], int],
 ) -> dict[int, list[int]]:
     n = len(broker_array)
     start_index, next_replica_shift = _starts(fixed_start_index, n, draw)
@@ -185,8 +196,12 @@ def _rack_unaware(
 
 
 def _rack_aware(
-    n_partitions: int, rf: int, broker_racks: dict[int, str], fixed_start_index: int,
-    start_partition_id: int, draw: Callable[[int], int],
+    n_partitions: int,
+    rf: int,
+    broker_racks: dict[int, str],
+    fixed_start_index: int,
+    start_partition_id: int,
+    draw: Callable[[int], int],
 ) -> dict[int, list[int]]:
     num_racks = len(set(broker_racks.values()))
     arranged = rack_alternated_broker_list(broker_racks)

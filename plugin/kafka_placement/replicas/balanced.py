@@ -95,8 +95,12 @@ def fill_partitions(
             chosen.append(b)
             taken_racks[rack_of[b]] = taken_racks.get(rack_of[b], 0) + 1
 
-        def can_take(b: int, chosen: list[int] = chosen, taken_racks: dict[str | None, int] = taken_racks,
-                     remaining: int = remaining) -> bool:
+        def can_take(
+            b: int,
+            chosen: list[int] = chosen,
+            taken_racks: dict[str | None, int] = taken_racks,
+            remaining: int = remaining,
+        ) -> bool:
             if demand[b] <= 0 or b in chosen:
                 return False
             if not racked:
@@ -105,8 +109,11 @@ def fill_partitions(
             if rf <= num_racks and taken_racks.get(r, 0) >= 1:
                 return False
             # rf > R: a rack may give extra replicas only while it keeps >= 1 per remaining partition.
-            return not (rf > num_racks and taken_racks.get(r, 0) >= 1
-                        and rack_demand[r] - taken_racks.get(r, 0) - 1 < remaining - 1)
+            return not (
+                rf > num_racks
+                and taken_racks.get(r, 0) >= 1
+                and rack_demand[r] - taken_racks.get(r, 0) - 1 < remaining - 1
+            )
 
         # 1. brokers whose quota needs every remaining partition.
         for b in ids:

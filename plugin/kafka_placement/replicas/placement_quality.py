@@ -105,7 +105,8 @@ def placement_metrics(
             pairs[(a, c)] += 1
     ids = sorted(rack_of)
     eligible = [
-        (a, c) for a, c in combinations(ids, 2)
+        (a, c)
+        for a, c in combinations(ids, 2)
         if not (racked and max_rf <= num_racks and rack_of[a] == rack_of[c])
     ]
     pair_values = [pairs.get(pair, 0) for pair in eligible]

@@ -150,7 +150,9 @@ def format_reassignment(
     entries: list[dict[str, Any]] = []
     for move in sorted(moves, key=lambda m: (m.topic, m.partition)):
         entry: dict[str, Any] = {
-            "topic": move.topic, "partition": move.partition, "replicas": list(move.replicas)
+            "topic": move.topic,
+            "partition": move.partition,
+            "replicas": list(move.replicas),
         }
         if log_dirs:
             entry["log_dirs"] = list(move.log_dirs) if move.log_dirs else [ANY_LOG_DIR] * len(move.replicas)
@@ -185,8 +187,10 @@ def log_dir_moves(moves: Iterable[PartitionMove]) -> dict[tuple[TopicPartition, 
     """``{(topic-partition, broker): log dir}`` for every replica given a dir other than ``"any"``."""
     return {
         (m.topic_partition, broker): log_dir
-        for m in moves if m.log_dirs
-        for broker, log_dir in zip(m.replicas, m.log_dirs, strict=True) if log_dir != ANY_LOG_DIR
+        for m in moves
+        if m.log_dirs
+        for broker, log_dir in zip(m.replicas, m.log_dirs, strict=True)
+        if log_dir != ANY_LOG_DIR
     }
 
 

@@ -96,4 +96,3 @@ def one_replica_steps(
     else:
         steps.append(tuple(goal))  # a reorder only
     return steps
-

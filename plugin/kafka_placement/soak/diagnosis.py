@@ -55,8 +55,9 @@ def unconsumed_report(
         partitions: dict[int, dict[str, Any]] = {}
         for missed in missing:
             ack = acked[missed]
-            row = partitions.setdefault(ack.partition, {"missing": 0, "first_offset": None,
-                                                        "last_offset": None, "offset_unknown": 0})
+            row = partitions.setdefault(
+                ack.partition, {"missing": 0, "first_offset": None, "last_offset": None, "offset_unknown": 0}
+            )
             row["missing"] += 1
             if ack.offset is None:  # librdkafka acknowledges some records without an offset
                 row["offset_unknown"] += 1

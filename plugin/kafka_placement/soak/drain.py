@@ -73,8 +73,9 @@ class Consumption:
         return sum(self._matched.values())
 
 
-def wait_owned(tail: LogTail, group_of: Mapping[str, str], partitions: int, timeout_s: float,
-               pause_s: float = 1.0) -> None:
+def wait_owned(
+    tail: LogTail, group_of: Mapping[str, str], partitions: int, timeout_s: float, pause_s: float = 1.0
+) -> None:
     """Until every group's open holdings cover all ``partitions``; :class:`ClusterError` after
     ``timeout_s`` naming how many each group had."""
     coverage = Coverage(group_of)
@@ -102,9 +103,16 @@ class DrainOutcome:
         return {"seconds": self.seconds, "ended": self.ended, "unconsumed": self.unconsumed}
 
 
-def drain(tail: LogTail, groups: Iterable[str], *, bound_s: float, stall_s: float,
-          note: Callable[[str], None], short: Callable[[str], str] = str,
-          pause_s: float = 2.0) -> DrainOutcome:
+def drain(
+    tail: LogTail,
+    groups: Iterable[str],
+    *,
+    bound_s: float,
+    stall_s: float,
+    note: Callable[[str], None],
+    short: Callable[[str], str] = str,
+    pause_s: float = 2.0,
+) -> DrainOutcome:
     """Until each group consumed every acknowledged record, or no group consumed one more of them for
     ``stall_s``, or ``bound_s`` passed (the verdict then says what is lost). ``short`` names a group in
     the progress notes."""
@@ -118,9 +126,15 @@ def drain(tail: LogTail, groups: Iterable[str], *, bound_s: float, stall_s: floa
         count = consumption.progress()
         if count > last_count:
             last_progress, last_count = now, count
-        ended = ("consumed" if not any(unconsumed.values())
-                 else "stalled" if now - last_progress > stall_s
-                 else "bound" if now - started > bound_s else None)
+        ended = (
+            "consumed"
+            if not any(unconsumed.values())
+            else "stalled"
+            if now - last_progress > stall_s
+            else "bound"
+            if now - started > bound_s
+            else None
+        )
         if ended is not None:
             return DrainOutcome(round(now - started, 1), ended, unconsumed)
         note("draining: " + ", ".join(f"{short(g)} {n}" for g, n in unconsumed.items() if n) + " to consume")

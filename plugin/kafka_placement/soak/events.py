@@ -151,8 +151,14 @@ class Health:
 Event = Ack | Ownership | Consumed | Committed | Life | SessionLost | Fault | Health
 
 _KINDS: dict[str, type[Any]] = {
-    "ack": Ack, "own": Ownership, "consumed": Consumed, "committed": Committed, "life": Life, "fault": Fault,
-    "health": Health, "session-lost": SessionLost,
+    "ack": Ack,
+    "own": Ownership,
+    "consumed": Consumed,
+    "committed": Committed,
+    "life": Life,
+    "fault": Fault,
+    "health": Health,
+    "session-lost": SessionLost,
 }
 _NAMES = {cls: name for name, cls in _KINDS.items()}
 

@@ -40,15 +40,25 @@ def coordinator_partition(group: str, offsets_partitions: int) -> int:
 
 
 def health_of(snapshot: ClusterSnapshot, topic: str, min_isr: int, t: float) -> Health:
-    offline = tuple(sorted(tp.partition for tp, state in snapshot.partitions.items()
-                           if tp.topic == OFFSETS_TOPIC and state.leader is None))
+    offline = tuple(
+        sorted(
+            tp.partition
+            for tp, state in snapshot.partitions.items()
+            if tp.topic == OFFSETS_TOPIC and state.leader is None
+        )
+    )
     mine = [state for tp, state in snapshot.partitions.items() if tp.topic == topic]
-    return Health(offline, sum(1 for s in mine if s.leader is None),
-                  sum(1 for s in mine if s.leader is not None and len(s.isr) < min_isr), t)
+    return Health(
+        offline,
+        sum(1 for s in mine if s.leader is None),
+        sum(1 for s in mine if s.leader is not None and len(s.isr) < min_isr),
+        t,
+    )
 
 
-def coordinator_outages(healths: Iterable[Health], partitions: Mapping[str, int],
-                        until: float) -> dict[str, list[tuple[float, float]]]:
+def coordinator_outages(
+    healths: Iterable[Health], partitions: Mapping[str, int], until: float
+) -> dict[str, list[tuple[float, float]]]:
     """Per group (``partitions``: group → its coordinator partition), the periods its partition had no
     leader, from the sample that saw it offline to the first that saw it back (``until`` if none did)."""
     out: dict[str, list[tuple[float, float]]] = {group: [] for group in partitions}
@@ -69,8 +79,14 @@ class HealthSampler(threading.Thread):
     """Samples every ``interval_s`` until :meth:`stop`; writes a ``health`` event when the health changed
     (and the first). A sample that fails (no broker answered in time) is skipped: the next one tries again."""
 
-    def __init__(self, admin: Callable[[], Any], topic: str, min_isr: int, write: Callable[[Event], None],
-                 interval_s: float = 5.0) -> None:
+    def __init__(
+        self,
+        admin: Callable[[], Any],
+        topic: str,
+        min_isr: int,
+        write: Callable[[Event], None],
+        interval_s: float = 5.0,
+    ) -> None:
         super().__init__(name="soak-health", daemon=True)
         self._admin, self._topic, self._min_isr, self._write = admin, topic, min_isr, write
         self._interval_s = interval_s

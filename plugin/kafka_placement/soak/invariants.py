@@ -98,8 +98,11 @@ def duplicate_deliveries(consumed: Iterable[Consumed]) -> dict[str, int]:
 
 def misplaced_records(acks: Iterable[Ack]) -> list[Ack]:
     """Keyed records whose acknowledged partition is not the predicted one."""
-    return [ack for ack in acks
-            if ack.key is not None and ack.predicted is not None and ack.partition != ack.predicted]
+    return [
+        ack
+        for ack in acks
+        if ack.key is not None and ack.predicted is not None and ack.partition != ack.predicted
+    ]
 
 
 def missing_from_topic(acks: Iterable[Ack], found: Mapping[RecordId, tuple[int, int]]) -> list[Ack]:
@@ -166,7 +169,7 @@ def double_owners(
     for (group, partition), spans in sorted(held.items()):
         spans.sort()
         for i, (_start_a, end_a, member_a) in enumerate(spans):
-            for start_b, end_b, member_b in spans[i + 1:]:
+            for start_b, end_b, member_b in spans[i + 1 :]:
                 if start_b >= end_a:
                     break  # sorted by start: no later span overlaps this one
                 overlap_end = min(end_a, end_b)
@@ -202,8 +205,9 @@ def standby_consumption(
     for group_changes in changes.values():
         group_changes.sort(key=lambda life: life.t)
     common = list(disruptions)
-    disrupted_in = {group: sorted(common + list((group_disruptions or {}).get(group, ())))
-                    for group in priorities}
+    disrupted_in = {
+        group: sorted(common + list((group_disruptions or {}).get(group, ()))) for group in priorities
+    }
     found = []
     for record in sorted(consumed, key=lambda c: c.t):
         if record.group not in priorities:
@@ -236,7 +240,8 @@ def commits_beyond_consumed(committed: Iterable[Committed], consumed: Iterable[C
         key = (record.group, record.partition, record.offset)
         first_seen[key] = min(record.t, first_seen.get(key, math.inf))
     return [
-        commit for commit in committed
+        commit
+        for commit in committed
         if commit.offset > 0
         and first_seen.get((commit.group, commit.partition, commit.offset - 1), math.inf) > commit.t
     ]
@@ -268,16 +273,27 @@ def failover_times(faults: Iterable[Fault], ownerships: Sequence[Ownership]) -> 
     for fault in sorted(faults, key=lambda f: f.t):
         if fault.kind not in MEMBER_FAULTS:
             continue
-        victim = [own for own in ownerships if own.member == fault.target and own.acquired <= fault.t
-                  and (own.released is None or fault.t <= own.released)]
+        victim = [
+            own
+            for own in ownerships
+            if own.member == fault.target
+            and own.acquired <= fault.t
+            and (own.released is None or fault.t <= own.released)
+        ]
         partitions = tuple(sorted({p for own in victim for p in own.partitions}))
         if not partitions:
             continue
         group = victim[0].group
         worst = 0.0
         for partition in partitions:
-            taken = [own.acquired for own in ownerships if own.group == group and own not in victim
-                     and partition in own.partitions and own.acquired >= fault.t]
+            taken = [
+                own.acquired
+                for own in ownerships
+                if own.group == group
+                and own not in victim
+                and partition in own.partitions
+                and own.acquired >= fault.t
+            ]
             if not taken:
                 worst = math.nan
                 break
@@ -296,8 +312,9 @@ def percentile(values: Sequence[float], q: float) -> float | None:
     return ordered[max(0, math.ceil(q / 100 * len(ordered)) - 1)]
 
 
-def stalled_producers(acks: Iterable[Ack], start: float, end: float, stall_s: float,
-                      others_min: int) -> dict[str, float]:
+def stalled_producers(
+    acks: Iterable[Ack], start: float, end: float, stall_s: float, others_min: int
+) -> dict[str, float]:
     """Per producer whose longest time without an acknowledgement within ``[start, end]`` exceeds
     ``stall_s`` while the other producers got at least ``others_min`` acknowledgements in that time:
     that longest gap in seconds. A cluster that took no writes stalls everyone alike (not counted); a

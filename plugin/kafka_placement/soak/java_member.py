@@ -63,8 +63,9 @@ def class_path(kafka_version: str = KAFKA_VERSION) -> str:
     return os.pathsep.join(map(str, [*jars, assignor, member]))
 
 
-def member_properties(client: str, priority: int, connection: Mapping[str, str],
-                      session_timeout_ms: int) -> str:
+def member_properties(
+    client: str, priority: int, connection: Mapping[str, str], session_timeout_ms: int
+) -> str:
     """The ``.properties`` text of a Java member: the cluster's Java client settings (``connection``)
     and its failover settings; on the classic protocol also the session (the consumer protocol's is
     the broker's)."""
@@ -77,14 +78,30 @@ def member_properties(client: str, priority: int, connection: Mapping[str, str],
         return java_failover_properties(priority, base=base)
     if client != "java-classic":
         raise ValueError(f"not a Java member kind: {client!r} (one of {', '.join(JAVA_CLIENTS)})")
-    session = {"session.timeout.ms": str(session_timeout_ms),
-               "heartbeat.interval.ms": str(max(300, session_timeout_ms // 6))}
+    session = {
+        "session.timeout.ms": str(session_timeout_ms),
+        "heartbeat.interval.ms": str(max(300, session_timeout_ms // 6)),
+    }
     return properties_text({**base, **consumer_settings(priority), **session})
 
 
-def java_command(cp: str, properties: Path, group: str, name: str, topic: str, log: Path,
-                 session_timeout_ms: int) -> list[str]:
+def java_command(
+    cp: str, properties: Path, group: str, name: str, topic: str, log: Path, session_timeout_ms: int
+) -> list[str]:
     """The member's command line (``java`` from ``JAVA_HOME`` when set); a small heap: it only consumes."""
     java = str(Path(os.environ["JAVA_HOME"], "bin", "java")) if os.environ.get("JAVA_HOME") else "java"
-    return [java, "-Xmx192m", "-XX:+UseSerialGC", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-            "-cp", cp, MAIN_CLASS, str(properties), group, name, topic, str(log), str(session_timeout_ms)]
+    return [
+        java,
+        "-Xmx192m",
+        "-XX:+UseSerialGC",
+        "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+        "-cp",
+        cp,
+        MAIN_CLASS,
+        str(properties),
+        group,
+        name,
+        topic,
+        str(log),
+        str(session_timeout_ms),
+    ]

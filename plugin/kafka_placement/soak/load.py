@@ -62,9 +62,16 @@ def record_identity(value: bytes | None) -> tuple[str, int]:
 class ProducerThread(threading.Thread):
     """Sends ``rate`` records per second until :meth:`stop`; ``sent``/``acked``/``failed`` counted."""
 
-    def __init__(self, spec: ProducerSpec, topic: str, partitions: int, rate: float,
-                 connection: dict[str, Any], write: Callable[[Event], None],
-                 client_log: logging.Logger | None = None) -> None:
+    def __init__(
+        self,
+        spec: ProducerSpec,
+        topic: str,
+        partitions: int,
+        rate: float,
+        connection: dict[str, Any],
+        write: Callable[[Event], None],
+        client_log: logging.Logger | None = None,
+    ) -> None:
         super().__init__(name=f"soak-{spec.name}", daemon=True)
         self.spec, self.topic, self.partitions, self.rate = spec, topic, partitions, rate
         self.connection, self.write = connection, write
@@ -83,11 +90,21 @@ class ProducerThread(threading.Thread):
         value = json.dumps({"p": self.spec.name, "s": sequence, "pp": predicted}).encode()
         return key, value, predicted
 
-    def _ack(self, sequence: int, key: bytes | None, predicted: int | None, partition: int,
-             offset: int) -> None:
+    def _ack(
+        self, sequence: int, key: bytes | None, predicted: int | None, partition: int, offset: int
+    ) -> None:
         self.acked += 1
-        self.write(Ack(self.spec.name, sequence, key.decode() if key else None, predicted, partition, offset,
-                       time.time()))
+        self.write(
+            Ack(
+                self.spec.name,
+                sequence,
+                key.decode() if key else None,
+                predicted,
+                partition,
+                offset,
+                time.time(),
+            )
+        )
 
     def run(self) -> None:  # pragma: no cover - live (integration tests)
         if self.spec.client == "kafka-python":
@@ -119,17 +136,28 @@ class ProducerThread(threading.Thread):
         )
         from kafka_placement.clients.kafka_python.producer import KafkaProducer
 
-        partitioner = (JavaDefaultPartitioner() if self.spec.scheme == "murmur2_random"
-                       else SchemePartitioner(self.spec.scheme))
-        producer = KafkaProducer(**self.connection, acks="all", enable_idempotence=True, linger_ms=5,
-                                 partitioner=partitioner, request_timeout_ms=15000, retries=2**31 - 1,
-                                 delivery_timeout_ms=120000)
+        partitioner = (
+            JavaDefaultPartitioner()
+            if self.spec.scheme == "murmur2_random"
+            else SchemePartitioner(self.spec.scheme)
+        )
+        producer = KafkaProducer(
+            **self.connection,
+            acks="all",
+            enable_idempotence=True,
+            linger_ms=5,
+            partitioner=partitioner,
+            request_timeout_ms=15000,
+            retries=2**31 - 1,
+            delivery_timeout_ms=120000,
+        )
         for sequence in self._paced():
             key, value, predicted = self._record(sequence)
             future = producer.send(self.topic, value=value, key=key)
             self.sent += 1
-            future.add_callback(lambda md, s=sequence, k=key, p=predicted: self._ack(s, k, p, md.partition,
-                                                                                   md.offset))
+            future.add_callback(
+                lambda md, s=sequence, k=key, p=predicted: self._ack(s, k, p, md.partition, md.offset)
+            )
             future.add_errback(lambda _exc: self._failed())
         try:
             producer.flush(timeout=FLUSH_S)
@@ -159,16 +187,22 @@ class ProducerThread(threading.Thread):
         # debug "eos": librdkafka's idempotence decisions in librdkafka.log — among them DUPSEQ, a batch
         # acknowledged without an offset (the broker said its sequence was already written); session 16's
         # 30-minute run had two such records missing from the topic
-        config = {**self.connection, "acks": "all", "enable.idempotence": True, "linger.ms": 5,
-                  "debug": "eos"}
+        config = {
+            **self.connection,
+            "acks": "all",
+            "enable.idempotence": True,
+            "linger.ms": 5,
+            "debug": "eos",
+        }
         if self.client_log is not None:
             config["logger"] = self.client_log
         producer = Producer(config, partitioner=self.spec.scheme, native=self.spec.native)
         for sequence in self._paced():
             key, value, predicted = self._record(sequence)
 
-            def delivered(err: Any, msg: Any, s: int = sequence, k: bytes | None = key,
-                          p: int | None = predicted) -> None:
+            def delivered(
+                err: Any, msg: Any, s: int = sequence, k: bytes | None = key, p: int | None = predicted
+            ) -> None:
                 if err is None:
                     self._ack(s, k, p, msg.partition(), msg.offset())
                 else:
@@ -189,8 +223,9 @@ class ProducerThread(threading.Thread):
         from kafka_placement.clients.aiokafka.producer import AIOKafkaProducer
 
         settings = {**self.connection, "request_timeout_ms": 120000}
-        producer = AIOKafkaProducer(**settings, acks="all", enable_idempotence=True, linger_ms=5,
-                                    partitioner=PlacementPartitioner())
+        producer = AIOKafkaProducer(
+            **settings, acks="all", enable_idempotence=True, linger_ms=5, partitioner=PlacementPartitioner()
+        )
         await producer.start()
         pending: set[asyncio.Future[Any]] = set()
 

@@ -60,9 +60,16 @@ class LogTail:
         (:func:`latest_ownerships`)."""
         self.poll()
         logs = self.logs
-        return SoakLogs(acks=logs.acks, ownerships=latest_ownerships(logs.ownerships), consumed=logs.consumed,
-                        committed=logs.committed, lives=logs.lives, faults=logs.faults, healths=logs.healths,
-                        sessions_lost=logs.sessions_lost)
+        return SoakLogs(
+            acks=logs.acks,
+            ownerships=latest_ownerships(logs.ownerships),
+            consumed=logs.consumed,
+            committed=logs.committed,
+            lives=logs.lives,
+            faults=logs.faults,
+            healths=logs.healths,
+            sessions_lost=logs.sessions_lost,
+        )
 
 
 def latest_ownerships(ownerships: list[Ownership]) -> list[Ownership]:

@@ -99,8 +99,11 @@ def main(config_path: str) -> int:  # pragma: no cover - runs in a child process
             log.write(dump_event(event) + "\n")
 
     closing = watch_stdin()
-    run = {"kafka-python": run_kafka_python, "confluent": run_confluent,
-           "confluent-consumer": run_confluent_consumer_protocol}[config["client"]]
+    run = {
+        "kafka-python": run_kafka_python,
+        "confluent": run_confluent,
+        "confluent-consumer": run_confluent_consumer_protocol,
+    }[config["client"]]
     run(config, write, closing)
     log.close()
     return 0
@@ -141,13 +144,19 @@ def run_kafka_python(
 
     timeout_ms = int(config["session_timeout_ms"])
     consumer = KafkaConsumer(
-        **config["connection"], group_id=group, client_id=name,
+        **config["connection"],
+        group_id=group,
+        client_id=name,
         partition_assignment_strategy=[FailoverAssignor(priority=int(config["priority"]))],
-        session_timeout_ms=timeout_ms, heartbeat_interval_ms=max(300, timeout_ms // 6),
-        request_timeout_ms=10000, auto_offset_reset="earliest", enable_auto_commit=False,
+        session_timeout_ms=timeout_ms,
+        heartbeat_interval_ms=max(300, timeout_ms // 6),
+        request_timeout_ms=10000,
+        auto_offset_reset="earliest",
+        enable_auto_commit=False,
     )
-    watch_membership(consumer._coordinator, lambda since: write(SessionLost(group, name, since, time.time())),
-                     closing)
+    watch_membership(
+        consumer._coordinator, lambda since: write(SessionLost(group, name, since, time.time())), closing
+    )
     consumer.subscribe([config["topic"]], listener=Listener())
     while not closing.is_set():
         try:
@@ -170,8 +179,13 @@ def run_kafka_python(
     consumer.close()
 
 
-def confluent_commit(consumer: Any, refused: tuple[type[BaseException], ...], write: Callable[[Event], None],
-                     group: str, name: str) -> None:
+def confluent_commit(
+    consumer: Any,
+    refused: tuple[type[BaseException], ...],
+    write: Callable[[Event], None],
+    group: str,
+    name: str,
+) -> None:
     """A synchronous commit of a confluent-kafka consumer, each accepted offset logged; ``refused``: the
     errors of a refused commit (fenced, or nothing to commit), which log nothing."""
     try:
@@ -194,13 +208,20 @@ def run_confluent(config: dict[str, Any], write: Callable[[Event], None], closin
     group, name = config["group"], config["name"]
     owned = OwnershipLog(write, group, name)
     cooperative = config["strategy"] == "cooperative-sticky"
-    assignor: Any = ("cooperative-sticky" if cooperative
-                     else FailoverAssignor(priority=int(config["priority"])))
+    assignor: Any = (
+        "cooperative-sticky" if cooperative else FailoverAssignor(priority=int(config["priority"]))
+    )
     timeout_ms = int(config["session_timeout_ms"])
     consumer = Consumer(
-        {**config["connection"], "group.id": group, "client.id": name, "enable.auto.commit": False,
-         "auto.offset.reset": "earliest", "session.timeout.ms": timeout_ms,
-         "heartbeat.interval.ms": max(300, timeout_ms // 6)},
+        {
+            **config["connection"],
+            "group.id": group,
+            "client.id": name,
+            "enable.auto.commit": False,
+            "auto.offset.reset": "earliest",
+            "session.timeout.ms": timeout_ms,
+            "heartbeat.interval.ms": max(300, timeout_ms // 6),
+        },
         assignor=assignor,
     )
 
@@ -219,15 +240,17 @@ def run_confluent(config: dict[str, Any], write: Callable[[Event], None], closin
         owned.set(owned.owned - {tp.partition for tp in partitions})
 
     # our Consumer keeps its membership in kafka-python's coordinator (librdkafka only fetches)
-    watch_membership(consumer._coordinator, lambda since: write(SessionLost(group, name, since, time.time())),
-                     closing)
+    watch_membership(
+        consumer._coordinator, lambda since: write(SessionLost(group, name, since, time.time())), closing
+    )
     consumer.subscribe([config["topic"]], on_assign=on_assign, on_revoke=on_revoke, on_lost=on_lost)
     consume_confluent(consumer, commit, write, group, name, closing)
     owned.set(())
 
 
-def run_confluent_consumer_protocol(config: dict[str, Any], write: Callable[[Event], None],
-                                    closing: threading.Event) -> None:
+def run_confluent_consumer_protocol(
+    config: dict[str, Any], write: Callable[[Event], None], closing: threading.Event
+) -> None:
     """A failover member on the consumer protocol (KIP-848): settings from
     :func:`~kafka_placement.clients.consumer_protocol.confluent_failover_config` (our ``Consumer`` then is
     librdkafka's own). Its assignments arrive incrementally; the broker decides the session (no
@@ -241,8 +264,13 @@ def run_confluent_consumer_protocol(config: dict[str, Any], write: Callable[[Eve
     group, name = config["group"], config["name"]
     owned = OwnershipLog(write, group, name)
     session_s = int(config["session_timeout_ms"]) / 1000
-    base = {**config["connection"], "group.id": group, "client.id": name, "enable.auto.commit": False,
-            "auto.offset.reset": "earliest"}
+    base = {
+        **config["connection"],
+        "group.id": group,
+        "client.id": name,
+        "enable.auto.commit": False,
+        "auto.offset.reset": "earliest",
+    }
     consumer = Consumer(confluent_failover_config(int(config["priority"]), base=base))
 
     def commit() -> None:
@@ -265,8 +293,14 @@ def run_confluent_consumer_protocol(config: dict[str, Any], write: Callable[[Eve
     owned.set(())
 
 
-def consume_confluent(consumer: Any, commit: Callable[[], None], write: Callable[[Event], None], group: str,
-                      name: str, closing: threading.Event) -> None:
+def consume_confluent(
+    consumer: Any,
+    commit: Callable[[], None],
+    write: Callable[[Event], None],
+    group: str,
+    name: str,
+    closing: threading.Event,
+) -> None:
     """A confluent member's loop, either protocol: log every record consumed (stamped when its batch
     arrived), commit after each batch that had one, and once more before the close."""
     while not closing.is_set():

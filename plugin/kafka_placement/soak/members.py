@@ -27,8 +27,15 @@ from typing import Any
 from kafka_placement.soak.events import Event, Life
 from kafka_placement.soak.java_member import JAVA_CLIENTS, java_command, member_properties
 
-__all__ = ["FAILOVER_GROUPS", "FULL_GROUPS", "GROUPS", "Groups", "Members", "active_members",
-           "failover_groups"]
+__all__ = [
+    "FAILOVER_GROUPS",
+    "FULL_GROUPS",
+    "GROUPS",
+    "Groups",
+    "Members",
+    "active_members",
+    "failover_groups",
+]
 
 Groups = dict[str, list[tuple[str, str, str, int]]]
 
@@ -38,13 +45,18 @@ Groups = dict[str, list[tuple[str, str, str, int]]]
 GROUPS: Groups = {
     "fo-kp": [("kp-high", "kafka-python", "failover", 30), ("kp-low", "kafka-python", "failover", 10)],
     "fo-cf": [("cf-high", "confluent", "failover", 30), ("cf-low", "confluent", "failover", 10)],
-    "coop": [("coop-a", "confluent", "cooperative-sticky", 0),
-             ("coop-b", "confluent", "cooperative-sticky", 0)],
+    "coop": [
+        ("coop-a", "confluent", "cooperative-sticky", 0),
+        ("coop-b", "confluent", "cooperative-sticky", 0),
+    ],
 }
 FULL_GROUPS: Groups = {
     **GROUPS,
-    "fo-cp": [("cp-high", "confluent-consumer", "failover", 30), ("cp-java", "java-consumer", "failover", 20),
-              ("cp-low", "confluent-consumer", "failover", 10)],
+    "fo-cp": [
+        ("cp-high", "confluent-consumer", "failover", 30),
+        ("cp-java", "java-consumer", "failover", 20),
+        ("cp-low", "confluent-consumer", "failover", 10),
+    ],
     "fo-java": [("jv-high", "java-classic", "failover", 30), ("jv-low", "kafka-python", "failover", 10)],
 }
 FAILOVER_GROUPS = ("fo-kp", "fo-cf")
@@ -52,8 +64,9 @@ FAILOVER_GROUPS = ("fo-kp", "fo-cf")
 
 def failover_groups(groups: Groups = GROUPS) -> list[str]:
     """The groups whose members run a failover assignor (client side or the broker's)."""
-    return [g for g, members in groups.items()
-            if all(strategy == "failover" for _n, _c, strategy, _p in members)]
+    return [
+        g for g, members in groups.items() if all(strategy == "failover" for _n, _c, strategy, _p in members)
+    ]
 
 
 def active_members(groups: Groups = GROUPS) -> list[str]:
@@ -66,9 +79,17 @@ def active_members(groups: Groups = GROUPS) -> list[str]:
 class Members:
     """The member processes (by name): spawn, kill, pause, resume, close; each logged as :class:`Life`."""
 
-    def __init__(self, workdir: Path, topic: str, connection: dict[str, dict[str, Any]], session_ms: int,
-                 prefix: str, write: Callable[[Event], None], groups: Groups = GROUPS,
-                 java_class_path: str | None = None) -> None:
+    def __init__(
+        self,
+        workdir: Path,
+        topic: str,
+        connection: dict[str, dict[str, Any]],
+        session_ms: int,
+        prefix: str,
+        write: Callable[[Event], None],
+        groups: Groups = GROUPS,
+        java_class_path: str | None = None,
+    ) -> None:
         self.workdir, self.topic, self.connection, self.session_ms = workdir, topic, connection, session_ms
         self.prefix, self.write = prefix, write
         self.procs: dict[str, subprocess.Popen[str]] = {}
@@ -79,8 +100,11 @@ class Members:
         self._lock = threading.Lock()
         self.groups = groups
         self.java_class_path = java_class_path  # needed only when a group has a Java member
-        self.specs = {name: (group, client, strategy, prio)
-                      for group, members in groups.items() for name, client, strategy, prio in members}
+        self.specs = {
+            name: (group, client, strategy, prio)
+            for group, members in groups.items()
+            for name, client, strategy, prio in members
+        }
 
     def group_id(self, group: str) -> str:
         return f"{self.prefix}-{group}"
@@ -99,11 +123,26 @@ class Members:
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             with os.fdopen(fd, "w", encoding="latin-1") as f:
                 f.write(text)
-            return java_command(self.java_class_path, path, self.group_id(group), name, self.topic,
-                                self.log_path(name), self.session_ms)
-        config = {"client": client, "strategy": strategy, "priority": priority, "group": self.group_id(group),
-                  "name": name, "topic": self.topic, "session_timeout_ms": self.session_ms,
-                  "connection": self.connection[client], "log": str(self.log_path(name))}
+            return java_command(
+                self.java_class_path,
+                path,
+                self.group_id(group),
+                name,
+                self.topic,
+                self.log_path(name),
+                self.session_ms,
+            )
+        config = {
+            "client": client,
+            "strategy": strategy,
+            "priority": priority,
+            "group": self.group_id(group),
+            "name": name,
+            "topic": self.topic,
+            "session_timeout_ms": self.session_ms,
+            "connection": self.connection[client],
+            "log": str(self.log_path(name)),
+        }
         path = self.workdir / f"member-{name}.json"
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # holds the connection secrets
         with os.fdopen(fd, "w") as f:
@@ -122,7 +161,10 @@ class Members:
         stderr = open(self.workdir / f"member-{name}.stderr", "a")  # noqa: SIM115 - the child owns it
         self.procs[name] = subprocess.Popen(
             command,
-            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=stderr, text=True,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+            text=True,
             env={**os.environ, "PYTHONUNBUFFERED": "1"},
         )
         stderr.close()

@@ -44,8 +44,9 @@ def run_iptables(argv: Sequence[str]) -> subprocess.CompletedProcess[str]:
 class NetworkPartitions:
     """Cut a broker off with iptables and heal it; see the module doc for the guarantees."""
 
-    def __init__(self, run: Runner = run_iptables, pid: int | None = None,
-                 proc_root: Path = Path("/proc")) -> None:
+    def __init__(
+        self, run: Runner = run_iptables, pid: int | None = None, proc_root: Path = Path("/proc")
+    ) -> None:
         self._run, self._proc_root = run, proc_root
         self._pid = pid if pid is not None else os.getpid()
         self.tag = rule_tag(self._pid)

@@ -38,8 +38,12 @@ APPLY_TIMEOUT_S = 900.0
 #: many times in all, this far apart. A cluster that stopped answering mid-way ("no broker answered") is
 #: retried too: resubmitting the same plan is what Kafka's tool documents for changing its throttle.
 APPLY_ATTEMPTS, APPLY_RETRY_S = 6, 20.0
-NOT_SUBMITTED = ("nothing was submitted", "error: cannot connect to ", "error: Unknown broker id ",
-                 ": no broker answered within ")
+NOT_SUBMITTED = (
+    "nothing was submitted",
+    "error: cannot connect to ",
+    "error: Unknown broker id ",
+    ": no broker answered within ",
+)
 #: How long the copies may take to become whole after the load (a broker restarted late catches up).
 COPIES_TIMEOUT_S = 120.0
 
@@ -65,10 +69,12 @@ class ThrottledReassignment:
         return self.workdir / "reassignment-plan.json"
 
     def start(self, delay_s: float) -> None:
-        self.outcome.update({"topic": self.topic, "drained_broker": self.broker, "throttle": THROTTLE,
-                             "completed": False})
-        self._thread = threading.Thread(target=self._run, args=(delay_s,), name="soak-reassignment",
-                                        daemon=True)
+        self.outcome.update(
+            {"topic": self.topic, "drained_broker": self.broker, "throttle": THROTTLE, "completed": False}
+        )
+        self._thread = threading.Thread(
+            target=self._run, args=(delay_s,), name="soak-reassignment", daemon=True
+        )
         self._thread.start()
 
     def join(self, timeout_s: float) -> None:
@@ -76,7 +82,8 @@ class ThrottledReassignment:
             self._thread.join(timeout_s)
             if self._thread.is_alive():
                 self.outcome.setdefault(
-                    "error", f"reassign apply still running {timeout_s:.0f}s after the load ended")
+                    "error", f"reassign apply still running {timeout_s:.0f}s after the load ended"
+                )
 
     def stop(self) -> None:
         """End the command under way (a run aborted by an error)."""
@@ -88,10 +95,20 @@ class ThrottledReassignment:
     def _cli(self, *argv: str, timeout_s: float) -> subprocess.CompletedProcess[str]:
         if self._stopped:
             raise OSError("the soak run was stopped")
-        command = [sys.executable, "-m", "kafka_placement.cli", "reassign", *argv,
-                   "--bootstrap-server", self.bootstrap, "--command-config", str(self.command_config)]
-        with subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True) as proc:
+        command = [
+            sys.executable,
+            "-m",
+            "kafka_placement.cli",
+            "reassign",
+            *argv,
+            "--bootstrap-server",
+            self.bootstrap,
+            "--command-config",
+            str(self.command_config),
+        ]
+        with subprocess.Popen(
+            command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        ) as proc:
             self._proc = proc
             try:
                 out, err = proc.communicate(timeout=timeout_s)
@@ -103,8 +120,14 @@ class ThrottledReassignment:
                 self._proc = None
         return subprocess.CompletedProcess(command, proc.returncode, out, err)
 
-    def _until_done(self, argv: tuple[str, ...], attempts: int, pause_s: float, timeout_s: float,
-                    again: Callable[[subprocess.CompletedProcess[str]], bool]) -> bool:
+    def _until_done(
+        self,
+        argv: tuple[str, ...],
+        attempts: int,
+        pause_s: float,
+        timeout_s: float,
+        again: Callable[[subprocess.CompletedProcess[str]], bool],
+    ) -> bool:
         """Run ``reassign *argv`` until it exits 0, at most ``attempts`` times, ``pause_s`` apart, while
         ``again(result)`` says the failure is one to retry; the last failure is the outcome's ``error``."""
         for attempt in range(1, attempts + 1):
@@ -128,22 +151,48 @@ class ThrottledReassignment:
             self.outcome["started_t"] = round(time.time(), 3)
             self.note(f"reassignment: planning the drain of broker {self.broker}")
             # any failed plan (a broker down for a fault) is planned again after it
-            if not self._until_done(("plan", "--topic", self.topic, "--remove-brokers", str(self.broker),
-                                     "--output", str(plan),
-                                     "--rollback", str(self.workdir / "reassignment-rollback.json")),
-                                    PLAN_ATTEMPTS, PLAN_RETRY_S, PLAN_TIMEOUT_S, again=lambda _r: True):
+            if not self._until_done(
+                (
+                    "plan",
+                    "--topic",
+                    self.topic,
+                    "--remove-brokers",
+                    str(self.broker),
+                    "--output",
+                    str(plan),
+                    "--rollback",
+                    str(self.workdir / "reassignment-rollback.json"),
+                ),
+                PLAN_ATTEMPTS,
+                PLAN_RETRY_S,
+                PLAN_TIMEOUT_S,
+                again=lambda _r: True,
+            ):
                 return
             moves = json.loads(plan.read_text())["partitions"]
             self.outcome["target"] = {str(m["partition"]): list(m["replicas"]) for m in moves}
             self.outcome["partitions_moved"] = len(moves)
-            self.note(f"reassignment: moving {len(moves)} partitions off broker {self.broker}, "
-                      f"throttled to {THROTTLE}/s")
+            self.note(
+                f"reassignment: moving {len(moves)} partitions off broker {self.broker}, "
+                f"throttled to {THROTTLE}/s"
+            )
             # a broker of the plan down for a fault (its throttle not set, or not in the metadata), or no
             # broker answering the connection: nothing was submitted, so the operator runs it again later
-            if not self._until_done(("apply", "--plan", str(plan), "--throttle", THROTTLE,
-                                     "--timeout", str(int(APPLY_TIMEOUT_S))),
-                                    APPLY_ATTEMPTS, APPLY_RETRY_S, APPLY_TIMEOUT_S + 120.0,
-                                    again=lambda r: any(t in r.stderr for t in NOT_SUBMITTED)):
+            if not self._until_done(
+                (
+                    "apply",
+                    "--plan",
+                    str(plan),
+                    "--throttle",
+                    THROTTLE,
+                    "--timeout",
+                    str(int(APPLY_TIMEOUT_S)),
+                ),
+                APPLY_ATTEMPTS,
+                APPLY_RETRY_S,
+                APPLY_TIMEOUT_S + 120.0,
+                again=lambda r: any(t in r.stderr for t in NOT_SUBMITTED),
+            ):
                 return
             self.outcome["completed"] = True
             self.outcome["completed_t"] = round(time.time(), 3)
@@ -179,9 +228,11 @@ class ThrottledReassignment:
         def left() -> list[str]:
             brokers = [b.id for b in kp.retrying(admin, lambda: kp_admin.brokers(admin))]
             found = kp.throttles(admin, brokers, [self.topic])
-            return ([f"broker {b}: {sorted(c)}" for b, c in sorted(found.brokers.items())]
-                    + [f"topic {t}: {sorted(c)}" for t, c in sorted(found.topics.items())]
-                    + [f"broker {b}: unreachable" for b in found.unreachable])
+            return (
+                [f"broker {b}: {sorted(c)}" for b, c in sorted(found.brokers.items())]
+                + [f"topic {t}: {sorted(c)}" for t, c in sorted(found.topics.items())]
+                + [f"broker {b}: unreachable" for b in found.unreachable]
+            )
 
         remaining: list[str] = []
         try:
@@ -195,8 +246,9 @@ class ThrottledReassignment:
         return remaining
 
 
-def _copy_problems(admin: Any, topic: str, target: dict[str, list[int]],
-                   replica_dirs: Callable[[Any, list[str]], Any]) -> list[str]:
+def _copy_problems(
+    admin: Any, topic: str, target: dict[str, list[int]], replica_dirs: Callable[[Any, list[str]], Any]
+) -> list[str]:
     from kafka_placement.clients.kafka_python.admin import snapshot
 
     try:
@@ -216,8 +268,10 @@ def _copy_problems(admin: Any, topic: str, target: dict[str, list[int]],
             continue
         short = [b for b in replicas if sizes.get((partition, b)) != sizes[(partition, leader)]]
         if short:
-            problems.append(f"partition {partition}: replicas {short} differ from leader {leader}'s "
-                            f"{sizes[(partition, leader)]} bytes")
+            problems.append(
+                f"partition {partition}: replicas {short} differ from leader {leader}'s "
+                f"{sizes[(partition, leader)]} bytes"
+            )
     return problems
 
 

@@ -25,8 +25,14 @@ from dataclasses import dataclass
 
 from kafka_placement.errors import InvalidArgumentError
 
-__all__ = ["TAG_PREFIX", "PartitionRules", "cgroup_v2_path", "partition_rules", "rule_tag",
-           "tagged_rule_deletions"]
+__all__ = [
+    "TAG_PREFIX",
+    "PartitionRules",
+    "cgroup_v2_path",
+    "partition_rules",
+    "rule_tag",
+    "tagged_rule_deletions",
+]
 
 TAG_PREFIX = "kafka-placement-soak/"
 IPTABLES = ("iptables", "-w")
@@ -61,7 +67,7 @@ def partition_rules(ports: Sequence[int], cgroup_path: str | None, tag: str) -> 
     for port in ports:
         if not 1 <= port <= 65535:
             raise InvalidArgumentError(f"port {port} out of range [1, 65535]")
-    if not tag.startswith(TAG_PREFIX) or not tag[len(TAG_PREFIX):].isdigit():
+    if not tag.startswith(TAG_PREFIX) or not tag[len(TAG_PREFIX) :].isdigit():
         raise InvalidArgumentError(f"tag {tag!r} is not {TAG_PREFIX}<pid>")
     specs: list[tuple[str, ...]] = [
         ("INPUT", "-i", "lo", "-d", LOOPBACK_NET, "-p", "tcp", "--dport", str(port))
@@ -107,7 +113,7 @@ def tagged_rule_deletions(listing: str, remove: Callable[[int], bool]) -> list[t
         tags = [words[i + 1] for i, word in enumerate(words[:-1]) if word == "--comment"]
         if len(tags) != 1 or not tags[0].startswith(TAG_PREFIX):
             continue
-        pid = tags[0][len(TAG_PREFIX):]
+        pid = tags[0][len(TAG_PREFIX) :]
         if pid.isdigit() and remove(int(pid)):
             out.append((*IPTABLES, "-D", *words[1:]))
     return out

@@ -71,8 +71,9 @@ class PollAnomaly:
     skipped_count: int = 0
 
 
-def _placements(acks: Iterable[Ack], consumed: Iterable[Consumed],
-                readback: Placed | None) -> Iterable[tuple[int, int, RecordId]]:
+def _placements(
+    acks: Iterable[Ack], consumed: Iterable[Consumed], readback: Placed | None
+) -> Iterable[tuple[int, int, RecordId]]:
     """(partition, offset, record) from every source that names one: the producers' acknowledgements
     (an acknowledgement without an offset names none), the members' reads and the topic read back."""
     for ack in acks:
@@ -91,12 +92,16 @@ def inconsistent_offsets(
     at: dict[tuple[int, int], set[RecordId]] = defaultdict(set)
     for partition, offset, record in _placements(acks, consumed, readback):
         at[(partition, offset)].add(record)
-    return [InconsistentOffset(partition, offset, tuple(sorted(records)))
-            for (partition, offset), records in sorted(at.items()) if len(records) > 1]
+    return [
+        InconsistentOffset(partition, offset, tuple(sorted(records)))
+        for (partition, offset), records in sorted(at.items())
+        if len(records) > 1
+    ]
 
 
-def log_offsets(acks: Iterable[Ack], consumed: Iterable[Consumed],
-                readback: Placed | None = None) -> dict[int, list[int]]:
+def log_offsets(
+    acks: Iterable[Ack], consumed: Iterable[Consumed], readback: Placed | None = None
+) -> dict[int, list[int]]:
     """Per partition, the sorted offsets known to hold a record."""
     known: dict[int, set[int]] = defaultdict(set)
     for partition, offset, _record in _placements(acks, consumed, readback):
@@ -132,8 +137,9 @@ def _period_of(periods: Sequence[tuple[float, float]], starts: Sequence[float], 
     return 2 * i + 1
 
 
-def poll_anomalies(consumed: Iterable[Consumed], ownerships: Iterable[Ownership],
-                   offsets: Mapping[int, Sequence[int]]) -> list[PollAnomaly]:
+def poll_anomalies(
+    consumed: Iterable[Consumed], ownerships: Iterable[Ownership], offsets: Mapping[int, Sequence[int]]
+) -> list[PollAnomaly]:
     """Jepsen's nonmonotonic polls and poll skips (module docstring). ``consumed`` must list each
     member's reads in the order it made them (the order of its own log); ``offsets`` is
     :func:`log_offsets`. A read that no period of its member holds (none in a correct run) is compared
@@ -152,15 +158,33 @@ def poll_anomalies(consumed: Iterable[Consumed], ownerships: Iterable[Ownership]
         before, highest = last[slot]
         last[slot] = (record.offset, max(highest, record.offset))
         if record.offset <= before:
-            found.append(PollAnomaly("nonmonotonic", record.group, record.member, record.partition,
-                                     (before, record.offset), record.t))
+            found.append(
+                PollAnomaly(
+                    "nonmonotonic",
+                    record.group,
+                    record.member,
+                    record.partition,
+                    (before, record.offset),
+                    record.t,
+                )
+            )
             continue
         # offsets this period read already (up to its highest) were not missed: after going back, the
         # way forward again is no skip (the step back is reported once, as nonmonotonic)
         known = offsets.get(record.partition, ())
         lo, hi = bisect.bisect_right(known, max(before, highest)), bisect.bisect_left(known, record.offset)
         if hi > lo:
-            skipped = tuple(known[lo:min(hi, lo + 20)])
-            found.append(PollAnomaly("skip", record.group, record.member, record.partition,
-                                     (before, record.offset), record.t, skipped, hi - lo))
+            skipped = tuple(known[lo : min(hi, lo + 20)])
+            found.append(
+                PollAnomaly(
+                    "skip",
+                    record.group,
+                    record.member,
+                    record.partition,
+                    (before, record.offset),
+                    record.t,
+                    skipped,
+                    hi - lo,
+                )
+            )
     return found

@@ -60,12 +60,19 @@ class BrokerRoles:
 def roles_in(snapshot: Any, broker: int, topic: str, groups: Iterable[str]) -> BrokerRoles:
     """``broker``'s roles in a :class:`~kafka_placement.replicas.placement_audit.ClusterSnapshot` of
     ``topic`` and ``__consumer_offsets`` (a group's coordinator is the leader of its offsets partition)."""
-    leads = tuple(sorted(tp.partition for tp, state in snapshot.partitions.items()
-                         if tp.topic == topic and state.leader == broker))
-    offsets = {tp.partition: state.leader for tp, state in snapshot.partitions.items()
-               if tp.topic == OFFSETS_TOPIC}
-    coordinates = tuple(sorted(g for g in groups
-                               if offsets and offsets.get(coordinator_partition(g, len(offsets))) == broker))
+    leads = tuple(
+        sorted(
+            tp.partition
+            for tp, state in snapshot.partitions.items()
+            if tp.topic == topic and state.leader == broker
+        )
+    )
+    offsets = {
+        tp.partition: state.leader for tp, state in snapshot.partitions.items() if tp.topic == OFFSETS_TOPIC
+    }
+    coordinates = tuple(
+        sorted(g for g in groups if offsets and offsets.get(coordinator_partition(g, len(offsets))) == broker)
+    )
     return BrokerRoles(leads, coordinates)
 
 
@@ -88,9 +95,9 @@ def coordinator_of(adm: Any, group: str) -> int | None:
         snap = snapshot(adm, [OFFSETS_TOPIC], retry_s=0.0)
     except Exception:  # kafka-python's errors, a cluster under faults
         return None
-    offsets = {tp.partition: state.leader for tp, state in snap.partitions.items()
-               if tp.topic == OFFSETS_TOPIC}
+    offsets = {
+        tp.partition: state.leader for tp, state in snap.partitions.items() if tp.topic == OFFSETS_TOPIC
+    }
     if not offsets:
         return None
     return offsets.get(coordinator_partition(group, len(offsets)))
-

@@ -16,14 +16,16 @@ from kafka_placement.soak.load import record_identity
 __all__ = ["committed_offsets", "read_topic"]
 
 
-def read_topic(settings: dict[str, Any], topic: str, partitions: int,
-               timeout_s: float) -> tuple[dict[RecordId, tuple[int, int]], dict[int, int], bool]:
+def read_topic(
+    settings: dict[str, Any], topic: str, partitions: int, timeout_s: float
+) -> tuple[dict[RecordId, tuple[int, int]], dict[int, int], bool]:
     """Every record of ``topic`` as (producer, sequence) → (partition, offset), the high watermarks, and
     whether the read reached every high watermark within ``timeout_s``."""
     from kafka import KafkaConsumer, TopicPartition
 
-    consumer = KafkaConsumer(**settings, group_id=None, enable_auto_commit=False, request_timeout_ms=30000,
-                             max_poll_records=5000)
+    consumer = KafkaConsumer(
+        **settings, group_id=None, enable_auto_commit=False, request_timeout_ms=30000, max_poll_records=5000
+    )
     try:
         tps = [TopicPartition(topic, p) for p in range(partitions)]
         consumer.assign(tps)
@@ -50,6 +52,9 @@ def committed_offsets(admin: Any, topic: str, groups: Iterable[str]) -> dict[str
     for group in groups:
         # after the soak's broker kills the group's coordinator has often moved
         offsets = fetch_group_offsets(admin, [group]).get(group) or {}  # group → {tp: meta}
-        out[group] = {tp.partition: meta.offset for tp, meta in offsets.items()
-                      if tp.topic == topic and meta.offset >= 0}
+        out[group] = {
+            tp.partition: meta.offset
+            for tp, meta in offsets.items()
+            if tp.topic == topic and meta.offset >= 0
+        }
     return out

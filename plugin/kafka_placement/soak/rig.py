@@ -90,10 +90,22 @@ class Rig:
             self.cluster.start_broker(broker, timeout_s=RESTART_TIMEOUT_S)
 
 
-def open_rig(cluster: Any, workdir: Path, *, topic: str, prefix: str, partitions: int,
-             session_timeout_ms: int, rate: float, faults: tuple[PlannedFault, ...], drained_broker: int,
-             note: Callable[[str], None], cleanup: ExitStack, groups: Groups = GROUPS,
-             producers: tuple[ProducerSpec, ...] = PRODUCERS) -> Rig:
+def open_rig(
+    cluster: Any,
+    workdir: Path,
+    *,
+    topic: str,
+    prefix: str,
+    partitions: int,
+    session_timeout_ms: int,
+    rate: float,
+    faults: tuple[PlannedFault, ...],
+    drained_broker: int,
+    note: Callable[[str], None],
+    cleanup: ExitStack,
+    groups: Groups = GROUPS,
+    producers: tuple[ProducerSpec, ...] = PRODUCERS,
+) -> Rig:
     """Open what the run needs (module docstring); ``cleanup`` closes the log, the admin client and the
     client log handlers after :meth:`Rig.shut_down` (the caller's ``finally``), which still logs. Java
     members' jars are built first (:class:`~kafka_placement.soak.java_member.JavaMemberUnavailable`
@@ -125,29 +137,56 @@ def open_rig(cluster: Any, workdir: Path, *, topic: str, prefix: str, partitions
     properties = cluster.write_client_config(workdir / "client.properties")
     # each member kind's settings (``client`` of the groups' table), the producers' by their client
     connection: dict[str, dict[str, Any]] = {
-        "kafka-python": kp, "confluent": cluster.librdkafka_settings(),
+        "kafka-python": kp,
+        "confluent": cluster.librdkafka_settings(),
         "confluent-consumer": cluster.librdkafka_settings(),
-        "java-consumer": cluster.client_settings(), "java-classic": cluster.client_settings(),
+        "java-consumer": cluster.client_settings(),
+        "java-classic": cluster.client_settings(),
     }
     if any(spec.client == "aiokafka" for spec in producers):  # its TLS is an ssl.SSLContext, made here
         settings = connection_settings(cluster.bootstrap_servers, command_config=str(properties))
         connection["aiokafka"] = settings.aiokafka()
     members = Members(workdir, topic, connection, session_timeout_ms, prefix, write, groups, java_cp)
     librdkafka = cleanup.enter_context(client_log(workdir))
-    threads = [ProducerThread(spec, topic, partitions, rate, connection[spec.client], write, librdkafka)
-               for spec in producers]
+    threads = [
+        ProducerThread(spec, topic, partitions, rate, connection[spec.client], write, librdkafka)
+        for spec in producers
+    ]
     restarts = Restarts(cluster, write)
-    operation = ThrottledReassignment(workdir, cluster.bootstrap_servers, properties, topic, drained_broker,
-                                      note=note)
+    operation = ThrottledReassignment(
+        workdir, cluster.bootstrap_servers, properties, topic, drained_broker, note=note
+    )
     network, unavailable = _network(any(f.kind == "broker-partition" for f in faults))
     proxies = _proxies(cluster) if any(f.kind in NETWORK_KINDS for f in faults) else None
-    injector = FaultInjector(cluster, members, adm, topic, write, restarts, network=network,
-                             network_unavailable=unavailable, proxies=proxies,
-                             groups=tuple(members.group_id(g) for g in groups), prefix=prefix)
+    injector = FaultInjector(
+        cluster,
+        members,
+        adm,
+        topic,
+        write,
+        restarts,
+        network=network,
+        network_unavailable=unavailable,
+        proxies=proxies,
+        groups=tuple(members.group_id(g) for g in groups),
+        prefix=prefix,
+    )
     watching = threading.Event()
     watcher = threading.Thread(target=members.watch_until, args=(watching,), name="soak-watch", daemon=True)
-    return Rig(cluster, write, kp, adm, members, threads, restarts, injector, operation,
-               HealthSampler(admin, topic, MIN_ISR, write), watching, watcher)
+    return Rig(
+        cluster,
+        write,
+        kp,
+        adm,
+        members,
+        threads,
+        restarts,
+        injector,
+        operation,
+        HealthSampler(admin, topic, MIN_ISR, write),
+        watching,
+        watcher,
+    )
 
 
 def _proxies(cluster: Any) -> Any:

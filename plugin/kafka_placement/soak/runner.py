@@ -72,13 +72,28 @@ class Profile:
 
 
 PROFILES = {
-    "quick": Profile(rate_per_producer=20.0, partitions=12, session_timeout_ms=6000, fault_interval_s=10.0,
-                     drain_s=420.0, drain_stall_s=150.0),
+    "quick": Profile(
+        rate_per_producer=20.0,
+        partitions=12,
+        session_timeout_ms=6000,
+        fault_interval_s=10.0,
+        drain_s=420.0,
+        drain_stall_s=150.0,
+    ),
     # a fault every ~12 s (was 25 s before the network kinds): a 4-minute run then has room for a
     # failover of each of the four failover groups and each of the five network kinds
-    "full": Profile(rate_per_producer=50.0, partitions=24, session_timeout_ms=6000, fault_interval_s=12.0,
-                    drain_s=900.0, drain_stall_s=150.0, fault_kinds=FULL_KINDS, must_cover=NETWORK_KINDS,
-                    groups=FULL_GROUPS, producers=FULL_PRODUCERS),
+    "full": Profile(
+        rate_per_producer=50.0,
+        partitions=24,
+        session_timeout_ms=6000,
+        fault_interval_s=12.0,
+        drain_s=900.0,
+        drain_stall_s=150.0,
+        fault_kinds=FULL_KINDS,
+        must_cover=NETWORK_KINDS,
+        groups=FULL_GROUPS,
+        producers=FULL_PRODUCERS,
+    ),
 }
 
 #: a bound on reading the whole topic back after the run (30 minutes of load: ~450,000 records)
@@ -113,18 +128,35 @@ class RunPlan:
         return f"{self.prefix}-records"
 
 
-def plan_run(seed: int, minutes: float, profile_name: str, broker_ids: list[int],
-             prefix: str | None = None) -> RunPlan:
+def plan_run(
+    seed: int, minutes: float, profile_name: str, broker_ids: list[int], prefix: str | None = None
+) -> RunPlan:
     profile = PROFILES[profile_name]
     members = [name for group in profile.groups.values() for name, _client, _strategy, _prio in group]
     must_hit = tuple(active_members(profile.groups))
-    faults = fault_schedule(seed, minutes * 60.0, brokers=broker_ids, partitions=profile.partitions,
-                            members=members, interval_s=profile.fault_interval_s,
-                            member_pause_s=profile.session_timeout_ms / 1000 + 4.0,
-                            kinds=profile.fault_kinds, must_hit=must_hit, must_cover=profile.must_cover,
-                            groups=list(profile.groups))
-    return RunPlan(seed, minutes, profile_name, profile, prefix or f"kp-soak-{uuid.uuid4().hex[:6]}",
-                   tuple(faults), must_hit, broker_ids[seed % len(broker_ids)])
+    faults = fault_schedule(
+        seed,
+        minutes * 60.0,
+        brokers=broker_ids,
+        partitions=profile.partitions,
+        members=members,
+        interval_s=profile.fault_interval_s,
+        member_pause_s=profile.session_timeout_ms / 1000 + 4.0,
+        kinds=profile.fault_kinds,
+        must_hit=must_hit,
+        must_cover=profile.must_cover,
+        groups=list(profile.groups),
+    )
+    return RunPlan(
+        seed,
+        minutes,
+        profile_name,
+        profile,
+        prefix or f"kp-soak-{uuid.uuid4().hex[:6]}",
+        tuple(faults),
+        must_hit,
+        broker_ids[seed % len(broker_ids)],
+    )
 
 
 class RunClock:
@@ -199,9 +231,14 @@ def stop_and_drain(rig: Rig, plan: RunPlan, tail: LogTail, clock: RunClock) -> t
     rig.restarts.wait(RESTART_TIMEOUT_S, clock.after_load)
     rig.operation.join(APPLY_TIMEOUT_S + 300.0)  # bounded by its own commands' timeouts
     prefix = rig.members.prefix + "-"
-    outcome = drain(tail, [rig.members.group_id(g) for g in rig.members.groups], bound_s=plan.profile.drain_s,
-                    stall_s=plan.profile.drain_stall_s, note=clock.after_load,
-                    short=lambda group: group.removeprefix(prefix))
+    outcome = drain(
+        tail,
+        [rig.members.group_id(g) for g in rig.members.groups],
+        bound_s=plan.profile.drain_s,
+        stall_s=plan.profile.drain_stall_s,
+        note=clock.after_load,
+        short=lambda group: group.removeprefix(prefix),
+    )
     return load_end, outcome
 
 
@@ -223,8 +260,9 @@ def read_back(rig: Rig, plan: RunPlan, drained: DrainOutcome, tail: LogTail, clo
     clock.after_load("reading the topic back")
     rig.operation.check_copies(rig.adm)
     try:
-        found, high_watermarks, complete = read_topic(rig.kafka_python, plan.topic, plan.profile.partitions,
-                                                      READBACK_S)
+        found, high_watermarks, complete = read_topic(
+            rig.kafka_python, plan.topic, plan.profile.partitions, READBACK_S
+        )
         error = None
     except Exception as exc:  # kafka-python's errors: judged (an incomplete read), not a crash
         found, high_watermarks, complete, error = {}, {}, False, f"{type(exc).__name__}: {exc}"
@@ -241,21 +279,40 @@ def read_back(rig: Rig, plan: RunPlan, drained: DrainOutcome, tail: LogTail, clo
     return ReadBack(found, high_watermarks, complete, error, diagnosis)
 
 
-def _diagnose(rig: Rig, plan: RunPlan, logs: SoakLogs, in_topic: dict[Any, tuple[int, int]],
-              high_watermarks: dict[int, int], complete: bool) -> dict[str, Any]:
+def _diagnose(
+    rig: Rig,
+    plan: RunPlan,
+    logs: SoakLogs,
+    in_topic: dict[Any, tuple[int, int]],
+    high_watermarks: dict[int, int],
+    complete: bool,
+) -> dict[str, Any]:
     """Where the unconsumed records are (:func:`~kafka_placement.soak.diagnosis.unconsumed_report`)."""
     from kafka_placement.soak.diagnosis import unconsumed_report
     from kafka_placement.soak.readback import committed_offsets
 
     groups = [rig.members.group_id(g) for g in rig.members.groups]
-    report = unconsumed_report(logs.acks, logs.consumed, groups, in_topic,
-                               committed_offsets(rig.adm, plan.topic, groups), high_watermarks)
+    report = unconsumed_report(
+        logs.acks,
+        logs.consumed,
+        groups,
+        in_topic,
+        committed_offsets(rig.adm, plan.topic, groups),
+        high_watermarks,
+    )
     return {"topic_read_complete": complete, "records_in_topic": len(in_topic), "groups": report}
 
 
 # ---------------------------------------------------------------- the run
-def run_soak(cluster: Any, *, minutes: float, seed: int, profile_name: str, workdir: Path,
-             progress: Callable[[float, str], None] | None = None) -> tuple[dict[str, Any], SoakLogs]:
+def run_soak(
+    cluster: Any,
+    *,
+    minutes: float,
+    seed: int,
+    profile_name: str,
+    workdir: Path,
+    progress: Callable[[float, str], None] | None = None,
+) -> tuple[dict[str, Any], SoakLogs]:
     """Run the soak for ``minutes`` of load; the summary (see :func:`judge`) and the logs it judged."""
     plan = plan_run(seed, minutes, profile_name, list(cluster.broker_ids))
     workdir.mkdir(parents=True, exist_ok=True)
@@ -266,11 +323,21 @@ def run_soak(cluster: Any, *, minutes: float, seed: int, profile_name: str, work
     # what is opened before the run is closed however it ends (a refused topic, a cluster that fails),
     # and after the rig's own shut-down (the finally), which still logs through it
     with ExitStack() as cleanup:
-        rig = open_rig(cluster, workdir, topic=plan.topic, prefix=plan.prefix,
-                       partitions=plan.profile.partitions, session_timeout_ms=plan.profile.session_timeout_ms,
-                       rate=plan.profile.rate_per_producer, faults=plan.faults,
-                       drained_broker=plan.drained_broker, note=clock.note, cleanup=cleanup,
-                       groups=plan.profile.groups, producers=plan.profile.producers)
+        rig = open_rig(
+            cluster,
+            workdir,
+            topic=plan.topic,
+            prefix=plan.prefix,
+            partitions=plan.profile.partitions,
+            session_timeout_ms=plan.profile.session_timeout_ms,
+            rate=plan.profile.rate_per_producer,
+            faults=plan.faults,
+            drained_broker=plan.drained_broker,
+            note=clock.note,
+            cleanup=cleanup,
+            groups=plan.profile.groups,
+            producers=plan.profile.producers,
+        )
         try:
             start = start_load(rig, plan, tail, clock)
             skipped = inject_faults(rig, plan, start, clock)
@@ -290,40 +357,81 @@ def _sessions(plan: RunPlan, group_ids: list[str]) -> dict[str, float]:
     return dict.fromkeys(group_ids, plan.profile.session_timeout_ms / 1000)
 
 
-def judge_run(plan: RunPlan, rig: Rig, logs: SoakLogs, load: tuple[float, float] | None, skipped: int,
-              drained: DrainOutcome | None, readback: ReadBack | None) -> dict[str, Any]:
+def judge_run(
+    plan: RunPlan,
+    rig: Rig,
+    logs: SoakLogs,
+    load: tuple[float, float] | None,
+    skipped: int,
+    drained: DrainOutcome | None,
+    readback: ReadBack | None,
+) -> dict[str, Any]:
     """The verdict over the logs (:func:`~kafka_placement.soak.verdict.judge`) and the run's own figures."""
     members = rig.members
-    priorities = {members.group_id(g): {name: prio for name, _c, _s, prio in members.groups[g]}
-                  for g in failover_groups(members.groups)}
+    priorities = {
+        members.group_id(g): {name: prio for name, _c, _s, prio in members.groups[g]}
+        for g in failover_groups(members.groups)
+    }
     windows = Windows(standby_s=plan.profile.session_timeout_ms / 1000 + 25.0, overlap_s=5.0)
     offsets_partitions = rig.health.offsets_partitions
-    coordinators = ({members.group_id(g): coordinator_partition(members.group_id(g), offsets_partitions)
-                     for g in members.groups} if offsets_partitions else {})
+    coordinators = (
+        {
+            members.group_id(g): coordinator_partition(members.group_id(g), offsets_partitions)
+            for g in members.groups
+        }
+        if offsets_partitions
+        else {}
+    )
     reassignment = None
     if load is not None:
         error = {} if readback is None or readback.error is None else {"readback_error": readback.error}
         reassignment = {**rig.operation.outcome, **error}
     groups = [members.group_id(g) for g in members.groups]
-    summary = judge(logs, groups, priorities, windows, until=time.time(),
-                    load=load, reassignment=reassignment,
-                    readback=None if readback is None else (readback.found, readback.complete),
-                    coordinators=coordinators, session_s=_sessions(plan, groups),
-                    high_watermarks=None if readback is None or not readback.complete
-                    else readback.high_watermarks)
+    summary = judge(
+        logs,
+        groups,
+        priorities,
+        windows,
+        until=time.time(),
+        load=load,
+        reassignment=reassignment,
+        readback=None if readback is None else (readback.found, readback.complete),
+        coordinators=coordinators,
+        session_s=_sessions(plan, groups),
+        high_watermarks=None if readback is None or not readback.complete else readback.high_watermarks,
+    )
     drain_entry: dict[str, Any] = {} if drained is None else drained.summary()
     if readback is not None and readback.diagnosis is not None:
         drain_entry["diagnosis"] = readback.diagnosis
     injector = rig.injector
-    summary.update({
-        "seed": plan.seed, "profile": plan.profile_name, "minutes": plan.minutes, "topic": plan.topic,
-        "producers": {p.spec.name: {"sent": p.sent, "acked": p.acked, "failed": p.failed,
-                                    "unresolved_at_stop": p.unresolved_at_stop} for p in rig.producers},
-        "planned_faults": len(plan.faults), "skipped_faults": skipped, "drain": drain_entry,
-        "network": {"planned": sum(f.kind == "broker-partition" for f in plan.faults),
-                    "proxied": sum(f.kind in NETWORK_KINDS for f in plan.faults),
-                    "unavailable": injector.network_unavailable, "isolation": injector.isolations},
-        "member_exits": [{"member": name, "t": round(t, 3), "code": code} for name, t, code in members.exits],
-        "health_samples": {"taken": rig.health.samples, "failed": rig.health.failures},
-    })
+    summary.update(
+        {
+            "seed": plan.seed,
+            "profile": plan.profile_name,
+            "minutes": plan.minutes,
+            "topic": plan.topic,
+            "producers": {
+                p.spec.name: {
+                    "sent": p.sent,
+                    "acked": p.acked,
+                    "failed": p.failed,
+                    "unresolved_at_stop": p.unresolved_at_stop,
+                }
+                for p in rig.producers
+            },
+            "planned_faults": len(plan.faults),
+            "skipped_faults": skipped,
+            "drain": drain_entry,
+            "network": {
+                "planned": sum(f.kind == "broker-partition" for f in plan.faults),
+                "proxied": sum(f.kind in NETWORK_KINDS for f in plan.faults),
+                "unavailable": injector.network_unavailable,
+                "isolation": injector.isolations,
+            },
+            "member_exits": [
+                {"member": name, "t": round(t, 3), "code": code} for name, t, code in members.exits
+            ],
+            "health_samples": {"taken": rig.health.samples, "failed": rig.health.failures},
+        }
+    )
     return summary

@@ -14,8 +14,15 @@ from dataclasses import dataclass, replace
 
 from kafka_placement.errors import InvalidArgumentError
 
-__all__ = ["BROKER_KINDS", "FULL_KINDS", "MEMBER_KINDS", "NETWORK_KINDS", "QUICK_KINDS", "PlannedFault",
-           "fault_schedule"]
+__all__ = [
+    "BROKER_KINDS",
+    "FULL_KINDS",
+    "MEMBER_KINDS",
+    "NETWORK_KINDS",
+    "QUICK_KINDS",
+    "PlannedFault",
+    "fault_schedule",
+]
 
 #: broker-kill: SIGKILL, restarted after the hold; broker-pause: every process of its container frozen;
 #: broker-partition: cut off from the rest by iptables on loopback (:mod:`~kafka_placement.soak.netfault`).
@@ -91,16 +98,20 @@ def fault_schedule(
             target = _network_target(rng, brokers, partitions, groups)
             hold = rng.uniform(5.0, 15.0)
         elif kind in BROKER_KINDS:
-            target = (f"leader-of-{rng.randrange(partitions)}" if rng.random() < 0.5
-                      else f"broker-{rng.choice(list(brokers))}")
+            target = (
+                f"leader-of-{rng.randrange(partitions)}"
+                if rng.random() < 0.5
+                else f"broker-{rng.choice(list(brokers))}"
+            )
             hold = rng.uniform(5.0, 15.0)
         else:
             target = rng.choice(list(members))
             hold = member_pause_s if kind == "member-pause" else rng.uniform(3.0, 10.0)
         if at + hold > duration_s - cooldown_s:
             hit = _hit_every_active_member(out, must_hit)
-            return _cover_every_kind(hit, must_cover, must_hit, random.Random(f"{seed}/cover"), brokers,
-                                     partitions, groups)
+            return _cover_every_kind(
+                hit, must_cover, must_hit, random.Random(f"{seed}/cover"), brokers, partitions, groups
+            )
         out.append(PlannedFault(round(at, 3), kind, target, round(hold, 3)))
         at += hold + interval_s * rng.uniform(0.75, 1.25)
 
@@ -127,23 +138,26 @@ def _hit_every_active_member(plan: list[PlannedFault], must_hit: Sequence[str]) 
             continue
         hits = [f.target for f in out if f.kind in MEMBER_KINDS]
         # a member fault on a member not to be hit, else a second hit of one that is
-        spare = ([i for i, f in enumerate(out) if f.kind in MEMBER_KINDS and f.target not in protected]
-                 or [i for i, f in enumerate(out) if f.kind in MEMBER_KINDS and hits.count(f.target) > 1])
+        spare = [i for i, f in enumerate(out) if f.kind in MEMBER_KINDS and f.target not in protected] or [
+            i for i, f in enumerate(out) if f.kind in MEMBER_KINDS and hits.count(f.target) > 1
+        ]
         brokers = [i for i, f in enumerate(out) if f.kind in BROKER_KINDS + NETWORK_KINDS]
         if spare:
             out[spare[0]] = replace(out[spare[0]], target=member)
         elif brokers:
             i = brokers[0]
-            out[i] = replace(out[i], kind="member-kill", target=member,
-                             hold_s=min(out[i].hold_s, MAX_MEMBER_KILL_HOLD_S))
+            out[i] = replace(
+                out[i], kind="member-kill", target=member, hold_s=min(out[i].hold_s, MAX_MEMBER_KILL_HOLD_S)
+            )
         else:
             break  # fewer faults than members to hit: the schedule has no room
         hit.add(member)
     return out
 
 
-def _network_target(rng: random.Random, brokers: Sequence[int], partitions: int,
-                    groups: Sequence[str]) -> str:
+def _network_target(
+    rng: random.Random, brokers: Sequence[int], partitions: int, groups: Sequence[str]
+) -> str:
     """A broker, the leader of a partition, or (with groups) the coordinator of one, a third each."""
     pick = rng.randrange(3 if groups else 2)
     if pick == 2:
@@ -151,9 +165,15 @@ def _network_target(rng: random.Random, brokers: Sequence[int], partitions: int,
     return f"leader-of-{rng.randrange(partitions)}" if pick == 1 else f"broker-{rng.choice(list(brokers))}"
 
 
-def _cover_every_kind(plan: list[PlannedFault], must_cover: Sequence[str], must_hit: Sequence[str],
-                      rng: random.Random, brokers: Sequence[int], partitions: int,
-                      groups: Sequence[str]) -> list[PlannedFault]:
+def _cover_every_kind(
+    plan: list[PlannedFault],
+    must_cover: Sequence[str],
+    must_hit: Sequence[str],
+    rng: random.Random,
+    brokers: Sequence[int],
+    partitions: int,
+    groups: Sequence[str],
+) -> list[PlannedFault]:
     """``plan`` with each kind of ``must_cover`` it lacks put in place of a spare fault, at the same time
     and hold, with a target drawn from ``rng`` (a separate stream: the main draw is untouched). Spare,
     in order of preference: the latest fault of a kind drawn more than once, else the latest of a kind
@@ -161,19 +181,28 @@ def _cover_every_kind(plan: list[PlannedFault], must_cover: Sequence[str], must_
     ``must_hit`` member (its group must still fail over; a second one is spare), nor the only fault of a
     kind to cover. Without a spare fault a kind stays missing: a short run has no room."""
     out = list(plan)
-    first_hits = {next(i for i, f in enumerate(out) if f.kind in MEMBER_KINDS and f.target == member)
-                  for member in must_hit if any(f.kind in MEMBER_KINDS and f.target == member for f in out)}
+    first_hits = {
+        next(i for i, f in enumerate(out) if f.kind in MEMBER_KINDS and f.target == member)
+        for member in must_hit
+        if any(f.kind in MEMBER_KINDS and f.target == member for f in out)
+    }
     for kind in dict.fromkeys(must_cover):
         if any(f.kind == kind for f in out):
             continue
         counts = {k: sum(f.kind == k for f in out) for k in {f.kind for f in out}}
-        free = [i for i, f in enumerate(out) if i not in first_hits
-                and (counts[f.kind] > 1 or f.kind not in must_cover)]
+        free = [
+            i
+            for i, f in enumerate(out)
+            if i not in first_hits and (counts[f.kind] > 1 or f.kind not in must_cover)
+        ]
         spare = [i for i in free if counts[out[i].kind] > 1] or free
         if not spare:
             continue
         i = spare[-1]
-        target = (_network_target(rng, brokers, partitions, groups) if kind in NETWORK_KINDS
-                  else f"broker-{rng.choice(list(brokers))}")
+        target = (
+            _network_target(rng, brokers, partitions, groups)
+            if kind in NETWORK_KINDS
+            else f"broker-{rng.choice(list(brokers))}"
+        )
         out[i] = replace(out[i], kind=kind, target=target)
     return out

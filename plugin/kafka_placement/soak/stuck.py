@@ -84,7 +84,7 @@ def fault_spans(faults: Iterable[Fault], until: float) -> list[_Span]:
         if fault.kind.endswith(("-undone", "-refused", "-skipped")):
             continue
         ends = (f"{fault.kind}-undone", f"{fault.kind}-refused")
-        end = next((f.t for f in ordered[i + 1:] if f.kind in ends and f.target == fault.target), until)
+        end = next((f.t for f in ordered[i + 1 :] if f.kind in ends and f.target == fault.target), until)
         spans.append(_Span(fault.kind, fault.target, fault.t, end, fault.leads, fault.coordinates))
     return spans
 
@@ -97,8 +97,9 @@ def _concerns(span: _Span, member: str, group: str, partitions: Sequence[int]) -
     return group in span.coordinates or bool(set(span.leads) & set(partitions))
 
 
-def _longest_unexplained(start: float, end: float,
-                         explained: list[tuple[float, float]]) -> tuple[float, float]:
+def _longest_unexplained(
+    start: float, end: float, explained: list[tuple[float, float]]
+) -> tuple[float, float]:
     """The longest piece of [start, end) outside every span of ``explained``."""
     best = (start, start)
     at = start
@@ -136,8 +137,11 @@ def stuck_members(
         mine.setdefault((c.group, c.member, c.partition), []).append(c.t)
     acked: dict[int, list[tuple[float, int]]] = {}
     for ack in acks:
-        beyond = high_watermarks is not None and ack.offset is not None \
+        beyond = (
+            high_watermarks is not None
+            and ack.offset is not None
             and ack.offset >= high_watermarks.get(ack.partition, 0)
+        )
         if ack.offset is not None and not beyond:
             acked.setdefault(ack.partition, []).append((ack.t, ack.offset))
     spans = fault_spans(faults, until)
@@ -146,8 +150,12 @@ def stuck_members(
         end = until if own.released is None else own.released
         if end <= own.acquired or not own.partitions:
             continue
-        times = sorted(t for p in own.partitions for t in mine.get((own.group, own.member, p), [])
-                       if own.acquired <= t < end)
+        times = sorted(
+            t
+            for p in own.partitions
+            for t in mine.get((own.group, own.member, p), [])
+            if own.acquired <= t < end
+        )
         explained = [(s.start, s.end) for s in spans if _concerns(s, own.member, own.group, own.partitions)]
         explained += list((outages or {}).get(own.group, ()))
         limit = session_s.get(own.group, 0.0) + bound_s
@@ -164,10 +172,16 @@ def stuck_members(
     return sorted(out, key=lambda s: (s.since, s.group, s.member))
 
 
-def _orphans(ownerships: list[Ownership], acked: Mapping[int, list[tuple[float, int]]],
-             highest: Mapping[tuple[str, int], tuple[list[float], list[int]]], spans: list[_Span],
-             session_s: Mapping[str, float], until: float,
-             outages: Mapping[str, Sequence[tuple[float, float]]], bound_s: float) -> list[StuckMember]:
+def _orphans(
+    ownerships: list[Ownership],
+    acked: Mapping[int, list[tuple[float, int]]],
+    highest: Mapping[tuple[str, int], tuple[list[float], list[int]]],
+    spans: list[_Span],
+    session_s: Mapping[str, float],
+    until: float,
+    outages: Mapping[str, Sequence[tuple[float, float]]],
+    bound_s: float,
+) -> list[StuckMember]:
     """Partitions with records waiting that no member of a group owns, by the members' own logs, for
     longer than the session timeout + ``bound_s`` with no fault explaining it — reported with member
     ``""``. The hang this catches: a member that gave its partitions up (its ``on_lost``) while the
@@ -182,16 +196,22 @@ def _orphans(ownerships: list[Ownership], acked: Mapping[int, list[tuple[float, 
         limit = session_s.get(group, 0.0) + bound_s
         members = {o.member for o in mine}
         for partition in sorted(acked):
-            held = sorted((o.acquired, until if o.released is None else o.released)
-                          for o in mine if partition in o.partitions)
+            held = sorted(
+                (o.acquired, until if o.released is None else o.released)
+                for o in mine
+                if partition in o.partitions
+            )
             for start, stop in _uncovered(first, until, held):
                 if stop - start <= limit:
                     continue
                 waiting, since = _waiting(group, (partition,), start, stop, acked, highest)
                 if waiting == 0:
                     continue
-                explained = [(s.start, s.end) for s in spans
-                             if any(_concerns(s, m, group, (partition,)) for m in members)]
+                explained = [
+                    (s.start, s.end)
+                    for s in spans
+                    if any(_concerns(s, m, group, (partition,)) for m in members)
+                ]
                 explained += list(outages.get(group, ()))
                 a, b = _longest_unexplained(since, stop, explained)
                 if b - a > limit:
@@ -230,9 +250,14 @@ def _highest_read(consumed: list[Consumed]) -> dict[tuple[str, int], tuple[list[
     return highest
 
 
-def _waiting(group: str, partitions: Sequence[int], start: float, stop: float,
-             acked: Mapping[int, list[tuple[float, int]]],
-             highest: Mapping[tuple[str, int], tuple[list[float], list[int]]]) -> tuple[int, float]:
+def _waiting(
+    group: str,
+    partitions: Sequence[int],
+    start: float,
+    stop: float,
+    acked: Mapping[int, list[tuple[float, int]]],
+    highest: Mapping[tuple[str, int], tuple[list[float], list[int]]],
+) -> tuple[int, float]:
     """How many acknowledged records wait on ``partitions`` in [start, stop) (above what ``group`` had
     consumed at ``start``), and since when (``start``, or the first such ack after it)."""
     count, since = 0, stop

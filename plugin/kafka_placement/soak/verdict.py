@@ -58,8 +58,13 @@ class SoakLogs:
 
     def add(self, events: Iterable[Event]) -> None:
         lists: dict[type[Any], list[Any]] = {
-            Ack: self.acks, Ownership: self.ownerships, Consumed: self.consumed,
-            Committed: self.committed, Life: self.lives, Fault: self.faults, Health: self.healths,
+            Ack: self.acks,
+            Ownership: self.ownerships,
+            Consumed: self.consumed,
+            Committed: self.committed,
+            Life: self.lives,
+            Fault: self.faults,
+            Health: self.healths,
             SessionLost: self.sessions_lost,
         }
         for event in events:
@@ -107,15 +112,18 @@ def judge(
     misplaced = misplaced_records(logs.acks)
     # every broker fault (kill, pause, partition) moves leaders and coordinators, and a network fault on a
     # broker's client links can expire the sessions of the members it coordinates; a skipped one did nothing
-    broker_faults = [f.t for f in logs.faults
-                     if f.kind.startswith(("broker-", "net-")) and not f.kind.endswith("-skipped")]
+    broker_faults = [
+        f.t for f in logs.faults if f.kind.startswith(("broker-", "net-")) and not f.kind.endswith("-skipped")
+    ]
     outages = coordinator_outages(logs.healths, coordinators or {}, until)
-    group_changes: dict[str, list[float]] = {group: [end for _start, end in spans]
-                                             for group, spans in outages.items()}
+    group_changes: dict[str, list[float]] = {
+        group: [end for _start, end in spans] for group, spans in outages.items()
+    }
     for lost_session in logs.sessions_lost:
         group_changes.setdefault(lost_session.group, []).extend((lost_session.since, lost_session.t))
-    standby = standby_consumption(logs.consumed, logs.lives, priorities, windows.standby_s, broker_faults,
-                                  group_changes)
+    standby = standby_consumption(
+        logs.consumed, logs.lives, priorities, windows.standby_s, broker_faults, group_changes
+    )
     found = readback[0] if readback is not None else None
     inconsistent = inconsistent_offsets(logs.acks, logs.consumed, found)
     polls = poll_anomalies(logs.consumed, ownerships, log_offsets(logs.acks, logs.consumed, found))
@@ -128,11 +136,26 @@ def judge(
     lost_total = sum(len(records) for records in lost.values())
     stalled = stalled_producers(logs.acks, load[0], load[1], STALL_S, STALL_OTHERS_MIN) if load else {}
     operation = None if reassignment is None else _operation(reassignment, logs.acks, readback)
-    stuck = ([] if session_s is None else
-             stuck_members(ownerships, logs.consumed, logs.acks, logs.faults, session_s, until, outages,
-                           high_watermarks))
-    violated = (lost_total or doubles or misplaced or standby or early_commits or unrecovered or stalled
-                or polls or inconsistent or stuck or (operation is not None and not operation["held"]))
+    stuck = (
+        []
+        if session_s is None
+        else stuck_members(
+            ownerships, logs.consumed, logs.acks, logs.faults, session_s, until, outages, high_watermarks
+        )
+    )
+    violated = (
+        lost_total
+        or doubles
+        or misplaced
+        or standby
+        or early_commits
+        or unrecovered
+        or stalled
+        or polls
+        or inconsistent
+        or stuck
+        or (operation is not None and not operation["held"])
+    )
     return {
         "verdict": "violated" if violated else "held",
         "acknowledged": len({ack.record for ack in logs.acks}),
@@ -142,8 +165,12 @@ def judge(
         "duplicates_by_group": duplicate_deliveries(logs.consumed),
         "double_owned": len(doubles),
         "double_owned_detail": [
-            {"group": d.group, "partition": d.partition, "members": list(d.members),
-             "seconds": round(d.seconds, 3)}
+            {
+                "group": d.group,
+                "partition": d.partition,
+                "members": list(d.members),
+                "seconds": round(d.seconds, 3),
+            }
             for d in doubles[:20]
         ],
         "misplaced": len(misplaced),
@@ -153,9 +180,16 @@ def judge(
         "poll_skips": len(skips),
         "inconsistent_offsets": len(inconsistent),
         "poll_anomaly_detail": [
-            {"kind": a.kind, "group": a.group, "member": a.member, "partition": a.partition,
-             "offsets": list(a.offsets), "t": round(a.t, 3), "skipped": a.skipped_count,
-             "skipped_first": list(a.skipped)}
+            {
+                "kind": a.kind,
+                "group": a.group,
+                "member": a.member,
+                "partition": a.partition,
+                "offsets": list(a.offsets),
+                "t": round(a.t, 3),
+                "skipped": a.skipped_count,
+                "skipped_first": list(a.skipped),
+            }
             for a in [*nonmonotonic[:20], *skips[:20]]
         ],
         "inconsistent_offset_detail": [
@@ -164,28 +198,40 @@ def judge(
         ],
         "commits_beyond_consumed": len(early_commits),
         "stuck_members": [
-            {"group": s.group, "member": s.member, "partitions": list(s.partitions),
-             "since": round(s.since, 3), "until": round(s.until, 3), "seconds": round(s.seconds, 1),
-             "waiting": s.waiting}
+            {
+                "group": s.group,
+                "member": s.member,
+                "partitions": list(s.partitions),
+                "since": round(s.since, 3),
+                "until": round(s.until, 3),
+                "seconds": round(s.seconds, 1),
+                "waiting": s.waiting,
+            }
             for s in stuck[:20]
         ],
         "failovers": len(failovers),
         "failovers_unrecovered": len(unrecovered),
         "failover_s": {
-            "p50": _rounded(percentile(times, 50)), "p99": _rounded(percentile(times, 99)),
+            "p50": _rounded(percentile(times, 50)),
+            "p99": _rounded(percentile(times, 99)),
             "max": _rounded(max(times) if times else None),
         },
         "stalled_producers": {name: round(gap, 1) for name, gap in sorted(stalled.items())},
         "faults": [{"kind": f.kind, "target": f.target, "t": round(f.t, 3)} for f in logs.faults],
         "windows_s": {"standby": windows.standby_s, "overlap": windows.overlap_s},
-        "coordinator_outages": {group: [[round(a, 3), round(b, 3), round(b - a, 1)] for a, b in spans]
-                                for group, spans in outages.items()},
+        "coordinator_outages": {
+            group: [[round(a, 3), round(b, 3), round(b - a, 1)] for a, b in spans]
+            for group, spans in outages.items()
+        },
         **({} if operation is None else {"reassignment": operation}),
     }
 
 
-def _operation(outcome: Mapping[str, Any], acks: list[Ack],
-               readback: tuple[Mapping[RecordId, tuple[int, int]], bool] | None) -> dict[str, Any]:
+def _operation(
+    outcome: Mapping[str, Any],
+    acks: list[Ack],
+    readback: tuple[Mapping[RecordId, tuple[int, int]], bool] | None,
+) -> dict[str, Any]:
     """The reassignment's entry: its outcome, what the readback missed, and whether it held."""
     entry = dict(outcome)
     if readback is None:
@@ -197,9 +243,14 @@ def _operation(outcome: Mapping[str, Any], acks: list[Ack],
         entry["readback"] = "complete" if complete else "incomplete (timed out)"
         entry["missing_from_topic"] = len(missing)
         entry["missing_detail"] = [[a.producer, a.sequence, a.partition, a.offset] for a in missing[:20]]
-    entry["held"] = bool(outcome.get("completed") and outcome.get("copies_whole")
-                         and not outcome.get("throttles_left")
-                         and readback is not None and readback[1] and not missing)
+    entry["held"] = bool(
+        outcome.get("completed")
+        and outcome.get("copies_whole")
+        and not outcome.get("throttles_left")
+        and readback is not None
+        and readback[1]
+        and not missing
+    )
     return entry
 
 

@@ -193,8 +193,12 @@ def write_to_kafka(
     if isinstance(jar, str) and native:
         raise ClusterError(f"native=True: our Java partitioner for {scheme!r} is unavailable: {jar}")
     if isinstance(jar, str):
-        warnings.warn(f"kafka-placement's Java partitioner is unavailable ({jar}): the partition column is "
-                      "computed through Python workers instead", RuntimeWarning, stacklevel=2)
+        warnings.warn(
+            f"kafka-placement's Java partitioner is unavailable ({jar}): the partition column is "
+            "computed through Python workers instead",
+            RuntimeWarning,
+            stacklevel=2,
+        )
     if native is False or own_partitioner or isinstance(jar, str):
         keyed = with_partition_column(df.select(key_column, value_column), num_partitions, scheme, key_column)
         records = keyed.selectExpr("key", f"CAST(`{value_column}` AS BINARY) AS value", "partition")
@@ -211,11 +215,7 @@ def write_to_kafka(
             records = records.withColumn(
                 "partition", F.when(F.col("key").isNull(), F.lit(null_key_partition)).cast("int")
             )
-    writer = (
-        records.write.format("kafka")
-        .options(**settings.spark_options())
-        .option("topic", topic)
-    )
+    writer = records.write.format("kafka").options(**settings.spark_options()).option("topic", topic)
     for key, value in {**(options or {}), **extra}.items():
         writer = writer.option(key, value)
     writer.save()

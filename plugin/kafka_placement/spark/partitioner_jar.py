@@ -81,8 +81,9 @@ def build_jar(clients_jar: Path) -> Path:
         classes = Path(tmp, "classes")
         try:
             command = [javac, "--release", "17", "-nowarn", "-d", str(classes), "-cp", str(clients_jar)]
-            result = subprocess.run([*command, str(SOURCE)], capture_output=True, text=True, check=False,
-                                    timeout=JAVAC_TIMEOUT_S)
+            result = subprocess.run(
+                [*command, str(SOURCE)], capture_output=True, text=True, check=False, timeout=JAVAC_TIMEOUT_S
+            )
         except subprocess.TimeoutExpired:
             raise PartitionerUnavailable(f"javac took over {JAVAC_TIMEOUT_S} s") from None
         if result.returncode != 0:

@@ -58,8 +58,11 @@ class SampleSpec:
     seed: int = 42
 
     def __post_init__(self) -> None:
-        if (isinstance(self.records, bool) or not isinstance(self.records, int)
-                or not 1 <= self.records <= MAX_SAMPLE_RECORDS):
+        if (
+            isinstance(self.records, bool)
+            or not isinstance(self.records, int)
+            or not 1 <= self.records <= MAX_SAMPLE_RECORDS
+        ):
             raise InvalidArgumentError(
                 f"sample size must be an int in [1, {MAX_SAMPLE_RECORDS:,}], got {self.records!r}"
             )

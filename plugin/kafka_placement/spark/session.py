@@ -143,9 +143,8 @@ def is_loopback_master(master: str) -> bool:
 
     if not master.startswith("spark://"):
         return False
-    hosts = [urlsplit(f"spark://{part}").hostname or "" for part in master[len("spark://"):].split(",")]
+    hosts = [urlsplit(f"spark://{part}").hostname or "" for part in master[len("spark://") :].split(",")]
     return all(h == "localhost" or h.startswith("127.") for h in hosts)
-
 
 
 def _candidate_versions(installed: str) -> list[str]:

@@ -165,8 +165,9 @@ class BrokerControls:
             if needle in c.logs(since=since).decode(errors="replace"):
                 return
             if time.monotonic() > deadline:
-                raise ClusterError(f"node {node} did not log {needle!r} within {timeout_s:.0f}s"
-                                   + self._logs_tail([node]))
+                raise ClusterError(
+                    f"node {node} did not log {needle!r} within {timeout_s:.0f}s" + self._logs_tail([node])
+                )
             time.sleep(0.3)
 
     def _wait_broker_listed(self, broker_id: int, timeout_s: float) -> None:
@@ -182,8 +183,10 @@ class BrokerControls:
             except transient_errors() as exc:
                 last = f"{type(exc).__name__}: {exc}"
             if time.monotonic() > deadline:
-                raise ClusterError(f"broker {broker_id} not back after {timeout_s:.0f}s: {last}"
-                                   + self._logs_tail([broker_id]))
+                raise ClusterError(
+                    f"broker {broker_id} not back after {timeout_s:.0f}s: {last}"
+                    + self._logs_tail([broker_id])
+                )
             time.sleep(0.5)
 
     def _broker_container(self, broker_id: int) -> Any:

@@ -111,8 +111,9 @@ class KafkaCluster(BrokerControls):
         self._racks = dict(racks)
         if not self._racks:
             raise errors.InvalidArgumentError("a cluster needs at least one broker")
-        self._security = (security if isinstance(security, ClusterSecurity)
-                          else ClusterSecurity.create(security, acls=acls))
+        self._security = (
+            security if isinstance(security, ClusterSecurity) else ClusterSecurity.create(security, acls=acls)
+        )
         self._secrets_dir = secrets_dir
         self._own_secrets_dir = False
         self.name = name or f"kp-{os.getpid()}-{int(time.time() * 1000) % 10**8}"
@@ -217,8 +218,10 @@ class KafkaCluster(BrokerControls):
             ca_copy.parent.mkdir(parents=True, exist_ok=True)
             ca_copy.write_bytes(ca.read_bytes())
             settings["ssl.truststore.location"] = str(ca_copy)
-        header = (f"kafka-placement test cluster {self.name} ({self._security.kafka_protocol}), "
-                  f"user {user or ('admin' if self._security.sasl else 'none')}")
+        header = (
+            f"kafka-placement test cluster {self.name} ({self._security.kafka_protocol}), "
+            f"user {user or ('admin' if self._security.sasl else 'none')}"
+        )
         return write_client_properties(path, settings, header)
 
     def describe(self, timeout_s: float = 5.0) -> dict[int, str | None]:
@@ -280,10 +283,10 @@ class KafkaCluster(BrokerControls):
         proxy_ports: dict[int, int] = {}
         internal_ports: dict[int, int] = {}
         if self._faults is not None:  # each client listener behind a proxy; a direct inter-broker listener
-            client_ports = dict(zip(sorted(self._racks), ports[1:1 + brokers], strict=True))
-            internal_ports = dict(zip(sorted(self._racks), ports[1 + brokers:], strict=True))
+            client_ports = dict(zip(sorted(self._racks), ports[1 : 1 + brokers], strict=True))
+            internal_ports = dict(zip(sorted(self._racks), ports[1 + brokers :], strict=True))
             proxy_ports = self._faults.create_proxies(client_ports)
-            ports = ports[:1 + brokers]
+            ports = ports[: 1 + brokers]
         broker_properties = dict(self._broker_properties)
         if self._failover_assignor and self._plugin_jar is None:
             self._plugin_jar = plugin_jar(self._log, self.kafka_version)
@@ -307,10 +310,12 @@ class KafkaCluster(BrokerControls):
                 self._secrets_dir = Path(tempfile.mkdtemp(prefix=f"{self.name}-secrets-"))
                 self._own_secrets_dir = True
             prepare_secrets_dir(self._secrets_dir, self._layout, self._security, self.name)
-        self._log(f"starting cluster {self.name} (Kafka {self.kafka_version}) from {self._image}: "
-                  f"controller {CONTROLLER_ID} + brokers "
-                  f"{self.broker_ids} on {self._layout.bootstrap_servers} ({self._security.kafka_protocol}"
-                  f"{', ACLs' if self._security.acls else ''})")
+        self._log(
+            f"starting cluster {self.name} (Kafka {self.kafka_version}) from {self._image}: "
+            f"controller {CONTROLLER_ID} + brokers "
+            f"{self.broker_ids} on {self._layout.bootstrap_servers} ({self._security.kafka_protocol}"
+            f"{', ACLs' if self._security.acls else ''})"
+        )
         try:
             nodes = [CONTROLLER_ID, *self.broker_ids]
             with _without_ryuk(), ThreadPoolExecutor(max_workers=len(nodes)) as pool:
@@ -324,6 +329,7 @@ class KafkaCluster(BrokerControls):
         """Remove every container of this cluster (only if this object started it)."""
         if not self._owner:
             return
+
         def remove(tc: Any) -> None:
             with contextlib.suppress(Exception):
                 tc.stop()
@@ -356,8 +362,14 @@ class KafkaCluster(BrokerControls):
             except OSError as exc:
                 raise ClusterError(f"cannot read the SCRAM users of cluster {state.name}: {exc}") from exc
         security = ClusterSecurity(protocol=state.security, users=users, acls=state.acls)
-        cluster = cls(state.image, racks=state.layout.racks, name=state.name, log=log,
-                      security=security, secrets_dir=secrets_dir)
+        cluster = cls(
+            state.image,
+            racks=state.layout.racks,
+            name=state.name,
+            log=log,
+            security=security,
+            secrets_dir=secrets_dir,
+        )
         cluster._owner = False
         cluster._layout = state.layout
         cluster._client = docker_client()
@@ -372,8 +384,13 @@ class KafkaCluster(BrokerControls):
         return cluster
 
     # ------------------------------------------------------------------ readiness
-    def wait_ready(self, timeout_s: float = 120.0, *, deadline_from: float | None = None,
-                   expect: Mapping[int, str] | None = None) -> None:
+    def wait_ready(
+        self,
+        timeout_s: float = 120.0,
+        *,
+        deadline_from: float | None = None,
+        expect: Mapping[int, str] | None = None,
+    ) -> None:
         """Until describe_cluster lists exactly ``expect`` (default: all brokers with their racks)."""
         expect = dict(self._racks if expect is None else expect)
         deadline = (deadline_from if deadline_from is not None else time.monotonic()) + timeout_s
@@ -430,5 +447,3 @@ class KafkaCluster(BrokerControls):
         tc.start()
         with self._lock:
             self._containers[node] = tc.get_wrapped_container()
-
-

@@ -25,7 +25,6 @@ NODE_LABEL = "kafka-placement.node-id"
 OWNER_LABEL = "kafka-placement.owner-pid"
 
 
-
 class EngineUnavailable(ClusterError):
     """No Docker engine answers."""
 

@@ -89,7 +89,8 @@ def resolve_image(client: Any, *, build: bool = True, pull: bool = True, version
             + (", the official image could not be pulled" if pull else "")
             + f"{hint}; run scripts/ensure-image.sh from a kafka-placement checkout"
             + (f" with {VERSION_ENV}={version}" if version != KAFKA_VERSION else "")
-            + ", pull the official image" + (", or set KAFKA_IMAGE" if version == KAFKA_VERSION else "")
+            + ", pull the official image"
+            + (", or set KAFKA_IMAGE" if version == KAFKA_VERSION else "")
         )
     env_vars = dict(os.environ)
     if version != KAFKA_VERSION:

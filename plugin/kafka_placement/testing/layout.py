@@ -169,8 +169,12 @@ class ClusterLayout:
                 raise InvalidArgumentError(
                     f"broker ids with {what} {sorted(extra)} differ from broker ids {sorted(self.racks)}"
                 )
-        ports = [self.controller_port, *self.broker_ports.values(), *self.proxy_ports.values(),
-                 *self.internal_ports.values()]
+        ports = [
+            self.controller_port,
+            *self.broker_ports.values(),
+            *self.proxy_ports.values(),
+            *self.internal_ports.values(),
+        ]
         for port in ports:
             if not 1 <= port <= 65535:
                 raise ValueError(f"port {port} out of range [1, 65535]")
@@ -244,9 +248,9 @@ class ClusterLayout:
             "CLUSTER_ID": self.cluster_id,
             "KAFKA_CONTROLLER_QUORUM_VOTERS": self.quorum_voters,
             "KAFKA_CONTROLLER_LISTENER_NAMES": "CONTROLLER",
-            "KAFKA_LISTENER_SECURITY_PROTOCOL_MAP":
-                f"CONTROLLER:PLAINTEXT,{self.listener_name}:{self.listener_name}"
-                + (f",{INTERNAL_LISTENER}:{self.listener_name}" if self.proxied else ""),
+            "KAFKA_LISTENER_SECURITY_PROTOCOL_MAP": "CONTROLLER:PLAINTEXT,"
+            + f"{self.listener_name}:{self.listener_name}"
+            + (f",{INTERNAL_LISTENER}:{self.listener_name}" if self.proxied else ""),
             "KAFKA_LOG_DIRS": "/tmp/kraft-logs",
             "KAFKA_HEAP_OPTS": self.heap_opts,
             "KAFKA_JVM_PERFORMANCE_OPTS": self.jvm_performance_opts,
@@ -254,30 +258,37 @@ class ClusterLayout:
 
     def controller_properties(self) -> dict[str, str]:
         """The controller's configuration as properties (what the image renders from its env)."""
-        return {env_to_property(k): v for k, v in self.controller_env().items()
-                if k.startswith("KAFKA_") and k not in NON_PROPERTY_ENV}
+        return {
+            env_to_property(k): v
+            for k, v in self.controller_env().items()
+            if k.startswith("KAFKA_") and k not in NON_PROPERTY_ENV
+        }
 
     def _security_broker_properties(self) -> dict[str, str]:
         props: dict[str, str] = {}
         if self.security in ("ssl", "sasl_ssl"):
-            props.update({
-                # Official image contract: keystore file and its credential files under SECRETS_MOUNT
-                # (its configure step sets ssl.keystore.location and the passwords from them).
-                "ssl.keystore.filename": KEYSTORE_P12,
-                "ssl.keystore.credentials": KEYSTORE_CREDENTIALS,
-                "ssl.key.credentials": KEY_CREDENTIALS,
-                "ssl.keystore.type": "PKCS12",
-                "ssl.keystore.location": f"{SECRETS_MOUNT}/{KEYSTORE_P12}",
-                # Brokers are TLS clients of each other: they trust the throwaway CA (PEM, no password).
-                "ssl.truststore.type": "PEM",
-                "ssl.truststore.location": f"{SECRETS_MOUNT}/{CA_PEM}",
-                "ssl.client.auth": "none",
-            })
+            props.update(
+                {
+                    # Official image contract: keystore file and its credential files under SECRETS_MOUNT
+                    # (its configure step sets ssl.keystore.location and the passwords from them).
+                    "ssl.keystore.filename": KEYSTORE_P12,
+                    "ssl.keystore.credentials": KEYSTORE_CREDENTIALS,
+                    "ssl.key.credentials": KEY_CREDENTIALS,
+                    "ssl.keystore.type": "PKCS12",
+                    "ssl.keystore.location": f"{SECRETS_MOUNT}/{KEYSTORE_P12}",
+                    # Brokers are TLS clients of each other: they trust the throwaway CA (PEM, no password).
+                    "ssl.truststore.type": "PEM",
+                    "ssl.truststore.location": f"{SECRETS_MOUNT}/{CA_PEM}",
+                    "ssl.client.auth": "none",
+                }
+            )
         if self.security.startswith("sasl"):
-            props.update({
-                "sasl.enabled.mechanisms": SASL_MECHANISM,
-                "sasl.mechanism.inter.broker.protocol": SASL_MECHANISM,
-            })
+            props.update(
+                {
+                    "sasl.enabled.mechanisms": SASL_MECHANISM,
+                    "sasl.mechanism.inter.broker.protocol": SASL_MECHANISM,
+                }
+            )
         props.update(self._authorizer_properties([ADMIN_USER]))
         return props
 
@@ -285,10 +296,12 @@ class ClusterLayout:
         env = self._common_env()
         env.update({property_to_env(k): v for k, v in FAST_CONTROLLER_PROPERTIES.items()})
         # Brokers reach the controller on its PLAINTEXT listener, where they are User:ANONYMOUS.
-        env.update({property_to_env(k): v
-                    for k, v in self._authorizer_properties([ADMIN_USER, "ANONYMOUS"]).items()})
-        env.update({property_to_env(k): v
-                    for k, v in self.broker_properties.items() if k in CONTROLLER_GROUP_LIMITS})
+        env.update(
+            {property_to_env(k): v for k, v in self._authorizer_properties([ADMIN_USER, "ANONYMOUS"]).items()}
+        )
+        env.update(
+            {property_to_env(k): v for k, v in self.broker_properties.items() if k in CONTROLLER_GROUP_LIMITS}
+        )
         env.update(
             {
                 "KAFKA_NODE_ID": str(CONTROLLER_ID),

@@ -10,8 +10,9 @@ from collections.abc import Mapping
 from typing import Any
 
 
-def describe_brokers(bootstrap_servers: str, timeout_s: float = 10.0,
-                     client_kwargs: Mapping[str, object] | None = None) -> dict[int, str | None]:
+def describe_brokers(
+    bootstrap_servers: str, timeout_s: float = 10.0, client_kwargs: Mapping[str, object] | None = None
+) -> dict[int, str | None]:
     """Broker id → rack as the admin API (kafka-python describe_cluster) reports them right now.
 
     ``client_kwargs``: kafka-python security settings (``KafkaCluster.kafka_python_settings()``).

@@ -270,8 +270,15 @@ class _ClusterFactory:
             return self._clusters[key]
         # --kafka-image names the pinned version's image; another version resolves its own
         image = self._options.image if kafka_version == KAFKA_VERSION else None
-        cluster = KafkaCluster(image, racks=racks, security=security, acls=acls, fault_proxy=fault_proxy,
-                               failover_assignor=failover_assignor, kafka_version=kafka_version)
+        cluster = KafkaCluster(
+            image,
+            racks=racks,
+            security=security,
+            acls=acls,
+            fault_proxy=fault_proxy,
+            failover_assignor=failover_assignor,
+            kafka_version=kafka_version,
+        )
         self._clusters[key] = cluster  # registered first: a SIGTERM during start still removes it
         try:
             return _started(cluster, self._options, f" ({security})")

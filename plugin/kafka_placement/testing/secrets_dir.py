@@ -66,8 +66,9 @@ exec /etc/kafka/docker/run "$@"
 """
 
 
-def prepare_secrets_dir(directory: Path, layout: ClusterLayout, security: ClusterSecurity,
-                        cluster_name: str) -> TlsMaterial | None:
+def prepare_secrets_dir(
+    directory: Path, layout: ClusterLayout, security: ClusterSecurity, cluster_name: str
+) -> TlsMaterial | None:
     """Fill ``directory`` for ``layout``/``security``; returns the TLS material (None without TLS)."""
     directory.mkdir(parents=True, exist_ok=True)
     directory.chmod(0o755)

@@ -32,9 +32,7 @@ def parse_security(value: str) -> str:
     """``SASL_SSL`` / ``sasl-ssl`` / ``sasl_ssl`` → ``sasl_ssl``; anything else is an error."""
     norm = value.strip().lower().replace("-", "_")
     if norm not in SECURITY_PROTOCOLS:
-        raise InvalidArgumentError(
-            f"security {value!r} is not one of {', '.join(SECURITY_PROTOCOLS)}"
-        )
+        raise InvalidArgumentError(f"security {value!r} is not one of {', '.join(SECURITY_PROTOCOLS)}")
     return norm
 
 
@@ -71,8 +69,7 @@ class ClusterSecurity:
         """Fresh random passwords for ``admin`` and ``alice`` when the protocol is SASL."""
         protocol = parse_security(protocol)
         users = (
-            {ADMIN_USER: new_password(), ORDINARY_USER: new_password()}
-            if protocol.startswith("sasl") else {}
+            {ADMIN_USER: new_password(), ORDINARY_USER: new_password()} if protocol.startswith("sasl") else {}
         )
         return cls(protocol=protocol, users=users, acls=acls)
 
@@ -105,8 +102,9 @@ class ClusterSecurity:
     def _user(self, user: str | None) -> str:
         return ADMIN_USER if user is None else user
 
-    def java_client_settings(self, bootstrap_servers: str, ca_pem: Path | None,
-                             user: str | None = None) -> dict[str, str]:
+    def java_client_settings(
+        self, bootstrap_servers: str, ca_pem: Path | None, user: str | None = None
+    ) -> dict[str, str]:
         """Java client properties (what ``kafka-topics.sh --command-config`` reads) for ``user``."""
         settings = {"bootstrap.servers": bootstrap_servers, "security.protocol": self.kafka_protocol}
         if self.sasl:
@@ -120,8 +118,9 @@ class ClusterSecurity:
             settings["ssl.truststore.location"] = str(ca_pem)
         return settings
 
-    def kafka_python_settings(self, bootstrap_servers: str, ca_pem: Path | None,
-                              user: str | None = None) -> dict[str, object]:
+    def kafka_python_settings(
+        self, bootstrap_servers: str, ca_pem: Path | None, user: str | None = None
+    ) -> dict[str, object]:
         """The same as kafka-python keyword arguments (the harness's own readiness checks use these)."""
         kwargs: dict[str, object] = {
             "bootstrap_servers": bootstrap_servers,
@@ -129,20 +128,29 @@ class ClusterSecurity:
         }
         if self.sasl:
             name = self._user(user)
-            kwargs.update(sasl_mechanism=SASL_MECHANISM, sasl_plain_username=name,
-                          sasl_plain_password=self.password(name))
+            kwargs.update(
+                sasl_mechanism=SASL_MECHANISM,
+                sasl_plain_username=name,
+                sasl_plain_password=self.password(name),
+            )
         if self.tls:
             kwargs.update(ssl_cafile=str(ca_pem), ssl_check_hostname=True)
         return kwargs
 
-    def librdkafka_settings(self, bootstrap_servers: str, ca_pem: Path | None,
-                            user: str | None = None) -> dict[str, str]:
+    def librdkafka_settings(
+        self, bootstrap_servers: str, ca_pem: Path | None, user: str | None = None
+    ) -> dict[str, str]:
         """The same as a confluent-kafka (librdkafka) configuration dict."""
         conf = {"bootstrap.servers": bootstrap_servers, "security.protocol": self.kafka_protocol}
         if self.sasl:
             name = self._user(user)
-            conf.update({"sasl.mechanism": SASL_MECHANISM, "sasl.username": name,
-                         "sasl.password": self.password(name)})
+            conf.update(
+                {
+                    "sasl.mechanism": SASL_MECHANISM,
+                    "sasl.username": name,
+                    "sasl.password": self.password(name),
+                }
+            )
         if self.tls:
             conf["ssl.ca.location"] = str(ca_pem)
         return conf

@@ -73,13 +73,23 @@ class Toxic:
             object.__setattr__(self, "name", f"{self.type}_{self.stream}")
 
     def to_json(self) -> dict[str, object]:
-        return {"name": self.name, "type": self.type, "stream": self.stream,
-                "toxicity": self.toxicity, "attributes": dict(self.attributes)}
+        return {
+            "name": self.name,
+            "type": self.type,
+            "stream": self.stream,
+            "toxicity": self.toxicity,
+            "attributes": dict(self.attributes),
+        }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Toxic:
-        return cls(type=str(data["type"]), attributes=dict(data.get("attributes") or {}),
-                   stream=str(data["stream"]), toxicity=float(data["toxicity"]), name=str(data["name"]))
+        return cls(
+            type=str(data["type"]),
+            attributes=dict(data.get("attributes") or {}),
+            stream=str(data["stream"]),
+            toxicity=float(data["toxicity"]),
+            name=str(data["name"]),
+        )
 
 
 def _non_negative(what: str, value: int) -> int:
@@ -88,11 +98,14 @@ def _non_negative(what: str, value: int) -> int:
     return value
 
 
-def latency(latency_ms: int, jitter_ms: int = 0, *, stream: str = "downstream", toxicity: float = 1.0,
-            name: str = "") -> Toxic:
+def latency(
+    latency_ms: int, jitter_ms: int = 0, *, stream: str = "downstream", toxicity: float = 1.0, name: str = ""
+) -> Toxic:
     """Every chunk of data delayed by ``latency_ms`` ± ``jitter_ms``."""
-    attributes = {"latency": _non_negative("latency_ms", latency_ms),
-                  "jitter": _non_negative("jitter_ms", jitter_ms)}
+    attributes = {
+        "latency": _non_negative("latency_ms", latency_ms),
+        "jitter": _non_negative("jitter_ms", jitter_ms),
+    }
     return Toxic("latency", attributes, stream, toxicity, name)
 
 
@@ -101,8 +114,9 @@ def bandwidth(rate_kb_s: int, *, stream: str = "downstream", toxicity: float = 1
     return Toxic("bandwidth", {"rate": _non_negative("rate_kb_s", rate_kb_s)}, stream, toxicity, name)
 
 
-def reset_peer(timeout_ms: int = 0, *, stream: str = "downstream", toxicity: float = 1.0,
-               name: str = "") -> Toxic:
+def reset_peer(
+    timeout_ms: int = 0, *, stream: str = "downstream", toxicity: float = 1.0, name: str = ""
+) -> Toxic:
     """Connections reset (TCP RST, "Connection reset by peer") at once or after ``timeout_ms``."""
     return Toxic("reset_peer", {"timeout": _non_negative("timeout_ms", timeout_ms)}, stream, toxicity, name)
 
@@ -117,8 +131,9 @@ def slow_close(delay_ms: int, *, stream: str = "downstream", toxicity: float = 1
     return Toxic("slow_close", {"delay": _non_negative("delay_ms", delay_ms)}, stream, toxicity, name)
 
 
-def limit_data(limit_bytes: int, *, stream: str = "downstream", toxicity: float = 1.0,
-               name: str = "") -> Toxic:
+def limit_data(
+    limit_bytes: int, *, stream: str = "downstream", toxicity: float = 1.0, name: str = ""
+) -> Toxic:
     """The connection closed once ``limit_bytes`` have passed."""
     return Toxic("limit_data", {"bytes": _non_negative("limit_bytes", limit_bytes)}, stream, toxicity, name)
 
@@ -139,9 +154,13 @@ class Proxy:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Proxy:
-        return cls(name=str(data["name"]), listen=str(data["listen"]), upstream=str(data["upstream"]),
-                   enabled=bool(data["enabled"]),
-                   toxics=tuple(Toxic.from_json(t) for t in data.get("toxics") or ()))
+        return cls(
+            name=str(data["name"]),
+            listen=str(data["listen"]),
+            upstream=str(data["upstream"]),
+            enabled=bool(data["enabled"]),
+            toxics=tuple(Toxic.from_json(t) for t in data.get("toxics") or ()),
+        )
 
 
 class ToxiproxyClient:
@@ -159,8 +178,9 @@ class ToxiproxyClient:
 
     def _call(self, method: str, path: str, body: object = None) -> Any:
         data = None if body is None else json.dumps(body).encode("utf-8")
-        request = urllib.request.Request(self.base_url + path, data=data, method=method,
-                                         headers={"Content-Type": "application/json"})
+        request = urllib.request.Request(
+            self.base_url + path, data=data, method=method, headers={"Content-Type": "application/json"}
+        )
         try:
             with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
                 payload = response.read()
@@ -298,7 +318,9 @@ class ToxiproxyServer:
         self._log = tempfile.TemporaryFile(prefix="toxiproxy-")  # noqa: SIM115 - lives as long as the server
         self._process = subprocess.Popen(
             [str(binary), "-host", self.HOST, "-port", str(port)],
-            stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
         )
         client = ToxiproxyClient(f"http://{self.HOST}:{port}", timeout_s=5.0)
         deadline = time.monotonic() + self.startup_timeout_s

@@ -121,8 +121,14 @@ def test_a_fractional_budget_is_not_rounded_up() -> None:
     doc = {
         "brokers": [{"id": 1}, {"id": 4}, {"id": 7}],
         "partitions": [
-            {"topic": "a", "partition": p, "replicas": [1], "size": 1 if p < 2 else 0, "bytes_in": 0,
-             "bytes_out": 0}
+            {
+                "topic": "a",
+                "partition": p,
+                "replicas": [1],
+                "size": 1 if p < 2 else 0,
+                "bytes_in": 0,
+                "bytes_out": 0,
+            }
             for p in range(21)
         ],
     }

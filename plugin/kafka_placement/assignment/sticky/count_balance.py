@@ -191,5 +191,3 @@ def balance_chains(
             loads[y0] += 1
         if limit is not None and not applied:
             return
-
-

@@ -42,7 +42,6 @@ def water_fill(loads: IntArray, units: int) -> IntArray:
     return give
 
 
-
 RUN_BLOCK = 16  # topics filled per block of a run (a block x members temporary)
 
 
@@ -89,5 +88,3 @@ def fill_run(c_by_topic: IntArray, loads: IntArray, who: IntArray, run: IntArray
     total = int(ends[-1])  # deal positions [prefix, total): position i gets those congruent to i mod s
     loads[who] += (total - position + (s - 1)) // s - (prefix - position + (s - 1)) // s
     return True
-
-

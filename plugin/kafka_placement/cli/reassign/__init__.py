@@ -36,7 +36,8 @@ DEFAULT_WAIT_S = 3600.0
 
 def _add_throttle_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--preserve-throttles", action="store_true",
+        "--preserve-throttles",
+        action="store_true",
         help="leave the throttle configs in place (default: removed once nothing is moving)",
     )
 
@@ -57,16 +58,22 @@ def register(subparsers: Any) -> None:
     plan.add_argument("--brokers", help="target brokers: ids (racks from the cluster) or id:rack pairs")
     plan.add_argument("--remove-brokers", help="brokers to drain (comma-separated ids)")
     plan.add_argument(
-        "--scope", choices=("topic", "cluster"), default="topic",
+        "--scope",
+        choices=("topic", "cluster"),
+        default="topic",
         help="balance each topic on its own (default) or all partitions of a replication factor together",
     )
     plan.add_argument("--output", metavar="FILE", help="write the plan JSON here (default: stdout)")
-    plan.add_argument("--rollback", metavar="FILE",
-                      help="where to save the current lists of the changed partitions (default: beside "
-                           "--output, else reassign-rollback-<time>.json)")
+    plan.add_argument(
+        "--rollback",
+        metavar="FILE",
+        help="where to save the current lists of the changed partitions (default: beside "
+        "--output, else reassign-rollback-<time>.json)",
+    )
     plan.add_argument("--json", action="store_true", help="print the plan summary as JSON")
     plan.add_argument(
-        "--with-sizes", action="store_true",
+        "--with-sizes",
+        action="store_true",
         help="read partition sizes (describe_log_dirs) and report the bytes the plan copies",
     )
     plan.set_defaults(handler=client_errors("read the current assignment")(run_plan))
@@ -74,24 +81,39 @@ def register(subparsers: Any) -> None:
     apply = sub.add_parser("apply", help="execute a plan (throttled), wait for it with progress")
     add_connection_arguments(apply, timeout=False)
     apply.add_argument("--plan", required=True, metavar="FILE", help="reassignment JSON to execute")
-    apply.add_argument("--throttle", metavar="RATE",
-                       help="replication throttle in bytes/s on the brokers taking part "
-                            "(50MB/s, 10MiB, 1048576)")
-    apply.add_argument("--replica-alter-log-dirs-throttle", metavar="RATE",
-                       help="throttle for moves between log dirs of one broker "
-                            "(bytes/s, units as --throttle)")
-    apply.add_argument("--additional", action="store_true",
-                       help="execute although other reassignments are in flight (or change their throttle)")
-    apply.add_argument("--rollback", metavar="FILE",
-                       help="save the current lists here (default: PLAN.rollback-<time>.json)")
-    apply.add_argument("--timeout", type=float, default=DEFAULT_WAIT_S, metavar="SECONDS",
-                       help=f"stop waiting after this long, exit 1 (default {DEFAULT_WAIT_S:g}); "
-                            "the move goes on")
+    apply.add_argument(
+        "--throttle",
+        metavar="RATE",
+        help="replication throttle in bytes/s on the brokers taking part (50MB/s, 10MiB, 1048576)",
+    )
+    apply.add_argument(
+        "--replica-alter-log-dirs-throttle",
+        metavar="RATE",
+        help="throttle for moves between log dirs of one broker (bytes/s, units as --throttle)",
+    )
+    apply.add_argument(
+        "--additional",
+        action="store_true",
+        help="execute although other reassignments are in flight (or change their throttle)",
+    )
+    apply.add_argument(
+        "--rollback", metavar="FILE", help="save the current lists here (default: PLAN.rollback-<time>.json)"
+    )
+    apply.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_WAIT_S,
+        metavar="SECONDS",
+        help=f"stop waiting after this long, exit 1 (default {DEFAULT_WAIT_S:g}); the move goes on",
+    )
     apply.add_argument("--no-wait", action="store_true", help="submit and return; `verify` later")
-    apply.add_argument("--one-replica-at-a-time", action="store_true",
-                       help="move each partition in steps that add one new replica and drop one old "
-                            "(no partition holds more than one extra replica at once); steps run in "
-                            "rounds, each after the last completes")
+    apply.add_argument(
+        "--one-replica-at-a-time",
+        action="store_true",
+        help="move each partition in steps that add one new replica and drop one old "
+        "(no partition holds more than one extra replica at once); steps run in "
+        "rounds, each after the last completes",
+    )
     apply.add_argument("--no-elect-leaders", action="store_true", help="skip preferred leader election")
     _add_throttle_options(apply)
     apply.set_defaults(handler=client_errors("apply the reassignment")(run_apply))
@@ -107,7 +129,12 @@ def register(subparsers: Any) -> None:
     which = cancel.add_mutually_exclusive_group(required=True)
     which.add_argument("--plan", metavar="FILE", help="cancel this plan's partitions that are still moving")
     which.add_argument("--all", action="store_true", help="cancel every reassignment of the cluster")
-    cancel.add_argument("--timeout", type=float, default=300.0, metavar="SECONDS",
-                        help="wait this long for the original replica lists to be back (default 300)")
+    cancel.add_argument(
+        "--timeout",
+        type=float,
+        default=300.0,
+        metavar="SECONDS",
+        help="wait this long for the original replica lists to be back (default 300)",
+    )
     _add_throttle_options(cancel)
     cancel.set_defaults(handler=client_errors("cancel reassignments")(run_cancel))

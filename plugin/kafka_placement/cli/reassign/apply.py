@@ -71,8 +71,10 @@ def default_rollback_path(plan: str) -> str:
 
 
 def _submit_and_move_dirs(
-    admin: Any, target: Mapping[TopicPartition, Sequence[int]],
-    dir_moves: Mapping[tuple[TopicPartition, int], str], here: Mapping[tuple[TopicPartition, int], Any],
+    admin: Any,
+    target: Mapping[TopicPartition, Sequence[int]],
+    dir_moves: Mapping[tuple[TopicPartition, int], str],
+    here: Mapping[tuple[TopicPartition, int], Any],
     timeout_s: float,
 ) -> None:
     """Submit ``target``, then the log-dir moves whose replica is not in its dir yet (``here``: where
@@ -81,13 +83,17 @@ def _submit_and_move_dirs(
 
     kp.submit(admin, target)
     plural = "" if len(target) == 1 else "s"
-    print(f"Successfully started partition reassignment{plural} for "
-          f"{','.join(partition_name(tp) for tp in sorted(target))}")
+    print(
+        f"Successfully started partition reassignment{plural} for "
+        f"{','.join(partition_name(tp) for tp in sorted(target))}"
+    )
     if dir_moves:
         pending = start_dir_moves(admin, dir_moves, here, timeout_s)
         for (tp, broker), log_dir in sorted(pending.items(), key=lambda x: (x[0][1], x[0][0])):
-            print(f"Successfully started moving log directory to {log_dir} for replica "
-                  f"{tp.topic}-{tp.partition} with broker {broker}")
+            print(
+                f"Successfully started moving log directory to {log_dir} for replica "
+                f"{tp.topic}-{tp.partition} with broker {broker}"
+            )
 
 
 def run_apply(args: argparse.Namespace) -> int:
@@ -97,8 +103,11 @@ def run_apply(args: argparse.Namespace) -> int:
     # everything the user typed is checked before we connect
     plan_moves: list[PartitionMove] = load_plan(args.plan)
     rate = parse_rate(args.throttle, "--throttle") if args.throttle is not None else None
-    log_dir_rate = (parse_rate(args.replica_alter_log_dirs_throttle, "--replica-alter-log-dirs-throttle")
-                    if args.replica_alter_log_dirs_throttle is not None else None)
+    log_dir_rate = (
+        parse_rate(args.replica_alter_log_dirs_throttle, "--replica-alter-log-dirs-throttle")
+        if args.replica_alter_log_dirs_throttle is not None
+        else None
+    )
     timeout_s = check_timeout(args.timeout)
     if args.one_replica_at_a_time and args.no_wait:
         raise InvalidArgumentError(
@@ -116,9 +125,7 @@ def run_apply(args: argparse.Namespace) -> int:
     try:
         in_flight = kp.ongoing(admin)
         if in_flight and not args.additional:
-            raise ReassignmentInProgressError(
-                f"{CANNOT_EXECUTE} In flight: {partition_names(in_flight)}"
-            )
+            raise ReassignmentInProgressError(f"{CANNOT_EXECUTE} In flight: {partition_names(in_flight)}")
         if args.one_replica_at_a_time and set(in_flight) & set(target):
             raise ReassignmentInProgressError(
                 "--one-replica-at-a-time cannot take over partitions already being reassigned: "
@@ -132,8 +139,7 @@ def run_apply(args: argparse.Namespace) -> int:
         here = kp.replica_dirs(admin, {tp.topic for tp in target})
         known = {r: d.current for r, d in here.items() if d.current}
         Path(rollback).write_text(format_reassignment(with_log_dirs(current, known)) + "\n")
-        print(f"Current partition replica assignment saved to {rollback} "
-              "(use it as --plan to roll back)")
+        print(f"Current partition replica assignment saved to {rollback} (use it as --plan to roll back)")
         if args.one_replica_at_a_time:
             racks = {b.id: b.rack for b in snap.brokers}
             move = StepwiseMove(target, current, in_flight, dir_moves, racks)
@@ -150,9 +156,14 @@ def run_apply(args: argparse.Namespace) -> int:
 
 
 def _wait_and_finish(
-    admin: Any, args: argparse.Namespace, target: Mapping[TopicPartition, Sequence[int]],
-    moves: Mapping[TopicPartition, Movement], dir_moves: Mapping[tuple[TopicPartition, int], str],
-    timeout_s: float, *, throttled: bool,
+    admin: Any,
+    args: argparse.Namespace,
+    target: Mapping[TopicPartition, Sequence[int]],
+    moves: Mapping[TopicPartition, Movement],
+    dir_moves: Mapping[tuple[TopicPartition, int], str],
+    timeout_s: float,
+    *,
+    throttled: bool,
 ) -> int:
     from kafka_placement.clients.kafka_python import reassignment as kp
 
@@ -163,12 +174,17 @@ def _wait_and_finish(
     dirs_left = wait_dirs(admin, dir_moves, budget) if not last.in_flight else set()
     if last.in_flight or dirs_left:
         line.progress.close()
-        what = (f"{len(last.in_flight)} partition(s) still being reassigned: "
-                f"{partition_names(last.in_flight)}"
-                if last.in_flight else dirs_still_moving(dirs_left))
-        print(f"Timed out after {timeout_s:g}s: {what}. The move goes on in the cluster"
-              + ("; throttles stay until `reassign verify` sees it complete" if throttled else "")
-              + "; `reassign cancel --plan` stops it.", file=sys.stderr)
+        what = (
+            f"{len(last.in_flight)} partition(s) still being reassigned: {partition_names(last.in_flight)}"
+            if last.in_flight
+            else dirs_still_moving(dirs_left)
+        )
+        print(
+            f"Timed out after {timeout_s:g}s: {what}. The move goes on in the cluster"
+            + ("; throttles stay until `reassign verify` sees it complete" if throttled else "")
+            + "; `reassign cancel --plan` stops it.",
+            file=sys.stderr,
+        )
         return 1
     line.progress.finish()
     return finish(admin, args, target, started)

@@ -50,13 +50,18 @@ def run_cancel(args: argparse.Namespace) -> int:
             print("None of the specified partition reassignments are active.")
         if dir_moves:
             here = kp.replica_dirs(admin, {tp.topic for tp, _ in dir_moves})
-            back = {r: here[r].current for r in dir_moves
-                    if r in here and here[r].future is not None and here[r].current}
+            back = {
+                r: here[r].current
+                for r in dir_moves
+                if r in here and here[r].future is not None and here[r].current
+            }
             if back:
                 kp.alter_log_dirs(admin, {r: d for r, d in back.items() if d}, timeout_s=timeout_s)
                 for (tp, b), d in sorted(back.items(), key=lambda x: (x[0][1], x[0][0])):
-                    print(f"Successfully started moving log directory to {d} for replica "
-                          f"{tp.topic}-{tp.partition} with broker {b}")
+                    print(
+                        f"Successfully started moving log directory to {d} for replica "
+                        f"{tp.topic}-{tp.partition} with broker {b}"
+                    )
             else:
                 print("None of the specified partition moves are active.")
         _wait_restored(admin, chosen, timeout_s)
@@ -69,8 +74,10 @@ def run_cancel(args: argparse.Namespace) -> int:
             chosen_topics = sorted({tp.topic for tp in chosen})
             snap = kp.retrying(admin, lambda: kp_admin.snapshot(admin, chosen_topics))
             for tp in sorted(chosen):
-                print(f"{partition_name(tp)}: replicas {','.join(map(str, snap.partitions[tp].replicas))} "
-                      f"(restored)")
+                print(
+                    f"{partition_name(tp)}: replicas {','.join(map(str, snap.partitions[tp].replicas))} "
+                    f"(restored)"
+                )
     finally:
         admin.close()
     return 0
@@ -88,8 +95,7 @@ def _wait_restored(admin: object, chosen: dict, timeout_s: float) -> None:  # ty
     while True:
         still = set(kp.ongoing(admin, chosen))
         snap = kp.retrying(admin, lambda: kp_admin.snapshot(admin, topics))
-        wrong = {tp for tp, o in chosen.items()
-                 if set(snap.partitions[tp].replicas) != set(o.original)}
+        wrong = {tp for tp, o in chosen.items() if set(snap.partitions[tp].replicas) != set(o.original)}
         if not still and not wrong:
             return
         if time.monotonic() >= deadline:

@@ -75,8 +75,10 @@ def partition_name(tp: TopicPartition) -> str:
 def replica_set_differs(tp: TopicPartition, actual: Sequence[int], expected: Sequence[int]) -> str:
     """Kafka's verify line for a partition that is not moving but does not have the plan's list."""
     now, wanted = ",".join(map(str, actual)), ",".join(map(str, expected))
-    return (f"There is no active reassignment of partition {partition_name(tp)}, "
-            f"but replica set is {now} rather than {wanted}.")
+    return (
+        f"There is no active reassignment of partition {partition_name(tp)}, "
+        f"but replica set is {now} rather than {wanted}."
+    )
 
 
 def partition_names(partitions: Iterable[TopicPartition], limit: int = MAX_NAMED) -> str:

@@ -47,8 +47,10 @@ class ProgressLine:
 
 
 def start_dir_moves(
-    admin: Any, dir_moves: Mapping[tuple[TopicPartition, int], str],
-    here: Mapping[tuple[TopicPartition, int], Any], timeout_s: float,
+    admin: Any,
+    dir_moves: Mapping[tuple[TopicPartition, int], str],
+    here: Mapping[tuple[TopicPartition, int], Any],
+    timeout_s: float,
 ) -> dict[tuple[TopicPartition, int], str]:
     """Start the log-dir moves whose replica is not in its dir yet (``here``: where the replicas are);
     the moves started."""
@@ -62,36 +64,52 @@ def start_dir_moves(
 
 def dirs_still_moving(left: set[tuple[TopicPartition, int]]) -> str:
     """The timeout message's part naming the log-dir moves still running (the first 20)."""
-    return (f"{len(left)} log dir move(s) still running: "
-            + ", ".join(f"{tp.topic}-{tp.partition} on broker {b}" for tp, b in sorted(left)[:20]))
+    return f"{len(left)} log dir move(s) still running: " + ", ".join(
+        f"{tp.topic}-{tp.partition} on broker {b}" for tp, b in sorted(left)[:20]
+    )
 
 
 def set_throttles(
-    admin: Any, rate: int | None, log_dir_rate: int | None, moves: Mapping[TopicPartition, Movement],
+    admin: Any,
+    rate: int | None,
+    log_dir_rate: int | None,
+    moves: Mapping[TopicPartition, Movement],
     dir_moves: Mapping[tuple[TopicPartition, int], str],
 ) -> None:
     from kafka_placement.clients.kafka_python import reassignment as kp
 
     if rate is None and log_dir_rate is None:
         return
-    print("Warning: You must run `kafka-placement reassign verify` periodically, until the reassignment "
-          "completes, to ensure the throttle is removed.")
+    print(
+        "Warning: You must run `kafka-placement reassign verify` periodically, until the reassignment "
+        "completes, to ensure the throttle is removed."
+    )
     brokers = reassigning_brokers(moves)
     log_dir_brokers = sorted({b for _, b in dir_moves})
     kp.set_throttles(
-        admin, rate=rate, brokers=brokers, leader_lists=leader_throttles(moves),
-        follower_lists=follower_throttles(moves), log_dir_rate=log_dir_rate, log_dir_brokers=log_dir_brokers,
+        admin,
+        rate=rate,
+        brokers=brokers,
+        leader_lists=leader_throttles(moves),
+        follower_lists=follower_throttles(moves),
+        log_dir_rate=log_dir_rate,
+        log_dir_brokers=log_dir_brokers,
     )
     if rate is not None:
-        print(f"The inter-broker throttle limit was set to {rate} B/s ({human_rate(rate)}) on brokers "
-              f"{','.join(map(str, brokers))}")
+        print(
+            f"The inter-broker throttle limit was set to {rate} B/s ({human_rate(rate)}) on brokers "
+            f"{','.join(map(str, brokers))}"
+        )
     if log_dir_rate is not None and log_dir_brokers:
-        print(f"The replica-alter-dir throttle limit was set to {log_dir_rate} B/s "
-              f"({human_rate(log_dir_rate)}) on brokers {','.join(map(str, log_dir_brokers))}")
+        print(
+            f"The replica-alter-dir throttle limit was set to {log_dir_rate} B/s "
+            f"({human_rate(log_dir_rate)}) on brokers {','.join(map(str, log_dir_brokers))}"
+        )
 
 
-def finish(admin: Any, args: argparse.Namespace, target: Mapping[TopicPartition, Sequence[int]],
-           started: float) -> int:
+def finish(
+    admin: Any, args: argparse.Namespace, target: Mapping[TopicPartition, Sequence[int]], started: float
+) -> int:
     """Every move done: elect preferred leaders, check the lists, clear the throttles, the summary line."""
     from kafka_placement.clients.kafka_python import admin as kp_admin
     from kafka_placement.clients.kafka_python import reassignment as kp
@@ -100,15 +118,20 @@ def finish(admin: Any, args: argparse.Namespace, target: Mapping[TopicPartition,
         from kafka_placement.vocabulary import group_by_topic
 
         admin.elect_leaders(0, group_by_topic(target), raise_errors=False)
-    mismatches, not_preferred = kp.retrying(admin, lambda: kp_admin.verify(
-        admin, target, wait_leaders_s=0.0 if args.no_elect_leaders else 10.0, settle_s=kp_admin.SETTLE_S
-    ))
+    mismatches, not_preferred = kp.retrying(
+        admin,
+        lambda: kp_admin.verify(
+            admin, target, wait_leaders_s=0.0 if args.no_elect_leaders else 10.0, settle_s=kp_admin.SETTLE_S
+        ),
+    )
     for tp, (expected, actual) in sorted(mismatches.items()):
         print(replica_set_differs(tp, actual, expected))
     cleared = _clear_if_idle(admin, args, target)
-    print(f"apply: {len(target)} partitions, completed=True, mismatches={len(mismatches)}, "
-          f"not led by preferred replica={len(not_preferred)}, {time.monotonic() - started:.1f}s"
-          + ("" if cleared is None else f", throttles {cleared}"))
+    print(
+        f"apply: {len(target)} partitions, completed=True, mismatches={len(mismatches)}, "
+        f"not led by preferred replica={len(not_preferred)}, {time.monotonic() - started:.1f}s"
+        + ("" if cleared is None else f", throttles {cleared}")
+    )
     return 0 if not mismatches else 1
 
 

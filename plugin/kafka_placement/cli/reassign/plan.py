@@ -126,8 +126,10 @@ def build_plan_with_dirs(args: argparse.Namespace) -> tuple[Plan, dict[tuple[Top
             try:
                 dirs = {r: d.current for r, d in kp_reassign.replica_dirs(admin, chosen).items() if d.current}
             except Exception as exc:  # the rollback then says "any"; the plan itself does not need dirs
-                print(f"warning: log dirs not readable ({type(exc).__name__}); rollback uses \"any\"",
-                      file=sys.stderr)
+                print(
+                    f'warning: log dirs not readable ({type(exc).__name__}); rollback uses "any"',
+                    file=sys.stderr,
+                )
         finally:
             admin.close()
         current = snap.assignment(topics)
@@ -185,8 +187,9 @@ def run_plan(args: argparse.Namespace) -> int:
         for warning in plan.warnings:
             print(f"warning: {warning}", file=sys.stderr)
         if rollback:
-            print(f"rollback (current lists of the {len(changed)} changed partitions): {rollback}",
-                  file=report)
+            print(
+                f"rollback (current lists of the {len(changed)} changed partitions): {rollback}", file=report
+            )
         else:
             print("nothing moves: the plan is empty", file=report)
     if not args.output:

@@ -54,16 +54,25 @@ def rounds_of(move: StepwiseMove) -> list[dict[TopicPartition, tuple[int, ...]]]
     return [{tp: s[k] for tp, s in steps.items() if len(s) > k} for k in range(depth)]
 
 
-def apply_stepwise(admin: Any, args: argparse.Namespace, move: StepwiseMove, rate: int | None,
-                   log_dir_rate: int | None, timeout_s: float) -> int:
+def apply_stepwise(
+    admin: Any,
+    args: argparse.Namespace,
+    move: StepwiseMove,
+    rate: int | None,
+    log_dir_rate: int | None,
+    timeout_s: float,
+) -> int:
     from kafka_placement.clients.kafka_python import reassignment as kp
 
     rounds = rounds_of(move)
     total = sum(len(batch) for batch in rounds)
-    set_throttles(admin, rate, log_dir_rate, movement_map(move.target, move.current, move.in_flight),
-                  move.dir_moves)
-    print(f"Moving one replica of a partition at a time: {total} step(s) in {len(rounds)} round(s) "
-          f"for {len(move.target)} partition(s)")
+    set_throttles(
+        admin, rate, log_dir_rate, movement_map(move.target, move.current, move.in_flight), move.dir_moves
+    )
+    print(
+        f"Moving one replica of a partition at a time: {total} step(s) in {len(rounds)} round(s) "
+        f"for {len(move.target)} partition(s)"
+    )
     started = time.monotonic()
     line = ProgressLine(total, sys.stderr, unit="step")
     done = 0
@@ -72,20 +81,28 @@ def apply_stepwise(admin: Any, args: argparse.Namespace, move: StepwiseMove, rat
         moves = movement_map(batch, lists)  # this round's copies: its bytes left
         lists.update({tp: list(r) for tp, r in batch.items()})
         kp.submit(admin, batch)
-        print(f"Round {k}/{len(rounds)}: started partition reassignment{'' if len(batch) == 1 else 's'} for "
-              f"{','.join(partition_name(tp) for tp in sorted(batch))}")
+        print(
+            f"Round {k}/{len(rounds)}: started partition reassignment{'' if len(batch) == 1 else 's'} for "
+            f"{','.join(partition_name(tp) for tp in sorted(batch))}"
+        )
         line.next_round(done)
         left_s = timeout_s - (time.monotonic() - started)
         last = kp.wait(admin, sorted(batch), moves, timeout_s=max(0.0, left_s), on_status=line)
         if last.in_flight:
             line.progress.close()
-            print(f"Timed out after {timeout_s:g}s in round {k}/{len(rounds)}: {len(last.in_flight)} "
-                  f"partition(s) still being reassigned: {partition_names(last.in_flight)}. The round goes "
-                  "on in the cluster" + ("; throttles stay until `reassign verify` sees it complete"
-                                      if rate is not None or log_dir_rate is not None else "")
-                  + "; once it completes, the same command continues with the steps left (the first "
-                  "rollback file holds the original lists); `reassign cancel --plan` stops it.",
-                  file=sys.stderr)
+            print(
+                f"Timed out after {timeout_s:g}s in round {k}/{len(rounds)}: {len(last.in_flight)} "
+                f"partition(s) still being reassigned: {partition_names(last.in_flight)}. The round goes "
+                "on in the cluster"
+                + (
+                    "; throttles stay until `reassign verify` sees it complete"
+                    if rate is not None or log_dir_rate is not None
+                    else ""
+                )
+                + "; once it completes, the same command continues with the steps left (the first "
+                "rollback file holds the original lists); `reassign cancel --plan` stops it.",
+                file=sys.stderr,
+            )
             return 1
         done += len(batch)
     if move.dir_moves:
@@ -94,8 +111,11 @@ def apply_stepwise(admin: Any, args: argparse.Namespace, move: StepwiseMove, rat
         left = wait_dirs(admin, move.dir_moves, timeout_s - (time.monotonic() - started))
         if left:
             line.progress.close()
-            print(f"Timed out after {timeout_s:g}s: {dirs_still_moving(left)}; `reassign verify --plan` "
-                  "reports them.", file=sys.stderr)
+            print(
+                f"Timed out after {timeout_s:g}s: {dirs_still_moving(left)}; `reassign verify --plan` "
+                "reports them.",
+                file=sys.stderr,
+            )
             return 1
     line.progress.finish()
     return finish(admin, args, move.target, started)

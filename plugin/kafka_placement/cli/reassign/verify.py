@@ -42,22 +42,28 @@ def log_dir_lines(
             lines.append(f"Partition {name} cannot be found in any live log directory on broker {broker}.")
             active = True  # Kafka counts a missing replica as not done
         elif info.current is None:
-            lines.append(f"Partition {name} is not found in any live log dir on broker {broker}. "
-                         "There is likely an offline log directory on the broker.")
+            lines.append(
+                f"Partition {name} is not found in any live log dir on broker {broker}. "
+                "There is likely an offline log directory on the broker."
+            )
             active = True
         elif info.future is not None:
             active = True
             if info.future == target:
                 lines.append(f"Reassignment of replica {_replica(tp, broker)} is still in progress.")
             else:
-                lines.append(f"Partition {name} on broker {broker} is being moved to log dir "
-                             f"{info.future} instead of {target}.")
+                lines.append(
+                    f"Partition {name} on broker {broker} is being moved to log dir "
+                    f"{info.future} instead of {target}."
+                )
         elif info.current == target:
             lines.append(f"Reassignment of replica {_replica(tp, broker)} completed successfully.")
         else:
             active = True
-            lines.append(f"Partition {name} on broker {broker} is not being moved from log dir "
-                         f"{info.current} to {target}.")
+            lines.append(
+                f"Partition {name} on broker {broker} is not being moved from log dir "
+                f"{info.current} to {target}."
+            )
     return lines, active
 
 
@@ -68,14 +74,18 @@ def clear_all_throttles(admin: Any, target_brokers: set[int], topics: set[str]) 
     from kafka_placement.clients.kafka_python import reassignment as kp
 
     brokers = {b.id for b in kp.retrying(admin, lambda: kp_admin.brokers(admin))} | target_brokers
-    print(f"Clearing broker-level throttles on broker{'' if len(brokers) == 1 else 's'} "
-          f"{','.join(map(str, sorted(brokers)))}")
+    print(
+        f"Clearing broker-level throttles on broker{'' if len(brokers) == 1 else 's'} "
+        f"{','.join(map(str, sorted(brokers)))}"
+    )
     plural = "" if len(topics) == 1 else "s"
     print(f"Clearing topic-level throttles on topic{plural} {','.join(sorted(topics))}")
     skipped = kp.clear_throttles(admin, brokers, topics)
     if skipped:
-        print(f"Could not reach broker(s) {','.join(map(str, skipped))}: their throttles stay; run verify "
-              "again once they are back.")
+        print(
+            f"Could not reach broker(s) {','.join(map(str, skipped))}: their throttles stay; run verify "
+            "again once they are back."
+        )
     return skipped
 
 
@@ -92,9 +102,12 @@ def run_verify(args: argparse.Namespace) -> int:
     admin = admin_client(args)
     try:
         in_flight = kp.ongoing(admin)
-        snap = kp.retrying(admin, lambda: kp_admin.settled_snapshot(
-            admin, target, moving=in_flight, settle_s=kp_admin.SETTLE_S / 2
-        ))
+        snap = kp.retrying(
+            admin,
+            lambda: kp_admin.settled_snapshot(
+                admin, target, moving=in_flight, settle_s=kp_admin.SETTLE_S / 2
+            ),
+        )
         print("Status of partition reassignment:")
         differs = False
         for tp in sorted(target):
@@ -122,10 +135,16 @@ def run_verify(args: argparse.Namespace) -> int:
         elif in_flight:
             others = sorted(set(in_flight) - set(target))
             if others:
-                print(f"{len(others)} other partition(s) of the cluster are being reassigned; "
-                      "throttles stay.")
-        not_preferred = [tp for tp in target if snap.partitions.get(tp) is not None
-                         and tp not in in_flight and snap.partitions[tp].leader != target[tp][0]]
+                print(
+                    f"{len(others)} other partition(s) of the cluster are being reassigned; throttles stay."
+                )
+        not_preferred = [
+            tp
+            for tp in target
+            if snap.partitions.get(tp) is not None
+            and tp not in in_flight
+            and snap.partitions[tp].leader != target[tp][0]
+        ]
         if not_preferred:
             print(f"{len(not_preferred)} partition(s) not led by their preferred replica")
     finally:

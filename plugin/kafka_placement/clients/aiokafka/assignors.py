@@ -81,8 +81,9 @@ class _Assignor(AbstractPartitionAssignor):  # type: ignore[misc]
         self, *, priority: int | None = None, rack: str | None = None, migration_ready: bool = False
     ) -> None:
         # aiokafka never tells an assignor its generation: sticky userData goes out as Java's V0.
-        self.state = MemberState(self.strategy, priority=priority, rack=rack, generation=None,
-                                 migration_ready=migration_ready)
+        self.state = MemberState(
+            self.strategy, priority=priority, rack=rack, generation=None, migration_ready=migration_ready
+        )
         self._said_cannot_see = False
 
     @property
@@ -94,8 +95,9 @@ class _Assignor(AbstractPartitionAssignor):  # type: ignore[misc]
 
     def metadata(self, topics: Iterable[str]) -> Any:  # type: ignore[override]
         if self.state.migration_ready:
-            return SubscriptionV3(3, sorted(topics), self.state.user_data(), [], -1,
-                                  self.state.subscription_rack())
+            return SubscriptionV3(
+                3, sorted(topics), self.state.user_data(), [], -1, self.state.subscription_rack()
+            )
         return ConsumerProtocolMemberMetadata(self.version, sorted(topics), self.state.user_data() or b"")
 
     def on_assignment(self, assignment: Any) -> None:  # type: ignore[override]

@@ -79,13 +79,17 @@ class AIOKafkaProducer(aiokafka.AIOKafkaProducer):  # type: ignore[misc]  # aiok
             stayed = None
             if self.availability is None:  # a keyless record on its sticky partition: no partition lists
                 stayed = partitioner.stay_sticky(topic, serialized_key, size, self._metadata)
-            chosen = stayed if stayed is not None else partitioner.place(
-                topic,
-                serialized_key,
-                list(self._metadata.partitions_for_topic(topic)),
-                list(self._metadata.available_partitions_for_topic(topic)),
-                size,
-                self.availability,
+            chosen = (
+                stayed
+                if stayed is not None
+                else partitioner.place(
+                    topic,
+                    serialized_key,
+                    list(self._metadata.partitions_for_topic(topic)),
+                    list(self._metadata.available_partitions_for_topic(topic)),
+                    size,
+                    self.availability,
+                )
             )
         if self.availability is not None:  # for send(), which counts it as sent
             _CHOSEN.set(chosen)

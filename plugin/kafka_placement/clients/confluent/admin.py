@@ -52,7 +52,8 @@ def snapshot(
     then reported (:class:`UnknownTopicError` for an unknown topic)."""
     if topics is None:
         names = [
-            t for t in admin.list_topics(timeout=timeout_s).topics
+            t
+            for t in admin.list_topics(timeout=timeout_s).topics
             if include_internal or not t.startswith(INTERNAL_TOPIC_PREFIX)
         ]
     else:

@@ -75,8 +75,14 @@ class Consumer:
     :func:`kafka_placement.clients.consumer_protocol.confluent_failover_config`).
     """
 
-    def __new__(cls, config: Mapping[str, Any], *, assignor: object | None = None, preflight: bool = True,
-                **kwargs: Any) -> Any:
+    def __new__(
+        cls,
+        config: Mapping[str, Any],
+        *,
+        assignor: object | None = None,
+        preflight: bool = True,
+        **kwargs: Any,
+    ) -> Any:
         """With ``group.protocol=consumer`` the broker assigns (KIP-848): no Python-side membership is
         needed, so this returns librdkafka's own ``confluent_kafka.Consumer`` for ``config`` as given —
         after :func:`~kafka_placement.clients.confluent.join_preflight.consumer_protocol_preflight` checked
@@ -93,8 +99,14 @@ class Consumer:
             return confluent_kafka.Consumer(dict(merged))
         return super().__new__(cls)
 
-    def __init__(self, config: Mapping[str, Any], *, assignor: object | None = None, preflight: bool = True,
-                 **kwargs: Any) -> None:
+    def __init__(
+        self,
+        config: Mapping[str, Any],
+        *,
+        assignor: object | None = None,
+        preflight: bool = True,
+        **kwargs: Any,
+    ) -> None:
         if kwargs:  # confluent-kafka also takes settings as keywords (logger=...)
             config = {**config, **kwargs}
         self._cfg: SplitConfig = split_config(config, assignor)
@@ -111,14 +123,28 @@ class Consumer:
         self._bridge = RebalanceBridge(self._kc._manager.call_soon)
         manager = self._kc._manager
         self._commits = GroupCommitter(
-            self._rk, self._coordinator, manager.call_soon, self._group,
-            auto_offset_store=self._cfg.auto_offset_store, on_commit=self._cfg.on_commit,
-            error_cb=self._error_cb, sleep=getattr(getattr(manager, "_net", None), "sleep", None),
+            self._rk,
+            self._coordinator,
+            manager.call_soon,
+            self._group,
+            auto_offset_store=self._cfg.auto_offset_store,
+            on_commit=self._cfg.on_commit,
+            error_cb=self._error_cb,
+            sleep=getattr(getattr(manager, "_net", None), "sleep", None),
         )
-        self._rebalance = RebalanceApplier(self, self._rk, self._coordinator, self._commits, self._bridge,
-                                           self._cfg, group=self._group, error_cb=self._error_cb)
-        self._driver = GroupDriver(self._kc, self._bridge, self._rebalance, self._commits, self._cfg,
-                                   group=self._group)
+        self._rebalance = RebalanceApplier(
+            self,
+            self._rk,
+            self._coordinator,
+            self._commits,
+            self._bridge,
+            self._cfg,
+            group=self._group,
+            error_cb=self._error_cb,
+        )
+        self._driver = GroupDriver(
+            self._kc, self._bridge, self._rebalance, self._commits, self._cfg, group=self._group
+        )
         self._subscribed = False
         self._closed = False
         self._next_drive = 0.0
@@ -280,9 +306,14 @@ class Consumer:
                 f"(generation {current.generation_id}, member id {current.member_id!r}); "
                 "abort the transaction and wait for the next assignment"
             )
-        return librdkafka_group_metadata(GroupMetadata(
-            group_id=self._group, generation_id=current.generation_id, member_id=current.member_id,
-            group_instance_id=current.group_instance_id))
+        return librdkafka_group_metadata(
+            GroupMetadata(
+                group_id=self._group,
+                generation_id=current.generation_id,
+                member_id=current.member_id,
+                group_instance_id=current.group_instance_id,
+            )
+        )
 
     # --- offsets ------------------------------------------------------------------------------
     def store_offsets(self, message: Any = None, offsets: list[Any] | None = None) -> None:

@@ -54,8 +54,14 @@ _REFUSED = {
     "group.remote.assignor": "only the classic group protocol is run (by kafka-python's coordinator)",
     "group.protocol.type": "the group's protocol type is always 'consumer'",
 }
-_INT_KEYS = ("session.timeout.ms", "heartbeat.interval.ms", "max.poll.interval.ms",
-             "auto.commit.interval.ms", "retry.backoff.ms", "topic.metadata.refresh.interval.ms")
+_INT_KEYS = (
+    "session.timeout.ms",
+    "heartbeat.interval.ms",
+    "max.poll.interval.ms",
+    "auto.commit.interval.ms",
+    "retry.backoff.ms",
+    "topic.metadata.refresh.interval.ms",
+)
 _SSL_IDENTIFICATION = "ssl.endpoint.identification.algorithm"
 
 #: librdkafka's defaults for the settings we take over (kafka-python's differ).
@@ -178,8 +184,9 @@ def build_assignors(assignor: object, rack: str | None) -> list[Any]:
     protocol = rebalance_protocol([a.strategy for a in result])
     for item in result:
         if isinstance(item, CooperativeStickyAssignor):
-            item.rebalance_protocol = (RebalanceProtocol.COOPERATIVE if protocol == "cooperative"
-                                       else RebalanceProtocol.EAGER)
+            item.rebalance_protocol = (
+                RebalanceProtocol.COOPERATIVE if protocol == "cooperative" else RebalanceProtocol.EAGER
+            )
     return result
 
 
@@ -207,8 +214,10 @@ def split_config(config: Mapping[str, Any], assignor: object | None) -> SplitCon
     rack = conf.get("client.rack") or None
     if rack is not None and not isinstance(rack, str):
         raise ConsumerConfigError(f"client.rack must be a string, got {rack!r}")
-    assignors = build_assignors(strategy_names(strategy) if strategy is not None else
-                                (assignor if assignor is not None else "range"), rack)
+    assignors = build_assignors(
+        strategy_names(strategy) if strategy is not None else (assignor if assignor is not None else "range"),
+        rack,
+    )
 
     values = {**DEFAULTS, **conf}
     for key in _INT_KEYS:

@@ -48,9 +48,11 @@ def _candidate_paths() -> list[str]:
     from confluent_kafka import cimpl
 
     package = os.path.dirname(os.path.dirname(os.path.abspath(cimpl.__file__)))
-    bundled = [*glob.glob(os.path.join(package, "confluent_kafka.libs", "librdkafka*")),
-               *glob.glob(os.path.join(package, "confluent_kafka", ".dylibs", "librdkafka*")),
-               *glob.glob(os.path.join(package, "confluent_kafka", "librdkafka*"))]
+    bundled = [
+        *glob.glob(os.path.join(package, "confluent_kafka.libs", "librdkafka*")),
+        *glob.glob(os.path.join(package, "confluent_kafka", ".dylibs", "librdkafka*")),
+        *glob.glob(os.path.join(package, "confluent_kafka", "librdkafka*")),
+    ]
     return [str(cimpl.__file__), *sorted(bundled)]
 
 
@@ -88,15 +90,25 @@ def _librdkafka() -> ctypes.CDLL:
 def _declare(lib: ctypes.CDLL) -> None:
     error_p = ctypes.c_void_p  # rd_kafka_error_t *
     lib.rd_kafka_consumer_group_metadata_new_with_genid.argtypes = [
-        ctypes.c_char_p, ctypes.c_int32, ctypes.c_char_p, ctypes.c_char_p]
+        ctypes.c_char_p,
+        ctypes.c_int32,
+        ctypes.c_char_p,
+        ctypes.c_char_p,
+    ]
     lib.rd_kafka_consumer_group_metadata_new_with_genid.restype = _CgmdP
     lib.rd_kafka_consumer_group_metadata_destroy.argtypes = [_CgmdP]
     lib.rd_kafka_consumer_group_metadata_destroy.restype = None
     lib.rd_kafka_consumer_group_metadata_write.argtypes = [
-        _CgmdP, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_size_t)]
+        _CgmdP,
+        ctypes.POINTER(ctypes.c_void_p),
+        ctypes.POINTER(ctypes.c_size_t),
+    ]
     lib.rd_kafka_consumer_group_metadata_write.restype = error_p
     lib.rd_kafka_consumer_group_metadata_read.argtypes = [
-        ctypes.POINTER(_CgmdP), ctypes.c_char_p, ctypes.c_size_t]
+        ctypes.POINTER(_CgmdP),
+        ctypes.c_char_p,
+        ctypes.c_size_t,
+    ]
     lib.rd_kafka_consumer_group_metadata_read.restype = error_p
     for getter in ("group_id", "member_id", "group_instance_id"):
         fn = getattr(lib, f"rd_kafka_consumer_group_metadata_{getter}")
@@ -122,7 +134,8 @@ def _encode(name: str, value: str | None) -> bytes | None:
         return None
     if not isinstance(value, str) or "\x00" in value:
         raise ConsumerGroupError(
-            f"consumer group metadata: {name} must be a string without NUL, got {value!r}")
+            f"consumer group metadata: {name} must be a string without NUL, got {value!r}"
+        )
     return value.encode("utf-8")
 
 
@@ -131,12 +144,14 @@ def librdkafka_group_metadata(group: GroupMetadata) -> bytes:
     member id and instance id (so the broker fences a member that is no longer in the group)."""
     if not -(2**31) <= group.generation_id < 2**31:
         raise ConsumerGroupError(
-            f"consumer group metadata: generation_id {group.generation_id} is outside the int32 range")
+            f"consumer group metadata: generation_id {group.generation_id} is outside the int32 range"
+        )
     group_id, member_id = _encode("group_id", group.group_id), _encode("member_id", group.member_id)
     instance_id = _encode("group_instance_id", group.group_instance_id)
     lib = _librdkafka()
     cgmd = lib.rd_kafka_consumer_group_metadata_new_with_genid(
-        group_id, group.generation_id, member_id, instance_id)
+        group_id, group.generation_id, member_id, instance_id
+    )
     if not cgmd:
         raise ConsumerGroupError(f"consumer group metadata: librdkafka could not create it for {group!r}")
     try:

@@ -48,11 +48,18 @@ def describe_consumer_group(
         for m in description.members
     )
     state = getattr(description.state, "name", str(description.state))
-    group = DescribedGroup(group_id, "consumer", str(state), description.partition_assignor or None, members,
-                           notes=(RACK_NOT_VISIBLE,))
+    group = DescribedGroup(
+        group_id,
+        "consumer",
+        str(state),
+        description.partition_assignor or None,
+        members,
+        notes=(RACK_NOT_VISIBLE,),
+    )
     counts = dict(partition_counts or {})
-    return DescribedGroup(group.group_id, group.protocol, group.state, group.assignor, members, counts,
-                          group.notes)
+    return DescribedGroup(
+        group.group_id, group.protocol, group.state, group.assignor, members, counts, group.notes
+    )
 
 
 def topic_partition_counts(admin: Any, topics: list[str], *, timeout_s: float = 15.0) -> dict[str, int]:

@@ -67,9 +67,11 @@ class GroupDriver:
         self._cfg = config
         self._group = group
         self._watchdog = JoinWatchdog(
-            self._coordinator, config.session_timeout_s,
-            on_fire=lambda reason, details: log.warning("group %s: rejoining (%s %s)",
-                                                        group, reason, details),
+            self._coordinator,
+            config.session_timeout_s,
+            on_fire=lambda reason, details: log.warning(
+                "group %s: rejoining (%s %s)", group, reason, details
+            ),
         )
         self._join: Any = None
         self._topics: list[str] = []
@@ -138,14 +140,23 @@ class GroupDriver:
         flight and the generation is valid, kafka-python's assignment is the group's word: the
         partitions missing here are assigned as an assign event would (lost cleared, ``on_assign``)."""
         coordinator, rebalance = self._coordinator, self._rebalance
-        if (self._join is not None or self._bridge.pending or coordinator.need_rejoin()
-                or coordinator._generation.is_lost() or coordinator.rebalance_in_progress()):
+        if (
+            self._join is not None
+            or self._bridge.pending
+            or coordinator.need_rejoin()
+            or coordinator._generation.is_lost()
+            or coordinator.rebalance_in_progress()
+        ):
             return
         held = sorted((tp.topic, tp.partition) for tp in self._kc._subscription.assigned_partitions())
         missing = [p for p in held if p not in rebalance.owned]
         if missing:
-            log.warning("group %s: %s assigned by the last join but never handed over (a join retried "
-                        "after the membership was lost); assigning them now", self._group, missing)
+            log.warning(
+                "group %s: %s assigned by the last join but never handed over (a join retried "
+                "after the membership was lost); assigning them now",
+                self._group,
+                missing,
+            )
             rebalance.adopt(held)
 
     def _metadata_known(self, now: float) -> bool:

@@ -34,9 +34,12 @@ def server_assignors(admin: Any, timeout_s: float = PREFLIGHT_TIMEOUT_S) -> dict
     from confluent_kafka.admin import ConfigResource, ResourceType  # type: ignore[attr-defined]
 
     brokers = sorted(admin.list_topics(timeout=timeout_s).brokers)
-    futures = {broker: admin.describe_configs([ConfigResource(ResourceType.BROKER, str(broker))],
-                                              request_timeout=timeout_s)
-               for broker in brokers}
+    futures = {
+        broker: admin.describe_configs(
+            [ConfigResource(ResourceType.BROKER, str(broker))], request_timeout=timeout_s
+        )
+        for broker in brokers
+    }
     out: dict[int, tuple[str, ...]] = {}
     for broker, answer in futures.items():
         entries = next(iter(answer.values())).result(timeout_s)
@@ -57,8 +60,11 @@ def described_group(config: Mapping[str, Any], group_id: str) -> DescribedGroup 
         group_type,
     )
 
-    connection = {**kafka_python_connection(config), "client_id": "kafka-placement-preflight",
-                  "request_timeout_ms": int(PREFLIGHT_TIMEOUT_S * 1000)}
+    connection = {
+        **kafka_python_connection(config),
+        "client_id": "kafka-placement-preflight",
+        "request_timeout_ms": int(PREFLIGHT_TIMEOUT_S * 1000),
+    }
     admin = RawGroupsAdmin(**connection)
     try:
         found = group_type(admin, group_id)
@@ -84,8 +90,11 @@ def consumer_protocol_preflight(config: Mapping[str, Any], timeout_s: float = PR
     def read() -> None:
         from confluent_kafka.admin import AdminClient
 
-        connection = {k: v for k, v in config.items()
-                      if k.startswith(("bootstrap.", "security.", "sasl.", "ssl.")) or k == "client.id"}
+        connection = {
+            k: v
+            for k, v in config.items()
+            if k.startswith(("bootstrap.", "security.", "sasl.", "ssl.")) or k == "client.id"
+        }
         try:
             found["offered"] = server_assignors(AdminClient(connection, logger=log), timeout_s)
         except Exception as exc:  # e.g. no DESCRIBE_CONFIGS permission on a managed cluster
@@ -98,14 +107,21 @@ def consumer_protocol_preflight(config: Mapping[str, Any], timeout_s: float = PR
     reader = threading.Thread(target=read, name="kafka-placement-preflight", daemon=True)
     reader.start()
     reader.join(timeout_s)
-    for what, key in (("the brokers' group.consumer.assignors", "offered_error"),
-                      (f"group {group_id!r}", "group_error")):
+    for what, key in (
+        ("the brokers' group.consumer.assignors", "offered_error"),
+        (f"group {group_id!r}", "group_error"),
+    ):
         if key in found:
             log.warning("consumer-protocol preflight: could not read %s (%s)", what, found[key])
     if reader.is_alive():
-        log.warning("consumer-protocol preflight: the cluster did not answer within %.0f s; joining "
-                    "group %r unchecked", timeout_s, group_id)
-    problem = join_problem(group_id, config.get("group.remote.assignor"), found.get("offered"),
-                           found.get("group"))
+        log.warning(
+            "consumer-protocol preflight: the cluster did not answer within %.0f s; joining "
+            "group %r unchecked",
+            timeout_s,
+            group_id,
+        )
+    problem = join_problem(
+        group_id, config.get("group.remote.assignor"), found.get("offered"), found.get("group")
+    )
     if problem is not None:
         raise ConsumerConfigError(problem)

@@ -223,8 +223,13 @@ class GroupCommitter:
                 if self.error_cb is not None:
                     self.error_cb(error)
                 else:
-                    log.warning("group %s: commit of %d offsets (%d commit calls) failed: %s",
-                                self.group, len(result.offsets), result.commits, error.str())
+                    log.warning(
+                        "group %s: commit of %d offsets (%d commit calls) failed: %s",
+                        self.group,
+                        len(result.offsets),
+                        result.commits,
+                        error.str(),
+                    )
             if isinstance(result.error, kafka_errors.FencedInstanceIdError):
                 raise ConsumerGroupError(f"group {self.group}: fenced static member: {result.error}")
 

@@ -178,17 +178,23 @@ class RebalanceApplier:
 
         try:
             committed = self._coordinator.fetch_committed_offsets(
-                {KafkaTopicPartition(t, p) for t, p in partitions}, timeout_ms=COMMIT_TIMEOUT_MS)
+                {KafkaTopicPartition(t, p) for t, p in partitions}, timeout_ms=COMMIT_TIMEOUT_MS
+            )
         except kafka_errors.KafkaError as exc:
             log.warning("group %s: committed offsets not read (%r); librdkafka reads them", self._group, exc)
             return [confluent_tp(t, p) for t, p in partitions]
-        reset = _RESET_OFFSETS.get(str(self._cfg.librdkafka.get("auto.offset.reset", "largest")).lower(),
-                                   confluent_kafka.OFFSET_INVALID)
+        reset = _RESET_OFFSETS.get(
+            str(self._cfg.librdkafka.get("auto.offset.reset", "largest")).lower(),
+            confluent_kafka.OFFSET_INVALID,
+        )
         out = []
         for topic, partition in partitions:
             meta = committed.get(KafkaTopicPartition(topic, partition))
-            out.append(confluent_tp(topic, partition, meta.offset if meta is not None and meta.offset >= 0
-                                    else reset))
+            out.append(
+                confluent_tp(
+                    topic, partition, meta.offset if meta is not None and meta.offset >= 0 else reset
+                )
+            )
         return out
 
     def _revoke(self, partitions: list[Partition]) -> None:
@@ -210,8 +216,11 @@ class RebalanceApplier:
         self._commits.fail_pending(f"group {self._group}: {why}; commit not sent")
         log.warning("group %s: %s; partitions lost: %s", self._group, why, partitions)
         if self._error_cb is not None:
-            self._error_cb(confluent_kafka.KafkaError(confluent_kafka.KafkaError._ASSIGNMENT_LOST,
-                                                      f"group {self._group}: {why}"))
+            self._error_cb(
+                confluent_kafka.KafkaError(
+                    confluent_kafka.KafkaError._ASSIGNMENT_LOST, f"group {self._group}: {why}"
+                )
+            )
         if not partitions:
             return
         handled = self._call(self.on_lost if self.on_lost is not None else self.on_revoke, partitions)

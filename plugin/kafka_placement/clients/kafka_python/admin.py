@@ -52,7 +52,8 @@ def snapshot(
     while True:
         described = admin.describe_topics(wanted)
         transient = [
-            t for t in described
+            t
+            for t in described
             if t.get("error_code", 0) in (UNKNOWN_TOPIC_OR_PARTITION, LEADER_NOT_AVAILABLE)
         ]
         if not transient or time.monotonic() >= deadline:
@@ -70,14 +71,17 @@ def snapshot(
             )
         if code:
             raise ClusterError(f"describe_topics failed for topic {name!r}: error code {code}")
-        if wanted is None and not include_internal and (
-            topic.get("is_internal") or name.startswith(INTERNAL_TOPIC_PREFIX)
+        if (
+            wanted is None
+            and not include_internal
+            and (topic.get("is_internal") or name.startswith(INTERNAL_TOPIC_PREFIX))
         ):
             continue
         for p in topic["partitions"]:
             leader = p.get("leader_id", -1)
             partitions[TopicPartition(name, int(p["partition_index"]))] = PartitionState(
-                tuple(p["replica_nodes"]), leader if leader is not None and leader >= 0 else None,
+                tuple(p["replica_nodes"]),
+                leader if leader is not None and leader >= 0 else None,
                 tuple(p["isr_nodes"]),
             )
     return ClusterSnapshot(tuple(brokers(admin)), partitions)
@@ -125,8 +129,11 @@ def create_topic(
     from kafka.errors import KafkaTimeoutError
 
     # only errors raised before the request left: a CreateTopics sent twice would fail "already exists"
-    retrying(admin, lambda: admin.create_topics({topic: spec}, timeout_ms=timeout_ms),
-             retried=("UnknownBrokerIdError", "NodeNotReadyError"))
+    retrying(
+        admin,
+        lambda: admin.create_topics({topic: spec}, timeout_ms=timeout_ms),
+        retried=("UnknownBrokerIdError", "NodeNotReadyError"),
+    )
 
     from kafka_placement.clients.kafka_python.topic_visibility import wait_for_every_broker
 
@@ -196,7 +203,10 @@ def apply_reassignment(
 
 
 def settled_snapshot(
-    admin: Any, target: Mapping[TopicPartition, Sequence[int]], *, moving: Iterable[TopicPartition] = (),
+    admin: Any,
+    target: Mapping[TopicPartition, Sequence[int]],
+    *,
+    moving: Iterable[TopicPartition] = (),
     settle_s: float = 0.0,
 ) -> ClusterSnapshot:
     """A snapshot of ``target``'s topics, re-read for up to ``settle_s`` while a partition that is not
@@ -218,7 +228,10 @@ def settled_snapshot(
 
 
 def verify(
-    admin: Any, target: Mapping[TopicPartition, Sequence[int]], *, wait_leaders_s: float = 0.0,
+    admin: Any,
+    target: Mapping[TopicPartition, Sequence[int]],
+    *,
+    wait_leaders_s: float = 0.0,
     settle_s: float = 0.0,
 ) -> tuple[dict[TopicPartition, tuple[list[int], list[int]]], list[TopicPartition]]:
     """``(partitions whose replicas differ {tp: (expected, actual)}, partitions not led by the

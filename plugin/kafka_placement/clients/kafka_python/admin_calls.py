@@ -16,8 +16,13 @@ T = TypeVar("T")
 #: Client errors of a broker that is down or restarting; a reassignment is exactly when that happens.
 #: UnknownBrokerIdError: the broker asked for is not in the client's metadata (killed, not back yet;
 #: or the remembered controller was restarted and dropped meanwhile); the request was never sent.
-_UNREACHABLE = ("KafkaConnectionError", "NodeNotReadyError", "KafkaTimeoutError", "RequestTimedOutError",
-                "UnknownBrokerIdError")
+_UNREACHABLE = (
+    "KafkaConnectionError",
+    "NodeNotReadyError",
+    "KafkaTimeoutError",
+    "RequestTimedOutError",
+    "UnknownBrokerIdError",
+)
 _RETRIED = (*_UNREACHABLE, "NotControllerError", "LeaderNotAvailableError")
 #: How long a call keeps trying other brokers before the error is reported.
 RETRY_S = 20.0

@@ -268,8 +268,12 @@ ASSIGNOR_CLASSES: dict[StrategyName, type[_Assignor]] = {
 
 
 def assignors_from_config(
-    config: str | Iterable[str] | None = None, *, rack: str | None = None, priority: int | None = None,
-    group_protocol: str = "classic", migration_ready: bool = False,
+    config: str | Iterable[str] | None = None,
+    *,
+    rack: str | None = None,
+    priority: int | None = None,
+    group_protocol: str = "classic",
+    migration_ready: bool = False,
 ) -> list[_Assignor]:
     """Assignor instances for kafka-python's ``partition_assignment_strategy`` from a Java-style
     ``partition.assignment.strategy`` (Kafka names, Java class names, ``failover``), in its order of
@@ -289,13 +293,19 @@ def assignors_from_config(
 
 
 def assignors_for(
-    names: Sequence[StrategyName], *, rack: str | None = None, priority: int | None = None,
+    names: Sequence[StrategyName],
+    *,
+    rack: str | None = None,
+    priority: int | None = None,
     migration_ready: bool = False,
 ) -> list[_Assignor]:
     """One assignor instance per strategy name; a cooperative-sticky one is told the protocol the
     whole list runs (Java's rule, :func:`~kafka_placement.clients.group_assignor.rebalance_protocol`)."""
-    protocol = (RebalanceProtocol.COOPERATIVE if rebalance_protocol(names) == "cooperative"
-                else RebalanceProtocol.EAGER)
+    protocol = (
+        RebalanceProtocol.COOPERATIVE
+        if rebalance_protocol(names) == "cooperative"
+        else RebalanceProtocol.EAGER
+    )
     out: list[_Assignor] = []
     for name in names:
         cls = ASSIGNOR_CLASSES[name]

@@ -55,7 +55,8 @@ def _partitions(assignment: Any, problems: list[str], what: str) -> tuple[TopicP
         parts = getattr(topic, "partitions", None) or ()
         if not isinstance(name, str) or not name:
             problems.append(
-                f"{what}: {len(parts)} partition(s) of a topic without a name (deleted?) left out")
+                f"{what}: {len(parts)} partition(s) of a topic without a name (deleted?) left out"
+            )
             continue
         for p in parts:
             if isinstance(p, int) and p >= 0 and len(out) < MAX_PARTITIONS_PER_MEMBER:
@@ -77,11 +78,14 @@ def consumer_member(raw: Any) -> DescribedMember:
         source = "client.rack"
     if parsed.problem is not None:
         source = "client.rack"
-        problems.append(f"unusable priority in client.rack ({parsed.problem}); the failover assignor ranks "
-                        "it last")
+        problems.append(
+            f"unusable priority in client.rack ({parsed.problem}); the failover assignor ranks it last"
+        )
     if getattr(raw, "member_type", -1) == 0 and source == "none":
-        problems.append("a classic-protocol member: the broker assigns it, and any priority in its "
-                        "subscription userData is not read on this protocol")
+        problems.append(
+            "a classic-protocol member: the broker assigns it, and any priority in its "
+            "subscription userData is not read on this protocol"
+        )
     names = [t for t in raw.subscribed_topic_names or () if isinstance(t, str)]
     regex = raw.subscribed_topic_regex if isinstance(raw.subscribed_topic_regex, str) else None
     # a regex subscriber's topics are the regex's matches, which the member entry does not list:
@@ -123,5 +127,6 @@ def consumer_group(response: Any, group_id: str) -> DescribedGroup:
             raise GroupNotFoundError(f"group {group_id!r}: ConsumerGroupDescribe answered {text}")
         raise GroupDescribeError(f"group {group_id!r}: ConsumerGroupDescribe answered {text}")
     members = tuple(consumer_member(m) for m in group.members)
-    return DescribedGroup(group_id, "consumer", str(group.group_state or ""), str(group.assignor_name or "")
-                          or None, members)
+    return DescribedGroup(
+        group_id, "consumer", str(group.group_state or ""), str(group.assignor_name or "") or None, members
+    )

@@ -34,8 +34,12 @@ from kafka_placement.groups.description import AssignmentUserData, DescribedGrou
 from kafka_placement.vocabulary import TopicPartition
 
 _FAILOVER: tuple[StrategyName, ...] = ("failover", "priority")
-_TYPES: dict[str, Protocol] = {"classic": "classic", "consumer": "consumer", "share": "share",
-                               "streams": "streams"}
+_TYPES: dict[str, Protocol] = {
+    "classic": "classic",
+    "consumer": "consumer",
+    "share": "share",
+    "streams": "streams",
+}
 
 
 class GroupNotFoundError(KafkaPlacementError, LookupError):
@@ -66,6 +70,7 @@ class RawGroupsAdmin(KafkaAdminClient):  # type: ignore[misc]
 
     def describe_raw_group(self, group_id: str) -> Any:
         """DescribeGroups of one group, as received; asked again while its coordinator moves or loads."""
+
         def ask() -> Any:
             return self.describe_groups([group_id])[group_id]
 
@@ -188,7 +193,8 @@ def describe_classic_group(admin: RawGroupsAdmin, group_id: str, state: str = ""
     protocol_name = str(raw.protocol_data or "") or None
     members = tuple(classic_member(m, protocol_type, protocol_name) for m in raw.members)
     notes = () if protocol_type in ("consumer", "") else (f"protocol type {protocol_type!r}",)
-    group = DescribedGroup(group_id, "classic", str(raw.group_state or state), protocol_name, members,
-                           notes=notes)
+    group = DescribedGroup(
+        group_id, "classic", str(raw.group_state or state), protocol_name, members, notes=notes
+    )
     counts = partition_counts(admin, group.topics())
     return DescribedGroup(group.group_id, group.protocol, group.state, group.assignor, members, counts, notes)

@@ -86,13 +86,17 @@ def has_schemas(jar: Path, *names: str) -> bool:
 
 
 def kafka_clients_jar(
-    version: str = KAFKA_VERSION, *, need: tuple[str, ...] = (), repository: str | None = None,
+    version: str = KAFKA_VERSION,
+    *,
+    need: tuple[str, ...] = (),
+    repository: str | None = None,
     timeout_s: float = DOWNLOAD_TIMEOUT_S,
 ) -> Path:
     """A ``kafka-clients`` jar of ``version`` holding the schemas ``need``: a local copy, else downloaded."""
     if not _VERSION.match(version):
         raise MessageSchemaUnavailableError(
-            f"kafka-clients version must be MAJOR.MINOR.PATCH, got {version!r}")
+            f"kafka-clients version must be MAJOR.MINOR.PATCH, got {version!r}"
+        )
     for candidate in known_copies(version):
         if candidate.is_file() and has_schemas(candidate, *need):
             return candidate
@@ -126,8 +130,9 @@ def _fetch(url: str, deadline: float, limit: int, sink: IO[bytes] | None = None)
     return b"".join(chunks)
 
 
-def download_jar(version: str = KAFKA_VERSION, *, repository: str | None = None,
-                 timeout_s: float = DOWNLOAD_TIMEOUT_S) -> Path:
+def download_jar(
+    version: str = KAFKA_VERSION, *, repository: str | None = None, timeout_s: float = DOWNLOAD_TIMEOUT_S
+) -> Path:
     """Download ``kafka-clients-<version>.jar`` into :func:`cached_jar`, checked against its ``.sha1``."""
     base = (repository or os.environ.get(REPOSITORY_ENV) or MAVEN_CENTRAL).rstrip("/")
     if not base.startswith(("https://", "http://")):
@@ -149,7 +154,8 @@ def download_jar(version: str = KAFKA_VERSION, *, repository: str | None = None,
                 digest = hashlib.sha1(Path(sink.name).read_bytes()).hexdigest()
                 if digest != expected:
                     raise MessageSchemaUnavailableError(
-                        f"{url}: SHA-1 {digest} does not match the published {expected}; not used")
+                        f"{url}: SHA-1 {digest} does not match the published {expected}; not used"
+                    )
                 os.replace(sink.name, target)  # whole or not at all: another process may download too
             finally:
                 if Path(sink.name).exists():

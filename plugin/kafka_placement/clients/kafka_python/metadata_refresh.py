@@ -50,8 +50,9 @@ _TRANSPORT_BUILD = "_build_transport"
 _MANAGER = "_manager"
 
 if not inspect.iscoroutinefunction(getattr(ClusterMetadata, _REFRESH_STEP, None)):  # pragma: no cover
-    raise ImportError(f"this kafka-python has no coroutine ClusterMetadata.{_REFRESH_STEP}; kafka_placement "
-                      "supports 3.x")
+    raise ImportError(
+        f"this kafka-python has no coroutine ClusterMetadata.{_REFRESH_STEP}; kafka_placement supports 3.x"
+    )
 
 
 @dataclass

@@ -39,6 +39,7 @@ from kafka_placement.vocabulary import TopicPartition
 #: (topic-partition, broker id): the replica of a partition on one broker.
 Replica = tuple[TopicPartition, int]
 
+
 def _kafka_tp(tp: TopicPartition) -> Any:
     from kafka import TopicPartition as KafkaTopicPartition
 
@@ -100,8 +101,12 @@ def _resource(kind: str, name: str | int, configs: Any = None) -> Any:
 
 
 def _check_altered(result: Mapping[str, Mapping[str, str]], what: str) -> None:
-    failed = [f"{kind} {name}: {answer}" for kind, answers in result.items()
-              for name, answer in answers.items() if answer != "OK"]
+    failed = [
+        f"{kind} {name}: {answer}"
+        for kind, answers in result.items()
+        for name, answer in answers.items()
+        if answer != "OK"
+    ]
     if failed:
         raise ClusterError(f"could not {what}: {'; '.join(failed)}")
 
@@ -187,8 +192,9 @@ def throttles(admin: Any, brokers: Iterable[int], topics: Iterable[str]) -> Thro
     described: dict[str, dict[str, Any]] = {"broker": {}, "topic": {}}
     for b in sorted(set(brokers)):  # one request per broker: a broker that is down only hides itself
         try:
-            answer = admin.describe_configs([_resource("BROKER", b, list(BROKER_THROTTLES))],
-                                            config_filter="modified")
+            answer = admin.describe_configs(
+                [_resource("BROKER", b, list(BROKER_THROTTLES))], config_filter="modified"
+            )
         except Exception as exc:
             if not _unreachable(exc):
                 raise
@@ -200,13 +206,19 @@ def throttles(admin: Any, brokers: Iterable[int], topics: Iterable[str]) -> Thro
         answer = retrying(admin, lambda: admin.describe_configs(wanted_topics, config_filter="modified"))
         described["topic"] = answer.get("topic", {})
     for name, configs in described["broker"].items():
-        values = {k: str(v.get("value")) for k, v in configs.items()
-                  if k in BROKER_THROTTLES and v.get("value") not in (None, "")}
+        values = {
+            k: str(v.get("value"))
+            for k, v in configs.items()
+            if k in BROKER_THROTTLES and v.get("value") not in (None, "")
+        }
         if values:
             found_brokers[int(name)] = values
     for name, configs in described["topic"].items():
-        values = {k: str(v.get("value")) for k, v in configs.items()
-                  if k in TOPIC_THROTTLES and v.get("value") not in (None, "")}
+        values = {
+            k: str(v.get("value"))
+            for k, v in configs.items()
+            if k in TOPIC_THROTTLES and v.get("value") not in (None, "")
+        }
         if values:
             found_topics[name] = values
     return Throttles(found_brokers, found_topics, tuple(unreachable))
@@ -334,8 +346,13 @@ def status(
             copied = {replica: info.size for replica, info in dirs.items()}
             left = {tp: moves[tp] for tp in in_flight if tp in moves}
             bytes_left = bytes_to_copy(left, sizes, copied)
-    return Status(len(partitions) - len(in_flight), len(partitions), bytes_left,
-                  time.monotonic() - started, tuple(sorted(in_flight)))
+    return Status(
+        len(partitions) - len(in_flight),
+        len(partitions),
+        bytes_left,
+        time.monotonic() - started,
+        tuple(sorted(in_flight)),
+    )
 
 
 def wait(

@@ -40,7 +40,8 @@ class Plan:
             "lower_bound": self.lower_bound.summary(),
             "replica_moves_vs_bound": (
                 round(self.moves.replicas_added / self.lower_bound.replica_moves, 4)
-                if self.lower_bound.replica_moves else (1.0 if self.moves.replicas_added == 0 else None)
+                if self.lower_bound.replica_moves
+                else (1.0 if self.moves.replicas_added == 0 else None)
             ),
             "topics": {t: m.summary() for t, m in sorted(self.metrics.items())},
             "warnings": list(self.warnings),
@@ -57,8 +58,14 @@ def _as_assignment(current: Assignment) -> dict[TopicPartition, list[int]]:
         )
     result: dict[TopicPartition, list[int]] = {}
     for key, replicas in current.items():
-        if not (isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], str)
-                and isinstance(key[1], int) and not isinstance(key[1], bool) and 0 <= key[1] <= INT_MAX):
+        if not (
+            isinstance(key, tuple)
+            and len(key) == 2
+            and isinstance(key[0], str)
+            and isinstance(key[1], int)
+            and not isinstance(key[1], bool)
+            and 0 <= key[1] <= INT_MAX
+        ):
             raise InvalidArgumentError(
                 f"partition key must be (topic: str, partition: int in [0, {INT_MAX}]), got {key!r:.80}"
             )
