@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -68,3 +70,43 @@ def test_plan_sample_100000_partitions_12_16(tmp_path: Path) -> None:
         k for k, a, b in zip(keys, partition_keys(keys, 12), partition_keys(keys, 16), strict=True) if a != b
     )
     assert moved["keys"] == len(direct)
+
+
+def test_sigterm_runs_every_finally_and_exits_143(tmp_path: Path) -> None:
+    """A command ended by SIGTERM (docker stop, systemd, a CI timeout) unwinds like Ctrl-C: its
+    ``finally`` (here a marker file, in a soak the cluster's containers) runs; one line, exit 143."""
+    marker = tmp_path / "cleaned"
+    started = tmp_path / "started"
+    script = f"""
+import sys, time, pathlib
+import kafka_placement.cli as cli
+real = cli.build_parser
+def slow(args):
+    pathlib.Path({str(started)!r}).touch()
+    try:
+        time.sleep(60)
+    finally:
+        pathlib.Path({str(marker)!r}).write_text("yes")
+    return 0
+def build():
+    parser = real()
+    parsed = parser.parse_args(["cluster", "status"])
+    parsed.handler = slow
+    parser.parse_args = lambda argv: parsed
+    return parser
+cli.build_parser = build
+sys.exit(cli.main(["cluster", "status"]))
+"""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    deadline = time.monotonic() + 60
+    while not started.exists():
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 143, err
+    assert marker.read_text() == "yes"
+    assert err.strip().splitlines() == ["kafka-placement cluster: terminated (SIGTERM); cleaned up"]

@@ -11,6 +11,9 @@ file that cannot be read or written, a missing optional dependency) is one line
 else is a bug: still one line (never a traceback), saying to re-run with ``--debug`` (or
 ``KAFKA_PLACEMENT_DEBUG=1``), which shows the traceback.
 
+SIGTERM unwinds like Ctrl-C (exit 143): every ``finally`` runs, so a soak or a test cluster leaves no
+containers, fault proxy, member processes or iptables rules behind. A second SIGTERM kills at once.
+
 Adapters only: arguments in, a core or a client adapter called, one line on error (exit 2).
 """
 
@@ -19,9 +22,13 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import signal
 import sys
+import threading
 import traceback
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from types import FrameType
 from typing import NoReturn
 
 from kafka_placement import __version__
@@ -59,6 +66,34 @@ EXTRAS = {
     "testcontainers": "testing",
     "docker": "testing",
 }
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM as an exception: the default action would end the process without running any
+    ``finally`` (containers, the fault proxy and member processes were left running)."""
+
+
+@contextmanager
+def sigterm_unwinds() -> Iterator[None]:
+    """Inside: the first SIGTERM raises :class:`Terminated`, later ones get the default action. Only
+    where SIGTERM has the default action and only in the main thread (a host process's own handler,
+    e.g. pytest's, is left alone)."""
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL
+    ):
+        yield
+        return
+
+    def on_term(signum: int, frame: FrameType | None) -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        raise Terminated
+
+    signal.signal(signal.SIGTERM, on_term)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -141,8 +176,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     command = getattr(args, "command", "")
     try:
-        configure_librdkafka_log(args.librdkafka_log_level, debug)
-        return int(args.handler(args))
+        with sigterm_unwinds():
+            configure_librdkafka_log(args.librdkafka_log_level, debug)
+            return int(args.handler(args))
+    except Terminated:
+        print(f"kafka-placement {command}: terminated (SIGTERM); cleaned up", file=sys.stderr)
+        return 128 + signal.SIGTERM
     except KeyboardInterrupt:
         print(f"kafka-placement {command}: interrupted", file=sys.stderr)
         return 130
