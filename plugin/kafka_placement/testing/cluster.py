@@ -35,7 +35,7 @@ from kafka_placement.testing.engine import (
     remove_leftovers,
     remove_orphans,
 )
-from kafka_placement.testing.failover_plugin import LIBS_MOUNT, failover_broker_properties, plugin_jar
+from kafka_placement.testing.failover_plugin import failover_broker_properties, plugin_jar
 from kafka_placement.testing.fault_proxy import ClusterFaults
 from kafka_placement.testing.image import resolve_image
 from kafka_placement.testing.layout import (
@@ -43,14 +43,13 @@ from kafka_placement.testing.layout import (
     CONTROLLER_ID,
     DEFAULT_HEAP_OPTS,
     DEFAULT_JVM_PERFORMANCE_OPTS,
-    ENTRY_SCRIPT,
-    SECRETS_MOUNT,
     ClusterLayout,
     new_cluster_id,
 )
+from kafka_placement.testing.node_container import container_name, node_container
 from kafka_placement.testing.ports import free_ports
 from kafka_placement.testing.probe import describe_brokers, redact, transient_errors
-from kafka_placement.testing.secrets_dir import prepare_secrets_dir, read_scram_users, remove_secrets_dir
+from kafka_placement.testing.secrets_dir import prepare_secrets_dir, remove_secrets_dir, security_of
 from kafka_placement.testing.security import CA_PEM, ClusterSecurity, write_client_properties
 from kafka_placement.testing.state import ClusterState
 from kafka_placement.testing.toxiproxy import ToxiproxyServer
@@ -234,8 +233,8 @@ class KafkaCluster(BrokerControls):
             name=self.name,
             image=self.image,
             layout=self.layout,
-            controller_container=self._container_name(CONTROLLER_ID),
-            broker_containers={b: self._container_name(b) for b in self.broker_ids},
+            controller_container=container_name(self.name, CONTROLLER_ID),
+            broker_containers={b: container_name(self.name, b) for b in self.broker_ids},
             started_at=self.started_at or time.time(),
             security=self._security.protocol,
             acls=self._security.acls,
@@ -352,16 +351,7 @@ class KafkaCluster(BrokerControls):
     @classmethod
     def attach(cls, state: ClusterState, *, log: Callable[[str], None] = _log) -> KafkaCluster:
         """Bind to a running cluster described by ``state`` (not owned: :meth:`stop` leaves it)."""
-        secrets_dir = Path(state.secrets_dir) if state.secrets_dir else None
-        users: dict[str, str] = {}
-        if state.security.startswith("sasl"):
-            if secrets_dir is None:
-                raise ClusterError(f"cluster {state.name} is {state.security} but its state names no secrets")
-            try:
-                users = read_scram_users(secrets_dir)
-            except OSError as exc:
-                raise ClusterError(f"cannot read the SCRAM users of cluster {state.name}: {exc}") from exc
-        security = ClusterSecurity(protocol=state.security, users=users, acls=state.acls)
+        security, secrets_dir = security_of(state)
         cluster = cls(
             state.image,
             racks=state.layout.racks,
@@ -417,30 +407,15 @@ class KafkaCluster(BrokerControls):
         return self._owner
 
     # ------------------------------------------------------------------ containers
-    def _container_name(self, node: int) -> str:
-        role = "controller" if node == CONTROLLER_ID else f"broker-{node}"
-        return f"{self.name}-{role}"
-
     def _start_container(self, node: int) -> None:
-        from testcontainers.core.container import DockerContainer
-
-        layout = self.layout
-        env = layout.controller_env() if node == CONTROLLER_ID else layout.broker_env(node)
-        role = "controller" if node == CONTROLLER_ID else "broker"
-        tc = DockerContainer(self.image, env=env, name=self._container_name(node))
-        if node != CONTROLLER_ID and self._plugin_jar is not None:
-            tc.with_volume_mapping(str(self._plugin_jar), LIBS_MOUNT, mode="ro")
-        if self._security.secured and self._secrets_dir is not None:
-            tc.with_volume_mapping(str(self._secrets_dir), SECRETS_MOUNT, mode="ro")
-            tc.with_command(["bash", f"{SECRETS_MOUNT}/{ENTRY_SCRIPT}"])
-        tc.with_kwargs(
-            network_mode="host",
-            labels={
-                LABEL: self.name,
-                ROLE_LABEL: role,
-                NODE_LABEL: str(node),
-                OWNER_LABEL: "" if self._persistent else str(self._owner_pid),
-            },
+        tc = node_container(
+            self.image,
+            self.layout,
+            node,
+            cluster=self.name,
+            owner_pid=None if self._persistent else self._owner_pid,
+            plugin_jar=self._plugin_jar,
+            secrets_dir=self._secrets_dir if self._security.secured else None,
         )
         with self._lock:
             self._tc.append(tc)

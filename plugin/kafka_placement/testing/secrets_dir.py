@@ -20,6 +20,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from kafka_placement.errors import ClusterError
 from kafka_placement.testing.layout import (
     CONTROLLER_PROPERTIES_FILE,
     ENTRY_SCRIPT,
@@ -39,6 +40,7 @@ from kafka_placement.testing.security import (
     new_password,
     render_properties,
 )
+from kafka_placement.testing.state import ClusterState
 from kafka_placement.testing.tls import TlsMaterial, generate_tls_material, write_private
 
 #: Written into the directory so a later process (``cluster status``/``down``) can tell it is ours.
@@ -105,6 +107,20 @@ def read_scram_users(directory: Path) -> dict[str, str]:
         if name:
             users[name] = password
     return users
+
+
+def security_of(state: ClusterState) -> tuple[ClusterSecurity, Path | None]:
+    """The security of a running cluster from its state file (SCRAM users read back from its secrets)."""
+    secrets_dir = Path(state.secrets_dir) if state.secrets_dir else None
+    users: dict[str, str] = {}
+    if state.security.startswith("sasl"):
+        if secrets_dir is None:
+            raise ClusterError(f"cluster {state.name} is {state.security} but its state names no secrets")
+        try:
+            users = read_scram_users(secrets_dir)
+        except OSError as exc:
+            raise ClusterError(f"cannot read the SCRAM users of cluster {state.name}: {exc}") from exc
+    return ClusterSecurity(protocol=state.security, users=users, acls=state.acls), secrets_dir
 
 
 def remove_secrets_dir(directory: Path) -> bool:
