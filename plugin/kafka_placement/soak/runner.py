@@ -1,8 +1,8 @@
 """One soak run against a live :class:`~kafka_placement.testing.KafkaCluster`, as a pipeline of stages,
 each a function with typed inputs and outputs:
 
-schedule (:func:`plan_run`, pure) → cluster (:func:`~kafka_placement.soak.rig.open_rig`) → load
-(:func:`start_load`) → faults (:func:`inject_faults`) → drain (:func:`stop_and_drain`) → read back
+schedule (:func:`~kafka_placement.soak.run_plan.plan_run`, pure) → cluster
+(:func:`~kafka_placement.soak.rig.open_rig`) → load (:func:`start_load`) → faults (:func:`inject_faults`) → drain (:func:`stop_and_drain`) → read back
 (:func:`read_back`) → judge (:func:`judge_run`, over the logs: :func:`~kafka_placement.soak.verdict.judge`).
 
 Groups: ``fo-kp`` (kafka-python members, our failover assignor), ``fo-cf`` (our confluent ``Consumer``
@@ -17,7 +17,6 @@ faults and when each member process ran. The logs are read as they grow
 from __future__ import annotations
 
 import time
-import uuid
 from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass, field
@@ -26,137 +25,23 @@ from typing import Any
 
 from kafka_placement.soak.drain import DrainOutcome, drain, wait_owned
 from kafka_placement.soak.health import coordinator_partition
-from kafka_placement.soak.load import FULL_PRODUCERS, PRODUCERS, ProducerSpec
 from kafka_placement.soak.logtail import LogTail, read_logs
-from kafka_placement.soak.members import FULL_GROUPS, GROUPS, Groups, active_members, failover_groups
+from kafka_placement.soak.members import GROUPS, failover_groups
 from kafka_placement.soak.operation import APPLY_TIMEOUT_S, START_FRACTION
 from kafka_placement.soak.readback import read_topic
 from kafka_placement.soak.restarts import RESTART_TIMEOUT_S
 from kafka_placement.soak.rig import Rig, open_rig, sleep_until
-from kafka_placement.soak.schedule import (
-    FULL_KINDS,
-    MEMBER_KINDS,
-    NETWORK_KINDS,
-    QUICK_KINDS,
-    PlannedFault,
-    fault_schedule,
-)
+from kafka_placement.soak.run_plan import PROFILES, Profile, RunPlan, plan_run
+from kafka_placement.soak.schedule import MEMBER_KINDS, NETWORK_KINDS
 from kafka_placement.soak.verdict import SoakLogs, Windows, judge
 
 __all__ = ["GROUPS", "PROFILES", "Profile", "RunPlan", "plan_run", "read_logs", "run_soak"]
 
 
-@dataclass(frozen=True)
-class Profile:
-    rate_per_producer: float  # records per second
-    partitions: int
-    session_timeout_ms: int
-    fault_interval_s: float
-    #: the drain (after the load, once every broker is back) ends when each group consumed every
-    #: acknowledged record, when no group consumed anything new for ``drain_stall_s``, or at ``drain_s``.
-    #: Held runs here (load average 100-170) showed partitions unread for up to 69 s and records
-    #: consumed up to 108 s after their ack following a broker pause or kill: the bounds are well past that
-    drain_s: float
-    drain_stall_s: float
-    #: what the seeded schedule draws from (the quick one's list is the one it always drew from)
-    fault_kinds: tuple[str, ...] = QUICK_KINDS
-    #: kinds every schedule holds at least once where it has a fault to spare
-    must_cover: tuple[str, ...] = ()
-    groups: Groups = field(default_factory=lambda: GROUPS)
-    producers: tuple[ProducerSpec, ...] = PRODUCERS
-
-    @property
-    def proxied(self) -> bool:
-        """The run needs a cluster whose client links pass Toxiproxy (its network faults)."""
-        return bool(set(self.fault_kinds) & set(NETWORK_KINDS))
-
-
-PROFILES = {
-    "quick": Profile(
-        rate_per_producer=20.0,
-        partitions=12,
-        session_timeout_ms=6000,
-        fault_interval_s=10.0,
-        drain_s=420.0,
-        drain_stall_s=150.0,
-    ),
-    # a fault every ~12 s (was 25 s before the network kinds): a 4-minute run then has room for a
-    # failover of each of the four failover groups and each of the five network kinds
-    "full": Profile(
-        rate_per_producer=50.0,
-        partitions=24,
-        session_timeout_ms=6000,
-        fault_interval_s=12.0,
-        drain_s=900.0,
-        drain_stall_s=150.0,
-        fault_kinds=FULL_KINDS,
-        must_cover=NETWORK_KINDS,
-        groups=FULL_GROUPS,
-        producers=FULL_PRODUCERS,
-    ),
-}
-
 #: a bound on reading the whole topic back after the run (30 minutes of load: ~450,000 records)
 READBACK_S = 300.0
 #: how long the groups may take to own every partition before the load starts
 OWNED_S = 180.0
-
-
-# ---------------------------------------------------------------- schedule (pure)
-@dataclass(frozen=True)
-class RunPlan:
-    """What a run will do, decided before anything starts: a function of the seed and the cluster's
-    broker ids (and a fresh prefix naming its topic and groups)."""
-
-    seed: int
-    minutes: float
-    profile_name: str
-    profile: Profile
-    prefix: str
-    faults: tuple[PlannedFault, ...]
-    #: each failover group's active member: killed or paused at least once (``failover_s`` is timed)
-    must_hit: tuple[str, ...]
-    #: the broker the reassignment in flight drains of the topic
-    drained_broker: int
-
-    @property
-    def duration_s(self) -> float:
-        return self.minutes * 60.0
-
-    @property
-    def topic(self) -> str:
-        return f"{self.prefix}-records"
-
-
-def plan_run(
-    seed: int, minutes: float, profile_name: str, broker_ids: list[int], prefix: str | None = None
-) -> RunPlan:
-    profile = PROFILES[profile_name]
-    members = [name for group in profile.groups.values() for name, _client, _strategy, _prio in group]
-    must_hit = tuple(active_members(profile.groups))
-    faults = fault_schedule(
-        seed,
-        minutes * 60.0,
-        brokers=broker_ids,
-        partitions=profile.partitions,
-        members=members,
-        interval_s=profile.fault_interval_s,
-        member_pause_s=profile.session_timeout_ms / 1000 + 4.0,
-        kinds=profile.fault_kinds,
-        must_hit=must_hit,
-        must_cover=profile.must_cover,
-        groups=list(profile.groups),
-    )
-    return RunPlan(
-        seed,
-        minutes,
-        profile_name,
-        profile,
-        prefix or f"kp-soak-{uuid.uuid4().hex[:6]}",
-        tuple(faults),
-        must_hit,
-        broker_ids[seed % len(broker_ids)],
-    )
 
 
 class RunClock:
