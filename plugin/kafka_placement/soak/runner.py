@@ -3,7 +3,8 @@ each a function with typed inputs and outputs:
 
 schedule (:func:`~kafka_placement.soak.run_plan.plan_run`, pure) → cluster
 (:func:`~kafka_placement.soak.rig.open_rig`) → load (:func:`start_load`) → faults (:func:`inject_faults`)
-→ drain (:func:`stop_and_drain`) → read back (:func:`read_back`) → judge (:func:`judge_run`, over the logs: :func:`~kafka_placement.soak.verdict.judge`).
+→ drain (:func:`stop_and_drain`) → read back (:func:`read_back`) → judge (:func:`judge_run`, over the
+logs: :func:`~kafka_placement.soak.verdict.judge`).
 
 Groups: ``fo-kp`` (kafka-python members, our failover assignor), ``fo-cf`` (our confluent ``Consumer``
 members, the same assignor), ``coop`` (confluent, cooperative-sticky; its members leave and join through
