@@ -7,7 +7,6 @@ from __future__ import annotations
 import gc
 import socket
 import struct
-from collections import namedtuple
 from collections.abc import Callable, Iterator
 from types import SimpleNamespace
 from typing import Any
@@ -21,8 +20,16 @@ from kafka.protocol.consumer.metadata import (
     ConsumerProtocolSubscription,
 )
 from kafka.structs import TopicPartition as KTP
+from kafka_python_group_fakes import (  # this directory is on sys.path
+    TP,
+    FakeCluster,
+    JoinMember,
+    deliver,
+    join,
+    run_leader,
+)
 
-from kafka_placement.assignment import Member, TopicPartition, assign
+from kafka_placement.assignment import Member, assign
 from kafka_placement.clients.kafka_python import (
     CooperativeStickyAssignor,
     FailoverAssignor,
@@ -32,70 +39,6 @@ from kafka_placement.clients.kafka_python import (
     StickyAssignor,
 )
 from kafka_placement.errors import InvalidArgumentError
-
-TP = TopicPartition
-JoinMember = namedtuple("JoinMember", "member_id group_instance_id metadata")
-Broker = namedtuple("Broker", "node_id host port rack")
-
-
-class FakeCluster:
-    """The part of kafka-python's ClusterMetadata an assignor may use."""
-
-    def __init__(
-        self,
-        ppt: dict[str, int],
-        replicas: dict[TP, list[int]] | None = None,
-        broker_racks: dict[int, str | None] | None = None,
-    ) -> None:
-        self.ppt = ppt
-        self.replicas = replicas or {}
-        self.broker_racks = broker_racks or {}
-
-    def partitions_for_topic(self, topic: str) -> set[int] | None:
-        return set(range(self.ppt[topic])) if topic in self.ppt else None
-
-    def brokers(self) -> list[Broker]:
-        return [Broker(b, "127.0.0.1", 9092 + b, r) for b, r in self.broker_racks.items()]
-
-    def is_replica_node(self, tp: KTP, node_id: int) -> Broker | None:
-        if node_id in self.replicas.get(TP(tp.topic, tp.partition), []):
-            return Broker(node_id, "127.0.0.1", 9092, self.broker_racks.get(node_id))
-        return None
-
-
-def join(
-    assignors: dict[str, Any], topics: dict[str, list[str]], instance: dict[str, str] | None = None
-) -> list[Any]:
-    """What the leader receives: each member's subscription encoded and decoded on the wire."""
-    out = []
-    for member_id, assignor in assignors.items():
-        raw = assignor.metadata(set(topics[member_id])).encode()
-        out.append(
-            JoinMember(member_id, (instance or {}).get(member_id), ConsumerProtocolSubscription.decode(raw))
-        )
-    return out
-
-
-def run_leader(leader: Any, cluster: FakeCluster, members: list[Any]) -> dict[str, list[TP]]:
-    raw = leader.assign(cluster, members)
-    result = {}
-    for member_id, assignment in raw.items():
-        decoded = ConsumerProtocolAssignment.decode(assignment.encode())
-        result[member_id] = sorted(TP(tp.topic, tp.partition) for tp in decoded.partitions())
-    return result
-
-
-def deliver(assignors: dict[str, Any], result: dict[str, list[TP]], generation: int) -> None:
-    for member_id, parts in result.items():
-        by_topic: dict[str, list[int]] = {}
-        for tp in parts:
-            by_topic.setdefault(tp.topic, []).append(tp.partition)
-        assignors[member_id].on_assignment(
-            ConsumerProtocolAssignment(
-                version=0, assigned_partitions=sorted(by_topic.items()), user_data=b""
-            ),
-            generation,
-        )
 
 
 def test_names_protocols_and_abc() -> None:
@@ -445,85 +388,3 @@ def test_assignors_from_a_java_style_config(kafka_python_clients: Callable[..., 
         coop.on_assignment(SimpleNamespace(partitions=lambda: [KTP("t", 0)]), 3)
         owned = coop.metadata({"t"}).owned_partitions
         assert bool(owned) == (protocol == RebalanceProtocol.COOPERATIVE), config
-
-
-# --- migration to the consumer protocol (docs/migration.md) ------------------------------------------
-def test_migration_ready_member_advertises_its_priority_in_the_subscription_rack_on_the_wire() -> None:
-    raw = FailoverAssignor(30, rack="rack1", migration_ready=True).metadata({"t"}).encode()
-    assert ConsumerProtocolSubscription.decode(raw).rack_id == "rack1#priority=30"
-    assert ConsumerProtocolSubscription.decode(raw).user_data == struct.pack(">i", 30)
-    plain = FailoverAssignor(30, rack="rack1").metadata({"t"}).encode()
-    assert ConsumerProtocolSubscription.decode(plain).rack_id == "rack1"
-
-
-def test_migration_ready_leader_leaves_user_data_empty_only_when_every_member_is_ready() -> None:
-    topics = {"c30": ["t"], "c20": ["t"], "c10": ["t"]}
-    cluster = FakeCluster({"t": 2})
-    ready = {p: FailoverAssignor(int(p[1:]), migration_ready=True) for p in topics}
-    raw = ready["c10"].assign(cluster, join(ready, topics))
-    decoded = {m: ConsumerProtocolAssignment.decode(a.encode()) for m, a in raw.items()}
-    assert {m: d.user_data for m, d in decoded.items()} == {"c30": b"", "c20": b"", "c10": b""}
-    owned = sorted(TP(tp.topic, tp.partition) for tp in decoded["c30"].partitions())
-    assert owned == [TP("t", 0), TP("t", 1)]
-    for member_id, assignment in decoded.items():  # accepted without the no-failover-leader warning
-        ready[member_id].on_assignment(assignment, 2)
-        assert ready[member_id].state.assignment_problem is None
-        assert ready[member_id].state.assigned_by == "ready-leader"
-
-    # one member still on the old setting: the ready leader keeps the whole group protected
-    mixed = {**ready, "c20": FailoverAssignor(20)}
-    raw = ready["c10"].assign(cluster, join(mixed, topics))
-    assert all(ConsumerProtocolAssignment.decode(a.encode()).user_data for a in raw.values())
-    # and a leader on the old setting protects it whatever the others advertise
-    raw = mixed["c20"].assign(cluster, join(ready, topics))
-    assert all(ConsumerProtocolAssignment.decode(a.encode()).user_data for a in raw.values())
-
-
-def test_migration_ready_is_refused_when_not_a_bool() -> None:
-    with pytest.raises(InvalidArgumentError, match="migration_ready must be True or False, got 'yes'"):
-        FailoverAssignor(1, migration_ready="yes")  # type: ignore[arg-type]
-
-
-def test_migration_ready_member_tells_our_leader_from_the_broker_and_sees_a_split(
-    caplog: pytest.LogCaptureFixture,
-) -> None:
-    member = FailoverAssignor(20, migration_ready=True)
-    member.state.partition_count = {"t": 4}.get
-    two = ConsumerProtocolAssignment(version=0, assigned_partitions=[("t", [0, 1])], user_data=b"")
-    with caplog.at_level("INFO"):
-        member.on_assignment(two, 3)  # our ready leader: empty, non-null userData
-    assert member.state.assigned_by == "ready-leader" and member.state.assignment_problem is None
-    # the broker's SyncGroup assignment of a converted group carries null userData (Kafka's
-    # ConsumerProtocol.serializeAssignment of an Assignment without userData)
-    from_broker = ConsumerProtocolAssignment.decode(
-        ConsumerProtocolAssignment(version=0, assigned_partitions=[("t", [0, 1])], user_data=None).encode()
-    )
-    assert from_broker.user_data is None
-    caplog.clear()
-    with caplog.at_level("INFO"):
-        member.on_assignment(from_broker, 4)
-        member.on_assignment(from_broker, 5)  # the same split is logged once
-    errors = [r for r in caplog.records if r.levelname == "ERROR"]
-    assert len(errors) == 1 and "topic(s) t (2 of 4)" in errors[0].getMessage()
-    assert member.state.assigned_by == "broker"
-    everything = ConsumerProtocolAssignment(
-        version=0, assigned_partitions=[("t", [0, 1, 2, 3])], user_data=None
-    )
-    member.on_assignment(everything, 6)
-    assert member.state.assignment_problem is None
-
-
-def test_watch_partition_counts_reads_the_consumers_own_metadata() -> None:
-    # a stand-in consumer (a real one against a refused bootstrap leaves a socket for the collector)
-    from kafka.cluster import ClusterMetadata
-
-    from kafka_placement.clients.kafka_python.partition_counts import watch_partition_counts
-
-    ready, plain = FailoverAssignor(10, migration_ready=True), FailoverAssignor(10)
-    cluster = ClusterMetadata()
-    cluster.partitions_for_topic = {"t": {0, 1, 2}}.get  # what a metadata response would have filled in
-    consumer = SimpleNamespace(config={"partition_assignment_strategy": [ready, plain]}, _cluster=cluster)
-    watch_partition_counts(consumer)
-    assert plain.state.partition_count is None and ready.state.partition_count is not None
-    assert ready.state.partition_count("t") == 3
-    assert ready.state.partition_count("unknown-topic") is None  # no metadata yet: not judged
