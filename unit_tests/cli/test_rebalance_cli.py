@@ -77,6 +77,19 @@ def test_remove_brokers(loads: Path, capsys: pytest.CaptureFixture[str]) -> None
     assert moves and all(0 not in m.replicas for m in moves)
 
 
+def test_topic_replica_goal(loads: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--goals topic_replicas``: Cruise Control's limits for "small" (24 partitions × RF 2 over 6
+    brokers: average 8, upper ceil(8 × 2.8) = 23, lower 0) hold before; brokers 0..2 hold 16 of its
+    replicas each and 3..5 none, a spread of 16 (replicas on p % 3 and p % 3 + 1)."""
+    assert main(["rebalance", "plan", "--loads", str(loads), "--goals", "disk,topic_replicas", "--json"]) == 0
+    out, _ = capsys.readouterr()
+    status = json.loads(out)["goals"]["topic_replicas"]
+    assert status["met_before"] and status["met"] and status["limits"] == [0, 23]
+    assert status["widest_spread_before"] == 16
+    assert main(["rebalance", "plan", "--loads", str(loads), "--goals", "topic_replicas"]) == 0
+    assert "topic_replicas (each topic's replicas per broker" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(
     ("args", "text"),
     [

@@ -57,7 +57,8 @@ def register(subparsers: Any) -> None:
     plan.add_argument(
         "--goals",
         default=None,
-        help="soft goals, comma-separated: disk, bytes_in, bytes_out, leader_bytes, leaders (default: all)",
+        help="soft goals, comma-separated: disk, bytes_in, bytes_out, leader_bytes, leaders (default: these "
+        "five), topic_replicas (Cruise Control's TopicReplicaDistributionGoal, its default limits)",
     )
     plan.add_argument(
         "--band",

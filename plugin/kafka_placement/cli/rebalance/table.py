@@ -45,6 +45,9 @@ def table_text(plan: RebalancePlan, summary: dict[str, Any]) -> str:
             continue
         if not status["goal"]:
             continue
+        if "line" in status:  # a placement goal describes itself
+            lines.append(status["line"])
+            continue
         low, high = status["band"]
         shown = f"[{human_bytes(low)}, {human_bytes(high)}]" if name != "leaders" else f"[{low:g}, {high:g}]"
         state = (

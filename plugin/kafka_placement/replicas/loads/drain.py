@@ -46,7 +46,7 @@ def drain_brokers(state: PlanState, removed: list[int]) -> list[str]:
             within = (
                 (state.loads[staying] + change <= state.bands.limit[staying] * (1 + 1e-12)) | (change <= 0)
             ).all(axis=1)
-            ok = within & state.rack_ok(parts, source, staying)
+            ok = within & state.placement_ok(parts, source, staying)
             cost = state.copy_cost(parts, source, staying)
             affordable = ok & state.affordable(cost)
             if ok.any() and not affordable.any():

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kafka_placement.replicas.loads.model import BYTES_IN, DISK
+from kafka_placement.replicas.loads.load_goals import LOAD_GOALS
 from kafka_placement.replicas.loads.state import PlanState
 
 #: Replicas of a broker above its band scored against every other broker.
@@ -56,9 +56,8 @@ def wide_candidates(
         partitions = np.repeat(picked, len(staying))
         return partitions, np.full(len(partitions), b, dtype=np.int64), np.tile(staying, len(picked))
     need = float(bands.lower[b, r]) - load
-    model = state.model
-    if r in (DISK, BYTES_IN):
-        amount = model.size if r == DISK else model.bytes_in
+    if not LOAD_GOALS[r].leader_only:
+        amount = state.follower_loads[:, r]
         picked = _nearest(amount, need, WIDE)
         rows = state.replicas[picked]
         holders = rows >= 0

@@ -2,9 +2,10 @@
 
 Hard goals (never broken by a move): the rack rule of the replica planner (a partition spans
 ``min(rf, racks)`` racks) and capacities (no broker's disk, bytes in or bytes out above
-``capacity_threshold`` × its capacity). Soft goals: each broker's load of each resource within a band
-around the mean over the brokers that stay, ``mean × (1 ± band)`` (leader counts rounded outwards to
-whole leaders); brokers being removed have the band ``[0, 0]``.
+``capacity_threshold`` × its capacity). Soft goals: each broker's load of each load goal
+(:mod:`.load_goals`) within a band around the mean over the brokers that stay, ``mean × (1 ± band)``
+(counts rounded outwards to whole units); brokers being removed have the band ``[0, 0]``; and the
+placement goals chosen (:data:`PLACEMENT_GOALS`, each a file of its own: :mod:`.placement_goal`).
 
 A broker's *violation* of a resource is its distance outside the band (plus a heavily weighted
 distance above capacity), in units of the resource's mean, so the resources are comparable.
@@ -19,33 +20,35 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from kafka_placement.errors import InvalidArgumentError
-from kafka_placement.replicas.loads.model import LEADERS, RESOURCES
+from kafka_placement.replicas.loads.load_goals import CAPACITY_COLUMNS, LOAD_GOALS, RESOURCES
+from kafka_placement.replicas.loads.placement_goal import PlacementGoal
+from kafka_placement.replicas.loads.topic_replica_distribution import TopicReplicaDistribution
 
 #: Weight of a capacity excess against a band excess: a hard goal comes first.
 HARD_WEIGHT = 100.0
 DEFAULT_BAND = 0.10
 DEFAULT_CAPACITY_THRESHOLD = 0.8
-#: ``--goals`` names of the soft goals (the resources' names) and short aliases.
+#: The placement goals by name, with their default settings (not chosen unless named).
+PLACEMENT_GOALS: dict[str, PlacementGoal] = {"topic_replicas": TopicReplicaDistribution()}
+#: Every soft goal's name, load goals first (their column order), then the placement goals.
+GOAL_NAMES = RESOURCES + tuple(PLACEMENT_GOALS)
+#: ``--goals`` names of the soft goals and their short aliases.
 GOAL_ALIASES = {
-    "disk": "disk",
-    "bytes_in": "bytes_in",
-    "in": "bytes_in",
-    "bytes_out": "bytes_out",
-    "out": "bytes_out",
-    "leader_bytes": "leader_bytes_in",
-    "leader_bytes_in": "leader_bytes_in",
-    "leaders": "leaders",
+    **{name: g.name for g in LOAD_GOALS for name in (g.name, *g.aliases)},
+    **{name: name for name in PLACEMENT_GOALS},
 }
 
 
 @dataclass(frozen=True)
 class Goals:
-    """What a plan aims for: the soft goals (resource names, see ``RESOURCES``), the band around the
-    mean and the capacity threshold."""
+    """What a plan aims for: the soft goals (names, see ``GOAL_NAMES``), the band around the mean and
+    the capacity threshold. ``placement``: placement goals with settings of their own (they count as
+    chosen); a placement goal named in ``soft`` without one here has its default settings."""
 
     soft: tuple[str, ...] = RESOURCES
     band: float = DEFAULT_BAND
     capacity_threshold: float = DEFAULT_CAPACITY_THRESHOLD
+    placement: tuple[PlacementGoal, ...] = ()
 
     def __post_init__(self) -> None:
         if isinstance(self.band, bool) or not isinstance(self.band, int | float) or not 0 < self.band <= 1:
@@ -56,12 +59,24 @@ class Goals:
                 f"capacity threshold must be a number in (0, 1], got {threshold!r:.40}"
             )
         for goal in self.soft:
-            if goal not in RESOURCES:
-                raise InvalidArgumentError(f"unknown goal {goal!r:.60} (goals: {', '.join(RESOURCES)})")
+            if goal not in GOAL_NAMES:
+                raise InvalidArgumentError(f"unknown goal {goal!r:.60} (goals: {', '.join(GOAL_NAMES)})")
+        for configured in self.placement:
+            if configured.name not in PLACEMENT_GOALS:
+                raise InvalidArgumentError(
+                    f"unknown placement goal {configured.name!r:.60} (goals: {', '.join(PLACEMENT_GOALS)})"
+                )
+            if configured.name not in self.soft:
+                object.__setattr__(self, "soft", (*self.soft, configured.name))
+
+    def placement_goals(self) -> tuple[PlacementGoal, ...]:
+        """The placement goals chosen, with their settings."""
+        configured = {g.name: g for g in self.placement}
+        return tuple(configured.get(n, PLACEMENT_GOALS[n]) for n in PLACEMENT_GOALS if n in self.soft)
 
 
 def parse_goals(text: str | Iterable[str]) -> tuple[str, ...]:
-    """``"disk,in,leaders"`` → the soft goals' resource names, in the order of ``RESOURCES``."""
+    """``"disk,in,leaders"`` → the soft goals' names, in the order of ``GOAL_NAMES``."""
     items = [t.strip() for t in (text.split(",") if isinstance(text, str) else text)]
     chosen: set[str] = set()
     for item in items:
@@ -74,7 +89,7 @@ def parse_goals(text: str | Iterable[str]) -> tuple[str, ...]:
         chosen.add(GOAL_ALIASES[item])
     if not chosen:
         raise InvalidArgumentError("--goals names no goal")
-    return tuple(r for r in RESOURCES if r in chosen)
+    return tuple(r for r in GOAL_NAMES if r in chosen)
 
 
 @dataclass(frozen=True, eq=False)
@@ -127,12 +142,14 @@ def make_bands(loads: np.ndarray, capacity: np.ndarray, removed: np.ndarray, goa
     mean = loads.sum(axis=0) / staying
     lower = np.tile(mean * (1 - goals.band), (brokers, 1))
     upper = np.tile(mean * (1 + goals.band), (brokers, 1))
-    lower[:, LEADERS] = math.floor(mean[LEADERS] * (1 - goals.band) + 1e-9)
-    upper[:, LEADERS] = math.ceil(mean[LEADERS] * (1 + goals.band) - 1e-9)
+    for r, goal in enumerate(LOAD_GOALS):
+        if goal.whole_units:
+            lower[:, r] = math.floor(mean[r] * (1 - goals.band) + 1e-9)
+            upper[:, r] = math.ceil(mean[r] * (1 + goals.band) - 1e-9)
     lower[removed] = 0.0
     upper[removed] = 0.0
     limit = np.full_like(lower, np.inf)
-    limit[:, : capacity.shape[1]] = capacity * goals.capacity_threshold
+    limit[:, list(CAPACITY_COLUMNS)] = capacity * goals.capacity_threshold
     scale = np.where(mean > 0, mean, 1.0)
     weight = np.array([1.0 if r in goals.soft else 0.0 for r in RESOURCES])
     return Bands(lower, upper, limit, mean, scale, weight, removed.copy(), float(goals.band))

@@ -1,19 +1,18 @@
 """Leadership changes: reorder a partition's replicas so another replica leads (no data moves).
 
-Only the leader carries bytes out, leader bytes in and a leader count, so these resources are
-balanced first by moving leadership, at no cost in bytes. A change is taken only if no violation of
-either broker grows; among those, the one that reduces the total violation most.
+Only the leader carries the leader-only load goals (bytes out, leader bytes in, the leader count),
+so these are balanced first by moving leadership, at no cost in bytes. A change is taken only if no
+violation of either broker grows; among those, the one that reduces the total violation most.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from kafka_placement.replicas.loads.model import BYTES_OUT, LEADER_BYTES_IN, LEADERS
+from kafka_placement.replicas.loads.load_goals import LEADER_COLUMNS
 from kafka_placement.replicas.loads.state import EPSILON, PlanState
 from kafka_placement.replicas.loads.worklist import BATCH, Worklist
 
-LEADER_RESOURCES = (BYTES_OUT, LEADER_BYTES_IN, LEADERS)
 #: Brokers (those with the most room) a leadership trade is looked for with.
 SWAP_PARTNERS = 6
 
@@ -44,7 +43,7 @@ def _candidates(state: PlanState, b: int, above: bool) -> tuple[np.ndarray, np.n
 
 def balance_leadership(state: PlanState) -> None:
     """Move leadership until no leader-side violation can be reduced by it."""
-    work = Worklist(state, LEADER_RESOURCES)
+    work = Worklist(state, LEADER_COLUMNS)
     rounds = 0
     limit = 8 * state.model.num_partitions + 1000
     while rounds < limit:

@@ -1,9 +1,7 @@
 """The load model (sans-I/O): brokers with racks and capacities, partitions with replicas, size and
 traffic, held in numpy arrays so a million replicas fit in tens of megabytes.
 
-Who carries what (as Cruise Control models it): every replica holds the partition's bytes on disk
-and takes its bytes in (the leader from producers, a follower by fetching from the leader); only the
-leader serves bytes out (consumers and the followers' fetches). ``replicas[0]`` is the preferred
+What a replica carries is declared per goal in :mod:`.load_goals`. ``replicas[0]`` is the preferred
 leader: after a reassignment and a preferred-leader election it leads.
 """
 
@@ -15,13 +13,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from kafka_placement.errors import InvalidArgumentError, InvalidBrokerError
+from kafka_placement.replicas.loads.load_goals import CAPACITY_RESOURCES as CAPACITY_RESOURCES
+from kafka_placement.replicas.loads.load_goals import LOAD_GOALS
+from kafka_placement.replicas.loads.load_goals import RESOURCES as RESOURCES
 from kafka_placement.vocabulary import TopicPartition
 
-#: Resources, in the order of the columns of a load matrix ``[broker, resource]``.
-DISK, BYTES_IN, BYTES_OUT, LEADER_BYTES_IN, LEADERS = range(5)
-RESOURCES = ("disk", "bytes_in", "bytes_out", "leader_bytes_in", "leaders")
-#: Resources a broker has a capacity for (columns of ``capacity``).
-CAPACITY_RESOURCES = ("disk", "bytes_in", "bytes_out")
+#: Columns of the load goals that code about one specific goal names (the disk bound, drain reasons).
+DISK, BYTES_IN, BYTES_OUT, LEADER_BYTES_IN, LEADERS = (
+    RESOURCES.index(name) for name in ("disk", "bytes_in", "bytes_out", "leader_bytes_in", "leaders")
+)
 #: Padding of ``replicas`` rows shorter than the widest replica list.
 NO_BROKER = -1
 
@@ -83,13 +83,13 @@ def broker_loads(model: LoadModel, replicas: np.ndarray | None = None) -> np.nda
     held = reps >= 0
     rows = np.broadcast_to(np.arange(reps.shape[0])[:, None], reps.shape)[held]
     where = reps[held]
-    loads[:, DISK] = np.bincount(where, weights=model.size[rows], minlength=n)
-    loads[:, BYTES_IN] = np.bincount(where, weights=model.bytes_in[rows], minlength=n)
-    if reps.shape[0]:
-        leaders = reps[:, 0]
-        loads[:, BYTES_OUT] = np.bincount(leaders, weights=model.bytes_out, minlength=n)
-        loads[:, LEADER_BYTES_IN] = np.bincount(leaders, weights=model.bytes_in, minlength=n)
-        loads[:, LEADERS] = np.bincount(leaders, minlength=n)
+    leaders = reps[:, 0] if reps.shape[0] else None
+    for r, goal in enumerate(LOAD_GOALS):
+        amount = goal.per_replica(model)[0]
+        if not goal.leader_only:
+            loads[:, r] = np.bincount(where, weights=amount[rows], minlength=n)
+        elif leaders is not None:
+            loads[:, r] = np.bincount(leaders, weights=amount, minlength=n)
     return loads
 
 
@@ -114,6 +114,14 @@ class PartitionSpec:
     size: float = 0.0
     bytes_in: float = 0.0
     bytes_out: float = 0.0
+
+
+def _capacities(brokers: Sequence[BrokerSpec]) -> np.ndarray:
+    """``[broker, capacity column]`` (``inf``: unknown), the columns of ``CAPACITY_RESOURCES``."""
+    values = [[getattr(b, name) for name in CAPACITY_RESOURCES] for b in brokers]
+    return np.array(
+        [[float("inf") if v is None else float(v) for v in row] for row in values], dtype=np.float64
+    ).reshape(len(brokers), len(CAPACITY_RESOURCES))
 
 
 def build_model(brokers: Sequence[BrokerSpec], partitions: Sequence[PartitionSpec]) -> LoadModel:
@@ -158,11 +166,7 @@ def build_model(brokers: Sequence[BrokerSpec], partitions: Sequence[PartitionSpe
         rf[p] = len(spec.replicas)
         topic_index[p] = topic_names.setdefault(spec.topic, len(topic_names))
         numbers[p] = spec.partition
-    inf = float("inf")
-    capacity = np.array(
-        [[inf if v is None else float(v) for v in (b.disk, b.bytes_in, b.bytes_out)] for b in brokers],
-        dtype=np.float64,
-    ).reshape(len(brokers), len(CAPACITY_RESOURCES))
+    capacity = _capacities(brokers)
     return LoadModel(
         broker_ids=np.array([b.id for b in brokers], dtype=np.int64),
         racks=tuple(b.rack for b in brokers),
@@ -187,11 +191,7 @@ def with_brokers(model: LoadModel, extra: Sequence[BrokerSpec]) -> LoadModel:
         known.add(b.id)
     if extra and (any(b.rack is None for b in extra) != (model.racks[0] is None)):
         raise InvalidBrokerError("racks must be given for all brokers or none (new brokers included)")
-    inf = float("inf")
-    rows = np.array(
-        [[inf if v is None else float(v) for v in (b.disk, b.bytes_in, b.bytes_out)] for b in extra],
-        dtype=np.float64,
-    ).reshape(len(extra), len(CAPACITY_RESOURCES))
+    rows = _capacities(extra)
     return LoadModel(
         broker_ids=np.concatenate([model.broker_ids, np.array([b.id for b in extra], dtype=np.int64)]),
         racks=model.racks + tuple(b.rack for b in extra),

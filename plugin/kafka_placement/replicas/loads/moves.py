@@ -65,7 +65,7 @@ def score_moves(
         change = state.deltas(partitions, state.replicas[partitions, 0] == source)
     gain, ok = state.evaluate(source, destination, change)
     cost = state.copy_cost(partitions, source, destination)
-    ok &= state.rack_ok(partitions, source, destination)
+    ok &= state.placement_ok(partitions, source, destination)
     return gain, cost, ok
 
 

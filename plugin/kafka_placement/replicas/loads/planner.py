@@ -1,5 +1,6 @@
 """The load-aware planner's driver: validate, empty the brokers being removed, balance leadership
-(free), move and swap replicas (bytes), balance leadership again.
+(free), reduce the placement goals' violations, move and swap replicas (bytes), the placement goals
+again, balance leadership again.
 
 Every phase takes a change only if it keeps the hard goals (rack rule, capacity limits), lets no
 broker's violation grow and fits the budget, so the worst band violation never grows, a cluster
@@ -20,6 +21,7 @@ from kafka_placement.replicas.loads.goals import Goals, make_bands
 from kafka_placement.replicas.loads.leadership import balance_leadership
 from kafka_placement.replicas.loads.model import BrokerSpec, LoadModel, broker_loads, with_brokers
 from kafka_placement.replicas.loads.moves import balance_replicas
+from kafka_placement.replicas.loads.placement_phase import balance_placement
 from kafka_placement.replicas.loads.result import RebalancePlan
 from kafka_placement.replicas.loads.state import PlanState
 
@@ -67,10 +69,15 @@ def plan_rebalance(
     before = broker_loads(model)
     bands = make_bands(before, model.capacity, removed, goals)
     budget = math.inf if max_bytes_moved is None else float(max_bytes_moved)
-    state = PlanState(model, bands, before, budget)
+    placement = [goal.bind(model, removed) for goal in goals.placement_goals()]
+    state = PlanState(model, bands, before, budget, placement)
     problems = drain_brokers(state, np.flatnonzero(removed).tolist())
     balance_leadership(state)
+    for goal in placement:
+        balance_placement(state, goal)
     balance_replicas(state)
+    for goal in placement:
+        balance_placement(state, goal)
     balance_leadership(state)
     return RebalancePlan(
         model=model,

@@ -10,7 +10,8 @@ import numpy as np
 
 from kafka_placement.replicas.loads.bound import BytesBound
 from kafka_placement.replicas.loads.goals import Bands, Goals
-from kafka_placement.replicas.loads.model import RESOURCES, LoadModel
+from kafka_placement.replicas.loads.load_goals import CAPACITY_COLUMNS, RESOURCES
+from kafka_placement.replicas.loads.model import LoadModel
 from kafka_placement.replicas.loads.state import EPSILON, Move
 from kafka_placement.vocabulary import TopicPartition
 
@@ -118,7 +119,12 @@ class RebalancePlan:
                 "brokers_outside": outside,
                 "blocked_by": blocked if name in self.goals.soft else None,
             }
-        capacity = self.after[:, :3] > self.bands.limit[:, :3] * (1 + 1e-12) + EPSILON
+        for goal in self.goals.placement_goals():
+            status[goal.name] = goal.status(
+                self.model, self.bands.removed, self.model.replicas, self.replicas
+            )
+        columns = list(CAPACITY_COLUMNS)
+        capacity = self.after[:, columns] > self.bands.limit[:, columns] * (1 + 1e-12) + EPSILON
         status["capacity"] = {
             "goal": True,
             "threshold": self.goals.capacity_threshold,

@@ -8,20 +8,15 @@ bulk by :meth:`PlanState.evaluate` (numpy over many candidates at once).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from kafka_placement.replicas.loads.goals import HARD_WEIGHT, Bands
-from kafka_placement.replicas.loads.model import (
-    BYTES_IN,
-    BYTES_OUT,
-    DISK,
-    LEADER_BYTES_IN,
-    LEADERS,
-    RESOURCES,
-    LoadModel,
-)
+from kafka_placement.replicas.loads.load_goals import LOAD_GOALS, RESOURCES
+from kafka_placement.replicas.loads.model import LoadModel
+from kafka_placement.replicas.loads.placement_goal import BoundPlacementGoal
 
 #: Tolerance of "no worse" comparisons of violations (they are in units of a mean: O(1)).
 EPSILON = 1e-9
@@ -52,8 +47,16 @@ class Move:
 class PlanState:
     """Replica lists (broker indices, preferred leader first) and everything derived from them."""
 
-    def __init__(self, model: LoadModel, bands: Bands, loads: np.ndarray, budget: float) -> None:
+    def __init__(
+        self,
+        model: LoadModel,
+        bands: Bands,
+        loads: np.ndarray,
+        budget: float,
+        placement: Sequence[BoundPlacementGoal] = (),
+    ) -> None:
         self.model = model
+        self.placement = tuple(placement)
         self.bands = bands
         self.replicas = model.replicas.copy()
         self.loads = loads.copy()
@@ -80,15 +83,13 @@ class PlanState:
         bounds = np.searchsorted(leaders[order], np.arange(brokers + 1))
         self.led: list[set[int]] = [set(order[bounds[b] : bounds[b + 1]].tolist()) for b in range(brokers)]
         # what one replica of each partition carries, as leader and as follower (``deltas`` gathers rows)
-        zero = np.zeros(model.num_partitions)
-        self.leader_loads = np.stack(
-            [model.size, model.bytes_in, model.bytes_out, model.bytes_in, zero + 1.0], axis=1
-        )
-        self.follower_loads = np.stack([model.size, model.bytes_in, zero, zero, zero], axis=1)
+        carried = [goal.per_replica(model) for goal in LOAD_GOALS]
+        self.leader_loads = np.stack([lead for lead, _ in carried], axis=1).reshape(-1, len(LOAD_GOALS))
+        self.follower_loads = np.stack([follow for _, follow in carried], axis=1).reshape(-1, len(LOAD_GOALS))
+        #: what leadership alone carries (leader minus follower: exactly 0 where both carry it)
+        self.leadership_loads = self.leader_loads - self.follower_loads
         self._hosted_arrays: dict[int, np.ndarray] = {}
         self.size_list: list[float] = model.size.tolist()
-        self.in_list: list[float] = model.bytes_in.tolist()
-        self.out_list: list[float] = model.bytes_out.tolist()
         self._allowance: tuple[np.ndarray, float] | None = None
         self._inside_list: list[float] = []
         self.staying = np.flatnonzero(~bands.removed)
@@ -135,10 +136,9 @@ class PlanState:
         return result
 
     def leadership(self, partitions: np.ndarray) -> np.ndarray:
-        """``[n, resource]`` loads leadership of each partition adds (bytes out, leader bytes in, 1)."""
-        m = self.model
-        zero = np.zeros(len(partitions))
-        return np.stack([zero, zero, m.bytes_out[partitions], m.bytes_in[partitions], zero + 1.0], axis=1)
+        """``[n, resource]`` loads leadership of each partition adds (the leader-only goals' amounts)."""
+        result: np.ndarray = self.leadership_loads[partitions]
+        return result
 
     def copy_cost(
         self, partitions: np.ndarray, source: np.ndarray | int, destination: np.ndarray | int
@@ -156,11 +156,13 @@ class PlanState:
 
     def change_of(self, p: int, leading: bool) -> list[float]:
         """The loads one replica of ``p`` carries, as a plain list (as leader if ``leading``)."""
-        size, rate, out = self.size_list[p], self.in_list[p], self.out_list[p]
-        return [size, rate, out, rate, 1.0] if leading else [size, rate, 0.0, 0.0, 0.0]
+        loads: list[float] = (self.leader_loads[p] if leading else self.follower_loads[p]).tolist()
+        return loads
 
     def leadership_of(self, p: int) -> list[float]:
-        return [0.0, 0.0, self.out_list[p], self.in_list[p], 1.0]
+        """:meth:`leadership` of one partition, as a plain list."""
+        loads: list[float] = self.leadership_loads[p].tolist()
+        return loads
 
     def cost_of(self, p: int, source: int, destination: int) -> float:
         """:meth:`copy_cost` of one move, in plain Python."""
@@ -168,11 +170,12 @@ class PlanState:
         size = self.size_list[p]
         return (0.0 if destination in original else size) - (0.0 if source in original else size)
 
-    def rack_ok(
+    def placement_ok(
         self, partitions: np.ndarray, source: np.ndarray | int, destination: np.ndarray | int
     ) -> np.ndarray:
         """Does moving each partition's replica from ``source`` to ``destination`` keep the rack rule
-        (never fewer distinct racks than ``min(rf, racks)``, nor than now) and not double a broker?"""
+        (never fewer distinct racks than ``min(rf, racks)``, nor than now), not double a broker, and
+        let no placement goal's violation grow?"""
         rows = self.replicas[partitions]
         dst = np.asarray(destination).reshape(-1, 1) if np.ndim(destination) else destination
         src = np.asarray(source).reshape(-1, 1) if np.ndim(source) else source
@@ -181,17 +184,21 @@ class PlanState:
         distinct = self.distinct_racks(moved)
         need = np.minimum(self.distinct[partitions], self.wanted_racks[partitions])
         result: np.ndarray = (~present) & (distinct >= need)
+        for goal in self.placement:
+            result &= goal.allowed(partitions, source, destination)
         return result
 
     def move_allowed(self, p: int, source: int, destination: int) -> bool:
-        """The rack rule for one move, in plain Python."""
+        """:meth:`placement_ok` for one move, in plain Python."""
         row = self.replicas[p, : int(self.model.rf[p])].tolist()
         if destination in row or source not in row:
             return False
         rack = self.rack
         racks = {int(rack[b]) for b in row if b != source}
         racks.add(int(rack[destination]))
-        return len(racks) >= min(int(self.distinct[p]), int(self.wanted_racks[p]))
+        if len(racks) < min(int(self.distinct[p]), int(self.wanted_racks[p])):
+            return False
+        return all(goal.allowed_one(p, source, destination) for goal in self.placement)
 
     # ------------------------------------------------------------------ scoring
     def allowance(self) -> tuple[np.ndarray, float]:
@@ -284,8 +291,10 @@ class PlanState:
         self._allowance = None
 
     def move_replica(
-        self, p: int, source: int, destination: int, kind: str, goal: int, broker: int, above: bool
+        self, p: int, source: int, destination: int, kind: str, goal: int | str, broker: int, above: bool
     ) -> None:
+        """Move ``p``'s replica; ``goal`` (a load goal's column, or a placement goal's reason),
+        ``broker`` and ``above``: the violation it reduces, for the plan's reasons."""
         row = self.replicas[p]
         position = row.tolist().index(source)
         leading = position == 0
@@ -302,8 +311,11 @@ class PlanState:
             self.led[source].discard(p)
             self.led[destination].add(p)
         self._shift(source, destination, change)
+        for placement in self.placement:
+            placement.moved(p, source, destination)
         self.moved += cost
-        self.log.append(Move(kind, p, source, destination, self.size_list[p], RESOURCES[goal], broker, above))
+        why = RESOURCES[goal] if isinstance(goal, int) else goal
+        self.log.append(Move(kind, p, source, destination, self.size_list[p], why, broker, above))
 
     def transfer_leadership(self, p: int, new_leader: int, goal: int, broker: int, above: bool) -> None:
         row = self.replicas[p]
@@ -323,4 +335,4 @@ class PlanState:
         return result
 
 
-__all__ = ["BYTES_IN", "BYTES_OUT", "DISK", "LEADERS", "LEADER_BYTES_IN", "Move", "PlanState"]
+__all__ = ["Move", "PlanState"]
