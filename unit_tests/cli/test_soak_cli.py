@@ -46,3 +46,21 @@ def test_the_verdict_line_names_group_coordinator_outages_only_when_there_were_s
     assert _outage_words({}) == "" and _outage_words({"g": []}) == ""
     outages = {"g": [[10.0, 160.4, 150.4]], "h": [[10.0, 20.0, 10.0], [30.0, 35.0, 5.0]]}
     assert _outage_words(outages) == ", 3 group-coordinator outage(s) (longest 150 s)"
+
+
+def test_the_verdict_line_says_how_the_migration_went_only_in_a_run_that_had_one() -> None:
+    from kafka_placement.cli.soak import _migration_words
+
+    assert _migration_words(None) == ""
+    held = {
+        "group": "fo-mig",
+        "held": True,
+        "problems": [],
+        "steps": [{"member": "mig-low", "close_s": 0.4}, {"member": "mig-high", "close_s": 1.2}],
+    }
+    assert _migration_words(held) == (
+        ", fo-mig moved to the consumer protocol member by member: mig-low (closed in 0.4 s), "
+        "mig-high (closed in 1.2 s)"
+    )
+    failed = {**held, "held": False, "problems": ["a", "b", "c"]}
+    assert _migration_words(failed) == ", migration of fo-mig FAILED (a; b)"

@@ -52,9 +52,9 @@ def test_a_kind_that_is_not_java_is_refused() -> None:
         member_properties("confluent", 10, CONNECTION, 6000)
 
 
-def test_the_full_groups_fail_over_four_groups_through_their_priority_30_members() -> None:
-    assert failover_groups(FULL_GROUPS) == ["fo-kp", "fo-cf", "fo-cp", "fo-java"]
-    assert active_members(FULL_GROUPS) == ["kp-high", "cf-high", "cp-high", "jv-high"]
+def test_the_full_groups_fail_over_five_groups_through_their_priority_30_members() -> None:
+    assert failover_groups(FULL_GROUPS) == ["fo-kp", "fo-cf", "fo-cp", "fo-java", "fo-mig"]
+    assert active_members(FULL_GROUPS) == ["kp-high", "cf-high", "cp-high", "jv-high", "mig-high"]
 
 
 def test_a_java_member_is_started_with_a_private_properties_file(tmp_path: Path) -> None:

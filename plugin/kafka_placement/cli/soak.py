@@ -3,7 +3,8 @@ the embedded cluster (6 brokers on 3 racks; SASL_SSL with ``--security``) while 
 killed, paused and restarted on a schedule drawn from ``--seed``; then every invariant is checked.
 ``--profile full`` adds network faults (brokers cut off by iptables; slow, thin, reset, silent and
 slow-closing client links through a Toxiproxy proxy per broker), the consumer-protocol and Java failover
-groups and aiokafka producers.
+groups, aiokafka producers, and a failover group moved from the classic to the consumer protocol member
+by member during the load (its verdict needs the move completed).
 
 Prints one verdict line; exit 0 only when every invariant held, 1 when one did not, 2 for bad input.
 ``--json FILE`` writes the summary (verdict, acknowledged, lost, duplicates, double_owned, misplaced,
@@ -45,7 +46,7 @@ def register(subparsers: Any) -> None:
         default="quick",
         help="quick: 20 records/s per producer, a fault every ~10 s; full: 50/s, every ~12 s, "
         "network faults (iptables partitions, root; Toxiproxy toxics), Java and "
-        "consumer-protocol groups (a JDK), aiokafka producers",
+        "consumer-protocol groups (a JDK), aiokafka producers, a rolling migration to the consumer protocol",
     )
     p.add_argument("--json", dest="json_file", help="write the summary as JSON to this file")
     p.add_argument("--report", help="write report.html, summary.json and the logs to this directory")
@@ -119,6 +120,7 @@ def run(args: argparse.Namespace) -> int:
         f"failover p50/p99/max {fo['p50']}/{fo['p99']}/{fo['max']} s"
         + "".join(f", producer {name} stalled {gap} s" for name, gap in summary["stalled_producers"].items())
         + _reassignment_words(summary.get("reassignment"))
+        + _migration_words(summary.get("migration"))
         + _outage_words(summary.get("coordinator_outages", {}))
         + f" (seed {args.seed})"
     )
@@ -131,6 +133,16 @@ def _outage_words(outages: dict[str, list[list[float]]]) -> str:
     if not spans:
         return ""
     return f", {len(spans)} group-coordinator outage(s) (longest {max(span[2] for span in spans):.0f} s)"
+
+
+def _migration_words(entry: dict[str, Any] | None) -> str:
+    """The rolling migration in flight (full profile), in the verdict line."""
+    if entry is None:
+        return ""
+    if entry["held"]:
+        steps = ", ".join(f"{step['member']} (closed in {step['close_s']} s)" for step in entry["steps"])
+        return f", {entry['group']} moved to the consumer protocol member by member: {steps}"
+    return f", migration of {entry['group']} FAILED ({'; '.join(entry['problems'][:2])})"
 
 
 def _reassignment_words(entry: dict[str, Any] | None) -> str:

@@ -5,7 +5,8 @@
 confluent-kafka on the consumer protocol, the broker's failover assignor deciding), ``strategy``
 (``failover`` or ``cooperative-sticky``), ``priority``,
 ``group``, ``name``, ``topic``, ``session_timeout_ms``, ``connection`` (the client's keyword settings) and
-``log`` (the JSON-lines file it appends :mod:`~kafka_placement.soak.events` to). It logs each change of
+``log`` (the JSON-lines file it appends :mod:`~kafka_placement.soak.events` to), and ``migration_ready``
+(a kafka-python failover member ready for the move to the consumer protocol). It logs each change of
 what it owns from inside the rebalance callbacks (so a release is stamped before the next owner can
 acquire), every record it consumed, and every commit the broker accepted (synchronous, after each batch
 and on revocation: at-least-once), and — as a ``session-lost`` event — each time it learns that the group
@@ -147,7 +148,11 @@ def run_kafka_python(
         **config["connection"],
         group_id=group,
         client_id=name,
-        partition_assignment_strategy=[FailoverAssignor(priority=int(config["priority"]))],
+        partition_assignment_strategy=[
+            FailoverAssignor(
+                priority=int(config["priority"]), migration_ready=bool(config.get("migration_ready", False))
+            )
+        ],
         session_timeout_ms=timeout_ms,
         heartbeat_interval_ms=max(300, timeout_ms // 6),
         request_timeout_ms=10000,

@@ -4,10 +4,11 @@ priority), and :class:`Members`, which spawns, signals and closes them, logging 
 
 The quick profile runs :data:`GROUPS` (6 Python processes, what CI has always run); the full profile
 :data:`FULL_GROUPS`, which adds every other group we ship: ``fo-cp``, a failover group on the consumer
-protocol (the broker plugin assigns; two confluent-kafka members and a Java ``KafkaConsumer``), and
+protocol (the broker plugin assigns; two confluent-kafka members and a Java ``KafkaConsumer``);
 ``fo-java``, a classic failover group led by a Java ``KafkaConsumer`` with our Java client assignor beside
-a kafka-python member. They stay out of the quick profile: five more processes, two of them JVMs (seconds
-of startup and ~150 MB each), on the 2-core CI machine.
+a kafka-python member; and ``fo-mig``, which moves from the classic to the consumer protocol during the
+load (:mod:`~kafka_placement.soak.migration`). They stay out of the quick profile: seven more
+processes, two of them JVMs (seconds of startup and ~150 MB each), on the 2-core CI machine.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +59,8 @@ FULL_GROUPS: Groups = {
         ("cp-low", "confluent-consumer", "failover", 10),
     ],
     "fo-java": [("jv-high", "java-classic", "failover", 30), ("jv-low", "kafka-python", "failover", 10)],
+    # moves to the consumer protocol member by member during the load (soak/migration.py)
+    "fo-mig": [("mig-high", "kafka-python", "failover", 30), ("mig-low", "kafka-python", "failover", 10)],
 }
 FAILOVER_GROUPS = ("fo-kp", "fo-cf")
 
@@ -89,6 +92,7 @@ class Members:
         write: Callable[[Event], None],
         groups: Groups = GROUPS,
         java_class_path: str | None = None,
+        migration_ready: Collection[str] = (),
     ) -> None:
         self.workdir, self.topic, self.connection, self.session_ms = workdir, topic, connection, session_ms
         self.prefix, self.write = prefix, write
@@ -100,6 +104,8 @@ class Members:
         self._lock = threading.Lock()
         self.groups = groups
         self.java_class_path = java_class_path  # needed only when a group has a Java member
+        #: members whose classic failover assignor is ready for the move to the consumer protocol
+        self.migration_ready = frozenset(migration_ready)
         self.specs = {
             name: (group, client, strategy, prio)
             for group, members in groups.items()
@@ -142,6 +148,7 @@ class Members:
             "session_timeout_ms": self.session_ms,
             "connection": self.connection[client],
             "log": str(self.log_path(name)),
+            "migration_ready": name in self.migration_ready,
         }
         path = self.workdir / f"member-{name}.json"
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # holds the connection secrets
@@ -169,6 +176,30 @@ class Members:
         )
         stderr.close()
         self.write(Life(self.group_id(group), name, True, time.time()))
+
+    def switch(self, name: str, client: str, timeout_s: float = 30.0) -> float:
+        """Close ``name`` (it commits and leaves its group) and start it again as ``client``: one step
+        of a rolling protocol migration. The seconds its close took (a kill after ``timeout_s``)."""
+        proc = self.procs[name]
+        with self._lock:
+            self._accounted.add(proc.pid)
+        started = time.monotonic()
+        if proc.poll() is None and proc.stdin is not None:
+            with contextlib.suppress(OSError):
+                proc.stdin.write("close\n")
+                proc.stdin.flush()
+        try:
+            proc.wait(timeout_s)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
+        closed_s = time.monotonic() - started
+        group, _old, strategy, priority = self.specs[name]
+        if proc.pid not in self._crashed:
+            self.write(Life(self.group_id(group), name, False, time.time()))
+        self.specs[name] = (group, client, strategy, priority)
+        self.spawn(name)
+        return closed_s
 
     def watch(self) -> None:
         """Log as stopped any member process that ended on its own (checked by :meth:`watch_until`),

@@ -105,6 +105,7 @@ def open_rig(
     cleanup: ExitStack,
     groups: Groups = GROUPS,
     producers: tuple[ProducerSpec, ...] = PRODUCERS,
+    migration_ready: tuple[str, ...] = (),
 ) -> Rig:
     """Open what the run needs (module docstring); ``cleanup`` closes the log, the admin client and the
     client log handlers after :meth:`Rig.shut_down` (the caller's ``finally``), which still logs. Java
@@ -146,7 +147,9 @@ def open_rig(
     if any(spec.client == "aiokafka" for spec in producers):  # its TLS is an ssl.SSLContext, made here
         settings = connection_settings(cluster.bootstrap_servers, command_config=str(properties))
         connection["aiokafka"] = settings.aiokafka()
-    members = Members(workdir, topic, connection, session_timeout_ms, prefix, write, groups, java_cp)
+    members = Members(
+        workdir, topic, connection, session_timeout_ms, prefix, write, groups, java_cp, migration_ready
+    )
     librdkafka = cleanup.enter_context(client_log(workdir))
     threads = [
         ProducerThread(spec, topic, partitions, rate, connection[spec.client], write, librdkafka)

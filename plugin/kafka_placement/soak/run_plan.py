@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from kafka_placement.soak.load import FULL_PRODUCERS, PRODUCERS, ProducerSpec
 from kafka_placement.soak.members import FULL_GROUPS, GROUPS, Groups, active_members
+from kafka_placement.soak.migration import FULL_MIGRATION, MigrationStep
 from kafka_placement.soak.schedule import (
     FULL_KINDS,
     NETWORK_KINDS,
@@ -38,6 +39,8 @@ class Profile:
     must_cover: tuple[str, ...] = ()
     groups: Groups = field(default_factory=lambda: GROUPS)
     producers: tuple[ProducerSpec, ...] = PRODUCERS
+    #: a rolling migration to the consumer protocol during the load (:mod:`~kafka_placement.soak.migration`)
+    migration: tuple[MigrationStep, ...] = ()
 
     @property
     def proxied(self) -> bool:
@@ -67,6 +70,7 @@ PROFILES = {
         must_cover=NETWORK_KINDS,
         groups=FULL_GROUPS,
         producers=FULL_PRODUCERS,
+        migration=FULL_MIGRATION,
     ),
 }
 
@@ -101,7 +105,9 @@ def plan_run(
 ) -> RunPlan:
     profile = PROFILES[profile_name]
     members = [name for group in profile.groups.values() for name, _client, _strategy, _prio in group]
-    must_hit = tuple(active_members(profile.groups))
+    # a migrating group's active member is closed and replaced by its last step: a takeover every run
+    moving = {step.member for step in profile.migration}
+    must_hit = tuple(m for m in active_members(profile.groups) if m not in moving)
     faults = fault_schedule(
         seed,
         minutes * 60.0,

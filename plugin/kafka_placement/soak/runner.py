@@ -28,6 +28,7 @@ from kafka_placement.soak.drain import DrainOutcome, drain, wait_owned
 from kafka_placement.soak.health import coordinator_partition
 from kafka_placement.soak.logtail import LogTail, read_logs
 from kafka_placement.soak.members import GROUPS, failover_groups
+from kafka_placement.soak.migration import MigrationStep, StepDone, judge_migration, timeline
 from kafka_placement.soak.operation import APPLY_TIMEOUT_S, START_FRACTION
 from kafka_placement.soak.readback import read_topic
 from kafka_placement.soak.restarts import RESTART_TIMEOUT_S
@@ -86,14 +87,27 @@ def start_load(rig: Rig, plan: RunPlan, tail: LogTail, clock: RunClock) -> LoadS
 
 
 # ---------------------------------------------------------------- faults
-def inject_faults(rig: Rig, plan: RunPlan, start: LoadStart, clock: RunClock) -> int:
-    """Apply the schedule, one fault at a time; the number skipped. The load lasts ``duration_s``
-    whatever a restart takes: a fault waits for a broker still starting, and is skipped when it would
-    then outlast the load — except a kill or pause of an active failover member (``plan.must_hit``),
-    which touches no broker and does not wait: a slow restart must not cost a run its failover."""
+@dataclass(frozen=True)
+class FaultsDone:
+    skipped: int
+    #: the rolling migration's steps as they ran (:mod:`~kafka_placement.soak.migration`)
+    migrated: tuple[StepDone, ...] = ()
+
+
+def inject_faults(rig: Rig, plan: RunPlan, start: LoadStart, clock: RunClock) -> FaultsDone:
+    """Apply the schedule, one fault at a time, and the migration's steps between them. The load lasts
+    ``duration_s`` whatever a restart takes: a fault waits for a broker still starting, and is skipped
+    when it would then outlast the load — except a kill or pause of an active failover member
+    (``plan.must_hit``), which touches no broker and does not wait: a slow restart must not cost a run its
+    failover. A migration step never waits for a broker either (operators do not)."""
     skipped = 0
-    for fault in plan.faults:
-        sleep_until(start.monotonic + fault.at_s)
+    migrated: list[StepDone] = []
+    for at_s, item in timeline(plan.faults, plan.profile.migration, plan.duration_s):
+        sleep_until(start.monotonic + at_s)
+        if isinstance(item, MigrationStep):
+            migrated.append(_migrate(rig, item, clock))
+            continue
+        fault = item
         latest = start.monotonic + plan.duration_s - fault.hold_s
         independent = fault.kind in MEMBER_KINDS and fault.target in plan.must_hit
         if not independent:
@@ -104,7 +118,15 @@ def inject_faults(rig: Rig, plan: RunPlan, start: LoadStart, clock: RunClock) ->
         clock.note(f"{fault.kind} {fault.target}")
         skipped += 0 if rig.injector.apply(fault) else 1
     sleep_until(start.monotonic + plan.duration_s)
-    return skipped
+    return FaultsDone(skipped, tuple(migrated))
+
+
+def _migrate(rig: Rig, step: MigrationStep, clock: RunClock) -> StepDone:
+    from_client = rig.members.specs[step.member][1]
+    clock.note(f"migrating {step.member} to {step.to_client}")
+    t = time.time()
+    close_s = rig.members.switch(step.member, step.to_client)
+    return StepDone(step.member, from_client, step.to_client, t, round(close_s, 3))
 
 
 # ---------------------------------------------------------------- drain
@@ -205,7 +227,8 @@ def run_soak(
     clock = RunClock(plan.duration_s, progress or (lambda _share, _note: None))
     tail = LogTail(workdir)
     load: tuple[float, float] | None = None
-    skipped, drained, readback = 0, None, None
+    migration: dict[str, Any] | None = None
+    faults, drained, readback = FaultsDone(0), None, None
     # what is opened before the run is closed however it ends (a refused topic, a cluster that fails),
     # and after the rig's own shut-down (the finally), which still logs through it
     with ExitStack() as cleanup:
@@ -223,17 +246,46 @@ def run_soak(
             cleanup=cleanup,
             groups=plan.profile.groups,
             producers=plan.profile.producers,
+            migration_ready=tuple(step.member for step in plan.profile.migration),
         )
         try:
             start = start_load(rig, plan, tail, clock)
-            skipped = inject_faults(rig, plan, start, clock)
+            faults = inject_faults(rig, plan, start, clock)
             load_end, drained = stop_and_drain(rig, plan, tail, clock)
             load = (start.wall, load_end)
             readback = read_back(rig, plan, drained, tail, clock)
+            migration = _migration_outcome(rig, plan, faults) if plan.profile.migration else None
         finally:
             rig.shut_down(clock.after_load)
     logs = tail.judged()
-    return judge_run(plan, rig, logs, load, skipped, drained, readback), logs
+    summary = judge_run(plan, rig, logs, load, faults.skipped, drained, readback)
+    if migration is not None:
+        summary["migration"] = migration
+        if not migration["held"]:
+            summary["verdict"] = "violated"
+    return summary, logs
+
+
+def _migration_outcome(rig: Rig, plan: RunPlan, faults: FaultsDone) -> dict[str, Any]:
+    """The migration judged after the drain: the steps, and the group as the broker describes it."""
+    from kafka_placement.cli.group import read_group
+    from kafka_placement.clients.connection import connection_settings
+    from kafka_placement.groups.migration import migration_status
+    from kafka_placement.soak.migration import MIGRATING_GROUP
+
+    settings = connection_settings(rig.operation.bootstrap, command_config=str(rig.operation.command_config))
+    final: dict[str, Any] | None = None
+    error = None
+    for attempt in range(3):  # the drain ends once every record is read, not once every broker is calm
+        try:
+            group = read_group(settings, rig.members.group_id(MIGRATING_GROUP))
+            final = migration_status(group, failover=True).summary()
+            break
+        except Exception as exc:  # judged (the group could not be described), not a crash of the soak
+            error = f"{type(exc).__name__}: {exc}"
+            time.sleep(5.0 * (attempt + 1))
+    rig.members.watch()
+    return judge_migration(plan.profile.migration, faults.migrated, rig.members.exits, final, error)
 
 
 # ---------------------------------------------------------------- judge
