@@ -1,0 +1,278 @@
+"""The synchronous-commit connection of our confluent Consumer, against a local stand-in coordinator that
+speaks kafka-python's own protocol classes (:mod:`unit_tests.clients.fake_group_coordinator`)."""
+
+from __future__ import annotations
+
+import inspect
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fake_group_coordinator import FakeGroupCoordinator  # this directory is on sys.path
+from kafka import KafkaConsumer
+from kafka import errors as kafka_errors
+from kafka.coordinator.base import BaseCoordinator, Generation
+from kafka.coordinator.consumer import ConsumerCoordinator
+from kafka.protocol.metadata import MetadataResponse
+from kafka.structs import OffsetAndMetadata
+from kafka.structs import TopicPartition as KafkaTopicPartition
+
+from kafka_placement.clients.confluent.commit_connection import (
+    RESPONSE_HANDLER,
+    CommitConnection,
+    CommitConnectionUnavailable,
+    offset_commit_request,
+)
+
+# Kafka protocol error codes (https://kafka.apache.org/protocol#protocol_error_codes)
+NOT_COORDINATOR = 16
+ILLEGAL_GENERATION = 22
+REBALANCE_IN_PROGRESS = 27
+
+
+class Cluster:
+    """kafka-python's ClusterMetadata as far as coordinators go: node id → broker address."""
+
+    def __init__(self) -> None:
+        self.ports: dict[str, int] = {}
+
+    def broker_metadata(self, node_id: str) -> Any:
+        port = self.ports.get(node_id)
+        return (
+            None
+            if port is None
+            else MetadataResponse.MetadataResponseBroker(node_id, "127.0.0.1", port, None)
+        )
+
+
+class Coordinator:
+    """The parts of kafka-python's ConsumerCoordinator the connection reads, and a recording stand-in
+    for the membership updates kafka-python's own answer handler makes (it is run unbound on this)."""
+
+    group_id = "orders"
+    group_instance_id = None
+
+    def __init__(self) -> None:
+        self.coordinator_id: str | None = "coordinator-1"
+        self.stable: Generation | None = Generation(7, "member-a", "failover")
+        self._generation = self.stable
+        self._consumer_sensors = None
+        self.dead: list[Any] = []
+        self.resets: list[Any] = []
+        self.rejoins = 0
+        self.handled_on: list[str] = []
+
+    def generation_if_stable(self) -> Generation | None:
+        return self.stable
+
+    def coordinator_dead(self, error: Any) -> None:
+        self.dead.append(error)
+
+    def reset_generation(self, member_id: str = "") -> None:
+        self.resets.append(member_id)
+
+    def request_rejoin(self) -> None:
+        self.rejoins += 1
+
+    def _handle_offset_commit_response(self, offsets: Any, send_time: float, response: Any) -> None:
+        self.handled_on.append("io-thread")
+        ConsumerCoordinator._handle_offset_commit_response(self, offsets, send_time, response)
+
+
+@pytest.fixture
+def broker() -> Iterator[FakeGroupCoordinator]:
+    fake = FakeGroupCoordinator()
+    yield fake
+    fake.close()
+
+
+def _connection(coordinator: Coordinator, cluster: Cluster) -> CommitConnection:
+    def run_on_io_thread(fn: Any, *args: Any) -> Any:
+        return fn(*args)
+
+    return CommitConnection(coordinator, cluster, dict(KafkaConsumer.DEFAULT_CONFIG), run_on_io_thread)
+
+
+def _sent(request: Any) -> dict[tuple[str, int], int]:
+    return {(t.name, p.partition_index): p.committed_offset for t in request.topics for p in t.partitions}
+
+
+def test_commit_carries_the_members_generation_and_the_offsets(broker: FakeGroupCoordinator) -> None:
+    cluster, coordinator = Cluster(), Coordinator()
+    cluster.ports["coordinator-1"] = broker.port
+    conn = _connection(coordinator, cluster)
+    try:
+        conn.commit({("orders", 0): 42, ("orders", 3): 7, ("audit", 1): 0}, timeout_s=10)
+        conn.commit({("orders", 0): 43}, timeout_s=10)
+    finally:
+        conn.close()
+    first, second = broker.commits
+    assert (first.group_id, first.generation_id_or_member_epoch, first.member_id) == ("orders", 7, "member-a")
+    assert _sent(first) == {("orders", 0): 42, ("orders", 3): 7, ("audit", 1): 0}
+    assert _sent(second) == {("orders", 0): 43}
+    assert broker.connections == 1  # one connection for both
+    assert coordinator.handled_on == []  # success is not handed to kafka-python
+
+
+def test_the_version_is_negotiated_with_the_brokers_api_versions() -> None:
+    # KIP-35: the client sends the highest version both sides support; kafka-python's coordinator
+    # offers OffsetCommit up to v8, this broker up to v5
+    fake = FakeGroupCoordinator(offset_commit_max_version=5)
+    cluster, coordinator = Cluster(), Coordinator()
+    cluster.ports["coordinator-1"] = fake.port
+    conn = _connection(coordinator, cluster)
+    try:
+        conn.commit({("orders", 0): 1}, timeout_s=10)
+    finally:
+        conn.close()
+        fake.close()
+    assert fake.commit_versions == [5]
+
+
+def test_the_request_is_the_one_kafka_pythons_coordinator_builds() -> None:
+    offsets = {
+        KafkaTopicPartition("orders", 0): OffsetAndMetadata(42, "", -1),
+        KafkaTopicPartition("audit", 2): OffsetAndMetadata(9, "", -1),
+    }
+    captured: list[Any] = []
+
+    class Manager:
+        async def send(self, request: Any, node_id: Any = None) -> Any:
+            captured.append(request)
+            return type("Response", (), {"topics": []})()
+
+    class Subscription:
+        def partitions_auto_assigned(self) -> bool:
+            return True
+
+    class Own(Coordinator):
+        _use_offset_apis = True
+        _use_group_apis = True
+        _manager = Manager()
+        _subscription = Subscription()
+
+        def coordinator(self) -> str:
+            return "coordinator-1"
+
+    own = Own()
+    step = ConsumerCoordinator._send_offset_commit_request(own, offsets)
+    with pytest.raises(StopIteration):
+        step.send(None)
+    assert offset_commit_request("orders", 7, "member-a", None, offsets) == captured[0]
+
+
+@pytest.mark.parametrize(
+    ("code", "raised", "membership"),
+    [
+        # kafka-python's handling, as Java's ConsumerCoordinator.OffsetCommitResponseHandler: a moved
+        # coordinator is marked dead and the commit retriable; an old generation resets the member
+        (NOT_COORDINATOR, kafka_errors.NotCoordinatorError, "dead"),
+        (ILLEGAL_GENERATION, kafka_errors.CommitFailedError, "reset"),
+        (REBALANCE_IN_PROGRESS, kafka_errors.CommitFailedError, "rejoin"),
+    ],
+)
+def test_an_error_answer_is_handled_by_kafka_pythons_coordinator(
+    broker: FakeGroupCoordinator, code: int, raised: type[Exception], membership: str
+) -> None:
+    broker.error_code = code
+    cluster, coordinator = Cluster(), Coordinator()
+    cluster.ports["coordinator-1"] = broker.port
+    conn = _connection(coordinator, cluster)
+    try:
+        with pytest.raises(raised):
+            conn.commit({("orders", 0): 42}, timeout_s=10)
+    finally:
+        conn.close()
+    assert coordinator.handled_on == ["io-thread"]
+    observed = {
+        "dead": bool(coordinator.dead),
+        "reset": bool(coordinator.resets),
+        "rejoin": coordinator.rejoins > 0,
+    }
+    assert observed == {k: k == membership for k in observed}
+
+
+def test_a_moved_coordinator_is_followed(broker: FakeGroupCoordinator) -> None:
+    other = FakeGroupCoordinator()
+    cluster, coordinator = Cluster(), Coordinator()
+    cluster.ports.update({"coordinator-1": broker.port, "coordinator-2": other.port})
+    conn = _connection(coordinator, cluster)
+    try:
+        conn.commit({("orders", 0): 1}, timeout_s=10)
+        coordinator.coordinator_id = "coordinator-2"  # kafka-python found the group elsewhere
+        conn.commit({("orders", 0): 2}, timeout_s=10)
+        assert conn.address == ("127.0.0.1", other.port)
+    finally:
+        conn.close()
+        other.close()
+    assert [_sent(r) for r in broker.commits] == [{("orders", 0): 1}]
+    assert [_sent(r) for r in other.commits] == [{("orders", 0): 2}]
+
+
+@pytest.mark.parametrize("missing", ["generation", "coordinator", "address"])
+def test_without_a_stable_generation_or_a_coordinator_kafka_pythons_path_is_taken(
+    broker: FakeGroupCoordinator, missing: str
+) -> None:
+    cluster, coordinator = Cluster(), Coordinator()
+    cluster.ports["coordinator-1"] = broker.port
+    if missing == "generation":
+        coordinator.stable = None  # kafka-python: rebalancing or unjoined
+    elif missing == "coordinator":
+        coordinator.coordinator_id = None
+    else:
+        cluster.ports.clear()
+    conn = _connection(coordinator, cluster)
+    try:
+        with pytest.raises(CommitConnectionUnavailable):
+            conn.commit({("orders", 0): 1}, timeout_s=10)
+    finally:
+        conn.close()
+    assert broker.commits == []
+
+
+def test_an_unanswered_commit_times_out_retriably(broker: FakeGroupCoordinator) -> None:
+    broker.silent = True
+    cluster, coordinator = Cluster(), Coordinator()
+    cluster.ports["coordinator-1"] = broker.port
+    conn = _connection(coordinator, cluster)
+    start = time.monotonic()
+    try:
+        with pytest.raises(kafka_errors.KafkaError) as caught:
+            conn.commit({("orders", 0): 1}, timeout_s=0.5)
+    finally:
+        conn.close()
+    assert caught.value.retriable
+    assert time.monotonic() - start < 10  # bounded (0.5 s asked; generous for a loaded machine)
+
+
+def test_a_dropped_connection_is_reopened(broker: FakeGroupCoordinator) -> None:
+    cluster, coordinator = Cluster(), Coordinator()
+    cluster.ports["coordinator-1"] = broker.port
+    conn = _connection(coordinator, cluster)
+    try:
+        conn.commit({("orders", 0): 1}, timeout_s=10)
+        broker.drop_connections()
+        done, deadline = False, time.monotonic() + 20
+        while not done and time.monotonic() < deadline:
+            try:  # the drop may be seen by the next request: a retriable failure, then a new connection
+                conn.commit({("orders", 0): 2}, timeout_s=10)
+                done = True
+            except kafka_errors.KafkaError as exc:
+                assert exc.retriable
+            except CommitConnectionUnavailable:
+                time.sleep(0.05)  # reconnect backoff
+    finally:
+        conn.close()
+    assert done and broker.connections == 2
+    assert _sent(broker.commits[-1]) == {("orders", 0): 2}
+
+
+def test_kafka_pythons_private_pieces_are_where_the_connection_expects_them() -> None:
+    # fails loudly when a kafka-python release moves them (kafka-python 3.0.12)
+    handler = getattr(ConsumerCoordinator, RESPONSE_HANDLER)
+    assert list(inspect.signature(handler).parameters) == ["self", "offsets", "send_time", "response"]
+    assert "self.coordinator_id = None" in inspect.getsource(BaseCoordinator.__init__)
+    assert list(inspect.signature(BaseCoordinator.generation_if_stable).parameters) == ["self"]
+    generation = Generation(5, "member-b", "failover")
+    assert (generation.generation_id, generation.member_id) == (5, "member-b")
