@@ -64,3 +64,14 @@ def test_the_verdict_line_says_how_the_migration_went_only_in_a_run_that_had_one
     )
     failed = {**held, "held": False, "problems": ["a", "b", "c"]}
     assert _migration_words(failed) == ", migration of fo-mig FAILED (a; b)"
+
+
+def test_the_verdict_line_sets_the_failovers_outside_coordinator_outages_against_their_bound() -> None:
+    from kafka_placement.cli.soak import _bounded_failover_words
+
+    assert _bounded_failover_words(None) == ""
+    assert _bounded_failover_words({"p99": None, "bound": 9.0, "left_out": 0}) == ""
+    assert _bounded_failover_words({"p99": 6.9, "bound": 9.0, "left_out": 0}) == " (bound 9.0 s: met)"
+    assert _bounded_failover_words({"p99": 9.4, "bound": 9.0, "left_out": 2}) == (
+        " (2 inside coordinator outages; outside them p99 9.4 s, bound 9.0 s: NOT met)"
+    )

@@ -297,3 +297,39 @@ def test_a_member_that_hangs_with_records_waiting_is_reported_and_violates() -> 
     logs.add(Consumed("fo", "high", 0, s, "p", s, 20.5 + s - 10) for s in range(10, 110))
     summary = judge(logs, ["fo"], priorities, WINDOWS, until=200.0, session_s={"fo": 6.0})
     assert (summary["verdict"], summary["stuck_members"]) == ("held", [])
+
+
+def test_failovers_inside_a_coordinator_outage_are_left_out_of_the_bounded_figure() -> None:
+    # two kills of the active member: the first (at 20 s) waits for the group's coordinator, offline
+    # from 21 s to 45 s, and is over at 47 s; the second (at 60 s) is over at 66.5 s
+    logs = clean_logs()
+    logs.add(
+        [
+            Fault("member-kill", "high", 20.0),
+            Life("fo", "high", False, 20.0),
+            Health((2,), 0, 4, 21.0),
+            Health((), 0, 0, 45.0),
+            Ownership("fo", "low", 2, (0,), 47.0, 55.0),
+            Life("fo", "high", True, 50.0),
+            Ownership("fo", "high", 3, (0,), 55.0, None),
+            Fault("member-kill", "high", 60.0),
+            Life("fo", "high", False, 60.0),
+            Ownership("fo", "low", 4, (0,), 66.5, None),
+        ]
+    )
+    priorities = {"fo": {"high": 2, "low": 1}}
+    summary = judge(
+        logs, ["fo"], priorities, WINDOWS, until=90.0, coordinators={"fo": 2}, session_s={"fo": 6.0}
+    )
+    # nearest rank of [6.5, 27.0]: p50 the first, p99 the second
+    assert summary["failover_s"] == {"p50": 6.5, "p99": 27.0, "max": 27.0}
+    assert summary["failover_s_outside_outages"] == {
+        "p50": 6.5,
+        "p99": 6.5,
+        "max": 6.5,
+        "left_out": 1,
+        "bound": 9.0,
+    }
+    # without the coordinator's samples nothing is left out
+    other = judge(logs, ["fo"], priorities, WINDOWS, until=90.0)["failover_s_outside_outages"]
+    assert (other["max"], other["left_out"], other["bound"]) == (27.0, 0, None)

@@ -118,6 +118,7 @@ def run(args: argparse.Namespace) -> int:
         f"{len([f for f in summary['faults'] if f['kind'] in BROKER_KINDS + MEMBER_KINDS + NETWORK_KINDS])}"
         f" faults, {len(summary.get('stuck_members', []))} stuck members, "
         f"failover p50/p99/max {fo['p50']}/{fo['p99']}/{fo['max']} s"
+        + _bounded_failover_words(summary.get("failover_s_outside_outages"))
         + "".join(f", producer {name} stalled {gap} s" for name, gap in summary["stalled_producers"].items())
         + _reassignment_words(summary.get("reassignment"))
         + _migration_words(summary.get("migration"))
@@ -133,6 +134,19 @@ def _outage_words(outages: dict[str, list[list[float]]]) -> str:
     if not spans:
         return ""
     return f", {len(spans)} group-coordinator outage(s) (longest {max(span[2] for span in spans):.0f} s)"
+
+
+def _bounded_failover_words(entry: dict[str, Any] | None) -> str:
+    """The failovers outside coordinator outages against their bound (session timeout + 3 s)."""
+    if not entry or entry.get("bound") is None or entry.get("p99") is None:
+        return ""
+    verdict = "met" if entry["p99"] <= entry["bound"] else "NOT met"
+    if entry.get("left_out"):
+        return (
+            f" ({entry['left_out']} inside coordinator outages; outside them p99 {entry['p99']} s, "
+            f"bound {entry['bound']} s: {verdict})"
+        )
+    return f" (bound {entry['bound']} s: {verdict})"
 
 
 def _migration_words(entry: dict[str, Any] | None) -> str:

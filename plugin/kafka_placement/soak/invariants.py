@@ -302,6 +302,29 @@ def failover_times(faults: Iterable[Fault], ownerships: Sequence[Ownership]) -> 
     return out
 
 
+def outside_outages(
+    failovers: Iterable[Failover],
+    ownerships: Sequence[Ownership],
+    outages: Mapping[str, Sequence[tuple[float, float]]],
+) -> tuple[list[float], int]:
+    """The failover times (s) whose span — from the fault until every partition was held again — no
+    measured outage of its group's coordinator overlaps, and how many were left out. A failover inside an
+    outage waits for the coordinator (nobody can join or sync), so it measures the cluster, not us."""
+    group_of = {own.member: own.group for own in ownerships}
+    kept: list[float] = []
+    left_out = 0
+    for failover in failovers:
+        if failover.seconds is None:
+            continue
+        start, end = failover.fault.t, failover.fault.t + failover.seconds
+        spans = outages.get(group_of.get(failover.fault.target, ""), ())
+        if any(a < end and start < b for a, b in spans):
+            left_out += 1
+        else:
+            kept.append(failover.seconds)
+    return kept, left_out
+
+
 def percentile(values: Sequence[float], q: float) -> float | None:
     """The nearest-rank ``q``-th percentile (0 < q <= 100) of ``values``; None when empty."""
     if not 0 < q <= 100:

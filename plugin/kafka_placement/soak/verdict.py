@@ -29,6 +29,7 @@ from kafka_placement.soak.invariants import (
     lost_records,
     misplaced_records,
     missing_from_topic,
+    outside_outages,
     percentile,
     stalled_producers,
     standby_consumption,
@@ -43,6 +44,10 @@ __all__ = ["STALL_OTHERS_MIN", "STALL_S", "SoakLogs", "Windows", "judge"]
 STALL_S = 300.0
 #: ... and "the others went on" means at least this many acknowledgements of theirs in that time.
 STALL_OTHERS_MIN = 1000
+
+
+#: a failover (outside coordinator outages) should be over within the session timeout plus this
+FAILOVER_MARGIN_S = 3.0
 
 
 @dataclass
@@ -132,6 +137,7 @@ def judge(
     early_commits = commits_beyond_consumed(logs.committed, logs.consumed)
     failovers = failover_times(logs.faults, ownerships)
     times = [f.seconds for f in failovers if f.seconds is not None]
+    calm_times, in_outages = outside_outages(failovers, ownerships, outages)
     unrecovered = [f for f in failovers if f.seconds is None]
     lost_total = sum(len(records) for records in lost.values())
     stalled = stalled_producers(logs.acks, load[0], load[1], STALL_S, STALL_OTHERS_MIN) if load else {}
@@ -215,6 +221,14 @@ def judge(
             "p50": _rounded(percentile(times, 50)),
             "p99": _rounded(percentile(times, 99)),
             "max": _rounded(max(times) if times else None),
+        },
+        # issue 45's bound: p99 at most the session timeout + 3 s, outside measured coordinator outages
+        "failover_s_outside_outages": {
+            "p50": _rounded(percentile(calm_times, 50)),
+            "p99": _rounded(percentile(calm_times, 99)),
+            "max": _rounded(max(calm_times) if calm_times else None),
+            "left_out": in_outages,
+            "bound": None if not session_s else max(session_s.values()) + FAILOVER_MARGIN_S,
         },
         "stalled_producers": {name: round(gap, 1) for name, gap in sorted(stalled.items())},
         "faults": [{"kind": f.kind, "target": f.target, "t": round(f.t, 3)} for f in logs.faults],
