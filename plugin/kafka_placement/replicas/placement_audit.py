@@ -19,6 +19,7 @@ from kafka_placement.errors import (
 from kafka_placement.replicas.leaders import balance_leaders
 from kafka_placement.replicas.placement_quality import PlacementMetrics, placement_metrics
 from kafka_placement.replicas.quotas import leader_quotas, replica_quotas
+from kafka_placement.replicas.rack_rule import rack_shortfall, racks_wanted
 from kafka_placement.vocabulary import Broker, TopicPartition
 
 
@@ -208,8 +209,8 @@ def validate_explicit_assignment(
                 )
         if require_rack_diversity and racked:
             distinct = {rack_of[b] for b in reps}
-            need = min(len(reps), len(racks))
-            if len(distinct) < need:
+            need = racks_wanted(len(reps), len(racks))
+            if rack_shortfall(distinct, len(reps), len(racks)):
                 raise InvalidArgumentError(
                     f"partition {p} replicas {reps} span racks {sorted(str(r) for r in distinct)}; "
                     f"{need} distinct racks are required (replication factor {len(reps)}, {len(racks)} racks)"

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
 
+from kafka_placement.replicas.rack_rule import rack_shortfall
 from kafka_placement.vocabulary import Broker
 
 
@@ -99,7 +100,9 @@ def placement_metrics(
             rack_leads[rack_of.get(leader)] = rack_leads.get(rack_of.get(leader), 0) + 1
         distinct = len({rack_of.get(b) for b in reps}) if racked else 1
         diversity[distinct] += 1
-        if len(set(reps)) != len(reps) or (racked and distinct < min(len(reps), num_racks)):
+        if len(set(reps)) != len(reps) or (
+            racked and rack_shortfall(map(rack_of.get, reps), len(reps), num_racks)
+        ):
             under.append(key)
         for a, c in combinations(sorted(set(reps)), 2):
             pairs[(a, c)] += 1

@@ -56,7 +56,7 @@ def test_acceptance_and_gain_against_cruise_controls_rule(
         return
     upper = lower + width
     brokers = [BrokerSpec(id=b) for b in range(3)]
-    partitions = []
+    partitions: list[PartitionSpec] = []
     for b, count in enumerate(counts):
         for _ in range(count):
             partitions.append(PartitionSpec("t", len(partitions), (b,)))

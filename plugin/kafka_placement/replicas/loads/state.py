@@ -4,6 +4,16 @@ leads what, bytes moved against the budget, and the log of moves with their reas
 Every change goes through :meth:`PlanState.move_replica` or :meth:`PlanState.transfer_leadership`,
 which keep the loads, the violations and the per-broker sets in step. Candidate moves are scored in
 bulk by :meth:`PlanState.evaluate` (numpy over many candidates at once).
+
+Why some methods come twice: a phase scores thousands of candidates in one numpy call, then rechecks
+the chosen ones one at a time against the state as it is by then, where numpy's per-call cost on a
+five-element row would dominate. So the recheck has plain-Python twins: :meth:`~PlanState.evaluate` /
+:meth:`~PlanState.evaluate_one`, :meth:`~PlanState.copy_cost` / :meth:`~PlanState.cost_of`,
+:meth:`~PlanState.placement_ok` / :meth:`~PlanState.move_allowed`, and :meth:`Bands.terms` /
+:meth:`~PlanState._shift` (with the plain rows ``load_rows``/``term_rows``). What a replica carries
+(:meth:`~PlanState.deltas` / :meth:`~PlanState.change_of`, :meth:`~PlanState.leadership` /
+:meth:`~PlanState.leadership_of`) is one array read two ways. ``unit_tests/replicas/loads/
+test_load_state.py`` holds every pair equal on random clusters (hypothesis).
 """
 
 from __future__ import annotations
@@ -17,6 +27,7 @@ from kafka_placement.replicas.loads.goals import HARD_WEIGHT, Bands
 from kafka_placement.replicas.loads.load_goals import LOAD_GOALS, RESOURCES
 from kafka_placement.replicas.loads.model import LoadModel
 from kafka_placement.replicas.loads.placement_goal import BoundPlacementGoal
+from kafka_placement.replicas.rack_rule import rack_shortfall, rack_shortfalls
 
 #: Tolerance of "no worse" comparisons of violations (they are in units of a mean: O(1)).
 EPSILON = 1e-9
@@ -67,9 +78,9 @@ class PlanState:
         # plain Python, where numpy's per-call cost on a 5-element row would dominate
         self.load_rows: list[list[float]] = self.loads.tolist()
         self.term_rows: list[list[float]] = self.terms.tolist()
-        self.rack, racks = model.rack_index()
-        self.wanted_racks = np.minimum(model.rf.astype(np.int32), racks)
-        self.distinct = self.distinct_racks(self.replicas)
+        self.rack, self.num_racks = model.rack_index()
+        #: each partition's rack shortfall (:mod:`~kafka_placement.replicas.rack_rule`): no move grows it
+        self.shortfall = self.shortfalls(self.replicas)
         hosted: list[list[int]] = [[] for _ in range(brokers)]
         rows, cols = np.nonzero(self.replicas >= 0)
         order = np.argsort(self.replicas[rows, cols], kind="stable")
@@ -113,12 +124,11 @@ class PlanState:
             self._hosted_arrays[b] = held
         return held
 
-    def distinct_racks(self, replicas: np.ndarray) -> np.ndarray:
+    def shortfalls(self, replicas: np.ndarray, partitions: np.ndarray | None = None) -> np.ndarray:
+        """Rack shortfall of each row of ``replicas`` (broker indices) of ``partitions`` (default all)."""
         racks = np.where(replicas >= 0, self.rack[np.maximum(replicas, 0)], -1)
-        ordered = np.sort(racks, axis=1)
-        new = ordered[:, 1:] != ordered[:, :-1]
-        result: np.ndarray = (ordered[:, 0] >= 0).astype(np.int32) + (new & (ordered[:, 1:] >= 0)).sum(axis=1)
-        return result
+        rf = self.model.rf if partitions is None else self.model.rf[partitions]
+        return rack_shortfalls(racks, rf, self.num_racks)
 
     def deltas(self, partitions: np.ndarray, leading: np.ndarray) -> np.ndarray:
         """``[n, resource]`` loads a replica of each partition carries (as leader where ``leading``)."""
@@ -173,17 +183,15 @@ class PlanState:
     def placement_ok(
         self, partitions: np.ndarray, source: np.ndarray | int, destination: np.ndarray | int
     ) -> np.ndarray:
-        """Does moving each partition's replica from ``source`` to ``destination`` keep the rack rule
-        (never fewer distinct racks than ``min(rf, racks)``, nor than now), not double a broker, and
-        let no placement goal's violation grow?"""
+        """Does moving each partition's replica from ``source`` to ``destination`` not grow its rack
+        shortfall (:mod:`~kafka_placement.replicas.rack_rule`), not double a broker, and let no
+        placement goal's violation grow?"""
         rows = self.replicas[partitions]
         dst = np.asarray(destination).reshape(-1, 1) if np.ndim(destination) else destination
         src = np.asarray(source).reshape(-1, 1) if np.ndim(source) else source
         present = (rows == dst).any(axis=1)
         moved = np.where(rows == src, dst, rows)
-        distinct = self.distinct_racks(moved)
-        need = np.minimum(self.distinct[partitions], self.wanted_racks[partitions])
-        result: np.ndarray = (~present) & (distinct >= need)
+        result: np.ndarray = (~present) & (self.shortfalls(moved, partitions) <= self.shortfall[partitions])
         for goal in self.placement:
             result &= goal.allowed(partitions, source, destination)
         return result
@@ -194,9 +202,8 @@ class PlanState:
         if destination in row or source not in row:
             return False
         rack = self.rack
-        racks = {int(rack[b]) for b in row if b != source}
-        racks.add(int(rack[destination]))
-        if len(racks) < min(int(self.distinct[p]), int(self.wanted_racks[p])):
+        racks = [int(rack[b]) for b in row if b != source] + [int(rack[destination])]
+        if rack_shortfall(racks, len(row), self.num_racks) > int(self.shortfall[p]):
             return False
         return all(goal.allowed_one(p, source, destination) for goal in self.placement)
 
@@ -302,7 +309,8 @@ class PlanState:
         cost = self.cost_of(p, source, destination)
         row[position] = destination
         rack = self.rack
-        self.distinct[p] = len({int(rack[b]) for b in row[: int(self.model.rf[p])].tolist()})
+        rf = int(self.model.rf[p])
+        self.shortfall[p] = rack_shortfall([int(rack[b]) for b in row[:rf].tolist()], rf, self.num_racks)
         self.hosted[source].discard(p)
         self.hosted[destination].add(p)
         self._hosted_arrays.pop(source, None)

@@ -1,10 +1,16 @@
-"""The planning state of one topic: its replica sets and the rack rule every step obeys."""
+"""The planning state of one topic: its replica sets and the rack rule every step obeys.
+
+The rule itself is :mod:`~kafka_placement.replicas.rack_rule`'s; :meth:`TopicState.fits` is how the
+count planner reaches it while filling slots one at a time (and keeps the quota planner's racks that
+hold exactly one replica of every partition at one).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
 from kafka_placement.replicas.quotas import RackLayout
+from kafka_placement.replicas.rack_rule import racks_wanted
 
 
 class TopicState:
@@ -36,10 +42,12 @@ class TopicState:
             return True
         racks = self.racks_in(reps)
         rack = self.rack_of[b]
-        if self.rf <= self.num_racks:
+        wanted = racks_wanted(self.rf, self.num_racks)
+        if wanted == self.rf:  # every replica on a rack of its own
             return rack not in racks
         if rack in racks and rack in self.single:
             return False
-        missing = self.num_racks - len(racks)
+        # a rack already held takes it only if the slots left after it can still cover the missing racks
+        missing = wanted - len(racks)
         open_slots = self.rf - len(reps)
         return not (missing >= open_slots and rack in racks)
