@@ -7,6 +7,11 @@ current leaders, or a greedy one), each broker above ``high`` hands a partition 
 ``w2``, … until a broker with room takes it — found by breadth-first search so each fix changes
 as few leaders as possible; brokers below ``low`` pull one up the same way. By the augmenting-path
 theorem this reaches the bounds whenever any leader choice for these replica sets does.
+
+Not the same thing as the load planner's leadership phase (:mod:`.loads.leadership`): this balances
+leader *counts* exactly, for the count planner and the placement audit; that one trades leaderships
+greedily against every leader-only *load* at once (bytes out, leader bytes in and the count, each
+within its band), where a matching on counts alone would move bytes out anywhere.
 """
 
 from __future__ import annotations

@@ -5,8 +5,9 @@ loads. So a plan that ends with every broker's disk at most ``U_b`` (the band's 
 capacity limit if lower; 0 for a broker being removed) copies at least ``Σ_b max(0, disk_b − U_b)``
 bytes away from brokers; one that ends with every staying broker at least ``L`` copies at least
 ``Σ_b max(0, L − disk_b)`` bytes onto brokers. Each copied byte counts once in each sum, so the
-larger of the two is a lower bound (it is only a bound for plans that reach the disk band; a plan
-stopped by a budget or by the hard goals may copy less).
+larger of the two is a lower bound (:mod:`~kafka_placement.replicas.transfer_bound`; it is only a
+bound for plans that reach the disk band; a plan stopped by a budget or by the hard goals may copy
+less).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import numpy as np
 
 from kafka_placement.replicas.loads.goals import Bands
 from kafka_placement.replicas.loads.model import DISK
+from kafka_placement.replicas.transfer_bound import excess_and_shortfall
 
 
 @dataclass(frozen=True)
@@ -33,6 +35,9 @@ def disk_lower_bound(loads: np.ndarray, bands: Bands, disk_goal: bool = True) ->
     disk = loads[:, DISK]
     ceiling = np.minimum(bands.upper[:, DISK], bands.limit[:, DISK]) if disk_goal else bands.limit[:, DISK]
     ceiling = np.where(bands.removed, 0.0, ceiling)
-    above = float(np.maximum(disk - ceiling, 0.0).sum())
-    below = float(np.maximum(bands.lower[:, DISK] - disk, 0.0)[~bands.removed].sum()) if disk_goal else 0.0
+    staying = ~bands.removed
+    above, _ = excess_and_shortfall(disk, 0.0, ceiling)
+    _, below = (
+        excess_and_shortfall(disk[staying], bands.lower[staying, DISK], np.inf) if disk_goal else (0.0, 0.0)
+    )
     return BytesBound(max(above, below), above, below)

@@ -3,6 +3,9 @@
 Only the leader carries the leader-only load goals (bytes out, leader bytes in, the leader count),
 so these are balanced first by moving leadership, at no cost in bytes. A change is taken only if no
 violation of either broker grows; among those, the one that reduces the total violation most.
+
+Not the same thing as :mod:`kafka_placement.replicas.leaders` (the count planner's exact matching of
+leader counts): here counts are one band among the leader-only loads, all scored together.
 """
 
 from __future__ import annotations

@@ -1,12 +1,16 @@
-"""The lower bounds every plan is measured against (see the package docstring for their proofs)."""
+"""The lower bounds every plan is measured against (see the package docstring for their proofs; the
+excess/shortfall argument they share: :mod:`~kafka_placement.replicas.transfer_bound`)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from kafka_placement.replicas.planner.state import TopicState
 from kafka_placement.replicas.quotas import leader_quotas
+from kafka_placement.replicas.transfer_bound import excess_and_shortfall
 
 #: "No path yet" in the min-cost-flow searches: larger than any cost a plan can have.
 UNREACHED = 10**18
@@ -48,7 +52,9 @@ def topic_lower_bound(
     layout = topic.layout
     surviving = topic.rack_of
     rf = topic.rf
-    bound_a = sum(max(0, quotas[b] - current[b]) for b in surviving)
+    brokers = list(surviving)
+    _, missing = excess_and_shortfall([current[b] for b in brokers], [quotas[b] for b in brokers], np.inf)
+    bound_a = int(missing)
     bound_b = sum(rf - len(k) for k in kept)
     bound_c = 0
     if layout.racked and rf <= layout.num_racks:
@@ -63,8 +69,10 @@ def topic_lower_bound(
             old_leads[reps[0]] += 1
         else:
             lost_leaders += 1
-    over_leads = sum(max(0, old_leads[b] - leader_high[b]) for b in surviving)
-    under_leads = sum(max(0, leader_low[b] - old_leads[b]) for b in surviving)
+    over, under = excess_and_shortfall(
+        [old_leads[b] for b in brokers], [leader_low[b] for b in brokers], [leader_high[b] for b in brokers]
+    )
+    over_leads, under_leads = int(over), int(under)
     bound_leaders = max(lost_leaders + over_leads, under_leads)
     return LowerBound(max(bound_a, bound_b, bound_c), bound_leaders, bound_a, bound_b, bound_c)
 
