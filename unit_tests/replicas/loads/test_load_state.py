@@ -117,7 +117,7 @@ def test_plain_recheck_agrees_with_numpy_scoring(state: PlanState, data: Any) ->
         assert gathered.tolist() == gain.tolist() and gathered_ok.tolist() == ok.tolist()
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(states(), st.data())
 def test_numpy_and_plain_twins_agree(state: PlanState, data: Any) -> None:
     """For random moves (a held replica to any other broker): the copy cost, the rack rule and

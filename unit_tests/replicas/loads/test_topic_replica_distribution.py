@@ -152,3 +152,43 @@ def test_goal_names_and_settings() -> None:
         TopicReplicaDistribution(threshold=0.5)
     with pytest.raises(InvalidArgumentError, match="min gap 5 must not exceed the max gap 3"):
         TopicReplicaDistribution(min_gap=5, max_gap=3)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    counts=st.lists(st.integers(0, 6), min_size=4, max_size=4),
+    topics=st.tuples(st.integers(0, 1), st.integers(0, 1)),
+    lower=st.integers(0, 4),
+    width=st.integers(0, 3),
+)
+def test_swap_judged_as_both_moves_together(
+    counts: list[int], topics: tuple[int, int], lower: int, width: int
+) -> None:
+    """Topics 0 and 1 on brokers 0 and 1 (``counts``: t0@b0, t0@b1, t1@b0, t1@b1): a swap of a
+    replica of topic ``topics[0]`` from broker 0 with one of ``topics[1]`` from broker 1 is
+    acceptable exactly when no (topic, broker) distance outside [lower, upper] grows once both moved."""
+    cells = {(0, 0): counts[0], (0, 1): counts[1], (1, 0): counts[2], (1, 1): counts[3]}
+    tp, tq = topics
+    if cells[(tp, 0)] == 0 or cells[(tq, 1)] == 0:
+        return
+    partitions: list[PartitionSpec] = []
+    for (t, b), count in cells.items():
+        for _ in range(count):
+            partitions.append(PartitionSpec(f"t{t}", len(partitions), (b,)))
+    model = build_model([BrokerSpec(id=0), BrokerSpec(id=1)], partitions)
+    bound = TopicReplicaDistribution().bind(model, np.zeros(2, dtype=bool))
+    upper = lower + width
+    bound.lower[:], bound.upper[:] = lower, upper
+    p = next(i for i, s in enumerate(partitions) if s.topic == f"t{tp}" and s.replicas == (0,))
+    q = next(i for i, s in enumerate(partitions) if s.topic == f"t{tq}" and s.replicas == (1,))
+    after = dict(cells)
+    after[(tp, 0)] -= 1
+    after[(tp, 1)] += 1
+    after[(tq, 1)] -= 1
+    after[(tq, 0)] += 1
+
+    def outside(c: int) -> int:
+        return max(lower - c, 0) + max(c - upper, 0)
+
+    expected = all(outside(after[k]) <= outside(cells[k]) for k in cells)
+    assert bool(bound.swap_allowed(np.array([p]), np.array([q]), 0, 1)[0]) == expected

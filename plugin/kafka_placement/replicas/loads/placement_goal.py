@@ -34,6 +34,11 @@ class BoundPlacementGoal(Protocol):
         broker's violation of this goal grow?"""
         ...
 
+    def swap_allowed(self, p: np.ndarray, q: np.ndarray, giver: int, taker: int) -> np.ndarray:
+        """Per candidate swap (``p[i]``'s replica from giver to taker, ``q[i]``'s back): does no
+        broker's violation grow, the two moves taken together?"""
+        ...
+
     def allowed_one(self, p: int, source: int, destination: int) -> bool:
         """:meth:`allowed` for one move, in plain Python."""
         ...

@@ -180,20 +180,34 @@ class PlanState:
         size = self.size_list[p]
         return (0.0 if destination in original else size) - (0.0 if source in original else size)
 
+    def swap_ok(self, p: np.ndarray, q: np.ndarray, giver: int, taker: int) -> np.ndarray:
+        """:meth:`placement_ok` of swaps: ``p[i]``'s replica from giver to taker and ``q[i]``'s back
+        (the rack rule move by move, each placement goal on the two moves together)."""
+        result: np.ndarray = self._rack_ok(p, giver, taker) & self._rack_ok(q, taker, giver)
+        for goal in self.placement:
+            result &= goal.swap_allowed(p, q, giver, taker)
+        return result
+
     def placement_ok(
         self, partitions: np.ndarray, source: np.ndarray | int, destination: np.ndarray | int
     ) -> np.ndarray:
         """Does moving each partition's replica from ``source`` to ``destination`` not grow its rack
         shortfall (:mod:`~kafka_placement.replicas.rack_rule`), not double a broker, and let no
         placement goal's violation grow?"""
+        result = self._rack_ok(partitions, source, destination)
+        for goal in self.placement:
+            result &= goal.allowed(partitions, source, destination)
+        return result
+
+    def _rack_ok(
+        self, partitions: np.ndarray, source: np.ndarray | int, destination: np.ndarray | int
+    ) -> np.ndarray:
         rows = self.replicas[partitions]
         dst = np.asarray(destination).reshape(-1, 1) if np.ndim(destination) else destination
         src = np.asarray(source).reshape(-1, 1) if np.ndim(source) else source
         present = (rows == dst).any(axis=1)
         moved = np.where(rows == src, dst, rows)
         result: np.ndarray = (~present) & (self.shortfalls(moved, partitions) <= self.shortfall[partitions])
-        for goal in self.placement:
-            result &= goal.allowed(partitions, source, destination)
         return result
 
     def move_allowed(self, p: int, source: int, destination: int) -> bool:

@@ -45,10 +45,15 @@ def try_swap(state: PlanState, b: int, r: int, above: bool, partners: list[int],
         pairs_q = np.tile(np.arange(len(q_side)), len(p_side))
         change = p_change[pairs_p] - q_change[pairs_q]
         gain, ok = state.evaluate(giver, taker, change)
-        rack_p = state.placement_ok(p_side, giver, taker)
-        rack_q = state.placement_ok(q_side, taker, giver)
+        if state.placement:  # a placement goal judges the two moves together
+            allowed = state.swap_ok(p_side[pairs_p], q_side[pairs_q], giver, taker)
+        else:
+            allowed = (
+                state.placement_ok(p_side, giver, taker)[pairs_p]
+                & state.placement_ok(q_side, taker, giver)[pairs_q]
+            )
         cost = state.copy_cost(p_side, giver, taker)[pairs_p] + state.copy_cost(q_side, taker, giver)[pairs_q]
-        ok &= rack_p[pairs_p] & rack_q[pairs_q] & (gain < -EPSILON)
+        ok &= allowed & (gain < -EPSILON)
         affordable = ok & state.affordable(cost)
         if ok.any() and not affordable.any():
             state.budget_hit = True

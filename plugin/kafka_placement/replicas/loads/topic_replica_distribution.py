@@ -169,6 +169,13 @@ class BoundTopicReplicaDistribution:
         result: np.ndarray = (self._change(t, s, -1) <= 0) & (self._change(t, d, 1) <= 0)
         return result
 
+    def swap_allowed(self, p: np.ndarray, q: np.ndarray, giver: int, taker: int) -> np.ndarray:
+        """Replicas of one topic traded leave its counts as they were; of two topics, each move
+        changes its own topic's counts only."""
+        same = self.topic[p] == self.topic[q]
+        result: np.ndarray = same | (self.allowed(p, giver, taker) & self.allowed(q, taker, giver))
+        return result
+
     def allowed_one(self, p: int, source: int, destination: int) -> bool:
         t = int(self.topic[p])
         # what Cruise Control's actionAcceptance checks; with lower <= upper it is "no violation grows"
