@@ -36,7 +36,9 @@ def main(config: Json) -> int:
         "auto.offset.reset": "earliest",
         "topic.metadata.refresh.interval.ms": 5000,
     }
-    consumer = Consumer(confluent_failover_config(config["priority"], config.get("rack"), base))
+    consumer = Consumer.for_consumer_protocol(
+        confluent_failover_config(config["priority"], config.get("rack"), base)
+    )
     pending = [False]
 
     def commit(why: str) -> None:

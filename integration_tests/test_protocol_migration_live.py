@@ -229,17 +229,19 @@ def test_our_consumer_protocol_member_says_what_to_change_instead_of_harming_the
     h.settle()
     started = time.monotonic()
     with pytest.raises(ConsumerConfigError) as refused:
-        Consumer(confluent_failover_config(10, None, base))
+        Consumer.for_consumer_protocol(confluent_failover_config(10, None, base))
     message = str(refused.value)
     assert "\n" not in message and "protected against conversion" in message
     assert "c30-old" in message and "c20-old" in message and time.monotonic() - started < 15
     for p in (30, 20):  # the pre-roll
         members[p] = h.replace(members[p], lambda p=p: h.classic(f"c{p}", p, ready=True))
     with pytest.raises(ConsumerConfigError, match=r"must set group\.remote\.assignor=failover"):
-        Consumer({**base, "group.protocol": "consumer", "client.rack": "#priority=10"})
+        Consumer.for_consumer_protocol({**base, "group.protocol": "consumer", "client.rack": "#priority=10"})
     time.sleep(3)
     assert group_type(h) == "CLASSIC" and h.settled_now()
-    ok = Consumer(confluent_failover_config(10, None, base))  # the right settings pass the check
+    ok = Consumer.for_consumer_protocol(
+        confluent_failover_config(10, None, base)
+    )  # the right settings pass the check
     ok.close()
 
 
@@ -301,7 +303,9 @@ def test_a_failover_leader_that_is_not_ours_is_named_before_anything_moves(
     not_ready = described["migration"]["not_ready"]
     assert [by_client(described)[c]["member_id"] for c in ("j40",)] == list(not_ready), not_ready
     with pytest.raises(ConsumerConfigError, match="could not see the priority of j40"):
-        Consumer(confluent_failover_config(10, None, {"bootstrap.servers": h.bootstrap, "group.id": h.group}))
+        Consumer.for_consumer_protocol(
+            confluent_failover_config(10, None, {"bootstrap.servers": h.bootstrap, "group.id": h.group})
+        )
     assert group_type(h) == "CLASSIC" and h.settled_now()
 
 
@@ -395,7 +399,7 @@ def test_on_brokers_without_the_plugin_the_group_stays_classic_and_the_tooling_s
         assert advice.startswith("stay classic: broker(s) [0] do not offer"), described
         started = time.monotonic()
         with pytest.raises(ConsumerConfigError) as refused:
-            Consumer(
+            Consumer.for_consumer_protocol(
                 confluent_failover_config(10, None, {"bootstrap.servers": bootstrap, "group.id": h.group})
             )
         message = str(refused.value)

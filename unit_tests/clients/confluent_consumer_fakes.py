@@ -76,6 +76,10 @@ class FakeCoordinator:
         self.committed: dict[tuple[str, int], int] = {}
         self.fetches: list[list[tuple[str, int]]] = []
         self.fetch_error: Exception | None = None
+        #: OffsetCommits wait for the test to answer them (``held``) instead of succeeding at once
+        self.hold_commits = False
+        self.held: list[Future] = []
+        self.on_send: Any = None  # called as each OffsetCommit goes out
 
     def _invoke_completed_offset_commit_callbacks(self) -> None:
         pass
@@ -120,6 +124,12 @@ class FakeCoordinator:
         return False
 
     async def _send_offset_commit_request(self, offsets: dict[Any, Any]) -> None:
+        if self.on_send is not None:
+            self.on_send(offsets)
+        if self.hold_commits:
+            answer = Future()
+            self.held.append(answer)
+            await answer
         if self.commit_error is not None:
             raise self.commit_error
         self.commits.append({(tp.topic, tp.partition): om.offset for tp, om in offsets.items()})
@@ -137,6 +147,7 @@ class FakeKafkaConsumer:
             partitions_for_topic=lambda t: {0} if t in self.known_topics else None,
         )
         self.joins: list[Future] = []
+        self.io_tasks: list[Any] = []  # coroutines suspended on the IO thread
         self.closed = False
         #: what kafka-python's subscription holds from the last join ((topic, partition) pairs)
         self.assigned: set[tuple[str, int]] = set()
@@ -152,10 +163,22 @@ class FakeKafkaConsumer:
             self.joins.append(future)  # a join in flight until the test completes it
             return future
         result = fn(*args)  # completing a rebalance event or sending commits: the IO thread's work
-        if inspect.iscoroutine(result):  # the commit sender: no awaits suspend with the fakes
-            with pytest.raises(StopIteration):
-                result.send(None)
+        if inspect.iscoroutine(result):  # the commit sender: runs until it awaits a held commit
+            self.io_tasks.append([result, None])
+            self.step_io()
         return future.success(None)
+
+    def step_io(self) -> None:
+        """Resume the IO thread's coroutines whose awaited futures are done (kafka-python's
+        futures are awaited by yielding themselves)."""
+        for task in list(self.io_tasks):
+            coroutine, awaited = task
+            try:
+                while awaited is None or awaited.is_done:
+                    awaited = coroutine.send(None)
+                task[1] = awaited
+            except StopIteration:
+                self.io_tasks.remove(task)
 
     def _request_update(self) -> Future:
         self.metadata_requests += 1
@@ -208,7 +231,7 @@ def _make(
 
 def _event(consumer: Any, kind: str, partitions: list[int]) -> RebalanceEvent:
     event = RebalanceEvent(kind, [("t", p) for p in partitions], Future())
-    consumer._bridge._events.append(event)
+    assert consumer._handoff.post(event)  # as the listener on kafka-python's IO thread
     consumer._next_drive = 0.0
     consumer.poll(0)
     return event

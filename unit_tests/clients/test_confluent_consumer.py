@@ -3,9 +3,14 @@ commits, the group metadata for transactions, subscriptions, close."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import confluent_kafka
 import pytest
 from confluent_consumer_fakes import CONF, _event, _make, install_fakes  # this directory is on sys.path
+from confluent_kafka.cimpl import (
+    Consumer as RdKafkaConsumer,  # the binding itself (the fakes replace the alias)
+)
 from kafka import errors as kafka_errors
 
 from kafka_placement.clients.confluent import consumer as consumer_module
@@ -87,3 +92,34 @@ def test_regex_subscriptions_are_librdkafkas_names_starting_with_a_caret() -> No
     ]
     with pytest.raises(ConsumerConfigError, match="invalid topic regex"):
         consumer.subscribe(["^orders-("])
+
+
+def test_librdkafkas_methods_are_offered_by_name_and_nothing_else_is_forwarded() -> None:
+    consumer, _ = _make()
+    for name in consumer_module.SUPPORTED_LIBRDKAFKA_METHODS:  # each one librdkafka's, and ours
+        assert callable(getattr(RdKafkaConsumer, name)) and callable(getattr(consumer_module.Consumer, name))
+    calls: list[tuple[str, Any]] = []
+    consumer._rk.seek = lambda tp: calls.append(("seek", tp.offset))
+    consumer._rk.pause = lambda tps: calls.append(("pause", len(tps)))
+    consumer.seek(confluent_kafka.TopicPartition("t", 0, 42))
+    consumer.pause([confluent_kafka.TopicPartition("t", 0)])
+    assert calls == [("seek", 42), ("pause", 1)]
+    with pytest.raises(AttributeError):
+        consumer.memberid_of_someone_else  # noqa: B018 (no __getattr__ forwarding any more)
+
+
+def test_close_from_a_rebalance_callback_is_refused_and_close_after_it_works() -> None:
+    consumer = consumer_module.Consumer(CONF, assignor="range")
+    refused: list[Exception] = []
+
+    def on_assign(c: Any, partitions: list[Any]) -> None:
+        try:
+            c.close()
+        except RuntimeError as exc:
+            refused.append(exc)
+
+    consumer.subscribe(["t"], on_assign=on_assign)
+    _event(consumer, ASSIGN, [0])
+    assert refused and "from a rebalance callback" in str(refused[0])
+    consumer.close()
+    assert consumer.phase.value == "closed" and consumer._rk.closed

@@ -14,8 +14,11 @@ import pytest
 from kafka import errors as kafka_errors
 from kafka.future import Future
 
+from kafka_placement.clients.confluent.kafka_python_group import KafkaPythonGroup
 from kafka_placement.clients.confluent.offsets import GroupCommitter
+from kafka_placement.clients.confluent.thread_handoff import ThreadHandoff
 from kafka_placement.errors import CommitFailedError
+from kafka_placement.groups.membership import Membership, Step
 
 
 class SlowCoordinator:
@@ -42,8 +45,8 @@ class Loop:
     def __init__(self) -> None:
         self.tasks: list[Any] = []
 
-    def call_soon(self, fn: Any) -> None:
-        self.tasks.append(fn())
+    def call_soon(self, fn: Any, *args: Any) -> None:
+        self.tasks.append(fn(*args))
         self.step()
 
     def step(self) -> None:
@@ -56,7 +59,18 @@ class Loop:
 
 def _committer(**kwargs: Any) -> tuple[GroupCommitter, SlowCoordinator, Loop]:
     coordinator, loop = SlowCoordinator(), Loop()
-    committer = GroupCommitter(None, coordinator, loop.call_soon, "g", auto_offset_store=True, **kwargs)
+    kafka_consumer = SimpleNamespace(
+        _coordinator=coordinator, _manager=SimpleNamespace(), _cluster=None, _subscription=None
+    )
+    committer = GroupCommitter(
+        None,
+        KafkaPythonGroup(kafka_consumer),
+        ThreadHandoff(loop.call_soon),
+        Membership(),
+        "g",
+        auto_offset_store=True,
+        **kwargs,
+    )
     return committer, coordinator, loop
 
 
@@ -150,7 +164,8 @@ def test_commits_not_yet_sent_fail_at_a_loss_and_later_ones_are_refused_locally(
     committer, coordinator, loop = _committer(on_commit=lambda err, tps: reports.append(err))
     committer.commit({("t", 0): 1}, asynchronous=True)
     committer.commit({("t", 0): 2}, asynchronous=True)
-    committer.fenced = True
+    committer._membership.apply(Step.SUBSCRIBE)
+    committer._membership.apply(Step.LOSE)  # what the applier does at a loss, then:
     committer.fail_pending("membership lost")
     with pytest.raises(CommitFailedError, match="lost its group membership"):
         committer.commit({("t", 0): 3}, asynchronous=True)

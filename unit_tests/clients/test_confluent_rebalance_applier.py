@@ -129,7 +129,7 @@ def test_librdkafka_learns_the_assigned_topics_leaders_before_the_assign() -> No
 def test_several_topics_take_one_metadata_request_and_a_failure_does_not_stop_the_assign() -> None:
     consumer, _ = _make("cooperative-sticky")
     event = RebalanceEvent(ASSIGN, [("a", 0), ("b", 0), ("b", 1)], Future())
-    consumer._bridge._events.append(event)
+    assert consumer._handoff.post(event)
     consumer._next_drive = 0.0
     consumer.poll(0)
     assert consumer._rk.metadata_requests == [None]  # the cluster's metadata, once

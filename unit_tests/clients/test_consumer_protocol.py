@@ -63,15 +63,22 @@ def test_java_properties_text() -> None:
     ]
 
 
-def test_confluent_consumer_with_the_consumer_protocol_is_plain_librdkafka() -> None:
-    consumer = Consumer(confluent_failover_config(3, None, BASE), preflight=False)
+def test_confluent_consumer_with_the_consumer_protocol_is_plain_librdkafka_through_its_factory() -> None:
+    consumer = Consumer.for_consumer_protocol(confluent_failover_config(3, None, BASE), preflight=False)
     try:
         assert type(consumer) is confluent_kafka.Consumer  # no Python-side membership
     finally:
         consumer.close()
     assert is_consumer_protocol({"group.protocol": " Consumer "})
+    # Consumer(config) never returns another class: it names the factory
+    with pytest.raises(ConsumerConfigError, match=r"Consumer\.for_consumer_protocol\(config\)"):
+        Consumer(confluent_failover_config(3, None, BASE))
     with pytest.raises(ConsumerConfigError, match="classic protocol only"):
         Consumer(confluent_failover_config(3, None, BASE), assignor="range")
+    with pytest.raises(
+        ConsumerConfigError, match=r"needs group\.protocol=consumer, got group\.protocol='classic'"
+    ):
+        Consumer.for_consumer_protocol({**BASE, "group.protocol": "classic"}, preflight=False)
 
 
 def test_kafka_python_and_aiokafka_refuse_in_one_line() -> None:

@@ -276,7 +276,7 @@ def run_confluent_consumer_protocol(
         "enable.auto.commit": False,
         "auto.offset.reset": "earliest",
     }
-    consumer = Consumer(confluent_failover_config(int(config["priority"]), base=base))
+    consumer = Consumer.for_consumer_protocol(confluent_failover_config(int(config["priority"]), base=base))
 
     def commit() -> None:
         confluent_commit(consumer, (KafkaException,), write, group, name)

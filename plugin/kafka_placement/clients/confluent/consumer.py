@@ -10,13 +10,14 @@ librdkafka has no hook for a custom assignor, so the work is split between two m
   offset commits, which carry its generation and member id (fencing is the broker's).
 
 The application thread drives both: every ``poll()``/``consume()`` takes the rebalance events
-kafka-python's IO thread handed over (:mod:`.rebalance`), applies them to librdkafka, calls the
-application's ``on_assign``/``on_revoke``/``on_lost`` like confluent-kafka does
-(:mod:`.rebalance_applier`), and starts a join when the coordinator needs one
+kafka-python's IO thread handed over (:mod:`.thread_handoff`, the one way between the two threads),
+applies them to librdkafka, calls the application's ``on_assign``/``on_revoke``/``on_lost`` like
+confluent-kafka does (:mod:`.rebalance_applier`, which owns the member's state:
+:mod:`kafka_placement.groups.membership`), and starts a join when the coordinator needs one
 (:mod:`.group_driver`). The join runs to its end in one coroutine (never split across polls — the
 kafka-python 3.0.12 bug of ``docs/assignment.md``), and a
 :class:`~kafka_placement.clients.kafka_python.join_watchdog.JoinWatchdog` rescues any other
-stuck state.
+stuck state. kafka-python's private parts are reached only in :mod:`.kafka_python_group`.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from kafka_placement.clients.confluent.consumer_group_metadata import GroupMetad
 from kafka_placement.clients.confluent.group_driver import METADATA_WAIT_S as METADATA_WAIT_S
 from kafka_placement.clients.confluent.group_driver import GroupDriver
 from kafka_placement.clients.confluent.join_preflight import consumer_protocol_preflight
+from kafka_placement.clients.confluent.kafka_python_group import KafkaPythonGroup
 from kafka_placement.clients.confluent.offsets import (
     COMMIT_TIMEOUT_MS,
     GroupCommitter,
@@ -41,12 +43,27 @@ from kafka_placement.clients.confluent.offsets import (
     offsets_of,
 )
 from kafka_placement.clients.confluent.rebalance_applier import RebalanceApplier
-from kafka_placement.clients.confluent.thread_handoff import RebalanceBridge
+from kafka_placement.clients.confluent.thread_handoff import RebalanceBridge, ThreadHandoff
 from kafka_placement.clients.consumer_protocol import is_consumer_protocol
 from kafka_placement.clients.kafka_python.partition_counts import watch_partition_counts
 from kafka_placement.errors import CommitFailedError, ConsumerConfigError
+from kafka_placement.groups.membership import Membership, Phase
 
-__all__ = ["Consumer"]
+__all__ = ["SUPPORTED_LIBRDKAFKA_METHODS", "Consumer"]
+
+#: librdkafka's own methods this class offers as they are (each delegated explicitly below).
+SUPPORTED_LIBRDKAFKA_METHODS = (
+    "cluster_id",
+    "committed",
+    "get_watermark_offsets",
+    "list_topics",
+    "offsets_for_times",
+    "pause",
+    "position",
+    "resume",
+    "seek",
+    "set_sasl_credentials",
+)
 
 #: Longest time the application's poll() blocks in librdkafka before looking at the group again.
 DRIVE_INTERVAL_S = 0.05
@@ -66,49 +83,55 @@ class Consumer:
     (``FailoverAssignor(priority=10)``), a strategy name (``"cooperative-sticky"``) or a list of
     them; alternatively ``partition.assignment.strategy`` in ``config`` names ours (never both).
     ``enable.auto.commit`` (default true) is implemented by this class exactly as librdkafka does:
-    stored offsets every ``auto.commit.interval.ms``, before a revocation and at close. Methods
-    not listed here are librdkafka's (``seek``, ``pause``, ``position``, ``get_watermark_offsets``,
-    ``committed``, ...).
+    stored offsets every ``auto.commit.interval.ms``, before a revocation and at close. Besides the
+    group's methods implemented here, librdkafka's own are offered as they are:
+    :data:`SUPPORTED_LIBRDKAFKA_METHODS` (``seek``, ``pause``, ``resume``, ``position``,
+    ``committed``, ``get_watermark_offsets``, ``list_topics``, ``offsets_for_times``, ...); nothing
+    else is forwarded.
 
-    With ``group.protocol=consumer`` (KIP-848) the broker's assignor runs instead: the constructor then
-    returns a plain ``confluent_kafka.Consumer`` (see ``__new__``; settings from
-    :func:`kafka_placement.clients.consumer_protocol.confluent_failover_config`).
+    With ``group.protocol=consumer`` (KIP-848) the broker's assignor runs instead and no Python-side
+    membership is needed: build that consumer with :meth:`for_consumer_protocol`, which returns a plain
+    ``confluent_kafka.Consumer``; ``Consumer(config)`` refuses it.
     """
 
-    def __new__(
-        cls,
-        config: Mapping[str, Any],
-        *,
-        assignor: object | None = None,
-        preflight: bool = True,
-        **kwargs: Any,
-    ) -> Any:
-        """With ``group.protocol=consumer`` the broker assigns (KIP-848): no Python-side membership is
-        needed, so this returns librdkafka's own ``confluent_kafka.Consumer`` for ``config`` as given —
-        after :func:`~kafka_placement.clients.confluent.join_preflight.consumer_protocol_preflight` checked
+    @staticmethod
+    def for_consumer_protocol(
+        config: Mapping[str, Any], *, preflight: bool = True, **kwargs: Any
+    ) -> confluent_kafka.Consumer:
+        """A ``group.protocol=consumer`` (KIP-848) member: librdkafka's own ``confluent_kafka.Consumer``
+        for ``config`` as given (settings from
+        :func:`kafka_placement.clients.consumer_protocol.confluent_failover_config`), after
+        :func:`~kafka_placement.clients.confluent.join_preflight.consumer_protocol_preflight` checked
         that joining neither spreads nor fails a failover group (``preflight=False`` skips it)."""
-        merged = {**config, **kwargs} if isinstance(config, Mapping) else config
-        if isinstance(merged, Mapping) and is_consumer_protocol(merged):
-            if assignor is not None:
-                raise ConsumerConfigError(
-                    f"assignor={assignor!r} runs on the classic protocol only; with group.protocol=consumer "
-                    "the broker assigns (name it with group.remote.assignor, e.g. failover)"
-                )
-            if preflight:
-                consumer_protocol_preflight(merged)
-            return confluent_kafka.Consumer(dict(merged))
-        return super().__new__(cls)
+        merged = {**config, **kwargs}
+        if not is_consumer_protocol(merged):
+            raise ConsumerConfigError(
+                "Consumer.for_consumer_protocol() needs group.protocol=consumer, got group.protocol="
+                f"{merged.get('group.protocol', 'classic')!r}; use Consumer(config) for classic"
+            )
+        if preflight:
+            consumer_protocol_preflight(merged)
+        return confluent_kafka.Consumer(merged)
 
     def __init__(
         self,
         config: Mapping[str, Any],
         *,
         assignor: object | None = None,
-        preflight: bool = True,
         **kwargs: Any,
     ) -> None:
         if kwargs:  # confluent-kafka also takes settings as keywords (logger=...)
             config = {**config, **kwargs}
+        if is_consumer_protocol(config):
+            raise ConsumerConfigError(
+                "group.protocol=consumer: the broker assigns (KIP-848), no Python-side membership runs; "
+                "build it with Consumer.for_consumer_protocol(config)"
+                + (
+                    f" (assignor={assignor!r} runs on the classic protocol only)"
+                    if assignor is not None
+                    else ""
+                )
+            )
         self._cfg: SplitConfig = split_config(config, assignor)
         self._cooperative = self._cfg.cooperative
         self._error_cb: Callback | None = config.get("error_cb")
@@ -119,35 +142,43 @@ class Consumer:
             self._rk.close()
             raise
         watch_partition_counts(self._kc)
-        self._coordinator = self._kc._coordinator
-        self._bridge = RebalanceBridge(self._kc._manager.call_soon)
-        manager = self._kc._manager
+        group = KafkaPythonGroup(self._kc)
+        self._coordinator = group.coordinator
+        self._handoff = ThreadHandoff(group.call_soon)
+        self._bridge = RebalanceBridge(self._handoff)
+        membership = Membership()
         self._commits = GroupCommitter(
             self._rk,
-            self._coordinator,
-            manager.call_soon,
+            group,
+            self._handoff,
+            membership,
             self._group,
             auto_offset_store=self._cfg.auto_offset_store,
             on_commit=self._cfg.on_commit,
             error_cb=self._error_cb,
-            sleep=getattr(getattr(manager, "_net", None), "sleep", None),
         )
         self._rebalance = RebalanceApplier(
             self,
             self._rk,
-            self._coordinator,
+            group,
+            membership,
             self._commits,
-            self._bridge,
+            self._handoff,
             self._cfg,
             group=self._group,
             error_cb=self._error_cb,
         )
+        self._kafka_python = group
         self._driver = GroupDriver(
-            self._kc, self._bridge, self._rebalance, self._commits, self._cfg, group=self._group
+            group, self._handoff, self._rebalance, self._commits, self._cfg, group=self._group
         )
-        self._subscribed = False
-        self._closed = False
+        self._membership = membership
         self._next_drive = 0.0
+
+    @property
+    def phase(self) -> Phase:
+        """The member's state (:class:`~kafka_placement.groups.membership.Phase`)."""
+        return self._membership.phase
 
     # --- subscription -------------------------------------------------------------------------
     def subscribe(
@@ -183,21 +214,20 @@ class Consumer:
             self._kc.subscribe(pattern=pattern, listener=self._bridge)
         else:
             self._kc.subscribe(list(topics), listener=self._bridge)
-        self._subscribed = True
+        rebalance.subscribe()
         self._driver.subscribed(literals, _monotonic())
         self._next_drive = 0.0
 
     def unsubscribe(self) -> None:
         """Leave the group's subscription (revoking everything first)."""
         self._check_open()
-        self._rebalance.revoke_all()
+        self._rebalance.unsubscribe(self._kafka_python.generation_lost())
         self._kc.unsubscribe()
-        self._subscribed = False
 
     # --- consuming ----------------------------------------------------------------------------
     def poll(self, timeout: float | None = None) -> Any:
         """One message (or event/error message) or None, like ``confluent_kafka.Consumer.poll``."""
-        if self._closed:
+        if not self._membership.open:
             raise RuntimeError("Consumer closed")
         now = _monotonic()
         if now >= self._next_drive:
@@ -228,7 +258,7 @@ class Consumer:
 
     def consume(self, num_messages: int = 1, timeout: float = -1) -> list[Any]:
         """Up to ``num_messages`` messages, like ``confluent_kafka.Consumer.consume``."""
-        if self._closed:
+        if not self._membership.open:
             raise RuntimeError("Consumer closed")
         deadline = None if timeout is None or timeout < 0 else _monotonic() + timeout
         while True:
@@ -243,13 +273,15 @@ class Consumer:
 
     # --- group driving (application thread) --------------------------------------------------
     def _drive(self, now: float) -> None:
-        if self._subscribed:
+        if self._membership.subscribed:
             self._driver.drive(now)
         self._next_drive = now + self._drive_interval
 
     @property
     def _drive_interval(self) -> float:
-        return JOIN_DRIVE_INTERVAL_S if self._subscribed and self._driver.busy else DRIVE_INTERVAL_S
+        return (
+            JOIN_DRIVE_INTERVAL_S if self._membership.subscribed and self._driver.busy else DRIVE_INTERVAL_S
+        )
 
     @property
     def _group(self) -> str:
@@ -341,30 +373,71 @@ class Consumer:
     # --- closing ------------------------------------------------------------------------------
     def close(self) -> None:
         """Revoke (committing first when auto-commit is on), leave the group at once, close both
-        clients."""
-        if self._closed:
+        clients. Not from inside a rebalance callback (return from it; then close)."""
+        if self._membership.phase is Phase.CLOSED:
             return
+        if self._rebalance.in_callback:
+            raise RuntimeError(
+                "close() called from a rebalance callback: return from the callback, then close "
+                "(the revocation under way finishes first)"
+            )
         try:
-            if self._subscribed:
-                self._rebalance.revoke_all()
+            if self._membership.open:
+                self._rebalance.close(self._kafka_python.generation_lost())
             self._commits.flush(COMMIT_TIMEOUT_MS / 1000)  # librdkafka waits for its commits too
             self._commits.deliver()
         finally:
-            self._closed = True
             try:
                 self._kc.close(autocommit=False, timeout_ms=COMMIT_TIMEOUT_MS)
             finally:
                 self._rk.close()
+                self._rebalance.closed()
 
     def _check_open(self) -> None:
-        if self._closed:
+        if not self._membership.open:
             raise RuntimeError("Consumer closed")
 
-    def __getattr__(self, name: str) -> Any:
-        # everything else is librdkafka's (seek, pause, resume, position, committed, ...)
-        if name.startswith("_"):
-            raise AttributeError(name)
-        return getattr(self._rk, name)
+    # --- librdkafka's own methods, as they are (SUPPORTED_LIBRDKAFKA_METHODS) -----------------
+    def seek(self, partition: Any) -> None:
+        """librdkafka's: the next fetch of ``partition`` starts at its offset."""
+        self._rk.seek(partition)
+
+    def pause(self, partitions: list[Any]) -> None:
+        """librdkafka's: stop fetching ``partitions`` (they stay owned)."""
+        self._rk.pause(partitions)
+
+    def resume(self, partitions: list[Any]) -> None:
+        """librdkafka's: fetch ``partitions`` again."""
+        self._rk.resume(partitions)
+
+    def position(self, partitions: list[Any]) -> list[Any]:
+        """librdkafka's: the next offset to deliver per partition."""
+        return self._rk.position(partitions)  # type: ignore[no-any-return]
+
+    def committed(self, partitions: list[Any], timeout: float = -1) -> list[Any]:
+        """librdkafka's: the group's committed offsets (an OffsetFetch with the group id)."""
+        return self._rk.committed(partitions, timeout=timeout)  # type: ignore[no-any-return]
+
+    def get_watermark_offsets(self, partition: Any, timeout: float = -1, cached: bool = False) -> Any:
+        """librdkafka's: the partition's (low, high) offsets."""
+        return self._rk.get_watermark_offsets(partition, timeout=timeout, cached=cached)
+
+    def offsets_for_times(self, partitions: list[Any], timeout: float = -1) -> list[Any]:
+        """librdkafka's: the earliest offset at or after each partition's timestamp (in ``offset``)."""
+        return self._rk.offsets_for_times(partitions, timeout=timeout)  # type: ignore[no-any-return]
+
+    def list_topics(self, topic: str | None = None, timeout: float = -1) -> Any:
+        """librdkafka's: the cluster's metadata (of ``topic`` only, when given)."""
+        return self._rk.list_topics(topic, timeout=timeout)
+
+    def cluster_id(self, timeout: float = -1) -> str | None:
+        """librdkafka's: the cluster id."""
+        return self._rk.cluster_id(timeout=timeout)  # type: ignore[no-any-return]
+
+    def set_sasl_credentials(self, username: str, password: str) -> None:
+        """librdkafka's: new SASL/PLAIN or SCRAM credentials for the fetching connections (the group's
+        kafka-python connections keep the ones they were built with)."""
+        self._rk.set_sasl_credentials(username, password)
 
     def __enter__(self) -> Consumer:
         return self

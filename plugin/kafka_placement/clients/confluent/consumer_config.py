@@ -50,7 +50,7 @@ _GROUP_ONLY = {
 _OURS = ("enable.auto.commit", "auto.commit.interval.ms", "enable.auto.offset.store", "on_commit")
 # Settings whose meaning we replace; giving them to librdkafka would be silently wrong.
 _REFUSED = {
-    "group.protocol": "only classic or consumer (the latter makes Consumer() a plain librdkafka consumer)",
+    "group.protocol": "only classic (group.protocol=consumer: Consumer.for_consumer_protocol)",
     "group.remote.assignor": "only the classic group protocol is run (by kafka-python's coordinator)",
     "group.protocol.type": "the group's protocol type is always 'consumer'",
 }

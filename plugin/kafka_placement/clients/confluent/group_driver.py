@@ -7,7 +7,8 @@ rebalance events over to the :class:`~.rebalance_applier.RebalanceApplier`, star
 coordinator needs one (the first one after ``subscribe()`` waiting for metadata naming the
 subscribed topics), run it to its end in one coroutine (never split across polls — the
 kafka-python 3.0.12 bug of ``docs/assignment.md``), report liveness for ``max.poll.interval.ms``,
-declare the partitions lost when the broker or the session says so, take up partitions a join gave
+detect a lost membership (one place: :meth:`GroupDriver._membership_lost`, the broker's word or the
+session's), take up partitions a join gave
 this member that were never handed over (:meth:`GroupDriver._adopt_unassigned`), let a
 :class:`~kafka_placement.clients.kafka_python.join_watchdog.JoinWatchdog` rescue any other stuck
 state, and auto-commit.
@@ -22,9 +23,10 @@ from typing import Any
 from kafka import errors as kafka_errors
 
 from kafka_placement.clients.confluent.consumer_config import SplitConfig
+from kafka_placement.clients.confluent.kafka_python_group import KafkaPythonGroup
 from kafka_placement.clients.confluent.offsets import GroupCommitter
 from kafka_placement.clients.confluent.rebalance_applier import RebalanceApplier
-from kafka_placement.clients.confluent.thread_handoff import RebalanceBridge
+from kafka_placement.clients.confluent.thread_handoff import ASSIGN, LOST, ThreadHandoff
 from kafka_placement.clients.kafka_python.join_watchdog import JoinWatchdog
 from kafka_placement.errors import ConsumerGroupError
 
@@ -46,22 +48,22 @@ _FATAL_JOIN_ERRORS = (
 
 
 class GroupDriver:
-    """The application thread's share of the group membership kept by ``kafka_consumer`` (a
+    """The application thread's share of the group membership kept by ``kafka_python`` (a
     ``KafkaConsumer`` that never fetches): see the module docstring."""
 
     def __init__(
         self,
-        kafka_consumer: Any,
-        bridge: RebalanceBridge,
+        kafka_python: KafkaPythonGroup,
+        handoff: ThreadHandoff,
         rebalance: RebalanceApplier,
         commits: GroupCommitter,
         config: SplitConfig,
         *,
         group: str,
     ) -> None:
-        self._kc = kafka_consumer
-        self._coordinator = kafka_consumer._coordinator
-        self._bridge = bridge
+        self._kafka_python = kafka_python
+        self._coordinator = kafka_python.coordinator
+        self._handoff = handoff
         self._rebalance = rebalance
         self._commits = commits
         self._cfg = config
@@ -83,21 +85,21 @@ class GroupDriver:
         """A new subscription: the first join waits for metadata naming ``topics`` (the literal
         names; regexes match whatever the metadata has)."""
         self._topics = topics
-        self._metadata_update = self._kc._cluster.request_update()  # resolved by the next response
+        self._metadata_update = self._kafka_python.request_metadata_update()  # resolved by the next response
         self._metadata_deadline = now + METADATA_WAIT_S
 
     @property
     def busy(self) -> bool:
         """A join under way (waiting for metadata, in flight, or a rebalance step waiting for the
         application thread): the application's poll() drives the group more often meanwhile."""
-        return self._metadata_update is not None or self._join is not None or self._bridge.pending
+        return self._metadata_update is not None or self._join is not None or self._handoff.pending
 
     def drive(self, now: float) -> None:
         """One turn of the group's work on the application thread (while subscribed)."""
         coordinator = self._coordinator
         rebalance = self._rebalance
         self._commits.deliver()  # on_commit results, on the application's thread as librdkafka does
-        while (event := self._bridge.take()) is not None:
+        while (event := self._handoff.take()) is not None:
             rebalance.handle(event)
         join = self._join
         if join is not None and join.is_done:
@@ -105,20 +107,14 @@ class GroupDriver:
             if join.failed():
                 self._join_failed(join.exception)
         if self._join is None and coordinator.need_rejoin() and self._metadata_known(now):
-            self._join = self._kc._manager.call_soon(coordinator.ensure_active_group_async, None)
+            rebalance.rejoining()
+            self._join = self._handoff.to_io(coordinator.ensure_active_group_async, None)
         try:
             coordinator.poll_heartbeat()  # liveness for max.poll.interval.ms; re-raises a dead heartbeat loop
         except kafka_errors.KafkaError as exc:
             log.warning("group %s: heartbeat loop stopped (%r); restarted by the next join", self._group, exc)
-        if rebalance.owned and not rebalance.lost:
-            if coordinator._generation.is_lost():
-                rebalance.lose(sorted(rebalance.owned), "the broker removed this member from the group")
-            elif self._session_expired(now):
-                # librdkafka's rule: no successful heartbeat for session.timeout.ms means the
-                # broker has (or will have) given the partitions away. kafka-python is told too,
-                # so it refuses commits and rejoins as a new member.
-                coordinator.reset_generation()
-                rebalance.lose(sorted(rebalance.owned), "no successful heartbeat within session.timeout.ms")
+        if rebalance.owned and not rebalance.lost and (why := self._membership_lost(now)) is not None:
+            rebalance.apply(LOST, sorted(rebalance.owned), why)
         self._adopt_unassigned()
         self._watchdog.check(join_in_flight=self._join is not None)
         if self._cfg.auto_commit and now >= self._next_auto_commit:
@@ -142,13 +138,13 @@ class GroupDriver:
         coordinator, rebalance = self._coordinator, self._rebalance
         if (
             self._join is not None
-            or self._bridge.pending
+            or self._handoff.pending
             or coordinator.need_rejoin()
-            or coordinator._generation.is_lost()
+            or self._kafka_python.generation_lost()
             or coordinator.rebalance_in_progress()
         ):
             return
-        held = sorted((tp.topic, tp.partition) for tp in self._kc._subscription.assigned_partitions())
+        held = self._kafka_python.held_partitions()
         missing = [p for p in held if p not in rebalance.owned]
         if missing:
             log.warning(
@@ -157,7 +153,7 @@ class GroupDriver:
                 self._group,
                 missing,
             )
-            rebalance.adopt(held)
+            rebalance.apply(ASSIGN, held)
 
     def _metadata_known(self, now: float) -> bool:
         """Before the first join after subscribe(): a metadata response has come since, and it
@@ -168,19 +164,33 @@ class GroupDriver:
         if now < self._metadata_deadline:
             if not self._metadata_update.is_done:
                 return False
-            cluster = self._kc._cluster
-            if not all(cluster.partitions_for_topic(t) for t in self._topics):
-                self._metadata_update = cluster.request_update()  # e.g. no leader yet: ask again
+            if not all(self._kafka_python.knows_topic(t) for t in self._topics):
+                self._metadata_update = (
+                    self._kafka_python.request_metadata_update()
+                )  # no leader yet: ask again
                 return False
         self._metadata_update = None
         return True
 
-    def _session_expired(self, now: float) -> bool:
-        coordinator = self._coordinator
-        if self._join is not None or not getattr(coordinator, "_heartbeat_enabled", False):
-            return False  # during a join the rebalance timeout applies, not the session
-        heartbeat = coordinator.heartbeat
-        return bool(now - max(heartbeat.last_receive, heartbeat.last_reset) > self._cfg.session_timeout_s)
+    def _membership_lost(self, now: float) -> str | None:
+        """The one place a lost membership is detected: why, or None while it holds.
+
+        kafka-python's own ``on_partitions_lost`` (its next join's prepare) comes later as an event
+        and finds the partitions already given up (:meth:`~.rebalance_applier.RebalanceApplier.apply`).
+        """
+        if self._kafka_python.generation_lost():
+            return "the broker removed this member from the group"
+        if (
+            self._join is None  # in a join the rebalance timeout applies, not the session
+            and self._kafka_python.heartbeating()
+            and now - self._kafka_python.last_heartbeat() > self._cfg.session_timeout_s
+        ):
+            # librdkafka's rule: no successful heartbeat for session.timeout.ms means the broker
+            # has (or will have) given the partitions away. kafka-python is told too, on its own
+            # thread, so it refuses commits and rejoins as a new member.
+            self._handoff.to_io(self._coordinator.reset_generation)
+            return "no successful heartbeat within session.timeout.ms"
+        return None
 
     def _join_failed(self, exc: BaseException | None) -> None:
         if isinstance(exc, _FATAL_JOIN_ERRORS):

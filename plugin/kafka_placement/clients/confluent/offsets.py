@@ -2,7 +2,8 @@
 
 Commits go through kafka-python's ``ConsumerCoordinator`` (its OffsetCommit request carries the
 member's generation id and member id, so the broker refuses a stale member); a member that knows
-it lost its membership refuses them itself first (:attr:`GroupCommitter.fenced`). Offsets to
+it lost its membership (:class:`~kafka_placement.groups.membership.Membership` ``LOST``) refuses them
+itself first. Offsets to
 commit without arguments are librdkafka's "stored offsets": the position after the last delivered
 message (``enable.auto.offset.store=true``), or what the application stored with
 ``store_offsets()``.
@@ -13,7 +14,9 @@ the commits made meanwhile coalesced per partition (the newest offset wins), non
 a request is in flight. The requests are sent by one coroutine on kafka-python's IO thread (the
 thread that also heartbeats, so a commit never blocks a heartbeat, and at most one commit request
 shares the coordinator connection with them). Each request's result reaches the application once,
-on its own thread (``poll()``/``consume()``/``close()``): ``on_commit(err, partitions)`` once per
+on its own thread (``poll()``/``consume()``/``close()``), through the member's one
+:class:`~.thread_handoff.ThreadHandoff` (its lock guards the queue and the results, its condition
+wakes a synchronous commit): ``on_commit(err, partitions)`` once per
 request that carried an asynchronous or automatic commit (as confluent-kafka, not for synchronous
 ones: their callers get the answer); a failed one without ``on_commit`` goes to ``error_cb``, else
 to one log line per request.
@@ -22,7 +25,6 @@ to one log line per request.
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
@@ -30,11 +32,12 @@ from typing import Any
 
 import confluent_kafka
 from kafka import errors as kafka_errors
-from kafka.structs import OffsetAndMetadata
-from kafka.structs import TopicPartition as KafkaTopicPartition
 
+from kafka_placement.clients.confluent.kafka_python_group import KafkaPythonGroup
+from kafka_placement.clients.confluent.thread_handoff import ThreadHandoff
 from kafka_placement.errors import CommitFailedError, ConsumerConfigError, ConsumerGroupError
 from kafka_placement.groups.commit_queue import CommitBatch, CommitQueue, CommitResult
+from kafka_placement.groups.membership import Membership
 
 log = logging.getLogger(__name__)
 
@@ -84,28 +87,27 @@ class GroupCommitter:
     def __init__(
         self,
         rdkafka: Any,
-        coordinator: Any,
-        call_soon: Callable[..., Any],
+        kafka_python: KafkaPythonGroup,
+        handoff: ThreadHandoff,
+        membership: Membership,
         group: str,
         *,
         auto_offset_store: bool,
         on_commit: Callable[..., Any] | None,
         error_cb: Callable[..., Any] | None = None,
-        sleep: Callable[[float], Any] | None = None,
     ) -> None:
         self._rk = rdkafka
-        self._coordinator = coordinator
-        self._call_soon = call_soon
-        self._sleep = sleep
+        self._kafka_python = kafka_python
+        self._handoff = handoff
+        self._membership = membership
+        self._sleep = kafka_python.sleep
         self.group = group
         self.auto_offset_store = auto_offset_store
         self.on_commit = on_commit
         self.error_cb = error_cb
         self.stored: dict[Partition, int] = {}
-        #: set while this member knows it lost its membership: every commit is refused
-        self.fenced = False
         self.queue: CommitQueue[Partition] = CommitQueue(retry_window_s=COMMIT_TIMEOUT_MS / 1000)
-        self._cond = threading.Condition()
+        self._cond = handoff.cond  # the handoff's one lock: the queue, the results, the waiters
         self._sending = False
         #: finished requests for the application thread, and whether on_commit hears of them
         self._results: deque[tuple[CommitResult[Partition], bool]] = deque()
@@ -136,7 +138,7 @@ class GroupCommitter:
         """Queue ``offsets``; sync waits for the request that carries them and returns the
         committed partitions, async returns None (the result goes to ``on_commit``).
         Refused → :class:`~kafka_placement.errors.CommitFailedError`."""
-        if self.fenced:
+        if self._membership.lost:
             raise CommitFailedError(
                 f"group {self.group}: commit refused, this member lost its group membership; its "
                 "partitions may be consumed by another member now"
@@ -159,7 +161,7 @@ class GroupCommitter:
 
     def _start_sender(self) -> None:
         try:
-            self._call_soon(self._send_all)
+            self._handoff.to_io(self._send_all)
         except Exception as exc:  # the IO loop is closed: nothing can be sent any more
             with self._cond:
                 self._sending = False
@@ -187,7 +189,7 @@ class GroupCommitter:
         if isinstance(error, _COMMIT_REFUSED):
             return CommitFailedError(
                 f"group {self.group}: commit refused for generation "
-                f"{self._coordinator.group_metadata().generation_id}: {error}"
+                f"{self._kafka_python.coordinator.group_metadata().generation_id}: {error}"
             )
         return CommitFailedError(f"group {self.group}: commit failed: {error!r}")
 
@@ -211,8 +213,11 @@ class GroupCommitter:
 
     def deliver(self) -> None:
         """Report finished requests to the application (its thread: poll/consume/close)."""
-        while self._results:
-            result, report = self._results.popleft()
+        while True:
+            with self._cond:
+                if not self._results:
+                    return
+                result, report = self._results.popleft()
             if not report:  # synchronous commits only: their callers had the answer
                 continue
             error = None if result.error is None else kafka_error(result.error)
@@ -241,7 +246,7 @@ class GroupCommitter:
                 error: BaseException | None = None
                 if batch.offsets:
                     try:
-                        await self._send(batch.offsets)
+                        await self._kafka_python.send_offset_commit(batch.offsets, COMMIT_TIMEOUT_MS)
                     except Exception as exc:  # reported to the application, never raised here
                         error = exc
                 retriable = bool(getattr(error, "retriable", False))
@@ -269,17 +274,6 @@ class GroupCommitter:
                 self._sending = False
                 self._cond.notify_all()
             return batch
-
-    async def _send(self, offsets: Mapping[Partition, int]) -> None:
-        coordinator = self._coordinator
-        if coordinator.coordinator_unknown():
-            await coordinator.ensure_coordinator_ready_async(timeout_ms=COMMIT_TIMEOUT_MS)
-        kafka_offsets = {
-            KafkaTopicPartition(t, p): OffsetAndMetadata(o, "", -1) for (t, p), o in offsets.items()
-        }
-        # kafka-python's own request: the generation/member id checks and the error handling
-        # (an UNKNOWN_MEMBER_ID or ILLEGAL_GENERATION resets the member and makes it rejoin)
-        await coordinator._send_offset_commit_request(kafka_offsets)
 
     def _finish(self, result: CommitResult[Partition]) -> None:
         """Record ``result`` (lock held): for the synchronous waiters and the application."""

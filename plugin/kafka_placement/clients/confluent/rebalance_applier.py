@@ -1,11 +1,15 @@
-"""Applying the group's rebalance events to librdkafka, on the application's thread.
+"""The member's state and its ownership changes, applied to librdkafka on the application's thread.
 
-The :class:`~kafka_placement.clients.confluent.consumer.Consumer`'s ``poll()`` takes each event
-the :class:`~.rebalance.RebalanceBridge` handed over and gives it to :class:`RebalanceApplier`,
-which does what librdkafka's own group consumer would: the application's ``on_assign`` /
-``on_revoke`` / ``on_lost`` callback (which may assign itself, as confluent-kafka allows), else
-librdkafka's ``assign``/``incremental_assign`` from the group's committed offsets, the commit
-before a revocation, the unassign, and the bookkeeping of the partitions this member owns.
+:class:`RebalanceApplier` owns the member's one
+:class:`~kafka_placement.groups.membership.Membership` (its phase and transition table) and the
+partitions it owns; every change of either goes through it, and assign, revoke and lost through one
+method, :meth:`RebalanceApplier.apply` — whether the change came as an event kafka-python's IO thread
+handed over (:class:`~.thread_handoff.RebalanceBridge`), a loss the drive detected
+(:class:`~.group_driver.GroupDriver`), an assignment adopted, or ``unsubscribe()``/``close()``. It
+does what librdkafka's own group consumer would: the application's ``on_assign`` / ``on_revoke`` /
+``on_lost`` callback (which may assign itself, as confluent-kafka allows), else librdkafka's
+``assign``/``incremental_assign`` from the group's committed offsets, the commit before a
+revocation, the unassign.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import confluent_kafka
 from kafka import errors as kafka_errors
 
 from kafka_placement.clients.confluent.consumer_config import SplitConfig
+from kafka_placement.clients.confluent.kafka_python_group import KafkaPythonGroup
 from kafka_placement.clients.confluent.offsets import (
     COMMIT_TIMEOUT_MS,
     GroupCommitter,
@@ -28,10 +33,11 @@ from kafka_placement.clients.confluent.thread_handoff import (
     ASSIGN,
     LOST,
     REVOKE,
-    RebalanceBridge,
     RebalanceEvent,
+    ThreadHandoff,
 )
 from kafka_placement.errors import CommitFailedError
+from kafka_placement.groups.membership import Membership, Phase, Step
 
 log = logging.getLogger(__name__)
 
@@ -49,20 +55,22 @@ LEADERS_TIMEOUT_S = 2.0
 
 
 class RebalanceApplier:
-    """The partitions one member owns, moved in librdkafka as the group's rebalance events say.
+    """The member's state and the partitions it owns, moved in librdkafka (see the module docstring).
 
     ``consumer`` is what the application's callbacks are given (``cb(consumer, partitions)``);
-    ``rdkafka`` the librdkafka consumer that fetches; ``coordinator`` kafka-python's, which reads
-    the committed offsets; ``commits`` the member's :class:`~.offsets.GroupCommitter`.
+    ``rdkafka`` the librdkafka consumer that fetches; ``kafka_python`` the group side, whose
+    coordinator reads the committed offsets; ``commits`` the member's :class:`~.offsets.GroupCommitter`,
+    which reads ``membership`` (commits refused while ``LOST``).
     """
 
     def __init__(
         self,
         consumer: object,
         rdkafka: Any,
-        coordinator: Any,
+        kafka_python: KafkaPythonGroup,
+        membership: Membership,
         commits: GroupCommitter,
-        bridge: RebalanceBridge,
+        handoff: ThreadHandoff,
         config: SplitConfig,
         *,
         group: str,
@@ -70,9 +78,11 @@ class RebalanceApplier:
     ) -> None:
         self._consumer = consumer
         self._rk = rdkafka
-        self._coordinator = coordinator
+        self._kafka_python = kafka_python
+        self._coordinator = kafka_python.coordinator
+        self.membership = membership
         self._commits = commits
-        self._bridge = bridge
+        self._handoff = handoff
         self._cfg = config
         self._cooperative = config.cooperative
         self._group = group
@@ -87,42 +97,54 @@ class RebalanceApplier:
     @property
     def lost(self) -> bool:
         """This member knows it lost its membership (until its next assignment)."""
-        return bool(self._commits.fenced)
+        return self.membership.lost
 
-    @lost.setter
-    def lost(self, value: bool) -> None:
-        self._commits.fenced = value
+    @property
+    def in_callback(self) -> bool:
+        """An application rebalance callback is running (on this thread)."""
+        return self._in_callback
 
     def assigned_by_application(self) -> None:
         """The application called assign/unassign itself: inside a callback, that replaces ours."""
         self._callback_assigned = self._in_callback
 
+    # --- the phases without an ownership change ----------------------------------------------------
+    def subscribe(self) -> None:
+        self.membership.apply(Step.SUBSCRIBE)
+
+    def rejoining(self) -> None:
+        """A join begins (the coordinator asked for one)."""
+        self.membership.apply(Step.REJOIN)
+
+    # --- ownership: assign, revoke, lost -------------------------------------------------------------
     def handle(self, event: RebalanceEvent) -> None:
-        """One rebalance step on the application thread; the join waits until it is finished."""
+        """One event kafka-python's IO thread handed over; the join waits until it is finished."""
         error: BaseException | None = None
         try:
-            if event.kind == ASSIGN:
-                self.lost = False
-                self._assign(event.partitions)
-            elif event.kind == REVOKE:
-                self._revoke([p for p in event.partitions if p in self.owned])
-            elif event.kind == LOST:
-                lost = [p for p in event.partitions if p in self.owned]
-                if lost:  # else already handled when the drive saw the generation reset
-                    self.lose(lost, "membership lost")
+            self.apply(event.kind, event.partitions, "membership lost")
         except BaseException as exc:  # the join continues; the application sees its error
             error = exc
         finally:
-            self._bridge.finish(event, error)
+            self._handoff.finish(event, error)
         if error is not None:
             raise error
 
-    def adopt(self, partitions: list[Partition]) -> None:
-        """``partitions`` (the member's whole assignment by kafka-python) taken up as an assign event
-        would be: no longer lost, the ones not owned here given to ``on_assign`` and librdkafka (see
-        :meth:`~.group_driver.GroupDriver._adopt_unassigned` for when)."""
-        self.lost = False
-        self._assign(partitions)
+    def apply(self, kind: str, partitions: list[Partition], why: str = "") -> None:
+        """The one place ownership changes: ``kind`` is ASSIGN (``partitions``: the assignment, or
+        for a cooperative member what it adds), REVOKE or LOST (only the owned ones among
+        ``partitions`` move; ``why`` says what ended the membership)."""
+        if kind == ASSIGN:
+            self.membership.apply(Step.ASSIGN)
+            self._assign(partitions)
+        elif kind == REVOKE:
+            self._revoke([p for p in partitions if p in self.owned])
+        elif kind == LOST:
+            owned = [p for p in partitions if p in self.owned]
+            # kafka-python's own on_partitions_lost, after the drive already declared them: nothing left
+            if owned or self.membership.phase is not Phase.LOST:
+                self._lose(owned, why)
+        else:
+            raise ValueError(f"rebalance kind must be {ASSIGN}, {REVOKE} or {LOST}, got {kind!r}")
 
     def _call(self, callback: Callback | None, partitions: list[Partition]) -> bool:
         """Run an application callback; True when it called assign/unassign itself."""
@@ -200,27 +222,35 @@ class RebalanceApplier:
     def _revoke(self, partitions: list[Partition]) -> None:
         if not partitions:  # nothing owned: no callback (librdkafka calls none either)
             return
-        if not self.lost:  # the application's queued commits land before the partitions move
-            self._commits.flush(COMMIT_TIMEOUT_MS / 1000)
-        if self._cfg.auto_commit and not self.lost and partitions:
-            try:
-                self._commits.commit(self._commits.stored_offsets(partitions), asynchronous=False)
-            except CommitFailedError as exc:
-                log.warning("group %s: commit before revocation refused: %s", self._group, exc)
-        handled = self._call(self.on_revoke, partitions)
-        self._drop(partitions, handled)
+        if self.lost:  # nothing of a lost member is committed: given up as lost
+            self._lose(partitions, "membership lost before the revocation")
+            return
+        self.membership.apply(Step.REVOKE)
+        try:
+            self._commits.flush(COMMIT_TIMEOUT_MS / 1000)  # the application's queued commits land first
+            if self._cfg.auto_commit:
+                try:
+                    self._commits.commit(self._commits.stored_offsets(partitions), asynchronous=False)
+                except CommitFailedError as exc:
+                    log.warning("group %s: commit before revocation refused: %s", self._group, exc)
+            handled = self._call(self.on_revoke, partitions)
+            self._drop(partitions, handled)
+        finally:
+            self.membership.apply(Step.REVOKED)
 
-    def lose(self, partitions: list[Partition], why: str) -> None:
+    def _lose(self, partitions: list[Partition], why: str) -> None:
         """Membership lost: the partitions may already be someone else's; no commit is tried."""
-        self.lost = True
-        self._commits.fail_pending(f"group {self._group}: {why}; commit not sent")
-        log.warning("group %s: %s; partitions lost: %s", self._group, why, partitions)
-        if self._error_cb is not None:
-            self._error_cb(
-                confluent_kafka.KafkaError(
-                    confluent_kafka.KafkaError._ASSIGNMENT_LOST, f"group {self._group}: {why}"
+        newly = not self.lost
+        self.membership.apply(Step.LOSE)
+        if newly:  # told once per loss, as librdkafka's ASSIGNMENT_LOST
+            self._commits.fail_pending(f"group {self._group}: {why}; commit not sent")
+            log.warning("group %s: %s; partitions lost: %s", self._group, why, partitions)
+            if self._error_cb is not None:
+                self._error_cb(
+                    confluent_kafka.KafkaError(
+                        confluent_kafka.KafkaError._ASSIGNMENT_LOST, f"group {self._group}: {why}"
+                    )
                 )
-            )
         if not partitions:
             return
         handled = self._call(self.on_lost if self.on_lost is not None else self.on_revoke, partitions)
@@ -237,13 +267,30 @@ class RebalanceApplier:
         self.owned = self.owned - gone if self._cooperative else set()
         self._commits.forget(gone)
 
-    def revoke_all(self) -> None:
-        """Unsubscribe or close: release the events still waiting, then give up every partition
-        (revoked with its commit, or lost when the membership already is)."""
-        for event in self._bridge.release_all():
+    def give_up_all(self, generation_lost: bool) -> None:
+        """Unsubscribe or close: every partition given up — revoked with its commit, or lost when the
+        membership already is (``generation_lost``: kafka-python says so)."""
+        if not self.owned:
+            return
+        if generation_lost and not self.lost:
+            self.apply(LOST, sorted(self.owned), "membership lost before leaving")
+        else:
+            self.apply(REVOKE, sorted(self.owned))
+
+    def unsubscribe(self, generation_lost: bool) -> None:
+        self.give_up_all(generation_lost)
+        self.membership.apply(Step.UNSUBSCRIBE)
+
+    def close(self, generation_lost: bool) -> None:
+        """close(), first half: the events still waiting released (their listeners no longer wait),
+        every partition given up; then ``CLOSING`` (the caller flushes the commits and leaves)."""
+        for event in self._handoff.close():
             log.debug("group %s: %s released at close", self._group, event.kind)
-        if self.owned:
-            if self.lost or self._coordinator._generation.is_lost():
-                self.lose(sorted(self.owned), "membership lost before close")
-            else:
-                self._revoke(sorted(self.owned))
+        try:
+            if self.membership.subscribed:
+                self.give_up_all(generation_lost)
+        finally:  # a callback that raised does not keep the consumer open
+            self.membership.apply(Step.CLOSE)
+
+    def closed(self) -> None:
+        self.membership.apply(Step.CLOSED)

@@ -1,13 +1,25 @@
-"""Handing kafka-python's rebalance events to the application's thread.
+"""The one way between the application's thread and kafka-python's IO thread.
 
 kafka-python 3.x runs the group protocol on its own IO thread and calls the rebalance listener
 there. confluent-kafka applications expect ``on_assign``/``on_revoke``/``on_lost`` inside their
 own ``poll()``, and may call ``commit()`` from them (a blocking call that needs the IO thread).
-So the listener on the IO thread only queues the event and *awaits* it — the IO loop keeps
-running (heartbeats, the commit the application sends from its callback) — and the
-application's next ``poll()`` takes the event, does the librdkafka assign/unassign and the user
-callback, then marks it done, which lets the join continue (revocation before JoinGroup,
-assignment after SyncGroup: the ordering of Java's and librdkafka's consumers).
+
+Everything that crosses between the two threads goes through one :class:`ThreadHandoff`:
+
+- **to the application thread**: items appended under its one lock (a ``threading.Condition``) —
+  the rebalance events (:class:`RebalanceBridge`, the listener) and the commit results
+  (:mod:`.offsets`); the application thread takes them under the same lock, and waits on the same
+  condition (a synchronous commit, a flush before a revocation);
+- **to the IO thread**: :meth:`ThreadHandoff.to_io`, kafka-python's thread-safe ``call_soon``; a
+  listener's event is completed that way, so the awaiting listener resumes on its own thread;
+- **closing**: :meth:`ThreadHandoff.close` sets the flag under the lock; a listener called after it
+  does not wait (``close()`` already gave everything up on the application thread).
+
+So the listener on the IO thread only queues the event and *awaits* it — the IO loop keeps running
+(heartbeats, the commit the application sends from its callback) — and the application's next
+``poll()`` takes the event, applies it (:mod:`.rebalance_applier`), then finishes it, which lets
+the join continue (revocation before JoinGroup, assignment after SyncGroup: the ordering of Java's
+and librdkafka's consumers).
 """
 
 from __future__ import annotations
@@ -20,6 +32,8 @@ from typing import Any
 
 from kafka.consumer.subscription_state import AsyncConsumerRebalanceListener
 from kafka.future import Future
+
+__all__ = ["ASSIGN", "LOST", "REVOKE", "RebalanceBridge", "RebalanceEvent", "ThreadHandoff"]
 
 REVOKE = "revoke"
 ASSIGN = "assign"
@@ -35,31 +49,76 @@ class RebalanceEvent:
     done: Future = field(repr=False)
 
 
-class RebalanceBridge(AsyncConsumerRebalanceListener):  # type: ignore[misc]
-    """kafka-python listener (IO thread) → queue → application thread.
-
-    ``call_soon`` is the IO loop's thread-safe scheduler (``KafkaConsumer._manager.call_soon``):
-    the event's future is completed on the IO thread, where the awaiting listener resumes.
-    """
+class ThreadHandoff:
+    """See the module docstring. ``call_soon`` is kafka-python's IO-thread scheduler."""
 
     def __init__(self, call_soon: Callable[..., Any]) -> None:
         self._call_soon = call_soon
+        #: the one lock; its condition is what the application thread waits on
+        self.cond = threading.Condition()
         self._events: deque[RebalanceEvent] = deque()
-        self._lock = threading.Lock()
-        self.closing = False
+        self._closed = False
+
+    # --- to the IO thread -----------------------------------------------------------------------
+    def to_io(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """Run ``fn(*args)`` (a function or coroutine function) on the IO thread; kafka-python's Future."""
+        return self._call_soon(fn, *args)
+
+    # --- rebalance events (IO thread → application thread) ---------------------------------------
+    def post(self, event: RebalanceEvent) -> bool:
+        """Queue ``event`` for the application thread (IO thread); False once closed (not queued)."""
+        with self.cond:
+            if self._closed:
+                return False
+            self._events.append(event)
+            self.cond.notify_all()
+            return True
 
     @property
     def pending(self) -> bool:
-        return bool(self._events)
+        with self.cond:
+            return bool(self._events)
+
+    @property
+    def closed(self) -> bool:
+        with self.cond:
+            return self._closed
+
+    def take(self) -> RebalanceEvent | None:
+        """The oldest waiting event (application thread)."""
+        with self.cond:
+            return self._events.popleft() if self._events else None
+
+    def finish(self, event: RebalanceEvent, error: BaseException | None = None) -> None:
+        """Let the waiting listener continue, on the IO thread; ``error`` is raised in kafka-python's
+        join (which reports a failing user callback as Java does: the rebalance still completes)."""
+        if error is None:
+            self.to_io(event.done.success, None)
+        else:
+            self.to_io(event.done.failure, error)
+
+    def close(self) -> list[RebalanceEvent]:
+        """Stop queueing events and finish every waiting one without applying it; return them."""
+        with self.cond:
+            self._closed = True
+            released = list(self._events)
+            self._events.clear()
+            self.cond.notify_all()
+        for event in released:
+            self.finish(event)
+        return released
+
+
+class RebalanceBridge(AsyncConsumerRebalanceListener):  # type: ignore[misc]
+    """kafka-python's rebalance listener (IO thread): each call handed over and awaited."""
+
+    def __init__(self, handoff: ThreadHandoff) -> None:
+        self._handoff = handoff
 
     async def _hand_over(self, kind: str, partitions: Iterable[Any]) -> None:
-        parts = sorted((tp.topic, tp.partition) for tp in partitions)
-        if self.closing:  # close() already revoked everything on the application thread
-            return
-        event = RebalanceEvent(kind, parts, Future())
-        with self._lock:
-            self._events.append(event)
-        await event.done
+        event = RebalanceEvent(kind, sorted((tp.topic, tp.partition) for tp in partitions), Future())
+        if self._handoff.post(event):  # else close() already gave everything up
+            await event.done
 
     async def on_partitions_revoked(self, revoked: Iterable[Any]) -> None:
         revoked = list(revoked)
@@ -73,25 +132,3 @@ class RebalanceBridge(AsyncConsumerRebalanceListener):  # type: ignore[misc]
         lost = list(lost)
         if lost:
             await self._hand_over(LOST, lost)
-
-    def take(self) -> RebalanceEvent | None:
-        """The oldest waiting event (application thread)."""
-        with self._lock:
-            return self._events.popleft() if self._events else None
-
-    def finish(self, event: RebalanceEvent, error: BaseException | None = None) -> None:
-        """Let the waiting listener continue; ``error`` is raised in kafka-python's join (which
-        reports a failing user callback as Java does: the rebalance still completes)."""
-        if error is None:
-            self._call_soon(event.done.success, None)
-        else:
-            self._call_soon(event.done.failure, error)
-
-    def release_all(self) -> list[RebalanceEvent]:
-        """On close: finish every waiting event without handling it; return them."""
-        self.closing = True
-        released = []
-        while (event := self.take()) is not None:
-            self.finish(event)
-            released.append(event)
-        return released

@@ -1,0 +1,102 @@
+"""Every private part of kafka-python our confluent ``Consumer`` touches, in one place.
+
+The ``Consumer`` runs its group with a kafka-python ``KafkaConsumer`` that never fetches. kafka-python
+has no public API for what a group member outside its ``poll()`` needs, so this adapter reaches the
+few private attributes listed in :data:`PRIVATE_PARTS`; nothing else in
+:mod:`kafka_placement.clients.confluent` names one. Each is checked against the installed
+kafka-python by ``unit_tests/clients/test_confluent_kafka_python_group.py``, which fails when a release
+renames or reshapes one (kafka-python 3.0.12 is what they were read from).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from kafka.structs import OffsetAndMetadata
+from kafka.structs import TopicPartition as KafkaTopicPartition
+
+__all__ = ["PRIVATE_PARTS", "KafkaPythonGroup"]
+
+Partition = tuple[str, int]
+
+#: The private names used, and why no public one serves.
+PRIVATE_PARTS: dict[str, str] = {
+    "KafkaConsumer._coordinator": "the ConsumerCoordinator: joins, heartbeats, commits, committed offsets",
+    "KafkaConsumer._manager": "call_soon: the IO thread's thread-safe scheduler",
+    "KafkaConsumer._manager._net": "sleep: a pause on the IO loop between commit retries",
+    "KafkaConsumer._cluster": "request_update/partitions_for_topic: metadata before the first join",
+    "KafkaConsumer._subscription": "assigned_partitions: what the last join gave this member",
+    "ConsumerCoordinator._generation": "is_lost(): the broker reset this member (UNKNOWN_MEMBER_ID, ...)",
+    "ConsumerCoordinator._heartbeat_enabled": "the member is in a generation and heartbeating",
+    "ConsumerCoordinator._send_offset_commit_request": "an OffsetCommit awaited on the IO loop (the "
+    "public commit_offsets_async takes a callback on the IO thread and cannot be awaited)",
+}
+
+
+class KafkaPythonGroup:
+    """The group side of one ``KafkaConsumer`` (``kafka_consumer``), as the ``Consumer`` uses it.
+
+    Public kafka-python calls are made on ``coordinator`` directly; the private ones only here.
+    """
+
+    def __init__(self, kafka_consumer: Any) -> None:
+        self.kafka_consumer = kafka_consumer
+        self.coordinator: Any = kafka_consumer._coordinator
+        self._manager = kafka_consumer._manager
+        self._cluster = kafka_consumer._cluster
+        self._subscription = kafka_consumer._subscription
+
+    # --- the IO thread ------------------------------------------------------------------------
+    @property
+    def call_soon(self) -> Callable[..., Any]:
+        """Run a function or coroutine on the IO thread (thread-safe); returns kafka-python's Future."""
+        return self._manager.call_soon  # type: ignore[no-any-return]
+
+    @property
+    def sleep(self) -> Callable[[float], Any] | None:
+        """An awaitable pause on the IO loop (None when this kafka-python has none)."""
+        return getattr(getattr(self._manager, "_net", None), "sleep", None)
+
+    # --- metadata -----------------------------------------------------------------------------
+    def request_metadata_update(self) -> Any:
+        """A Future resolved by the next metadata response."""
+        return self._cluster.request_update()
+
+    def knows_topic(self, topic: str) -> bool:
+        """The metadata names ``topic`` with at least one partition."""
+        return bool(self._cluster.partitions_for_topic(topic))
+
+    # --- membership ---------------------------------------------------------------------------
+    def generation_lost(self) -> bool:
+        """kafka-python reset this member (a heartbeat, join or commit answered UNKNOWN_MEMBER_ID,
+        ILLEGAL_GENERATION, ...; or no generation yet)."""
+        return bool(self.coordinator._generation.is_lost())
+
+    def heartbeating(self) -> bool:
+        """In a generation, with the heartbeat loop on (off during a join)."""
+        return bool(getattr(self.coordinator, "_heartbeat_enabled", False))
+
+    def last_heartbeat(self) -> float:
+        """Monotonic time of the last successful heartbeat (or of the last reset of the timer)."""
+        heartbeat = self.coordinator.heartbeat
+        return max(heartbeat.last_receive, heartbeat.last_reset)  # type: ignore[no-any-return]
+
+    def held_partitions(self) -> list[Partition]:
+        """What kafka-python's subscription holds from the last join, sorted."""
+        return sorted((tp.topic, tp.partition) for tp in self._subscription.assigned_partitions())
+
+    # --- commits (IO thread) --------------------------------------------------------------------
+    async def send_offset_commit(self, offsets: Mapping[Partition, int], timeout_ms: int) -> None:
+        """One OffsetCommit with this member's generation and member id, awaited on the IO loop;
+        kafka-python's own error handling (an UNKNOWN_MEMBER_ID or ILLEGAL_GENERATION resets the
+        member and makes it rejoin). A coordinator not known yet is looked up first, within
+        ``timeout_ms``."""
+        coordinator = self.coordinator
+        if coordinator.coordinator_unknown():
+            await coordinator.ensure_coordinator_ready_async(timeout_ms=timeout_ms)
+        await coordinator._send_offset_commit_request(_kafka_offsets(offsets.items()))
+
+
+def _kafka_offsets(offsets: Iterable[tuple[Partition, int]]) -> dict[Any, Any]:
+    return {KafkaTopicPartition(t, p): OffsetAndMetadata(o, "", -1) for (t, p), o in offsets}

@@ -1,0 +1,110 @@
+"""The private parts of kafka-python that ``clients/confluent/kafka_python_group.py`` reaches, checked
+against the installed kafka-python: each test fails loudly when a release renames or reshapes one. And
+no other module of ``clients/confluent`` reaches one."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import textwrap
+from pathlib import Path
+
+from kafka import KafkaConsumer
+from kafka.cluster import ClusterMetadata
+from kafka.consumer.subscription_state import SubscriptionState
+from kafka.coordinator.base import BaseCoordinator, Generation
+from kafka.coordinator.consumer import ConsumerCoordinator
+from kafka.coordinator.heartbeat import Heartbeat
+from kafka.net.manager import KafkaConnectionManager
+from kafka.net.selector import NetworkSelector
+
+from kafka_placement.clients.confluent import kafka_python_group
+from kafka_placement.clients.confluent.kafka_python_group import PRIVATE_PARTS
+
+_CONSUMER_TEST = "test_kafka_consumer_holds_its_coordinator_io_manager_metadata_and_subscription"
+_COMMIT_TEST = "test_the_offset_commit_request_is_a_coroutine_taking_the_offsets"
+#: each private part and the test here that checks it
+COVERED = {
+    "KafkaConsumer._coordinator": _CONSUMER_TEST,
+    "KafkaConsumer._manager": _CONSUMER_TEST,
+    "KafkaConsumer._cluster": _CONSUMER_TEST,
+    "KafkaConsumer._subscription": _CONSUMER_TEST,
+    "KafkaConsumer._manager._net": "test_the_io_managers_network_loop_can_sleep",
+    "ConsumerCoordinator._generation": "test_the_coordinators_generation_says_when_it_is_lost",
+    "ConsumerCoordinator._heartbeat_enabled": "test_the_coordinators_generation_says_when_it_is_lost",
+    "ConsumerCoordinator._send_offset_commit_request": _COMMIT_TEST,
+}
+
+
+def _assigned_in_init(cls: type) -> dict[str, str]:
+    """``self.<name> = <expression>`` in ``cls.__init__``, as source text per name."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(cls.__init__)))  # type: ignore[misc]
+    found = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if (
+                    isinstance(target, ast.Attribute)
+                    and isinstance(target.value, ast.Name)
+                    and target.value.id == "self"
+                ):
+                    found[target.attr] = ast.unparse(node.value)
+    return found
+
+
+def test_kafka_consumer_holds_its_coordinator_io_manager_metadata_and_subscription() -> None:
+    assigned = _assigned_in_init(KafkaConsumer)
+    assert assigned.get("_coordinator", "").startswith("ConsumerCoordinator("), assigned.get("_coordinator")
+    assert assigned.get("_subscription", "").startswith("SubscriptionState("), assigned.get("_subscription")
+    assert assigned.get("_manager") == "self._client._manager", assigned.get("_manager")
+    assert assigned.get("_cluster") == "self._manager.cluster", assigned.get("_cluster")
+    # what is called on them
+    assert callable(KafkaConnectionManager.call_soon)
+    assert list(inspect.signature(KafkaConnectionManager.call_soon).parameters) == ["self", "coro", "args"]
+    assert callable(ClusterMetadata.request_update) and callable(ClusterMetadata.partitions_for_topic)
+    assert callable(SubscriptionState.assigned_partitions)
+
+
+def test_the_io_managers_network_loop_can_sleep() -> None:
+    assert _assigned_in_init(KafkaConnectionManager).get("_net") == "net"
+    assert list(inspect.signature(NetworkSelector.sleep).parameters) == ["self", "delay"]
+
+
+def test_the_coordinators_generation_says_when_it_is_lost() -> None:
+    assigned = _assigned_in_init(BaseCoordinator)
+    assert assigned.get("_generation") == "Generation.NO_GENERATION"
+    assert assigned.get("_heartbeat_enabled") == "False"
+    # the sentinel kafka-python starts from (and resets to) is lost; a joined generation is not
+    assert Generation.NO_GENERATION.is_lost() is True
+    assert Generation(5, "member-1", "consumer").is_lost() is False
+    heartbeat = Heartbeat(group_id="g", session_timeout_ms=10000, heartbeat_interval_ms=3000)
+    assert isinstance(heartbeat.last_receive, float) and isinstance(heartbeat.last_reset, float)
+
+
+def test_the_offset_commit_request_is_a_coroutine_taking_the_offsets() -> None:
+    send = ConsumerCoordinator._send_offset_commit_request
+    assert inspect.iscoroutinefunction(send)
+    assert list(inspect.signature(send).parameters) == ["self", "offsets"]
+
+
+def test_every_listed_private_part_is_checked() -> None:
+    assert set(PRIVATE_PARTS) == set(COVERED)  # a new private part needs its check here
+    assert all(callable(globals().get(name)) for name in COVERED.values())
+
+
+def test_no_other_confluent_module_reaches_a_kafka_python_private_part() -> None:
+    private = {name.rsplit(".", 1)[1] for name in PRIVATE_PARTS}
+    package = Path(kafka_python_group.__file__).parent
+    found = []
+    for path in sorted(package.glob("*.py")):
+        if path.name == "kafka_python_group.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            # ours are self._name; kafka-python's are something_else._name
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr in private
+                and not (isinstance(node.value, ast.Name) and node.value.id == "self")
+            ):
+                found.append(f"{path.name}:{node.lineno}: {ast.unparse(node)}")
+    assert not found, found
