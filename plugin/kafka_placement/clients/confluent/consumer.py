@@ -36,6 +36,10 @@ from kafka_placement.clients.confluent.group_driver import METADATA_WAIT_S as ME
 from kafka_placement.clients.confluent.group_driver import GroupDriver
 from kafka_placement.clients.confluent.join_preflight import consumer_protocol_preflight
 from kafka_placement.clients.confluent.kafka_python_group import KafkaPythonGroup
+from kafka_placement.clients.confluent.librdkafka_methods import (
+    SUPPORTED_LIBRDKAFKA_METHODS,
+    LibrdkafkaMethods,
+)
 from kafka_placement.clients.confluent.offsets import (
     COMMIT_TIMEOUT_MS,
     GroupCommitter,
@@ -51,20 +55,6 @@ from kafka_placement.groups.membership import Membership, Phase
 
 __all__ = ["SUPPORTED_LIBRDKAFKA_METHODS", "Consumer"]
 
-#: librdkafka's own methods this class offers as they are (each delegated explicitly below).
-SUPPORTED_LIBRDKAFKA_METHODS = (
-    "cluster_id",
-    "committed",
-    "get_watermark_offsets",
-    "list_topics",
-    "offsets_for_times",
-    "pause",
-    "position",
-    "resume",
-    "seek",
-    "set_sasl_credentials",
-)
-
 #: Longest time the application's poll() blocks in librdkafka before looking at the group again.
 DRIVE_INTERVAL_S = 0.05
 #: The same while a join is under way: each of its steps (metadata, the join's callbacks) waits for
@@ -76,7 +66,7 @@ _NO_OFFSET = confluent_kafka.KafkaError._NO_OFFSET
 Callback = Callable[..., Any]
 
 
-class Consumer:
+class Consumer(LibrdkafkaMethods):
     """``confluent_kafka.Consumer`` with a group run by our assignors.
 
     ``config`` is confluent-kafka's dict. ``assignor`` is one of our kafka-python assignors
@@ -219,8 +209,10 @@ class Consumer:
         self._next_drive = 0.0
 
     def unsubscribe(self) -> None:
-        """Leave the group's subscription (revoking everything first)."""
+        """Leave the group's subscription (revoking everything first). Not from inside a rebalance
+        callback (return from it first)."""
         self._check_open()
+        self._refuse_in_callback("unsubscribe")
         self._rebalance.unsubscribe(self._kafka_python.generation_lost())
         self._kc.unsubscribe()
 
@@ -376,11 +368,7 @@ class Consumer:
         clients. Not from inside a rebalance callback (return from it; then close)."""
         if self._membership.phase is Phase.CLOSED:
             return
-        if self._rebalance.in_callback:
-            raise RuntimeError(
-                "close() called from a rebalance callback: return from the callback, then close "
-                "(the revocation under way finishes first)"
-            )
+        self._refuse_in_callback("close")
         try:
             if self._membership.open:
                 self._rebalance.close(self._kafka_python.generation_lost())
@@ -393,51 +381,16 @@ class Consumer:
                 self._rk.close()
                 self._rebalance.closed()
 
+    def _refuse_in_callback(self, call: str) -> None:
+        if self._rebalance.in_callback:
+            raise RuntimeError(
+                f"{call}() called from a rebalance callback: return from the callback, then {call} "
+                "(the rebalance step under way finishes first)"
+            )
+
     def _check_open(self) -> None:
         if not self._membership.open:
             raise RuntimeError("Consumer closed")
-
-    # --- librdkafka's own methods, as they are (SUPPORTED_LIBRDKAFKA_METHODS) -----------------
-    def seek(self, partition: Any) -> None:
-        """librdkafka's: the next fetch of ``partition`` starts at its offset."""
-        self._rk.seek(partition)
-
-    def pause(self, partitions: list[Any]) -> None:
-        """librdkafka's: stop fetching ``partitions`` (they stay owned)."""
-        self._rk.pause(partitions)
-
-    def resume(self, partitions: list[Any]) -> None:
-        """librdkafka's: fetch ``partitions`` again."""
-        self._rk.resume(partitions)
-
-    def position(self, partitions: list[Any]) -> list[Any]:
-        """librdkafka's: the next offset to deliver per partition."""
-        return self._rk.position(partitions)  # type: ignore[no-any-return]
-
-    def committed(self, partitions: list[Any], timeout: float = -1) -> list[Any]:
-        """librdkafka's: the group's committed offsets (an OffsetFetch with the group id)."""
-        return self._rk.committed(partitions, timeout=timeout)  # type: ignore[no-any-return]
-
-    def get_watermark_offsets(self, partition: Any, timeout: float = -1, cached: bool = False) -> Any:
-        """librdkafka's: the partition's (low, high) offsets."""
-        return self._rk.get_watermark_offsets(partition, timeout=timeout, cached=cached)
-
-    def offsets_for_times(self, partitions: list[Any], timeout: float = -1) -> list[Any]:
-        """librdkafka's: the earliest offset at or after each partition's timestamp (in ``offset``)."""
-        return self._rk.offsets_for_times(partitions, timeout=timeout)  # type: ignore[no-any-return]
-
-    def list_topics(self, topic: str | None = None, timeout: float = -1) -> Any:
-        """librdkafka's: the cluster's metadata (of ``topic`` only, when given)."""
-        return self._rk.list_topics(topic, timeout=timeout)
-
-    def cluster_id(self, timeout: float = -1) -> str | None:
-        """librdkafka's: the cluster id."""
-        return self._rk.cluster_id(timeout=timeout)  # type: ignore[no-any-return]
-
-    def set_sasl_credentials(self, username: str, password: str) -> None:
-        """librdkafka's: new SASL/PLAIN or SCRAM credentials for the fetching connections (the group's
-        kafka-python connections keep the ones they were built with)."""
-        self._rk.set_sasl_credentials(username, password)
 
     def __enter__(self) -> Consumer:
         return self
