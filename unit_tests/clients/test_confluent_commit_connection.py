@@ -19,7 +19,6 @@ from kafka.structs import OffsetAndMetadata
 from kafka.structs import TopicPartition as KafkaTopicPartition
 
 from kafka_placement.clients.confluent.commit_connection import (
-    RESPONSE_HANDLER,
     CommitConnection,
     CommitConnectionUnavailable,
     offset_commit_request,
@@ -47,13 +46,15 @@ class Cluster:
 
 
 class Coordinator:
-    """The parts of kafka-python's ConsumerCoordinator the connection reads, and a recording stand-in
-    for the membership updates kafka-python's own answer handler makes (it is run unbound on this)."""
+    """The group view (commit_connection.GroupView) over a stand-in of kafka-python's coordinator: its
+    generation, its coordinator's address, and kafka-python's own answer handler, run unbound on this
+    object so the membership updates it makes are recorded."""
 
     group_id = "orders"
     group_instance_id = None
 
     def __init__(self) -> None:
+        self.cluster = Cluster()
         self.coordinator_id: str | None = "coordinator-1"
         self.stable: Generation | None = Generation(7, "member-a", "failover")
         self._generation = self.stable
@@ -63,8 +64,12 @@ class Coordinator:
         self.rejoins = 0
         self.handled_on: list[str] = []
 
-    def generation_if_stable(self) -> Generation | None:
+    def stable_generation(self) -> Generation | None:
         return self.stable
+
+    def coordinator_address(self) -> tuple[str, int] | None:
+        broker = None if self.coordinator_id is None else self.cluster.broker_metadata(self.coordinator_id)
+        return None if broker is None else (broker.host, broker.port)
 
     def coordinator_dead(self, error: Any) -> None:
         self.dead.append(error)
@@ -75,7 +80,7 @@ class Coordinator:
     def request_rejoin(self) -> None:
         self.rejoins += 1
 
-    def _handle_offset_commit_response(self, offsets: Any, send_time: float, response: Any) -> None:
+    def handle_offset_commit_response(self, offsets: Any, send_time: float, response: Any) -> None:
         self.handled_on.append("io-thread")
         ConsumerCoordinator._handle_offset_commit_response(self, offsets, send_time, response)
 
@@ -88,10 +93,8 @@ def broker() -> Iterator[FakeGroupCoordinator]:
 
 
 def _connection(coordinator: Coordinator, cluster: Cluster) -> CommitConnection:
-    def run_on_io_thread(fn: Any, *args: Any) -> Any:
-        return fn(*args)
-
-    return CommitConnection(coordinator, cluster, dict(KafkaConsumer.DEFAULT_CONFIG), run_on_io_thread)
+    coordinator.cluster = cluster
+    return CommitConnection(coordinator, dict(KafkaConsumer.DEFAULT_CONFIG))
 
 
 def _sent(request: Any) -> dict[tuple[str, int], int]:
@@ -154,6 +157,12 @@ def test_the_request_is_the_one_kafka_pythons_coordinator_builds() -> None:
 
         def coordinator(self) -> str:
             return "coordinator-1"
+
+        def generation_if_stable(self) -> Generation | None:
+            return self.stable
+
+        def _handle_offset_commit_response(self, offsets: Any, send_time: float, response: Any) -> None:
+            pass  # the answer (no topics) is not what this test looks at
 
     own = Own()
     step = ConsumerCoordinator._send_offset_commit_request(own, offsets)
@@ -268,9 +277,9 @@ def test_a_dropped_connection_is_reopened(broker: FakeGroupCoordinator) -> None:
     assert _sent(broker.commits[-1]) == {("orders", 0): 2}
 
 
-def test_kafka_pythons_private_pieces_are_where_the_connection_expects_them() -> None:
-    # fails loudly when a kafka-python release moves them (kafka-python 3.0.12)
-    handler = getattr(ConsumerCoordinator, RESPONSE_HANDLER)
+def test_kafka_pythons_pieces_a_group_view_stands_for_are_there() -> None:
+    # what a GroupView over kafka-python 3.0.12 reads; fails loudly when a release moves them
+    handler = ConsumerCoordinator._handle_offset_commit_response
     assert list(inspect.signature(handler).parameters) == ["self", "offsets", "send_time", "response"]
     assert "self.coordinator_id = None" in inspect.getsource(BaseCoordinator.__init__)
     assert list(inspect.signature(BaseCoordinator.generation_if_stable).parameters) == ["self"]

@@ -11,20 +11,21 @@ same TLS, SASL, ApiVersions negotiation, reconnect backoff and request timeout) 
 ``OffsetCommitRequest`` and drives that selector on the caller's thread until the answer is there.
 
 Only the successful answer is handled here. The generation, member id and coordinator come from
-kafka-python's coordinator at each commit (its stable generation, as its own commit reads it; a moved
-coordinator is followed by connecting to the new address). Every error answer is handed to
-kafka-python's own handler on its IO thread (``ConsumerCoordinator._handle_offset_commit_response``:
+kafka-python's coordinator at each commit (:class:`GroupView`: its stable generation, as its own commit
+reads it; a moved coordinator is followed by connecting to the new address). Every error answer is
+handed to kafka-python's own handler on its IO thread (``GroupView.handle_offset_commit_response``:
 rebalance in progress, illegal generation, unknown member, coordinator not available or moved, ...),
 which updates the membership exactly as for its own commits and raises the same exception. When
 there is no stable generation or no known coordinator, :class:`CommitConnectionUnavailable` tells the
-caller to use kafka-python's path instead.
+caller to use kafka-python's path instead. Nothing private of kafka-python is named here: the view
+is given by the adapter that holds those (``kafka_python_group.py``).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, Protocol
 
 from kafka import errors as kafka_errors
 from kafka.net.manager import KafkaConnectionManager
@@ -33,15 +34,31 @@ from kafka.protocol.consumer import OffsetCommitRequest
 from kafka.structs import OffsetAndMetadata
 from kafka.structs import TopicPartition as KafkaTopicPartition
 
-__all__ = ["CommitConnection", "CommitConnectionUnavailable", "offset_commit_request"]
+__all__ = ["CommitConnection", "CommitConnectionUnavailable", "GroupView", "offset_commit_request"]
 
 Partition = tuple[str, int]
 #: The highest OffsetCommit version kafka-python 3.0.12's coordinator sends (its
 #: ``_send_offset_commit_request``); the connection negotiates down from it with the broker's ApiVersions.
 OFFSET_COMMIT_MAX_VERSION = 8
-#: kafka-python's private handler of an OffsetCommit answer (see the module docstring); its presence and
-#: signature are pinned by a unit test, so a kafka-python release that changes it fails loudly.
-RESPONSE_HANDLER = "_handle_offset_commit_response"
+
+
+class GroupView(Protocol):
+    """What the connection reads of the member's kafka-python coordinator at each commit."""
+
+    @property
+    def group_id(self) -> str: ...
+
+    @property
+    def group_instance_id(self) -> str | None: ...
+
+    def stable_generation(self) -> Any | None:
+        """kafka-python's ``Generation`` (generation_id, member_id) while the group is stable, else None."""
+
+    def coordinator_address(self) -> tuple[str, int] | None:
+        """(host, port) of the group's coordinator as kafka-python knows it; None when unknown."""
+
+    def handle_offset_commit_response(self, offsets: Any, send_time: float, response: Any) -> None:
+        """kafka-python's handling of an OffsetCommit answer, run on its IO thread; raises its error."""
 
 
 class CommitConnectionUnavailable(Exception):
@@ -100,26 +117,14 @@ def _host_port(host: str, port: int) -> str:
 
 
 class CommitConnection:
-    """Synchronous OffsetCommit requests to ``coordinator``'s group coordinator on a connection of
-    their own (see the module docstring). One thread at a time (the selector refuses a second).
-
-    ``coordinator`` is kafka-python's ``ConsumerCoordinator``; ``cluster`` its ``ClusterMetadata``
-    (where the coordinator's address is); ``client_config`` the ``KafkaConsumer``'s ``config``;
-    ``run_on_io_thread(fn, *args)`` runs ``fn`` on kafka-python's IO thread and returns its result or
-    raises its exception (``KafkaConnectionManager.run``).
+    """Synchronous OffsetCommit requests to ``group``'s coordinator on a connection of their own (see
+    the module docstring). One thread at a time (the selector refuses a second). ``client_config`` is
+    the ``KafkaConsumer``'s public ``config`` (TLS, SASL, timeouts, client id).
     """
 
-    def __init__(
-        self,
-        coordinator: Any,
-        cluster: Any,
-        client_config: Mapping[str, Any],
-        run_on_io_thread: Callable[..., Any],
-    ) -> None:
-        self._coordinator = coordinator
-        self._cluster = cluster
+    def __init__(self, group: GroupView, client_config: Mapping[str, Any]) -> None:
+        self._group = group
         self._config = _connection_config(client_config)
-        self._run_on_io_thread = run_on_io_thread
         self._net: NetworkSelector | None = None  # made by the first commit (a socket pair of its own)
         self._manager: KafkaConnectionManager | None = None
         self._address: tuple[str, int] | None = None
@@ -143,25 +148,24 @@ class CommitConnection:
         """
         if self.closed:
             raise CommitConnectionUnavailable("commit connection closed")
-        coordinator = self._coordinator
-        generation = coordinator.generation_if_stable()
+        group = self._group
+        generation = group.stable_generation()
         if generation is None or generation.generation_id < 0 or not generation.member_id:
             raise CommitConnectionUnavailable("no stable generation")
-        node_id = coordinator.coordinator_id
-        broker = None if node_id is None else self._cluster.broker_metadata(node_id)
-        if broker is None:
+        address = group.coordinator_address()
+        if address is None:
             raise CommitConnectionUnavailable("group coordinator unknown")
         net = self._selector()
         net.poll(0)  # take in what came meanwhile (a connection the broker closed)
-        connection = self._connection_to(broker.host, broker.port)
+        connection = self._connection_to(*address)
         kafka_offsets = {
             KafkaTopicPartition(t, p): OffsetAndMetadata(o, "", -1) for (t, p), o in offsets.items()
         }
         request = offset_commit_request(
-            coordinator.group_id,
+            group.group_id,
             generation.generation_id,
             generation.member_id,
-            coordinator.group_instance_id,
+            group.group_instance_id,
             kafka_offsets,
         )
         timeout_ms = max(1, int(timeout_s * 1000))
@@ -178,8 +182,7 @@ class CommitConnection:
         response = future.value
         if any(code != 0 for _, partitions in response.topics for _, code in partitions):
             # kafka-python's own handling, on its thread: the membership updated as for its commits
-            handler = getattr(coordinator, RESPONSE_HANDLER)
-            self._run_on_io_thread(handler, kafka_offsets, send_time, response)
+            group.handle_offset_commit_response(kafka_offsets, send_time, response)
 
     def _selector(self) -> NetworkSelector:
         if self._net is None:
