@@ -46,7 +46,8 @@ def uneven_model(
         broker_ids=np.arange(brokers, dtype=np.int64),
         racks=tuple(f"r{r}" for r in rack_of),
         capacity=np.full((brokers, 3), np.inf),
-        topics=tuple(f"t{i}" for i in range(max(1, partitions // 1000))),
+        # topics of 1,000 partitions (the last one takes the rest)
+        topics=tuple(f"t{i}" for i in range(-(-partitions // 1000))),
         topic_index=(np.arange(partitions) // 1000).astype(np.int32),
         partition=np.arange(partitions, dtype=np.int64) % 1000,
         replicas=replicas,
