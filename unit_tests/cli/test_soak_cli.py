@@ -75,3 +75,30 @@ def test_the_verdict_line_sets_the_failovers_outside_coordinator_outages_against
     assert _bounded_failover_words({"p99": 9.4, "bound": 9.0, "left_out": 2}) == (
         " (2 inside coordinator outages; outside them p99 9.4 s, bound 9.0 s: NOT met)"
     )
+
+
+def test_the_verdict_line_counts_every_stuck_member_not_only_the_twenty_detailed() -> None:
+    from kafka_placement.cli.soak import verdict_line
+
+    summary = {
+        "verdict": "violated",
+        "acknowledged": 1234,
+        "lost": 0,
+        "duplicates": 5,
+        "double_owned": 0,
+        "misplaced": 0,
+        "standby_consumed": 0,
+        "nonmonotonic_polls": 0,
+        "poll_skips": 0,
+        "inconsistent_offsets": 0,
+        "faults": [{"kind": "broker-kill", "target": "broker-1", "t": 1.0}, {"kind": "broker-kill-undone"}],
+        "stuck": 23,
+        "stuck_members": [{}] * 20,
+        "failover_s": {"p50": 6.0, "p99": 7.0, "max": 7.0},
+        "stalled_producers": {},
+    }
+    assert verdict_line(summary, 7) == (
+        "soak violated: 1,234 acknowledged, 0 lost, 5 duplicates, 0 double-owned, 0 misplaced, "
+        "0 standby-consumed, 0 nonmonotonic polls, 0 poll skips, 0 inconsistent offsets, 1 faults, "
+        "23 stuck members, failover p50/p99/max 6.0/7.0/7.0 s (seed 7)"
+    )

@@ -106,25 +106,7 @@ def run(args: argparse.Namespace) -> int:
         progress.close()
         cluster.stop()
         shutil.rmtree(workdir, ignore_errors=True)
-    from kafka_placement.soak.schedule import BROKER_KINDS, MEMBER_KINDS, NETWORK_KINDS
-
-    fo = summary["failover_s"]
-    print(
-        f"soak {summary['verdict']}: {summary['acknowledged']:,} acknowledged, {summary['lost']} lost, "
-        f"{summary['duplicates']} duplicates, {summary['double_owned']} double-owned, "
-        f"{summary['misplaced']} misplaced, {summary['standby_consumed']} standby-consumed, "
-        f"{summary['nonmonotonic_polls']} nonmonotonic polls, {summary['poll_skips']} poll skips, "
-        f"{summary['inconsistent_offsets']} inconsistent offsets, "
-        f"{len([f for f in summary['faults'] if f['kind'] in BROKER_KINDS + MEMBER_KINDS + NETWORK_KINDS])}"
-        f" faults, {len(summary.get('stuck_members', []))} stuck members, "
-        f"failover p50/p99/max {fo['p50']}/{fo['p99']}/{fo['max']} s"
-        + _bounded_failover_words(summary.get("failover_s_outside_outages"))
-        + "".join(f", producer {name} stalled {gap} s" for name, gap in summary["stalled_producers"].items())
-        + _reassignment_words(summary.get("reassignment"))
-        + _migration_words(summary.get("migration"))
-        + _outage_words(summary.get("coordinator_outages", {}))
-        + f" (seed {args.seed})"
-    )
+    print(verdict_line(summary, args.seed))
     return 0 if summary["verdict"] == "held" else 1
 
 
@@ -134,6 +116,29 @@ def _outage_words(outages: dict[str, list[list[float]]]) -> str:
     if not spans:
         return ""
     return f", {len(spans)} group-coordinator outage(s) (longest {max(span[2] for span in spans):.0f} s)"
+
+
+def verdict_line(summary: dict[str, Any], seed: int) -> str:
+    """The one line a run ends with: the verdict and every figure behind it."""
+    from kafka_placement.soak.schedule import BROKER_KINDS, MEMBER_KINDS, NETWORK_KINDS
+
+    fo = summary["failover_s"]
+    faults = [f for f in summary["faults"] if f["kind"] in BROKER_KINDS + MEMBER_KINDS + NETWORK_KINDS]
+    return (
+        f"soak {summary['verdict']}: {summary['acknowledged']:,} acknowledged, {summary['lost']} lost, "
+        f"{summary['duplicates']} duplicates, {summary['double_owned']} double-owned, "
+        f"{summary['misplaced']} misplaced, {summary['standby_consumed']} standby-consumed, "
+        f"{summary['nonmonotonic_polls']} nonmonotonic polls, {summary['poll_skips']} poll skips, "
+        f"{summary['inconsistent_offsets']} inconsistent offsets, {len(faults)} faults, "
+        f"{summary.get('stuck', 0)} stuck members, "
+        f"failover p50/p99/max {fo['p50']}/{fo['p99']}/{fo['max']} s"
+        + _bounded_failover_words(summary.get("failover_s_outside_outages"))
+        + "".join(f", producer {name} stalled {gap} s" for name, gap in summary["stalled_producers"].items())
+        + _reassignment_words(summary.get("reassignment"))
+        + _migration_words(summary.get("migration"))
+        + _outage_words(summary.get("coordinator_outages", {}))
+        + f" (seed {seed})"
+    )
 
 
 def _bounded_failover_words(entry: dict[str, Any] | None) -> str:

@@ -203,6 +203,7 @@ def judge(
             for i in inconsistent[:20]
         ],
         "commits_beyond_consumed": len(early_commits),
+        "stuck": len(stuck),  # the detail below lists the first 20
         "stuck_members": [
             {
                 "group": s.group,
