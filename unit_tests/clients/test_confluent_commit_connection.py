@@ -240,18 +240,18 @@ def test_without_a_stable_generation_or_a_coordinator_kafka_pythons_path_is_take
     assert broker.commits == []
 
 
-def test_an_unanswered_commit_times_out_retriably(broker: FakeGroupCoordinator) -> None:
+def test_an_unanswered_commit_is_left_to_kafka_pythons_path_in_time(broker: FakeGroupCoordinator) -> None:
     broker.silent = True
     cluster, coordinator = Cluster(), Coordinator()
     cluster.ports["coordinator-1"] = broker.port
     conn = _connection(coordinator, cluster)
     start = time.monotonic()
     try:
-        with pytest.raises(kafka_errors.KafkaError) as caught:
+        with pytest.raises(CommitConnectionUnavailable):
             conn.commit({("orders", 0): 1}, timeout_s=0.5)
     finally:
         conn.close()
-    assert caught.value.retriable
+    assert len(broker.commits) == 1  # sent once, never answered
     assert time.monotonic() - start < 10  # bounded (0.5 s asked; generous for a loaded machine)
 
 
@@ -264,11 +264,9 @@ def test_a_dropped_connection_is_reopened(broker: FakeGroupCoordinator) -> None:
         broker.drop_connections()
         done, deadline = False, time.monotonic() + 20
         while not done and time.monotonic() < deadline:
-            try:  # the drop may be seen by the next request: a retriable failure, then a new connection
+            try:  # the drop may be seen by the next request (left to kafka-python), then a new connection
                 conn.commit({("orders", 0): 2}, timeout_s=10)
                 done = True
-            except kafka_errors.KafkaError as exc:
-                assert exc.retriable
             except CommitConnectionUnavailable:
                 time.sleep(0.05)  # reconnect backoff
     finally:

@@ -140,11 +140,11 @@ class CommitConnection:
     def commit(self, offsets: Mapping[Partition, int], timeout_s: float) -> None:
         """Commit ``offsets`` ((topic, partition) → offset) with the member's current generation.
 
-        Returns when the coordinator accepted every partition. Raises
-        :class:`CommitConnectionUnavailable` before sending when this commit must take kafka-python's
-        path; kafka-python's exception for an error answer (after its handler ran on the IO thread);
-        ``KafkaConnectionError``/``KafkaTimeoutError`` (both retriable) when the connection failed or
-        no answer came within ``timeout_s``.
+        Returns when the coordinator accepted every partition. Raises kafka-python's exception for
+        an error answer (after its handler ran on the IO thread), and
+        :class:`CommitConnectionUnavailable` when this commit must take kafka-python's path instead:
+        before sending (no stable generation, coordinator unknown, reconnect backoff) or when no
+        answer came (the connection failed, or ``timeout_s`` passed).
         """
         if self.closed:
             raise CommitConnectionUnavailable("commit connection closed")
@@ -176,9 +176,13 @@ class CommitConnection:
         if not future.is_done:  # the connection was still being set up past the deadline
             connection.close(kafka_errors.KafkaTimeoutError("OffsetCommit not answered in time"))
             net.poll(0)
-            raise kafka_errors.KafkaTimeoutError(f"OffsetCommit not answered within {timeout_ms} ms")
+            raise CommitConnectionUnavailable(f"OffsetCommit not answered within {timeout_ms} ms")
         if future.failed():
-            raise future.exception
+            # no answer from the broker (connection refused or dropped, TLS or SASL failed, timed out):
+            # kafka-python's path sends it again (the same offsets), with its own handling of the cause
+            raise CommitConnectionUnavailable(f"commit connection failed: {future.exception!r}") from (
+                future.exception
+            )
         response = future.value
         if any(code != 0 for _, partitions in response.topics for _, code in partitions):
             # kafka-python's own handling, on its thread: the membership updated as for its commits
