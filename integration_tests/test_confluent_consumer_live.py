@@ -27,6 +27,9 @@ pytestmark = [pytest.mark.integration]
 
 PARTITIONS = 6
 SESSION_TIMEOUT_S = 6.0
+#: A member paused (SIGSTOP) past its session owns its partitions again within this many seconds of
+#: SIGCONT (measured 0.97-1.09 s in five runs; the bound leaves room for a loaded 2-core machine).
+COMEBACK_BOUND_S = 10.0
 WORKER = str(Path(__file__).with_name("confluent_member.py"))
 
 
@@ -286,7 +289,8 @@ def test_a_member_that_lost_its_membership_stops_delivering_and_its_commits_are_
 ) -> None:
     """SIGSTOP the owner past the session timeout: the broker gives everything to the standby;
     after SIGCONT the old owner learns it lost the partitions (on_lost) before delivering one more
-    record, its commit is refused, and it then rejoins and takes everything back (priority)."""
+    record, its commit is refused, and it then rejoins and takes everything back (priority) within
+    COMEBACK_BOUND_S of the SIGCONT."""
     group = f"cf-fenced-{uuid.uuid4().hex[:8]}"
     producer = KeyedProducer(kafka_cluster.bootstrap_servers, topic, rate_per_s=2000, limit=30_000)
     request.addfinalizer(producer.stop)
@@ -305,8 +309,13 @@ def test_a_member_that_lost_its_membership_stops_delivering_and_its_commits_are_
         time.sleep(1)
     finally:
         os.kill(high.proc.pid, signal.SIGCONT)
+        resumed_at = time.time()
     try:
-        lost = wait_until(lambda: high.last("lost"), 20, "high's on_lost")
+        lost = wait_until(
+            lambda: next((e for e in high.snapshot() if e["ev"] == "lost" and e["t"] > stopped_at), None),
+            20,
+            "high's on_lost",
+        )
     except AssertionError as exc:  # seen once in CI, with nothing on high's stderr: say what it was doing
         raise AssertionError(f"{exc}\n{high.diagnosis()}") from None
     assert set(lost["parts"]) == set(range(PARTITIONS))
@@ -315,18 +324,24 @@ def test_a_member_that_lost_its_membership_stops_delivering_and_its_commits_are_
         return any(e["ev"] == "commit-refused" and e["why"] == "after-lost" for e in high.snapshot())
 
     wait_until(refused_after_lost, 20, "high's commit after the loss refused")
-    # nothing delivered between the stop and the loss: the lost partitions were low's already
-    back_at = _owner_is(high, [low], "high owning everything again", 60)
-    stale = [
-        e
-        for e in high.snapshot()
-        if e["ev"] == "recs" and stopped_at < e["t"] < back_at and e["t"] < lost["t"]
-    ]
+    _owner_is(high, [low], "high owning everything again", 60)
+    back_at = high.first_time_owning(set(range(PARTITIONS)), after=lost["t"])
+    assert back_at is not None
+    # the loss is seen at the first drive after SIGCONT (no heartbeat for a session); then one
+    # rebalance as a new member, which waits for low's next heartbeat (≤ 3 s) and its rejoin
+    assert back_at - resumed_at <= COMEBACK_BOUND_S, f"back {back_at - resumed_at:.1f}s after SIGCONT"
+    # nothing delivered or committed between the stop and the loss (the partitions were low's already;
+    # records librdkafka hands back to the wait the stop interrupted are dropped), nor committed
+    # between the loss and the next assignment
+    events = high.snapshot()
+    reassigned_at = next(e["t"] for e in events if e["ev"] == "assign" and e["t"] > lost["t"])
+    stale = [e for e in events if e["ev"] == "recs" and stopped_at < e["t"] < lost["t"]]
     assert not stale, f"{sum(len(e['items']) for e in stale)} records delivered after the session expired"
-    stale_commits = [e for e in high.snapshot() if e["ev"] == "committed" and stopped_at < e["t"] < back_at]
-    assert not stale_commits, stale_commits  # refused by us, or by the broker (periodic commit raced)
+    stale_commits = [e for e in events if e["ev"] == "committed" and stopped_at < e["t"] < reassigned_at]
+    assert not stale_commits, stale_commits
     print(
-        f"\nfenced: standby took over {took - stopped_at:.2f}s after SIGSTOP; refused after SIGCONT: "
+        f"\nfenced: standby took over {took - stopped_at:.2f}s after SIGSTOP; back owning everything "
+        f"{back_at - resumed_at:.2f}s after SIGCONT; refused after SIGCONT: "
         f"{[(e['why'], e['error']) for e in high.snapshot() if e['ev'] == 'commit-refused']}"
     )
     producer.finish(60)

@@ -44,13 +44,24 @@ def test_membership_reset_by_the_broker_is_lost_before_any_more_records_and_comm
     assert consumer._coordinator.commits == [{("t", 0): 11}]
 
 
-def test_no_heartbeat_success_for_a_session_means_lost_and_kafka_python_is_reset() -> None:
+def test_no_heartbeat_success_for_a_session_means_lost_and_kafka_python_is_reset(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Neither a successful heartbeat nor a completed join for session.timeout.ms: lost. kafka-python's
+    timer reset (it resets it when it marks its coordinator dead, as after a pause) does not count."""
     consumer, app = _make(conf={"session.timeout.ms": 6000, "heartbeat.interval.ms": 1000})
     _event(consumer, ASSIGN, [0])
     consumer._kc.joins[-1].success(True)  # the join completed: stable, heartbeating
     consumer._coordinator.rejoin = False
-    consumer._coordinator.heartbeat.last_receive = time.monotonic() - 7
-    consumer._coordinator.heartbeat.last_reset = time.monotonic() - 7
+    consumer._coordinator.heartbeat.received_heartbeat()
+    later = time.monotonic() + 5.5
+    monkeypatch.setattr(consumer_module, "_monotonic", lambda: later)
+    consumer._next_drive = 0.0
+    consumer.poll(0)
+    assert app.seen[-1] == ("assign", [0])  # within the session: still a member
+    later += 1.0
+    consumer._coordinator.heartbeat.reset_timeouts()  # kafka-python: "coordinator dead", timer reset
+    consumer._coordinator.heartbeat.last_reset = later
     consumer._next_drive = 0.0
     consumer.poll(0)
     assert app.seen[-1] == ("lost", [0]) and consumer._coordinator.resets == 1
@@ -157,3 +168,39 @@ def test_a_member_whose_views_agree_takes_nothing_up() -> None:
         consumer._next_drive = 0.0
         consumer.poll(0)
     assert app.seen == [("assign", [0])]
+
+
+def test_records_returned_after_a_pause_past_the_session_are_dropped_once_the_loss_is_seen(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The process stopped inside librdkafka's wait (SIGSTOP, a GC pause) for longer than the session:
+    the records librdkafka hands back then belong to partitions the broker has given away. The group
+    is looked at before they are returned: on_lost, and none of them delivered."""
+    from types import SimpleNamespace
+
+    consumer, app = _make(conf={"session.timeout.ms": 6000, "heartbeat.interval.ms": 1000})
+    _event(consumer, ASSIGN, [0])
+    consumer._kc.joins[-1].success(True)
+    consumer._coordinator.rejoin = False
+    clock = [time.monotonic()]
+    monkeypatch.setattr(consumer_module, "_monotonic", lambda: clock[0])
+    consumer._next_drive = 0.0
+    consumer.poll(0)  # the group looked at, all well
+    record = SimpleNamespace(error=lambda: None, topic=lambda: "t", partition=lambda: 0, offset=lambda: 5)
+
+    def paused(*args: Any) -> Any:
+        clock[0] += 7  # stopped inside librdkafka's wait, past session.timeout.ms
+        return [record] if len(args) == 2 else record
+
+    consumer._rk.consume = paused
+    assert consumer.consume(10, 0.01) == []
+    assert app.seen[-1] == ("lost", [0])
+    _event(consumer, ASSIGN, [0])  # assigned again: a pause while polling one record
+    consumer._kc.joins[-1].success(True)
+    consumer._coordinator.rejoin = False
+    consumer._coordinator.heartbeat.received_heartbeat()
+    clock[0] = time.monotonic()
+    consumer._next_drive = 0.0
+    consumer.poll(0)
+    consumer._rk.poll = paused
+    assert consumer.poll(0) is None and app.seen[-1] == ("lost", [0])

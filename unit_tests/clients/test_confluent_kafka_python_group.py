@@ -31,7 +31,6 @@ COVERED = {
     "KafkaConsumer._subscription": _CONSUMER_TEST,
     "KafkaConsumer._manager._net": "test_the_io_managers_network_loop_can_sleep",
     "ConsumerCoordinator._generation": "test_the_coordinators_generation_says_when_it_is_lost",
-    "ConsumerCoordinator._heartbeat_enabled": "test_the_coordinators_generation_says_when_it_is_lost",
     "ConsumerCoordinator._send_offset_commit_request": _COMMIT_TEST,
 }
 
@@ -73,7 +72,6 @@ def test_the_io_managers_network_loop_can_sleep() -> None:
 def test_the_coordinators_generation_says_when_it_is_lost() -> None:
     assigned = _assigned_in_init(BaseCoordinator)
     assert assigned.get("_generation") == "Generation.NO_GENERATION"
-    assert assigned.get("_heartbeat_enabled") == "False"
     # the sentinel kafka-python starts from (and resets to) is lost; a joined generation is not
     assert Generation.NO_GENERATION.is_lost() is True
     assert Generation(5, "member-1", "consumer").is_lost() is False

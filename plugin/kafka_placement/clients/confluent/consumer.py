@@ -164,6 +164,7 @@ class Consumer(LibrdkafkaMethods):
         )
         self._membership = membership
         self._next_drive = 0.0
+        self._stale_after = float("inf")  # see _after_pause
 
     @property
     def phase(self) -> Phase:
@@ -228,13 +229,14 @@ class Consumer(LibrdkafkaMethods):
         # line is what a poll-per-record loop pays, on top of librdkafka's own poll)
         msg = self._rk.poll(0)
         if msg is not None:
-            return msg
+            return msg if _monotonic() < self._stale_after else self._after_pause(msg)
         interval = self._drive_interval
         if timeout is not None and 0 <= timeout <= interval:
-            return self._rk.poll(timeout)
+            msg = self._rk.poll(timeout)
+            return msg if msg is None or _monotonic() < self._stale_after else self._after_pause(msg)
         msg = self._rk.poll(interval)
         if msg is not None:
-            return msg
+            return msg if _monotonic() < self._stale_after else self._after_pause(msg)
         deadline = None if timeout is None or timeout < 0 else now + timeout
         while True:
             now = _monotonic()
@@ -246,7 +248,7 @@ class Consumer(LibrdkafkaMethods):
             wait = interval if deadline is None else min(interval, deadline - now)
             msg = self._rk.poll(wait)
             if msg is not None:
-                return msg
+                return msg if _monotonic() < self._stale_after else self._after_pause(msg)
 
     def consume(self, num_messages: int = 1, timeout: float = -1) -> list[Any]:
         """Up to ``num_messages`` messages, like ``confluent_kafka.Consumer.consume``."""
@@ -260,6 +262,8 @@ class Consumer(LibrdkafkaMethods):
             interval = self._drive_interval
             wait = interval if deadline is None else max(0.0, min(interval, deadline - now))
             msgs: list[Any] = self._rk.consume(num_messages, wait)
+            if msgs and _monotonic() >= self._stale_after:
+                msgs = self._kept_after_pause(msgs)
             if msgs or (deadline is not None and _monotonic() >= deadline):
                 return msgs
 
@@ -267,7 +271,21 @@ class Consumer(LibrdkafkaMethods):
     def _drive(self, now: float) -> None:
         if self._membership.subscribed:
             self._driver.drive(now)
+            self._stale_after = now + self._cfg.session_timeout_s
         self._next_drive = now + self._drive_interval
+
+    def _kept_after_pause(self, msgs: list[Any]) -> list[Any]:
+        """Messages librdkafka returned to a call that outlasted a session since the group was last
+        looked at (the process paused: a GC pause, SIGSTOP): the group is looked at now, and the
+        messages of partitions this member no longer owns are dropped — a lost partition is never
+        consumed."""
+        self._drive(_monotonic())
+        owned = self._rebalance.owned
+        return [m for m in msgs if m.error() is not None or (m.topic(), m.partition()) in owned]
+
+    def _after_pause(self, msg: Any) -> Any:
+        kept = self._kept_after_pause([msg])
+        return kept[0] if kept else None
 
     @property
     def _drive_interval(self) -> float:

@@ -79,6 +79,8 @@ class GroupDriver:
         self._topics: list[str] = []
         self._metadata_update: Any = None  # the metadata the first join waits for (see _metadata_known)
         self._metadata_deadline = 0.0
+        #: when the group last confirmed this member by a completed join (see _membership_lost)
+        self._confirmed_at = float("-inf")
         self._next_auto_commit = time.monotonic() + config.auto_commit_interval_s
 
     def subscribed(self, topics: list[str], now: float) -> None:
@@ -101,6 +103,8 @@ class GroupDriver:
         self._commits.deliver()  # on_commit results, on the application's thread as librdkafka does
         while (event := self._handoff.take()) is not None:
             rebalance.handle(event)
+            if event.kind == ASSIGN:
+                self._confirmed_at = now  # a join completed: the member is in the group as of now
         join = self._join
         if join is not None and join.is_done:
             self._join = None
@@ -115,14 +119,14 @@ class GroupDriver:
             log.warning("group %s: heartbeat loop stopped (%r); restarted by the next join", self._group, exc)
         if rebalance.owned and not rebalance.lost and (why := self._membership_lost(now)) is not None:
             rebalance.apply(LOST, sorted(rebalance.owned), why)
-        self._adopt_unassigned()
+        self._adopt_unassigned(now)
         self._watchdog.check(join_in_flight=self._join is not None)
         if self._cfg.auto_commit and now >= self._next_auto_commit:
             self._next_auto_commit = now + self._cfg.auto_commit_interval_s
             if rebalance.owned and not rebalance.lost and not coordinator.rebalance_in_progress():
                 self._commits.commit(self._commits.stored_offsets(rebalance.owned), asynchronous=True)
 
-    def _adopt_unassigned(self) -> None:
+    def _adopt_unassigned(self, now: float) -> None:
         """Between joins, hand over what kafka-python holds and this member does not.
 
         kafka-python 3.0.12 runs ``_on_join_prepare`` once per rebalance attempt (its ``rejoining``
@@ -154,6 +158,7 @@ class GroupDriver:
                 missing,
             )
             rebalance.apply(ASSIGN, held)
+            self._confirmed_at = now
 
     def _metadata_known(self, now: float) -> bool:
         """Before the first join after subscribe(): a metadata response has come since, and it
@@ -180,10 +185,10 @@ class GroupDriver:
         """
         if self._kafka_python.generation_lost():
             return "the broker removed this member from the group"
+        confirmed = max(self._kafka_python.last_heartbeat_success(), self._confirmed_at)
         if (
             self._join is None  # in a join the rebalance timeout applies, not the session
-            and self._kafka_python.heartbeating()
-            and now - self._kafka_python.last_heartbeat() > self._cfg.session_timeout_s
+            and now - confirmed > self._cfg.session_timeout_s
         ):
             # librdkafka's rule: no successful heartbeat for session.timeout.ms means the broker
             # has (or will have) given the partitions away. kafka-python is told too, on its own

@@ -28,7 +28,6 @@ PRIVATE_PARTS: dict[str, str] = {
     "KafkaConsumer._cluster": "request_update/partitions_for_topic: metadata before the first join",
     "KafkaConsumer._subscription": "assigned_partitions: what the last join gave this member",
     "ConsumerCoordinator._generation": "is_lost(): the broker reset this member (UNKNOWN_MEMBER_ID, ...)",
-    "ConsumerCoordinator._heartbeat_enabled": "the member is in a generation and heartbeating",
     "ConsumerCoordinator._send_offset_commit_request": "an OffsetCommit awaited on the IO loop (the "
     "public commit_offsets_async takes a callback on the IO thread and cannot be awaited)",
 }
@@ -73,14 +72,11 @@ class KafkaPythonGroup:
         ILLEGAL_GENERATION, ...; or no generation yet)."""
         return bool(self.coordinator._generation.is_lost())
 
-    def heartbeating(self) -> bool:
-        """In a generation, with the heartbeat loop on (off during a join)."""
-        return bool(getattr(self.coordinator, "_heartbeat_enabled", False))
-
-    def last_heartbeat(self) -> float:
-        """Monotonic time of the last successful heartbeat (or of the last reset of the timer)."""
-        heartbeat = self.coordinator.heartbeat
-        return max(heartbeat.last_receive, heartbeat.last_reset)  # type: ignore[no-any-return]
+    def last_heartbeat_success(self) -> float:
+        """Monotonic time of the last successful heartbeat response (-inf before the first). Not the
+        timer's last reset: kafka-python resets it when it marks its coordinator dead (after a pause,
+        say), which says nothing about the broker still counting this member."""
+        return float(self.coordinator.heartbeat.last_receive)
 
     def held_partitions(self) -> list[Partition]:
         """What kafka-python's subscription holds from the last join, sorted."""

@@ -282,10 +282,10 @@ class RebalanceApplier:
         self.membership.apply(Step.UNSUBSCRIBE)
 
     def close(self, generation_lost: bool) -> None:
-        """close(), first half: the events still waiting released (their listeners no longer wait),
-        every partition given up; then ``CLOSING`` (the caller flushes the commits and leaves)."""
-        for event in self._handoff.close():
-            log.debug("group %s: %s released at close", self._group, event.kind)
+        """close(), first half: no listener waits from now on, every partition given up (a revocation
+        kafka-python's listener is waiting with stays waiting: see :meth:`.ThreadHandoff.release_waiting`);
+        then ``CLOSING`` (the caller flushes the commits, leaves, then releases the waiting listeners)."""
+        self._handoff.close()
         try:
             if self.membership.subscribed:
                 self.give_up_all(generation_lost)
@@ -293,4 +293,7 @@ class RebalanceApplier:
             self.membership.apply(Step.CLOSE)
 
     def closed(self) -> None:
+        """close(), last: both clients closed; the listeners still waiting released."""
+        for event in self._handoff.release_waiting():
+            log.debug("group %s: %s released at close", self._group, event.kind)
         self.membership.apply(Step.CLOSED)

@@ -13,7 +13,10 @@ Everything that crosses between the two threads goes through one :class:`ThreadH
 - **to the IO thread**: :meth:`ThreadHandoff.to_io`, kafka-python's thread-safe ``call_soon``; a
   listener's event is completed that way, so the awaiting listener resumes on its own thread;
 - **closing**: :meth:`ThreadHandoff.close` sets the flag under the lock; a listener called after it
-  does not wait (``close()`` already gave everything up on the application thread).
+  does not wait (``close()`` gives everything up on the application thread). A listener already
+  waiting is released only by :meth:`ThreadHandoff.release_waiting`, after kafka-python's consumer is
+  closed: released earlier, its join would go on to a JoinGroup while the member leaves, and the
+  broker would count a member that is gone until its session expires.
 
 So the listener on the IO thread only queues the event and *awaits* it — the IO loop keeps running
 (heartbeats, the commit the application sends from its callback) — and the application's next
@@ -24,6 +27,7 @@ and librdkafka's consumers).
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable
@@ -97,15 +101,22 @@ class ThreadHandoff:
         else:
             self.to_io(event.done.failure, error)
 
-    def close(self) -> list[RebalanceEvent]:
-        """Stop queueing events and finish every waiting one without applying it; return them."""
+    def close(self) -> None:
+        """Stop queueing events: a listener called from now on does not wait."""
         with self.cond:
             self._closed = True
+            self.cond.notify_all()
+
+    def release_waiting(self) -> list[RebalanceEvent]:
+        """Finish every waiting event without applying it (after close); return them. The IO loop may
+        be stopped already (the consumer closed): then there is nobody left to release."""
+        with self.cond:
             released = list(self._events)
             self._events.clear()
-            self.cond.notify_all()
         for event in released:
-            self.finish(event)
+            # kafka-python's IO loop closed: the listener's coroutine is gone with it
+            with contextlib.suppress(Exception):
+                self.finish(event)
         return released
 
 
