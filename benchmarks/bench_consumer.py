@@ -23,8 +23,10 @@ be replayed). Rounds alternate the implementations
 (shared machine); the best rate of the rounds is reported.
 
 Usage: .venv/bin/python benchmarks/bench_consumer.py [--records N] [--async-records N] [--sync-records N]
-       [--rounds R] [--modes none,async,...] [--bootstrap H:P]
-(without --bootstrap a throw-away cluster is started and removed; needs the Docker image).
+       [--rounds R] [--modes none,async,...] [--bootstrap H:P] [--security plaintext|sasl_ssl]
+(without --bootstrap a throw-away cluster is started and removed; needs the Docker image;
+``--security sasl_ssl`` starts it with a SASL_SSL listener — SCRAM over TLS — and every client of the
+run, ours, plain and the helpers, connects through it).
 """
 
 from __future__ import annotations
@@ -45,7 +47,9 @@ MODES = ("none", "async", "sync", "sync/1000", "auto", "store+auto", "consume")
 #: OffsetCommit per commit and its close() waits for all of them.
 
 
-def _child(impl: str, mode: str, bootstrap: str, topic: str, records: int, group: str) -> dict[str, Any]:
+def _child(
+    impl: str, mode: str, client: dict[str, Any], topic: str, records: int, group: str
+) -> dict[str, Any]:
     import confluent_kafka
 
     failed = [0]
@@ -58,7 +62,7 @@ def _child(impl: str, mode: str, bootstrap: str, topic: str, records: int, group
 
     auto = mode in ("auto", "store+auto")
     conf: dict[str, Any] = {
-        "bootstrap.servers": bootstrap,
+        **client,
         "group.id": group,
         "auto.offset.reset": "earliest",
         "enable.auto.commit": auto,
@@ -118,7 +122,7 @@ def _child(impl: str, mode: str, bootstrap: str, topic: str, records: int, group
     end = time.perf_counter()
     consumer.close()  # auto-commit commits here; queued commits are answered before it returns
     close_s = time.perf_counter() - end
-    left = _left_uncommitted(bootstrap, group, topic, last)
+    left = _left_uncommitted(client, group, topic, last)
     return {
         "impl": impl,
         "mode": mode,
@@ -133,12 +137,12 @@ def _child(impl: str, mode: str, bootstrap: str, topic: str, records: int, group
     }
 
 
-def _left_uncommitted(bootstrap: str, group: str, topic: str, last: dict[int, int]) -> int | None:
+def _left_uncommitted(client: dict[str, Any], group: str, topic: str, last: dict[int, int]) -> int | None:
     """Records read but not covered by the group's committed offsets (read back with a plain
     client, from the broker); None when the mode commits nothing."""
     import confluent_kafka
 
-    reader = confluent_kafka.Consumer({"bootstrap.servers": bootstrap, "group.id": group})
+    reader = confluent_kafka.Consumer({**client, "group.id": group})
     try:
         tps = [confluent_kafka.TopicPartition(topic, p) for p in range(PARTITIONS)]
         committed = {tp.partition: tp.offset for tp in reader.committed(tps, timeout=30)}
@@ -149,17 +153,17 @@ def _left_uncommitted(bootstrap: str, group: str, topic: str, last: dict[int, in
     return sum(max(0, o + 1 - max(committed.get(p, 0), 0)) for p, o in last.items())
 
 
-def _produce(bootstrap: str, records: int) -> str:
+def _produce(client: dict[str, Any], records: int) -> str:
     from confluent_kafka import Producer
     from confluent_kafka.admin import AdminClient, NewTopic
 
     topic = f"bench-consume-{uuid.uuid4().hex[:8]}"
-    admin = AdminClient({"bootstrap.servers": bootstrap})
+    admin = AdminClient(dict(client))
     admin.create_topics([NewTopic(topic, PARTITIONS, 1)])[topic].result()
     time.sleep(2)  # leaders elected
     producer = Producer(
         {
-            "bootstrap.servers": bootstrap,
+            **client,
             "linger.ms": 20,
             "batch.num.messages": 10000,
             "queue.buffering.max.messages": 1_000_000,
@@ -176,18 +180,20 @@ def _produce(bootstrap: str, records: int) -> str:
     return topic
 
 
-def _run(impl: str, mode: str, bootstrap: str, topic: str, records: int, group: str) -> dict[str, Any]:
-    argv = [sys.executable, __file__, "--child", impl, mode, bootstrap, topic, str(records), group]
+def _run(
+    impl: str, mode: str, client: dict[str, Any], topic: str, records: int, group: str
+) -> dict[str, Any]:
+    argv = [sys.executable, __file__, "--child", impl, mode, json.dumps(client), topic, str(records), group]
     out = subprocess.run(argv, check=True, capture_output=True, text=True, timeout=900)
     result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
-    _delete_group(bootstrap, group)  # the next run starts from the beginning again
+    _delete_group(client, group)  # the next run starts from the beginning again
     return result
 
 
-def _delete_group(bootstrap: str, group: str) -> None:
+def _delete_group(client: dict[str, Any], group: str) -> None:
     from confluent_kafka.admin import AdminClient
 
-    admin = AdminClient({"bootstrap.servers": bootstrap})
+    admin = AdminClient(dict(client))
     for _ in range(50):  # the member's LeaveGroup may still be settling
         try:
             admin.delete_consumer_groups([group], request_timeout=30)[group].result()
@@ -201,8 +207,8 @@ def _delete_group(bootstrap: str, group: str) -> None:
 
 def main() -> int:
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
-        impl, mode, bootstrap, topic, records, group = sys.argv[2:8]
-        print(json.dumps(_child(impl, mode, bootstrap, topic, int(records), group)))
+        impl, mode, client_json, topic, records, group = sys.argv[2:8]
+        print(json.dumps(_child(impl, mode, json.loads(client_json), topic, int(records), group)))
         return 0
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--records", type=int, default=200_000, help="records per run (default 200,000)")
@@ -221,21 +227,29 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--modes", default=",".join(MODES))
     parser.add_argument("--bootstrap")
+    parser.add_argument(
+        "--security",
+        choices=("plaintext", "sasl_ssl"),
+        default="plaintext",
+        help="the listener of the cluster this run starts (without --bootstrap); default plaintext",
+    )
     args = parser.parse_args()
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     unknown = [m for m in modes if m not in MODES]
     if unknown:
         parser.error(f"unknown mode(s) {unknown}; allowed: {', '.join(MODES)}")
+    if args.bootstrap is not None and args.security != "plaintext":
+        parser.error("--security starts a cluster of its own: not with --bootstrap")
     cluster = None
-    bootstrap = args.bootstrap
-    if bootstrap is None:
+    client: dict[str, Any] = {"bootstrap.servers": args.bootstrap}
+    if args.bootstrap is None:
         from kafka_placement.testing.cluster import KafkaCluster
 
-        cluster = KafkaCluster()
+        cluster = KafkaCluster(security=args.security)
         cluster.start()
-        bootstrap = cluster.bootstrap_servers
+        client = dict(cluster.librdkafka_settings())
     try:
-        topic = _produce(bootstrap, max(args.records, args.async_records, args.sync_records))
+        topic = _produce(client, max(args.records, args.async_records, args.sync_records))
         best: dict[tuple[str, str], dict[str, Any]] = {}
         failed: dict[tuple[str, str], int] = {}
         for round_ in range(args.rounds):
@@ -245,7 +259,7 @@ def main() -> int:
                 # same group coordinator, so the same commit latency on the broker's side
                 group = f"bench-{mode.replace('/', '-').replace('+', '-')}-{uuid.uuid4().hex[:8]}"
                 for impl in ("plain", "ours") if round_ % 2 == 0 else ("ours", "plain"):
-                    r = _run(impl, mode, bootstrap, topic, n, group)
+                    r = _run(impl, mode, client, topic, n, group)
                     failed[impl, mode] = failed.get((impl, mode), 0) + r["failed"]
                     if (impl, mode) not in best or r["per_s"] > best[impl, mode]["per_s"]:
                         best[impl, mode] = r
@@ -259,7 +273,8 @@ def main() -> int:
         print(
             f"{args.records:,} records ({args.async_records:,} async, {args.sync_records:,} sync per "
             f"record), {PARTITIONS} partitions, one member, poll() per record, best of {args.rounds} "
-            "rounds; failed commits summed over rounds"
+            f"rounds; failed commits summed over rounds; listener "
+            f"{client.get('security.protocol', 'PLAINTEXT')}"
         )
         print(
             f"  {'mode':<11} {'plain rec/s':>12} {'ours rec/s':>12} {'ours/plain':>10} "
