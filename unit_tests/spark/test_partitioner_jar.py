@@ -131,6 +131,9 @@ def test_a_scheme_it_does_not_place_is_refused_by_name(spark: Any) -> None:
 def test_without_javac_it_says_why_and_the_writer_falls_back(
     spark: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
+    from kafka_placement.spark.session import ensure_kafka_connector
+
+    ensure_kafka_connector(spark)  # not left to an earlier test (alone, or under xdist, none ran)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))  # no jar built before
     monkeypatch.setattr(partitioner_jar.shutil, "which", lambda _name: None)
     with pytest.raises(partitioner_jar.PartitionerUnavailable, match="javac not found"):
