@@ -142,3 +142,5 @@ def test_numpy_and_plain_twins_agree(state: PlanState, data: Any) -> None:
         assert difference.tolist() == state.leadership_of(p)
         for goal in state.placement:
             assert bool(goal.allowed(one, source, destination)[0]) == goal.allowed_one(p, source, destination)
+            vector = goal.gain(one, np.array([source]), np.array([destination]))
+            assert int(vector[0]) == goal.gain_one(p, source, destination)

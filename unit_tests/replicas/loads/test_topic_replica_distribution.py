@@ -76,7 +76,7 @@ def test_acceptance_and_gain_against_cruise_controls_rule(
     after[source] -= 1
     after[destination] += 1
     gain = bound.gain(one, np.array([source]), np.array([destination]))
-    assert int(gain[0]) == total(after) - total(counts)
+    assert int(gain[0]) == bound.gain_one(p, source, destination) == total(after) - total(counts)
 
 
 def _counts(

@@ -47,12 +47,17 @@ class BoundPlacementGoal(Protocol):
         """Per candidate move: the change of this goal's total violation (negative: better)."""
         ...
 
+    def gain_one(self, p: int, source: int, destination: int) -> int:
+        """:meth:`gain` of one move, in plain Python (the recheck of each move taken)."""
+        ...
+
     def moved(self, p: int, source: int, destination: int) -> None:
         """A replica of ``p`` moved from ``source`` to ``destination`` (broker indices)."""
         ...
 
-    def worst(self, stuck: set[tuple[int, int]]) -> tuple[int, int, bool, str] | None:
-        """The worst violation not in ``stuck``: (key, broker, above, reason), or ``None``."""
+    def worst(self, stuck: set[tuple[int, int]]) -> tuple[int, int, bool, int, str] | None:
+        """The worst violation not in ``stuck``: (key, broker, above, amount, reason), or ``None``;
+        ``amount``: how many of the moves :meth:`candidates` gives for it remove it."""
         ...
 
     def candidates(

@@ -25,10 +25,11 @@ def balance_placement(state: PlanState, goal: BoundPlacementGoal) -> None:
         pick = goal.worst(stuck)
         if pick is None:
             return
-        key, broker, above, reason = pick
+        key, broker, above, amount, reason = pick
         partitions, source, destination = goal.candidates(state, key, broker, above)
-        if _take(state, goal, partitions, source, destination, reason, broker, above):
-            stuck.clear()
+        touched = _take(state, goal, (partitions, source, destination), reason, broker, above, amount)
+        if touched:  # what was stuck on these brokers may move now
+            stuck = {(k, b) for k, b in stuck if b not in touched}
         else:
             stuck.add((key, broker))
 
@@ -36,17 +37,18 @@ def balance_placement(state: PlanState, goal: BoundPlacementGoal) -> None:
 def _take(
     state: PlanState,
     goal: BoundPlacementGoal,
-    partitions: np.ndarray,
-    source: np.ndarray,
-    destination: np.ndarray,
+    candidates: tuple[np.ndarray, np.ndarray, np.ndarray],
     reason: str,
     broker: int,
     above: bool,
-) -> bool:
+    amount: int,
+) -> set[int]:
     """Take the acceptable moves that reduce the goal's violation, each rechecked against the state
-    as it is by then, up to :data:`BATCH`; whether any was taken."""
+    as it is by then, until ``amount`` (the violation picked is gone) or :data:`BATCH` are taken; the
+    brokers changed."""
+    partitions, source, destination = candidates
     if len(partitions) == 0:
-        return False
+        return set()
     reduction = goal.gain(partitions, source, destination)
     change = state.deltas(partitions, state.replicas[partitions, 0] == source)
     gain, ok = state.evaluate(source, destination, change)
@@ -59,11 +61,11 @@ def _take(
     order = chosen[
         np.lexsort((destination[chosen], partitions[chosen], gain[chosen], cost[chosen], reduction[chosen]))
     ]
-    taken = 0
+    taken: set[int] = set()
+    count = 0
     for i in order.tolist():
         p, s, d = int(partitions[i]), int(source[i]), int(destination[i])
-        one = np.array([p])
-        if goal.gain(one, np.array([s]), np.array([d]))[0] >= 0:
+        if goal.gain_one(p, s, d) >= 0:
             continue
         if not state.move_allowed(p, s, d) or not state.affordable(state.cost_of(p, s, d)):
             continue
@@ -71,7 +73,8 @@ def _take(
         if g is None or g > EPSILON:
             continue
         state.move_replica(p, s, d, "replica", reason, broker, above)
-        taken += 1
-        if taken >= BATCH:
+        taken.update((s, d))
+        count += 1
+        if count >= min(amount, BATCH):
             break
-    return taken > 0
+    return taken

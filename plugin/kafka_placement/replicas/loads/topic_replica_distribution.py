@@ -188,12 +188,22 @@ class BoundTopicReplicaDistribution:
         result: np.ndarray = self._change(t, s, -1) + self._change(t, d, 1)
         return result
 
+    def gain_one(self, p: int, source: int, destination: int) -> int:
+        t = int(self.topic[p])
+        total = 0
+        for broker, step in ((source, -1), (destination, 1)):
+            count = int(self.counts[t, broker])
+            low, high = int(self.lower[t, broker]), int(self.upper[t, broker])
+            after = count + step
+            total += max(low - after, 0) + max(after - high, 0) - max(low - count, 0) - max(count - high, 0)
+        return total
+
     def moved(self, p: int, source: int, destination: int) -> None:
         t = int(self.topic[p])
         self.counts[t, source] -= 1
         self.counts[t, destination] += 1
 
-    def worst(self, stuck: set[tuple[int, int]]) -> tuple[int, int, bool, str] | None:
+    def worst(self, stuck: set[tuple[int, int]]) -> tuple[int, int, bool, int, str] | None:
         outside = _outside(self.counts, self.lower, self.upper)
         for t, b in stuck:
             outside[t, b] = 0
@@ -201,7 +211,7 @@ class BoundTopicReplicaDistribution:
             return None
         t, b = divmod(int(np.argmax(outside)), self.model.num_brokers)
         above = bool(self.counts[t, b] > self.upper[t, b])
-        return t, b, above, f"topic {self.model.topics[t]} replica count"
+        return t, b, above, int(outside[t, b]), f"topic {self.model.topics[t]} replica count"
 
     def _topic_partitions(self, t: int) -> np.ndarray:
         members = self._members.get(t)
