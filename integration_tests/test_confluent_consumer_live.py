@@ -28,7 +28,7 @@ pytestmark = [pytest.mark.integration]
 PARTITIONS = 6
 SESSION_TIMEOUT_S = 6.0
 #: A member paused (SIGSTOP) past its session owns its partitions again within this many seconds of
-#: SIGCONT (measured 0.97-1.09 s in five runs; the bound leaves room for a loaded 2-core machine).
+#: SIGCONT (measured 0.97-1.09 s in four runs; the bound leaves room for a loaded 2-core machine).
 COMEBACK_BOUND_S = 10.0
 WORKER = str(Path(__file__).with_name("confluent_member.py"))
 
