@@ -17,12 +17,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from kafka_placement.replicas.loads.model import LoadModel
+from kafka_placement.replicas.loads.views import ModelView
 
 
 @dataclass(frozen=True)
@@ -32,7 +30,7 @@ class LoadGoal:
     name: str
     #: what one replica of each partition carries (as leader; a follower carries it too unless
     #: ``leader_only``)
-    amount: Callable[[LoadModel], np.ndarray]
+    amount: Callable[[ModelView], np.ndarray]
     leader_only: bool = False
     #: the :class:`~.model.BrokerSpec` field (and loads-file capacity key) bounding it, if any
     capacity: str | None = None
@@ -41,13 +39,13 @@ class LoadGoal:
     #: other ``--goals`` names for it
     aliases: tuple[str, ...] = ()
 
-    def per_replica(self, model: LoadModel) -> tuple[np.ndarray, np.ndarray]:
+    def per_replica(self, model: ModelView) -> tuple[np.ndarray, np.ndarray]:
         """(as leader, as follower): what one replica of each partition carries."""
         lead = np.asarray(self.amount(model), dtype=np.float64)
         return lead, np.zeros_like(lead) if self.leader_only else lead
 
 
-def _leaderships(model: LoadModel) -> np.ndarray:
+def _leaderships(model: ModelView) -> np.ndarray:
     return np.ones(model.num_partitions)
 
 
@@ -62,6 +60,6 @@ LOAD_GOALS: tuple[LoadGoal, ...] = (
 RESOURCES = tuple(g.name for g in LOAD_GOALS)
 #: Columns only a leader carries (balanced first by moving leadership, which copies nothing).
 LEADER_COLUMNS = tuple(r for r, g in enumerate(LOAD_GOALS) if g.leader_only)
-#: Columns with a broker capacity, in the order of the columns of ``LoadModel.capacity``.
+#: Columns with a broker capacity, in the order of the columns of ``ModelView.capacity``.
 CAPACITY_COLUMNS = tuple(r for r, g in enumerate(LOAD_GOALS) if g.capacity)
 CAPACITY_RESOURCES = tuple(str(LOAD_GOALS[r].capacity) for r in CAPACITY_COLUMNS)

@@ -12,13 +12,11 @@ status before and after.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from kafka_placement.replicas.loads.model import LoadModel
-    from kafka_placement.replicas.loads.state import PlanState
+from kafka_placement.replicas.loads.views import ModelView, StateView
 
 
 class BoundPlacementGoal(Protocol):
@@ -61,7 +59,7 @@ class BoundPlacementGoal(Protocol):
         ...
 
     def candidates(
-        self, state: PlanState, key: int, broker: int, above: bool
+        self, state: StateView, key: int, broker: int, above: bool
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(partition, source, destination) of the moves that could reduce that violation."""
         ...
@@ -73,12 +71,12 @@ class PlacementGoal(Protocol):
     @property
     def name(self) -> str: ...
 
-    def bind(self, model: LoadModel, removed: np.ndarray) -> BoundPlacementGoal:
+    def bind(self, model: ModelView, removed: np.ndarray) -> BoundPlacementGoal:
         """The goal for a plan on ``model`` (``removed``: brokers being emptied, band zero)."""
         ...
 
     def status(
-        self, model: LoadModel, removed: np.ndarray, before: np.ndarray, after: np.ndarray
+        self, model: ModelView, removed: np.ndarray, before: np.ndarray, after: np.ndarray
     ) -> dict[str, Any]:
         """How far replica lists ``before`` and ``after`` (broker indices) are from the goal."""
         ...

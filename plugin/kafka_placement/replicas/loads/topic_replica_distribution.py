@@ -22,15 +22,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from kafka_placement.errors import InvalidArgumentError
-
-if TYPE_CHECKING:
-    from kafka_placement.replicas.loads.model import LoadModel
-    from kafka_placement.replicas.loads.state import PlanState
+from kafka_placement.replicas.loads.views import ModelView, StateView
 
 #: Cruise Control's margin: the threshold's excess over 1 is used at 90% to avoid churn.
 BALANCE_MARGIN = 0.9
@@ -52,7 +49,7 @@ def topic_limits(
     return np.array(lower, dtype=np.int64), np.array(upper, dtype=np.int64)
 
 
-def replica_counts(model: LoadModel, replicas: np.ndarray) -> np.ndarray:
+def replica_counts(model: ModelView, replicas: np.ndarray) -> np.ndarray:
     """``[topic, broker]`` replicas of each topic on each broker."""
     held = replicas >= 0
     topics = np.broadcast_to(model.topic_index[:, None], replicas.shape)[held].astype(np.int64)
@@ -88,7 +85,7 @@ class TopicReplicaDistribution:
                 f"topic replica min gap {self.min_gap} must not exceed the max gap {self.max_gap}"
             )
 
-    def limits(self, model: LoadModel, removed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def limits(self, model: ModelView, removed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``[topic, broker]`` lower and upper limits (``[0, 0]`` on removed brokers)."""
         totals = np.bincount(model.topic_index, weights=model.rf, minlength=len(model.topics))
         staying = max(1, int((~removed).sum()))
@@ -97,11 +94,11 @@ class TopicReplicaDistribution:
         upper = np.where(removed[None, :], 0, high[:, None])
         return lower, upper
 
-    def bind(self, model: LoadModel, removed: np.ndarray) -> BoundTopicReplicaDistribution:
+    def bind(self, model: ModelView, removed: np.ndarray) -> BoundTopicReplicaDistribution:
         return BoundTopicReplicaDistribution(self, model, removed)
 
     def status(
-        self, model: LoadModel, removed: np.ndarray, before: np.ndarray, after: np.ndarray
+        self, model: ModelView, removed: np.ndarray, before: np.ndarray, after: np.ndarray
     ) -> dict[str, Any]:
         lower, upper = self.limits(model, removed)
         staying = ~removed
@@ -140,7 +137,7 @@ class TopicReplicaDistribution:
 class BoundTopicReplicaDistribution:
     """The goal on one plan: replicas per topic and broker, kept in step with the moves."""
 
-    def __init__(self, goal: TopicReplicaDistribution, model: LoadModel, removed: np.ndarray) -> None:
+    def __init__(self, goal: TopicReplicaDistribution, model: ModelView, removed: np.ndarray) -> None:
         self.name = goal.name
         self.model = model
         self.topic = model.topic_index.astype(np.int64)
@@ -221,7 +218,7 @@ class BoundTopicReplicaDistribution:
         return members
 
     def candidates(
-        self, state: PlanState, key: int, broker: int, above: bool
+        self, state: StateView, key: int, broker: int, above: bool
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Above: the topic's replicas on ``broker`` to every staying broker with room under its
         upper limit; below: the topic's replicas on brokers above their lower limit to ``broker``."""
