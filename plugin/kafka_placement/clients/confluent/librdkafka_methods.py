@@ -13,7 +13,6 @@ __all__ = ["SUPPORTED_LIBRDKAFKA_METHODS", "LibrdkafkaMethods"]
 
 #: librdkafka's own methods the Consumer offers as they are (each delegated explicitly below).
 SUPPORTED_LIBRDKAFKA_METHODS = (
-    "cluster_id",
     "committed",
     "get_watermark_offsets",
     "list_topics",
@@ -62,10 +61,6 @@ class LibrdkafkaMethods:
     def list_topics(self, topic: str | None = None, timeout: float = -1) -> Any:
         """librdkafka's: the cluster's metadata (of ``topic`` only, when given)."""
         return self._rk.list_topics(topic, timeout=timeout)
-
-    def cluster_id(self, timeout: float = -1) -> str | None:
-        """librdkafka's: the cluster id."""
-        return self._rk.cluster_id(timeout=timeout)  # type: ignore[no-any-return]
 
     def set_sasl_credentials(self, username: str, password: str) -> None:
         """librdkafka's: new SASL/PLAIN or SCRAM credentials for the fetching connections (the group's
