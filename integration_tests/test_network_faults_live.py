@@ -13,7 +13,9 @@ producer and consumer and an unmended ``kafka.KafkaProducer`` beside them. Expec
 producer's loop ends and it can no longer learn a new topic; ours convert the resets, and afterwards
 every record they produce is acknowledged, and every acknowledged record is consumed. Without the mend
 this test fails (two runs of two): our consumer's ``poll()`` raises the bare ``ConnectionResetError`` of a
-FindCoordinator request that met the same reset.
+FindCoordinator request that met the same reset. Without its third part (the waiters of a failed refresh kept
+waiting for the next one, as Java's ``awaitMetadataUpdate`` does) it fails too (four runs of four, and once
+in CI): the coordinator lookup raises the refresh's ``KafkaConnectionError`` out of ``poll()``.
 """
 
 from __future__ import annotations
@@ -129,7 +131,8 @@ def test_resets_during_metadata_requests_end_kafka_pythons_loop_not_ours(kafka_p
                 raise AssertionError(f"{exc}: unmended loop ended {ended}, converted {seen}") from None
 
         print(
-            f"converted under the fault: { {n: len(m.converted) for n, m in clients.items()} }, first "
+            f"converted under the fault: { {n: len(m.converted) for n, m in clients.items()} }, waiters held"
+            f" through failed refreshes: { {n: len(m.held) for n, m in clients.items()} }, first "
             f"{producer.metadata_refresh.converted[:1] or consumer.metadata_refresh.converted[:1]}"
         )
         # the bug, live: the unmended producer's loop is gone, so a topic it has not seen is never learnt

@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 from kafka.cluster import ClusterMetadata
-from kafka.errors import KafkaConnectionError, KafkaError, NodeNotReadyError
+from kafka.coordinator.base import BaseCoordinator
+from kafka.errors import ClusterAuthorizationFailedError, KafkaConnectionError, KafkaError, NodeNotReadyError
 from kafka.future import Future
 from kafka.net.manager import KafkaConnectionManager
 from kafka.net.selector import NetworkSelector
@@ -36,9 +37,10 @@ RESET = ConnectionResetError(104, "Connection reset by peer")
 
 class ScriptedManager:
     """What the refresh loop uses of kafka-python's ``KafkaConnectionManager``, on kafka-python's own
-    ``NetworkSelector``; each MetadataRequest fails with the next scripted exception."""
+    ``NetworkSelector``; each MetadataRequest fails with the next scripted exception, or is answered with
+    the next scripted response."""
 
-    def __init__(self, outcomes: list[BaseException]) -> None:
+    def __init__(self, outcomes: list[object]) -> None:
         self._net = NetworkSelector()
         self.bootstrapped = True
         self.outcomes = outcomes
@@ -62,14 +64,18 @@ class ScriptedManager:
     def send(self, request: object, node_id: object = None, request_timeout_ms: object = None) -> Future:
         self.sent += 1
         outcome = self.outcomes.pop(0) if self.outcomes else KafkaConnectionError("socket disconnected")
-        return Future().failure(outcome)
+        if isinstance(outcome, BaseException):
+            return Future().failure(outcome)
+        return Future().success(outcome)
 
 
-def _cluster(outcomes: list[BaseException], mended: bool) -> tuple[ClusterMetadata, ScriptedManager]:
+def _cluster(
+    outcomes: list[object], mended: bool, hold_failures_s: float = metadata_refresh.HOLD_FAILURES_S
+) -> tuple[ClusterMetadata, ScriptedManager]:
     cluster = ClusterMetadata(bootstrap_servers=["127.0.0.1:9"], retry_backoff_ms=5)
     manager = ScriptedManager(outcomes)
     if mended:  # before attach: the scripted manager builds no connections, only the refresh is mended
-        mend_metadata_refresh(cluster)
+        mend_metadata_refresh(cluster, hold_failures_s=hold_failures_s)
     cluster.attach(manager)
     cluster.start_refresh_loop()
     return cluster, manager
@@ -108,14 +114,70 @@ def test_with_the_mend_the_loop_sends_the_next_metadata_request_after_a_reset() 
     _drive(manager, lambda: manager.sent >= 5)
     assert manager.sent >= 5
     assert refresh_loop_ended(cluster) is False
-    # those waiting on the update see the connection error kafka-python's callers catch, not an OSError
-    assert waiting.failed() and isinstance(waiting.exception, KafkaConnectionError)
-    assert waiting.exception.__cause__ is RESET
-    assert metadata_refresh._MENDED[cluster].converted == [
+    assert not waiting.is_done  # kept for the next successful refresh (below)
+    mend = metadata_refresh._MENDED[cluster]
+    assert mend.converted == [
         "refresh: ConnectionResetError: [Errno 104] Connection reset by peer",
         "refresh: OSError: [Errno 113] No route to host",
         "refresh: ConnectionResetError: [Errno 104] Connection reset by peer",
     ]
+    assert mend.held[0] == "KafkaConnectionError: KafkaConnectionError: metadata refresh: ConnectionResetError: [Errno 104] Connection reset by peer"
+
+
+def _answer() -> MetadataResponse:
+    broker = MetadataResponse.MetadataResponseBroker(0, "127.0.0.1", 9, None, version=1)
+    return MetadataResponse(version=1, brokers=[broker], controller_id=0, topics=[])
+
+
+def test_without_the_mend_a_waiter_gets_a_refresh_failure_that_kafka_pythons_coordinator_raises() -> None:
+    """kafka-python fails the ``request_update()`` future with the refresh's error, and the consumer's
+    coordinator lookup waits on it catching only ``KafkaTimeoutError``: the error leaves ``poll()``. If
+    either part fails here, kafka-python changed and the hold below may go."""
+    cluster, manager = _cluster([KafkaConnectionError("socket disconnected"), _answer()], mended=False)
+    waiting = cluster.request_update()
+    _drive(manager, lambda: waiting.is_done)
+    assert waiting.failed() and isinstance(waiting.exception, KafkaConnectionError)
+    lookup = inspect.getsource(BaseCoordinator.ensure_coordinator_ready_async)
+    inner_wait = lookup[lookup.index("metadata_update = self._cluster.request_update()") :]
+    assert inner_wait.split("except", 2)[1].strip().startswith("Errors.KafkaTimeoutError:")
+    assert (
+        "except Errors.KafkaTimeoutError:\n                    return False\n            except" in inner_wait
+    )
+
+
+def test_with_the_mend_a_waiter_waits_through_failures_for_the_next_successful_refresh() -> None:
+    """Java's ``awaitMetadataUpdate``: a failed refresh is retried, its waiters wait for one that works."""
+    failures: list[object] = [RESET, KafkaConnectionError("socket disconnected"), NodeNotReadyError("0")]
+    cluster, manager = _cluster([*failures, _answer()], mended=True)
+    waiting = cluster.request_update()
+    _drive(manager, lambda: waiting.is_done)
+    assert waiting.succeeded()
+    assert manager.sent == 4
+    assert [held.split(":")[0] for held in metadata_refresh._MENDED[cluster].held] == [
+        "KafkaConnectionError",
+        "KafkaConnectionError",
+        "NodeNotReadyError",
+    ]
+    assert [(b.node_id, b.host, b.port) for b in cluster.brokers()] == [(0, "127.0.0.1", 9)]
+
+
+def test_with_the_mend_an_outage_longer_than_the_hold_reaches_the_waiters() -> None:
+    cluster, manager = _cluster([], mended=True, hold_failures_s=0.2)  # every refresh fails
+    waiting = cluster.request_update()
+    started = time.monotonic()
+    _drive(manager, lambda: waiting.is_done)
+    assert waiting.failed() and isinstance(waiting.exception, KafkaConnectionError)
+    assert time.monotonic() - started >= 0.2
+    assert refresh_loop_ended(cluster) is False
+
+
+def test_with_the_mend_a_failure_that_is_not_retriable_reaches_the_waiters_at_once() -> None:
+    denied = ClusterAuthorizationFailedError("metadata")
+    cluster, manager = _cluster([denied, _answer()], mended=True)
+    waiting = cluster.request_update()
+    _drive(manager, lambda: waiting.is_done)
+    assert waiting.exception is denied
+    assert metadata_refresh._MENDED[cluster].held == []
 
 
 def test_other_exceptions_are_left_as_kafka_python_raises_them() -> None:
@@ -135,6 +197,12 @@ def test_the_mend_is_applied_once() -> None:
 
 
 def test_bad_input_names_the_value() -> None:
+    cluster = ClusterMetadata(bootstrap_servers=["127.0.0.1:9"])
+    for bad in (-1.0, float("nan"), 3601.0):
+        with pytest.raises(
+            InvalidArgumentError, match=rf"hold_failures_s {bad!r} is outside 0\.\.3600 seconds"
+        ):
+            mend_metadata_refresh(cluster, hold_failures_s=bad)
     with pytest.raises(InvalidArgumentError, match=r"'nope' is not a kafka\.cluster\.ClusterMetadata"):
         mend_metadata_refresh("nope")  # type: ignore[arg-type]
     with pytest.raises(InvalidArgumentError, match="client str has no kafka-python ClusterMetadata"):

@@ -22,6 +22,16 @@ does the same for one client, in two places:
   raises (a ``KafkaError``, which the loop already retries) and as the ``request_update()`` future's
   failure. Other exceptions are left alone.
 
+A third gap is in the waiters. kafka-python fails the ``request_update()`` future with a failed refresh's
+error, and its waiters catch only ``KafkaTimeoutError``: a consumer looking for its coordinator
+(``BaseCoordinator.ensure_coordinator_ready_async``) raises a refresh's ``KafkaConnectionError`` out of
+``poll()`` (seen in the live test in 4 runs of 4, on CI once). Java's ``ConsumerNetworkClient
+.awaitMetadataUpdate`` waits for the next *successful* update or its own timer; a failed refresh is only
+retried. The mend does the same: after a retriable failure the waiters' future stays pending for the
+refresh loop's next attempt, for at most ``hold_failures_s`` (Java's ``request.timeout.ms`` default, 30 s)
+from the first failure, so a waiter without a timer of its own (``KafkaConsumer.topics()``) still hears of
+an outage that lasts.
+
 kafka-python has no public hook here; the private names used are only in this module, each checked by
 ``unit_tests/clients/test_kafka_python_metadata_refresh.py`` against the installed release.
 """
@@ -29,6 +39,7 @@ kafka-python has no public hook here; the private names used are only in this mo
 from __future__ import annotations
 
 import inspect
+import time
 import weakref
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
@@ -48,6 +59,10 @@ _LOOP_FUTURE = "_refresh_loop_future"
 _TRANSPORT_BUILD = "_build_transport"
 #: The cluster's manager (private, a weak proxy set by ``attach``).
 _MANAGER = "_manager"
+#: The future ``request_update()`` hands its waiters (private), failed and cleared by ``failed_update``.
+_UPDATE_FUTURE = "_future"
+#: How long waiters are kept waiting through retriable refresh failures: Java's request.timeout.ms default.
+HOLD_FAILURES_S = 30.0
 
 if not inspect.iscoroutinefunction(getattr(ClusterMetadata, _REFRESH_STEP, None)):  # pragma: no cover
     raise ImportError(
@@ -58,9 +73,11 @@ if not inspect.iscoroutinefunction(getattr(ClusterMetadata, _REFRESH_STEP, None)
 @dataclass
 class MetadataRefreshMend:
     """What the mend did on one client: each ``OSError`` it turned into a connection error, as
-    ``connect: <error>`` (building a connection) or ``refresh: <error>`` (a refresh)."""
+    ``connect: <error>`` (building a connection) or ``refresh: <error>`` (a refresh); and each retriable
+    refresh failure its waiters were kept waiting through, as ``<error type>: <error>``."""
 
     converted: list[str] = field(default_factory=list)
+    held: list[str] = field(default_factory=list)
 
 
 _MENDED: weakref.WeakKeyDictionary[ClusterMetadata, MetadataRefreshMend] = weakref.WeakKeyDictionary()
@@ -90,14 +107,21 @@ def _mend_transport_build(manager: Any, mend: MetadataRefreshMend) -> None:
     setattr(manager, _TRANSPORT_BUILD, build_transport)
 
 
-def mend_metadata_refresh(cluster: ClusterMetadata) -> MetadataRefreshMend:
+def mend_metadata_refresh(
+    cluster: ClusterMetadata, hold_failures_s: float = HOLD_FAILURES_S
+) -> MetadataRefreshMend:
     """Mend ``cluster`` (kafka-python's ``ClusterMetadata`` of one client) and the connection manager it is
-    attached to; idempotent. Takes effect at the next refresh and the next connection, also when the loop
-    is already running (kafka-python looks both steps up on the instance)."""
+    attached to; idempotent (the first call's ``hold_failures_s`` stays). Takes effect at the next refresh
+    and the next connection, also when the loop is already running (kafka-python looks both steps up on
+    the instance)."""
     if not isinstance(cluster, ClusterMetadata):
         from kafka_placement.errors import InvalidArgumentError
 
         raise InvalidArgumentError(f"cluster {cluster!r} is not a kafka.cluster.ClusterMetadata")
+    if not 0.0 <= hold_failures_s <= 3600.0:  # also rejects NaN
+        from kafka_placement.errors import InvalidArgumentError
+
+        raise InvalidArgumentError(f"hold_failures_s {hold_failures_s!r} is outside 0..3600 seconds")
     mend = _MENDED.get(cluster)
     if mend is not None:
         return mend
@@ -115,9 +139,33 @@ def mend_metadata_refresh(cluster: ClusterMetadata) -> MetadataRefreshMend:
             mend.converted.append(f"refresh: {type(exc).__name__}: {exc}")
             raise converted from exc
 
+    held_future: list[Any] = [None, 0.0]  # the future kept waiting, and since when (monotonic)
+
     def failed_update_mended(exception: BaseException) -> None:
-        # the request_update() future's waiters (a coordinator lookup, a fetcher) catch KafkaErrors only
-        failed_update(_as_connection_error(exception) or exception)
+        failure = _as_connection_error(exception) or exception
+        now = time.monotonic()
+        with cluster._lock:
+            pending = getattr(cluster, _UPDATE_FUTURE)
+            if pending is not None and pending is not held_future[0]:
+                held_future[:] = [pending, now]
+            hold = (
+                pending is not None
+                and bool(getattr(failure, "retriable", False))
+                and now - held_future[1] < hold_failures_s
+            )
+            if hold:  # kafka-python records the failed attempt (its retry backoff) but fails no waiter
+                setattr(cluster, _UPDATE_FUTURE, None)
+        if not hold:
+            failed_update(failure)
+            return
+        mend.held.append(f"{type(failure).__name__}: {failure}")
+        failed_update(failure)
+        with cluster._lock:
+            current = getattr(cluster, _UPDATE_FUTURE)
+            if current is None:
+                setattr(cluster, _UPDATE_FUTURE, pending)
+        if current is not None:  # a request_update() in between made a new future: ours follows it
+            current.chain(pending)
 
     setattr(cluster, _REFRESH_STEP, refresh_step)
     cluster.failed_update = failed_update_mended  # type: ignore[method-assign]
