@@ -184,19 +184,10 @@ class Members:
         with self._lock:
             self._accounted.add(proc.pid)
         started = time.monotonic()
-        if proc.poll() is None and proc.stdin is not None:
-            with contextlib.suppress(OSError):
-                proc.stdin.write("close\n")
-                proc.stdin.flush()
-        try:
-            proc.wait(timeout_s)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(10)
+        self._ask_to_close(proc)
+        self._reap(name, proc, timeout_s)
         closed_s = time.monotonic() - started
         group, _old, strategy, priority = self.specs[name]
-        if proc.pid not in self._crashed:
-            self.write(Life(self.group_id(group), name, False, time.time()))
         self.specs[name] = (group, client, strategy, priority)
         self.spawn(name)
         return closed_s
@@ -234,21 +225,29 @@ class Members:
         with self._lock:
             self._accounted.update(proc.pid for proc in self.procs.values())
         for proc in self.procs.values():
-            if proc.poll() is None and proc.stdin is not None:
-                try:
-                    proc.stdin.write("close\n")
-                    proc.stdin.flush()
-                except OSError:
-                    pass
+            self._ask_to_close(proc)
         deadline = time.monotonic() + timeout_s
         for name, proc in self.procs.items():
-            try:
-                proc.wait(max(0.1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(10)
-            if proc.stdin is not None:
-                with contextlib.suppress(OSError):
-                    proc.stdin.close()
-            if proc.pid not in self._crashed:
-                self.write(Life(self.group_id(self.specs[name][0]), name, False, time.time()))
+            self._reap(name, proc, max(0.1, deadline - time.monotonic()))
+
+    @staticmethod
+    def _ask_to_close(proc: subprocess.Popen[str]) -> None:
+        """A member closes (commits, leaves its group) on ``close`` read from its stdin."""
+        if proc.poll() is None and proc.stdin is not None:
+            with contextlib.suppress(OSError):
+                proc.stdin.write("close\n")
+                proc.stdin.flush()
+
+    def _reap(self, name: str, proc: subprocess.Popen[str], timeout_s: float) -> None:
+        """Wait ``timeout_s`` for a member asked to close (then kill it), and log it stopped unless
+        :meth:`watch` already logged it as crashed."""
+        try:
+            proc.wait(timeout_s)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
+        if proc.stdin is not None:
+            with contextlib.suppress(OSError):
+                proc.stdin.close()
+        if proc.pid not in self._crashed:
+            self.write(Life(self.group_id(self.specs[name][0]), name, False, time.time()))

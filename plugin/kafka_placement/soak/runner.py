@@ -268,8 +268,8 @@ def run_soak(
 
 def _migration_outcome(rig: Rig, plan: RunPlan, faults: FaultsDone) -> dict[str, Any]:
     """The migration judged after the drain: the steps, and the group as the broker describes it."""
-    from kafka_placement.cli.group import read_group
     from kafka_placement.clients.connection import connection_settings
+    from kafka_placement.clients.group_reading import read_group
     from kafka_placement.groups.migration import migration_status
     from kafka_placement.soak.migration import MIGRATING_GROUP
 
