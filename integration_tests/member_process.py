@@ -142,3 +142,25 @@ def create_ready_topic(admin: Any, prefix: str, partitions: int, replication_fac
     wait_for_leaders(admin, name, partitions, deadline=deadline)
     wait_for_every_broker(admin, name, partitions, deadline=deadline)
     return name
+
+
+def create_filled_topic(
+    bootstrap: str, prefix: str, partitions: int, records: int, *, by_key: bool = False
+) -> str:
+    """A ready topic (:func:`create_ready_topic`, replication 2) holding ``records`` records keyed
+    ``k<i>``, each acknowledged: placed in turn on each partition, or, ``by_key``, where librdkafka's
+    ``murmur2_random`` (Java's partitioner) puts its key."""
+    from confluent_kafka import Producer
+    from kafka import KafkaAdminClient
+
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap, client_id=prefix)
+    try:
+        topic = create_ready_topic(admin, prefix, partitions, 2)
+    finally:
+        admin.close()
+    producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 5, "partitioner": "murmur2_random"})
+    for i in range(records):
+        placed = {} if by_key else {"partition": i % partitions}
+        produce_queued(producer, topic, key=f"k{i}".encode(), value=b"v", **placed)
+    assert producer.flush(60) == 0
+    return topic

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from member_process import create_ready_topic, wait_until
+from member_process import create_filled_topic, wait_until
 from test_confluent_consumer_live import (  # the worker processes of the failover proofs
     SESSION_TIMEOUT_S,
     KeyedProducer,
@@ -30,25 +30,9 @@ RECORDS = 5000
 @pytest.fixture(scope="module")
 def filled_topic(kafka_cluster: Any) -> str:
     """6 partitions, 5,000 keyed records (the issue's setting), written once for the module."""
-    from confluent_kafka import Producer
-    from kafka import KafkaAdminClient
-
-    admin = KafkaAdminClient(bootstrap_servers=kafka_cluster.bootstrap_servers, client_id="cf-commits")
-    try:
-        topic = create_ready_topic(admin, "cf-commits", PARTITIONS, 2)
-    finally:
-        admin.close()
-    producer = Producer(
-        {
-            "bootstrap.servers": kafka_cluster.bootstrap_servers,
-            "linger.ms": 5,
-            "partitioner": "murmur2_random",
-        }
+    return create_filled_topic(
+        kafka_cluster.bootstrap_servers, "cf-commits", PARTITIONS, RECORDS, by_key=True
     )
-    for i in range(RECORDS):
-        producer.produce(topic, key=f"k{i}".encode(), value=b"v")
-    assert producer.flush(60) == 0
-    return topic
 
 
 def _broker_view(bootstrap: str, group: str, topic_name: str) -> tuple[dict[int, int], dict[int, int]]:

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from kafka_placement.groups.membership import Phase
-from member_process import create_ready_topic, wait_until
+from member_process import create_filled_topic, wait_until
 from test_group_offsets_live import _lead_with, _offsets_partition, _state
 
 pytestmark = [pytest.mark.integration]
@@ -29,19 +29,7 @@ RECORDS = 3000
 
 @pytest.fixture(scope="module")
 def filled(kafka_cluster: Any) -> str:
-    from confluent_kafka import Producer
-    from kafka import KafkaAdminClient
-
-    admin = KafkaAdminClient(bootstrap_servers=kafka_cluster.bootstrap_servers, client_id="cf-state")
-    try:
-        topic = create_ready_topic(admin, "cf-state", PARTITIONS, 2)
-    finally:
-        admin.close()
-    producer = Producer({"bootstrap.servers": kafka_cluster.bootstrap_servers, "linger.ms": 5})
-    for i in range(RECORDS):
-        producer.produce(topic, key=f"k{i}".encode(), value=b"v", partition=i % PARTITIONS)
-    assert producer.flush(60) == 0
-    return topic
+    return create_filled_topic(kafka_cluster.bootstrap_servers, "cf-state", PARTITIONS, RECORDS)
 
 
 class Member:
