@@ -123,6 +123,15 @@ class FakeCoordinator:
     def coordinator_unknown(self) -> bool:
         return False
 
+    #: no coordinator address: every commit takes kafka-python's path (``_send_offset_commit_request``
+    #: below), not the commit connection (commit_connection.py, tested on its own)
+    coordinator_id = None
+    group_id = "g"
+    group_instance_id = None
+
+    def generation_if_stable(self) -> Any:
+        return None
+
     async def _send_offset_commit_request(self, offsets: dict[Any, Any]) -> None:
         if self.on_send is not None:
             self.on_send(offsets)

@@ -76,6 +76,23 @@ def test_close_revokes_then_leaves_and_closes_both_clients() -> None:
         consumer.poll(0)
 
 
+def test_poll_hands_out_fetched_messages_and_takes_the_groups_turn_only_when_due(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    consumer, _ = _make()
+    _event(consumer, ASSIGN, [0])
+    turns: list[float] = []
+    monkeypatch.setattr(consumer._driver, "drive", turns.append)
+    consumer._rk_poll = lambda timeout: "record"  # librdkafka has records fetched
+    consumer._rk.poll = consumer._rk_poll
+    consumer._next_drive = float("inf")  # the group's next turn not due
+    assert [consumer.poll(1.0) for _ in range(100)] == ["record"] * 100
+    assert turns == []
+    consumer._next_drive = 0.0  # due: the turn comes before the next record
+    assert consumer.poll(1.0) == "record"
+    assert len(turns) == 1 and consumer._next_drive > 0
+
+
 def test_regex_subscriptions_are_librdkafkas_names_starting_with_a_caret() -> None:
     import re
 

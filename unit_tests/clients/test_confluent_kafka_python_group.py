@@ -32,6 +32,7 @@ COVERED = {
     "KafkaConsumer._manager._net": "test_the_io_managers_network_loop_can_sleep",
     "ConsumerCoordinator._generation": "test_the_coordinators_generation_says_when_it_is_lost",
     "ConsumerCoordinator._send_offset_commit_request": _COMMIT_TEST,
+    "ConsumerCoordinator._handle_offset_commit_response": "test_the_offset_commit_answer_handler",
 }
 
 
@@ -83,6 +84,15 @@ def test_the_offset_commit_request_is_a_coroutine_taking_the_offsets() -> None:
     send = ConsumerCoordinator._send_offset_commit_request
     assert inspect.iscoroutinefunction(send)
     assert list(inspect.signature(send).parameters) == ["self", "offsets"]
+
+
+def test_the_offset_commit_answer_handler() -> None:
+    handle = ConsumerCoordinator._handle_offset_commit_response
+    assert not inspect.iscoroutinefunction(handle)  # run on the IO thread by KafkaConnectionManager.run
+    assert list(inspect.signature(handle).parameters) == ["self", "offsets", "send_time", "response"]
+    assert list(inspect.signature(KafkaConnectionManager.run).parameters) == ["self", "coro", "args"]
+    assert _assigned_in_init(BaseCoordinator).get("coordinator_id") == "None"  # public, read for its address
+    assert callable(ClusterMetadata.broker_metadata) and callable(BaseCoordinator.generation_if_stable)
 
 
 def test_every_listed_private_part_is_checked() -> None:

@@ -14,6 +14,7 @@ import pytest
 from kafka import errors as kafka_errors
 from kafka.future import Future
 
+from kafka_placement.clients.confluent.commit_connection import CommitConnectionUnavailable
 from kafka_placement.clients.confluent.kafka_python_group import KafkaPythonGroup
 from kafka_placement.clients.confluent.offsets import GroupCommitter
 from kafka_placement.clients.confluent.thread_handoff import ThreadHandoff
@@ -206,3 +207,67 @@ def test_on_commit_hears_of_asynchronous_commits_only_as_confluent_kafka() -> No
     worker.join(10)
     committer.deliver()
     assert reports == [1, 2]  # ({t1}) and ({t0, t2}): once each
+
+
+class Connection:
+    """The commit connection (commit_connection.CommitConnection) as the committer uses it: each commit
+    answered at once from ``answers`` (None = accepted, an exception = raised), recording the thread."""
+
+    def __init__(self, *answers: BaseException | None) -> None:
+        self.answers = list(answers)
+        self.sent: list[tuple[dict[tuple[str, int], int], str]] = []
+
+    def commit(self, offsets: dict[tuple[str, int], int], timeout_s: float) -> None:
+        self.sent.append((dict(offsets), threading.current_thread().name))
+        answer = self.answers.pop(0) if self.answers else None
+        if answer is not None:
+            raise answer
+
+
+def _wait_for_request(coordinator: SlowCoordinator, waiter: threading.Thread) -> None:
+    while not coordinator.requests:
+        waiter.join(0.01)
+
+
+def test_a_synchronous_commit_goes_over_the_commit_connection_on_the_callers_thread() -> None:
+    connection = Connection()
+    committer, coordinator, loop = _committer(on_commit=None, connection=connection)
+    committed = committer.commit({("t", 0): 5, ("t", 1): 9}, asynchronous=False)
+    assert [(tp.partition, tp.offset) for tp in committed] == [(0, 5), (1, 9)]
+    assert connection.sent == [({("t", 0): 5, ("t", 1): 9}, threading.current_thread().name)]
+    assert coordinator.requests == [] and loop.tasks == [] and committer.queue.idle
+
+    # the connection cannot be used (no stable generation): the same commit takes kafka-python's path
+    connection.answers = [CommitConnectionUnavailable("no stable generation")]
+    done: list[Any] = []
+    waiter = threading.Thread(target=lambda: done.append(committer.commit({("t", 0): 6}, asynchronous=False)))
+    waiter.start()
+    _wait_for_request(coordinator, waiter)
+    assert coordinator.requests[0][0] == {("t", 0): 6}
+    coordinator.requests[0][1].success(None)
+    loop.step()
+    waiter.join(10)
+    assert [(tp.partition, tp.offset) for tp in done[0]] == [(0, 6)]
+
+
+def test_a_refusal_on_the_commit_connection_is_reported_as_from_kafka_pythons_path() -> None:
+    connection = Connection(kafka_errors.CommitFailedError(kafka_errors.IllegalGenerationError()))
+    committer, coordinator, _loop = _committer(on_commit=None, connection=connection)
+    with pytest.raises(CommitFailedError, match="commit refused for generation 7"):
+        committer.commit({("t", 0): 5}, asynchronous=False)
+    assert coordinator.requests == [] and committer.failed_requests == 1
+
+
+def test_a_retriable_failure_on_the_commit_connection_is_retried_through_kafka_pythons_path() -> None:
+    connection = Connection(kafka_errors.NotCoordinatorError())  # the coordinator moved
+    committer, coordinator, loop = _committer(on_commit=None, connection=connection)
+    done: list[Any] = []
+    waiter = threading.Thread(target=lambda: done.append(committer.commit({("t", 0): 5}, asynchronous=False)))
+    waiter.start()
+    _wait_for_request(coordinator, waiter)
+    assert coordinator.requests[0][0] == {("t", 0): 5}
+    coordinator.requests[0][1].success(None)
+    loop.step()
+    waiter.join(10)
+    assert [(tp.partition, tp.offset) for tp in done[0]] == [(0, 5)]
+    assert committer.failed_requests == 0

@@ -144,3 +144,22 @@ def test_pending_commits_can_be_failed_without_sending_and_foreign_batches_are_r
     assert in_flight is not None
     queue.complete(in_flight, None, retriable=False, now=0.0)
     assert queue.idle
+
+
+def test_a_batch_put_back_unsent_waits_again_with_newer_offsets_winning() -> None:
+    queue: CommitQueue[tuple[str, int]] = CommitQueue()
+    first = queue.add({("t", 0): 5, ("t", 1): 3}, now=1.0)
+    batch = queue.next_batch()
+    assert batch is not None
+    second = queue.add({("t", 0): 8}, now=2.0)
+    queue.put_back(batch)  # not sent: the commits wait again, the newer offset of t-0 wins
+    again = queue.next_batch()
+    assert again is not None
+    assert (again.offsets, again.first_ticket, again.last_ticket, again.since) == (
+        {("t", 0): 8, ("t", 1): 3},
+        first,
+        second,
+        1.0,
+    )
+    with pytest.raises(ValueError, match="not in flight"):
+        queue.put_back(batch)

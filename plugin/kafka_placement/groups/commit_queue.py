@@ -113,6 +113,14 @@ class CommitQueue(Generic[P]):
             return None
         return CommitResult(batch.offsets, batch.first_ticket, batch.last_ticket, error)
 
+    def put_back(self, batch: CommitBatch[P]) -> None:
+        """``batch`` was taken but not sent: it waits again, as it was (newer pending offsets win)."""
+        if batch is not self.in_flight:
+            raise ValueError("put_back() called for a batch that is not in flight")
+        self.in_flight = None
+        self.pending = {**batch.offsets, **self.pending}
+        self._pending_first, self._pending_since = batch.first_ticket, batch.since
+
     def fail_pending(self, error: BaseException) -> CommitResult[P] | None:
         """Fail the waiting commits without sending them (membership lost, closing)."""
         if self._pending_first is None:

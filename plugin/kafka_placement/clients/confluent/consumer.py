@@ -30,6 +30,7 @@ from typing import Any
 import confluent_kafka
 from kafka import KafkaConsumer
 
+from kafka_placement.clients.confluent.commit_connection import CommitConnection
 from kafka_placement.clients.confluent.consumer_config import SplitConfig, split_config
 from kafka_placement.clients.confluent.consumer_group_metadata import GroupMetadata, librdkafka_group_metadata
 from kafka_placement.clients.confluent.group_driver import METADATA_WAIT_S as METADATA_WAIT_S
@@ -126,6 +127,7 @@ class Consumer(LibrdkafkaMethods):
         self._cooperative = self._cfg.cooperative
         self._error_cb: Callback | None = config.get("error_cb")
         self._rk = confluent_kafka.Consumer(self._cfg.librdkafka)
+        self._rk_poll = self._rk.poll  # bound once: poll() calls it per record
         try:
             self._kc = KafkaConsumer(**self._cfg.kafka_python)
         except Exception:
@@ -137,6 +139,8 @@ class Consumer(LibrdkafkaMethods):
         self._handoff = ThreadHandoff(group.call_soon)
         self._bridge = RebalanceBridge(self._handoff)
         membership = Membership()
+        # synchronous commits on a connection of their own, answered on the application thread
+        self._commit_connection = CommitConnection(group, self._kc.config)
         self._commits = GroupCommitter(
             self._rk,
             group,
@@ -146,6 +150,7 @@ class Consumer(LibrdkafkaMethods):
             auto_offset_store=self._cfg.auto_offset_store,
             on_commit=self._cfg.on_commit,
             error_cb=self._error_cb,
+            connection=self._commit_connection,
         )
         self._rebalance = RebalanceApplier(
             self,
@@ -220,13 +225,25 @@ class Consumer(LibrdkafkaMethods):
     # --- consuming ----------------------------------------------------------------------------
     def poll(self, timeout: float | None = None) -> Any:
         """One message (or event/error message) or None, like ``confluent_kafka.Consumer.poll``."""
+        # What a poll-per-record loop pays on top of librdkafka's poll: one clock read, then a message
+        # already fetched is returned at once while the group's next turn is not due. Every Python
+        # step here is ~0.1 us of the application thread per record, the thread a loaded machine
+        # starves first (docs/performance.md, "Where the confluent Consumer's time goes"); the
+        # checks below run at most every DRIVE_INTERVAL_S, and close() makes every call take them.
+        # (_drive sets _stale_after a session past its own turn, so before the next turn no record
+        # can be stale: that check stays in _poll_turn.)
+        if _monotonic() < self._next_drive:
+            msg = self._rk_poll(0)
+            if msg is not None:
+                return msg
+        return self._poll_turn(timeout)
+
+    def _poll_turn(self, timeout: float | None) -> Any:
         if not self._membership.open:
             raise RuntimeError("Consumer closed")
         now = _monotonic()
         if now >= self._next_drive:
             self._drive(now)
-        # a message already fetched: returned at once, without the group's bookkeeping below (this
-        # line is what a poll-per-record loop pays, on top of librdkafka's own poll)
         msg = self._rk.poll(0)
         if msg is not None:
             return msg if _monotonic() < self._stale_after else self._after_pause(msg)
@@ -387,12 +404,14 @@ class Consumer(LibrdkafkaMethods):
         if self._membership.phase is Phase.CLOSED:
             return
         self._refuse_in_callback("close")
+        self._next_drive = float("-inf")  # poll() takes its checks (and refuses) from now on
         try:
             if self._membership.open:
                 self._rebalance.close(self._kafka_python.generation_lost())
             self._commits.flush(COMMIT_TIMEOUT_MS / 1000)  # librdkafka waits for its commits too
             self._commits.deliver()
         finally:
+            self._commit_connection.close()
             try:
                 self._kc.close(autocommit=False, timeout_ms=COMMIT_TIMEOUT_MS)
             finally:

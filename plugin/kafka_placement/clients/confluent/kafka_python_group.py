@@ -30,6 +30,8 @@ PRIVATE_PARTS: dict[str, str] = {
     "ConsumerCoordinator._generation": "is_lost(): the broker reset this member (UNKNOWN_MEMBER_ID, ...)",
     "ConsumerCoordinator._send_offset_commit_request": "an OffsetCommit awaited on the IO loop (the "
     "public commit_offsets_async takes a callback on the IO thread and cannot be awaited)",
+    "ConsumerCoordinator._handle_offset_commit_response": "kafka-python's handling of an OffsetCommit "
+    "answer (membership updates, the error raised) for an answer the commit connection received",
 }
 
 
@@ -81,6 +83,31 @@ class KafkaPythonGroup:
     def held_partitions(self) -> list[Partition]:
         """What kafka-python's subscription holds from the last join, sorted."""
         return sorted((tp.topic, tp.partition) for tp in self._subscription.assigned_partitions())
+
+    # --- the commit connection's view (commit_connection.GroupView; application thread) ---------
+    @property
+    def group_id(self) -> str:
+        return str(self.coordinator.group_id)
+
+    @property
+    def group_instance_id(self) -> str | None:
+        return self.coordinator.group_instance_id  # type: ignore[no-any-return]
+
+    def stable_generation(self) -> Any | None:
+        """kafka-python's generation while the group is stable (its own commits read the same)."""
+        return self.coordinator.generation_if_stable()
+
+    def coordinator_address(self) -> tuple[str, int] | None:
+        """(host, port) of the group coordinator kafka-python found; None when unknown."""
+        node_id = self.coordinator.coordinator_id
+        broker = None if node_id is None else self._cluster.broker_metadata(node_id)
+        return None if broker is None else (broker.host, broker.port)
+
+    def handle_offset_commit_response(self, offsets: Any, send_time: float, response: Any) -> None:
+        """kafka-python's handling of an OffsetCommit answer, run on the IO thread and waited for:
+        the membership updated as for its own commits (a moved coordinator marked dead, an old
+        generation reset, a rejoin requested); raises the same error."""
+        self._manager.run(self.coordinator._handle_offset_commit_response, offsets, send_time, response)
 
     # --- commits (IO thread) --------------------------------------------------------------------
     async def send_offset_commit(self, offsets: Mapping[Partition, int], timeout_ms: int) -> None:

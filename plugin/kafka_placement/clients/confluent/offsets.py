@@ -33,6 +33,7 @@ from typing import Any
 import confluent_kafka
 from kafka import errors as kafka_errors
 
+from kafka_placement.clients.confluent.commit_connection import CommitConnection, CommitConnectionUnavailable
 from kafka_placement.clients.confluent.kafka_python_group import KafkaPythonGroup
 from kafka_placement.clients.confluent.thread_handoff import ThreadHandoff
 from kafka_placement.errors import CommitFailedError, ConsumerConfigError, ConsumerGroupError
@@ -95,8 +96,11 @@ class GroupCommitter:
         auto_offset_store: bool,
         on_commit: Callable[..., Any] | None,
         error_cb: Callable[..., Any] | None = None,
+        connection: CommitConnection | None = None,
     ) -> None:
         self._rk = rdkafka
+        #: synchronous commits sent and answered on the application thread (None: all on the IO thread)
+        self._connection = connection
         self._kafka_python = kafka_python
         self._handoff = handoff
         self._membership = membership
@@ -150,6 +154,8 @@ class GroupCommitter:
             if not asynchronous:
                 self._waiting[ticket] = None
             start, self._sending = not self._sending, True
+        if start and not asynchronous and self._connection is not None:
+            start = self._send_here()
         if start:
             self._start_sender()
         if asynchronous:
@@ -158,6 +164,34 @@ class GroupCommitter:
         if result.error is not None:
             raise self._refusal(result.error)
         return [confluent_tp(t, p, o) for (t, p), o in sorted(offsets.items())]
+
+    def _send_here(self) -> bool:
+        """The sender on this (the application's) thread, for a synchronous commit with nothing in
+        flight: the queued commits go out on the commit connection and are answered here, without
+        crossing to kafka-python's IO thread and back (docs/performance.md, "Where the confluent
+        Consumer's time goes"). True when what is left must be sent from the IO thread: the
+        connection cannot be used now, or a request failed and is retried through kafka-python's own
+        path (which then handles the coordinator's state)."""
+        assert self._connection is not None
+        while (batch := self._next_batch()) is not None:
+            error: BaseException | None = None
+            if batch.offsets:
+                try:
+                    self._connection.commit(batch.offsets, COMMIT_TIMEOUT_MS / 1000)
+                except CommitConnectionUnavailable:
+                    with self._cond:
+                        self.queue.put_back(batch)
+                    return True
+                except Exception as exc:  # reported to the application, as from the IO thread
+                    error = exc
+            retriable = bool(getattr(error, "retriable", False))
+            with self._cond:
+                result = self.queue.complete(batch, error, retriable=retriable, now=time.monotonic())
+                if result is not None:
+                    self._finish(result)
+            if result is None:
+                return True
+        return False
 
     def _start_sender(self) -> None:
         try:
