@@ -20,7 +20,8 @@ the last, the ratio ours/plain, close() time (where queued commits are waited fo
 (``on_commit`` errors + commit exceptions), and the group's committed offsets after close()
 compared with the records read (``left`` = records read but not committed; 0 means nothing would
 be replayed). Rounds alternate the implementations
-(shared machine); the best rate of the rounds is reported.
+(shared machine); the best rate of the rounds is reported, and the median over the rounds of each
+round's ours/plain ratio (``--rounds 3``: the median of three side-by-side runs).
 
 Usage: .venv/bin/python benchmarks/bench_consumer.py [--records N] [--async-records N] [--sync-records N]
        [--rounds R] [--modes none,async,...] [--bootstrap H:P] [--security plaintext|sasl_ssl]
@@ -33,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import subprocess
 import sys
 import time
@@ -252,14 +254,17 @@ def main() -> int:
         topic = _produce(client, max(args.records, args.async_records, args.sync_records))
         best: dict[tuple[str, str], dict[str, Any]] = {}
         failed: dict[tuple[str, str], int] = {}
+        ratios: dict[str, list[float]] = {mode: [] for mode in modes}  # ours/plain of each round's pair
         for round_ in range(args.rounds):
             for mode in modes:
                 n = {"sync": args.sync_records, "async": args.async_records}.get(mode, args.records)
                 # one group id for both, one after the other (its offsets deleted in between): the
                 # same group coordinator, so the same commit latency on the broker's side
                 group = f"bench-{mode.replace('/', '-').replace('+', '-')}-{uuid.uuid4().hex[:8]}"
+                rate: dict[str, float] = {}
                 for impl in ("plain", "ours") if round_ % 2 == 0 else ("ours", "plain"):
                     r = _run(impl, mode, client, topic, n, group)
+                    rate[impl] = r["per_s"]
                     failed[impl, mode] = failed.get((impl, mode), 0) + r["failed"]
                     if (impl, mode) not in best or r["per_s"] > best[impl, mode]["per_s"]:
                         best[impl, mode] = r
@@ -270,16 +275,18 @@ def main() -> int:
                         file=sys.stderr,
                         flush=True,
                     )
+                ratios[mode].append(rate["ours"] / rate["plain"])
         print(
             f"{args.records:,} records ({args.async_records:,} async, {args.sync_records:,} sync per "
             f"record), {PARTITIONS} partitions, one member, poll() per record, best of {args.rounds} "
-            f"rounds; failed commits summed over rounds; listener "
+            f"rounds, and the median of the rounds' ours/plain pairs; failed commits summed over rounds; "
+            f"listener "
             f"{client.get('security.protocol', 'PLAINTEXT')}"
         )
         print(
             f"  {'mode':<11} {'plain rec/s':>12} {'ours rec/s':>12} {'ours/plain':>10} "
             f"{'join plain':>10} {'join ours':>9} {'close p/o':>11} {'failed plain':>12} "
-            f"{'failed ours':>11} {'left p/o':>9}"
+            f"{'failed ours':>11} {'left p/o':>9}  median ratio (each round)"
         )
         for mode in modes:
             p, o = best["plain", mode], best["ours", mode]
@@ -288,7 +295,8 @@ def main() -> int:
                 f"  {mode:<11} {p['per_s']:>12,.0f} {o['per_s']:>12,.0f} {o['per_s'] / p['per_s']:>9.2f}x "
                 f"{p['join_s']:>9.2f}s {o['join_s']:>8.2f}s {p['close_s']:>5.1f}/{o['close_s']:<4.1f}s "
                 f"{failed['plain', mode]:>12} "
-                f"{failed['ours', mode]:>11} {left:>9}"
+                f"{failed['ours', mode]:>11} {left:>9}  {statistics.median(ratios[mode]):.2f}x "
+                f"({' / '.join(f'{x:.2f}' for x in ratios[mode])})"
             )
     finally:
         if cluster is not None:

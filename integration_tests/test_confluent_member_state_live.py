@@ -108,6 +108,11 @@ def _committed(bootstrap: str, group: str, topic: str) -> dict[int, int]:
         reader.close()
 
 
+def _broker_address(admin: Any, node_id: int) -> tuple[str, int]:
+    (broker,) = [b for b in admin.describe_cluster()["brokers"] if b["node_id"] == node_id]
+    return (broker["host"], int(broker["port"]))
+
+
 def test_commits_survive_a_coordinator_move_and_a_rebalance_and_name_only_owned_partitions(
     kafka_cluster: Any, filled: str
 ) -> None:
@@ -122,6 +127,10 @@ def test_commits_survive_a_coordinator_move_and_a_rebalance_and_name_only_owned_
     partition = -1
     try:
         wait_until(lambda: a.poll(commit=True) and len(a.committed) >= 50, 60, "a committing", step=0)
+        # synchronous commits take the member's own connection to the coordinator (issue 46 item 2)
+        connection = a.consumer._commit_connection
+        first_address, sent_before_move = connection.address, connection.requests_sent
+        assert first_address is not None and sent_before_move >= 50
         (meta,) = admin.describe_topics(["__consumer_offsets"])
         partition = _offsets_partition(group, len(meta["partitions"]))
         replicas, leader = _state(admin, partition)
@@ -136,6 +145,10 @@ def test_commits_survive_a_coordinator_move_and_a_rebalance_and_name_only_owned_
             "commits after the move",
             step=0,
         )
+        # ... and follow the coordinator: the new one answers them on a connection of their own
+        new_coordinator = _broker_address(admin, _state(admin, partition)[1])  # the partition's new leader
+        assert connection.address == new_coordinator != first_address, (connection.address, first_address)
+        assert connection.requests_sent >= sent_before_move + 40, (connection.requests_sent, sent_before_move)
         b = Member(bootstrap, group, filled, "b", **{"enable.auto.commit": False})
         members.append(b)
 
