@@ -20,6 +20,7 @@ from kafka_placement.clients.kafka_python.group_reads import (
     forget_coordinators,
     list_groups,
     listed_by_coordinator,
+    refused_by_coordinators,
 )
 from kafka_placement.soak.readback import committed_offsets
 
@@ -178,3 +179,44 @@ def test_a_group_nobody_lists_is_absent_after_one_question_to_its_coordinator() 
     admin = SweepMissesAMovedGroup(present=False)
     assert group_type(admin, "g") is None
     assert admin.asked == [None, [2]]
+
+
+class RefusingAdmin(MovingCoordinatorAdmin):
+    """The moving-coordinator admin whose brokers may themselves fail a group: ``answers`` maps a
+    broker to the error it raises for every OffsetFetch (as after session 22's broker kill, when every
+    FindCoordinator named a broker that answered NOT_COORDINATOR)."""
+
+    def __init__(self, where: dict[str, int], answers: dict[int, Exception]) -> None:
+        super().__init__({g: {} for g in where}, where)
+        self.answers = answers
+
+    def list_group_offsets(self, specs: dict[str, None]) -> dict[str, dict[Any, OffsetAndMetadata]]:
+        answered = super().list_group_offsets(specs)
+        for g in specs:
+            if self.where[g] in self.answers:
+                raise self.answers[self.where[g]]
+        return answered
+
+
+def test_refused_groups_are_those_whose_coordinator_answers_a_coordinator_error() -> None:
+    from kafka.errors import KafkaConnectionError
+
+    where = {"moved": 1, "refused": 2, "loading": 3, "unreachable": 4, "fine": 5}
+    admin = RefusingAdmin(
+        where,
+        {
+            2: NotCoordinatorError("OffsetFetchResponse failed"),
+            3: CoordinatorLoadInProgressError("OffsetFetchResponse failed"),
+            4: KafkaConnectionError("connection refused"),  # says nothing about the coordinator
+        },
+    )
+    admin.cache[(0, "moved")] = 9  # a stale cached coordinator: looked up afresh, not counted
+    refused = refused_by_coordinators(admin, sorted(where))
+    assert refused == {"refused": "NotCoordinatorError", "loading": "CoordinatorLoadInProgressError"}
+    assert admin.cache[(0, "moved")] == 1
+    assert admin.calls == [[g] for g in sorted(where)]  # one OffsetFetch per group
+
+
+def test_an_error_that_is_not_about_coordinators_is_not_a_refusal() -> None:
+    admin = RefusingAdmin({"g": 1}, {1: GroupAuthorizationFailedError("denied")})
+    assert refused_by_coordinators(admin, ["g"]) == {}

@@ -62,3 +62,32 @@ def test_outages_run_from_the_sample_that_saw_it_offline_to_the_first_that_saw_i
 def test_a_health_event_survives_its_json_line() -> None:
     event = Health((2, 8), 1, 3, 12.5)
     assert parse_event(dump_event(event)) == event
+
+
+def test_a_group_refused_by_its_coordinator_is_in_an_outage_though_its_partition_has_a_leader() -> None:
+    """Session 22's secured run: for four minutes every FindCoordinator named a broker that answered
+    NOT_COORDINATOR while every ``__consumer_offsets`` partition had a leader."""
+    samples = [
+        Health((), 0, 0, 10.0),
+        Health((), 0, 0, 20.0, ("coop", "fo-kp")),
+        Health((2,), 0, 0, 30.0, ("coop",)),  # fo-kp: its partition offline now
+        Health((), 0, 0, 250.0, ("coop",)),
+        Health((), 0, 0, 260.0),
+    ]
+    outages = coordinator_outages(samples, {"fo-kp": 2, "coop": 8, "fo-cf": 8}, until=400.0)
+    assert outages == {"fo-kp": [(20.0, 250.0)], "coop": [(20.0, 260.0)], "fo-cf": []}
+
+
+def test_refused_groups_survive_the_json_line_and_older_lines_have_none() -> None:
+    event = Health((2,), 0, 1, 12.5, ("coop", "fo-kp"))
+    assert parse_event(dump_event(event)) == event
+    older = '{"ev":"health","offline_coordinators":[2],"topic_offline":0,"topic_under_min_isr":1,"t":12.5}'
+    assert parse_event(older) == Health((2,), 0, 1, 12.5)
+
+
+def test_health_of_records_the_refused_groups_sorted() -> None:
+    snap = ClusterSnapshot((), {TopicPartition("t", 0): PartitionState((0,), 0, (0,))})
+    assert health_of(snap, "t", 1, 1.0, {"fo-kp": "NotCoordinatorError", "coop": "x"}).refused_groups == (
+        "coop",
+        "fo-kp",
+    )

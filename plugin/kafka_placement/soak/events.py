@@ -146,6 +146,9 @@ class Health:
     topic_offline: int
     topic_under_min_isr: int
     t: float
+    #: groups whose coordinator refused them when asked (NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS,
+    #: COORDINATOR_NOT_AVAILABLE) though its partition had a leader: what the members meet then
+    refused_groups: tuple[str, ...] = ()
 
 
 Event = Ack | Ownership | Consumed | Committed | Life | SessionLost | Fault | Health
@@ -170,6 +173,7 @@ def dump_event(event: Event) -> str:
         body["partitions"] = list(event.partitions)
     if isinstance(event, Health):
         body["offline_coordinators"] = list(event.offline_coordinators)
+        body["refused_groups"] = list(event.refused_groups)
     if isinstance(event, Fault):
         for key in ("leads", "coordinates"):  # only a broker fault's (older logs have neither)
             if body[key] is None:
@@ -188,6 +192,7 @@ def parse_event(line: str) -> Event:
             body["partitions"] = tuple(int(p) for p in body["partitions"])
         if cls is Health:
             body["offline_coordinators"] = tuple(int(p) for p in body["offline_coordinators"])
+            body["refused_groups"] = tuple(str(g) for g in body.get("refused_groups", ()))  # older logs: none
         if cls is Fault:
             if body.get("leads") is not None:
                 body["leads"] = tuple(int(p) for p in body["leads"])

@@ -7,7 +7,10 @@ that partition offline until it is back (no unclean election; with ``min.insync.
 eligible leader replica either). No rebalance of the groups it coordinates can complete meanwhile, and
 when it is back the members rejoin in whatever order they notice — the group's own membership change.
 The 30-minute soak of session 16 met one such outage of about 150 s; without these samples it could
-only be inferred.
+only be inferred. Session 22's secured run met another kind: for four minutes every FindCoordinator
+answer named a broker that answered ``NOT_COORDINATOR``, while every ``__consumer_offsets`` partition had
+a leader. So each sample also asks every soak group's coordinator, as a member would (FindCoordinator,
+then OffsetFetch), and records the groups it refused.
 
 :func:`coordinator_partition` is Kafka's mapping of a group to its partition; :func:`health_of` reads a
 :class:`~kafka_placement.replicas.placement_audit.ClusterSnapshot` (sans-I/O);
@@ -39,7 +42,9 @@ def coordinator_partition(group: str, offsets_partitions: int) -> int:
     return (0 if code == INT_MIN else abs(code)) % offsets_partitions
 
 
-def health_of(snapshot: ClusterSnapshot, topic: str, min_isr: int, t: float) -> Health:
+def health_of(
+    snapshot: ClusterSnapshot, topic: str, min_isr: int, t: float, refused_groups: Iterable[str] = ()
+) -> Health:
     offline = tuple(
         sorted(
             tp.partition
@@ -53,6 +58,7 @@ def health_of(snapshot: ClusterSnapshot, topic: str, min_isr: int, t: float) -> 
         sum(1 for s in mine if s.leader is None),
         sum(1 for s in mine if s.leader is not None and len(s.isr) < min_isr),
         t,
+        tuple(sorted(refused_groups)),
     )
 
 
@@ -60,12 +66,13 @@ def coordinator_outages(
     healths: Iterable[Health], partitions: Mapping[str, int], until: float
 ) -> dict[str, list[tuple[float, float]]]:
     """Per group (``partitions``: group → its coordinator partition), the periods its partition had no
-    leader, from the sample that saw it offline to the first that saw it back (``until`` if none did)."""
+    leader or its coordinator refused it, from the sample that saw it out to the first that saw it back
+    (``until`` if none did)."""
     out: dict[str, list[tuple[float, float]]] = {group: [] for group in partitions}
     since: dict[str, float] = {}
     for health in sorted(healths, key=lambda h: h.t):
         for group, partition in partitions.items():
-            offline = partition in health.offline_coordinators
+            offline = partition in health.offline_coordinators or group in health.refused_groups
             if offline and group not in since:
                 since[group] = health.t
             elif not offline and group in since:
@@ -86,9 +93,11 @@ class HealthSampler(threading.Thread):
         min_isr: int,
         write: Callable[[Event], None],
         interval_s: float = 5.0,
+        groups: Iterable[str] = (),
     ) -> None:
         super().__init__(name="soak-health", daemon=True)
         self._admin, self._topic, self._min_isr, self._write = admin, topic, min_isr, write
+        self._groups = sorted(groups)  # asked of their coordinators at each sample
         self._interval_s = interval_s
         self._stopping = threading.Event()
         self.samples = self.failures = 0
@@ -100,6 +109,7 @@ class HealthSampler(threading.Thread):
 
     def run(self) -> None:  # pragma: no cover - live (the soak's integration test)
         from kafka_placement.clients.kafka_python import admin as kp_admin
+        from kafka_placement.clients.kafka_python.group_reads import refused_by_coordinators
 
         admin: Any = None
         last: tuple[Any, ...] | None = None
@@ -107,6 +117,7 @@ class HealthSampler(threading.Thread):
             try:
                 admin = admin or self._admin()
                 snap = kp_admin.snapshot(admin, [OFFSETS_TOPIC, self._topic], retry_s=0.0)
+                refused = refused_by_coordinators(admin, self._groups) if self._groups else {}
             except Exception:  # a cluster under faults: skip this sample, with a fresh client next time
                 self.failures += 1
                 if admin is not None:
@@ -116,8 +127,13 @@ class HealthSampler(threading.Thread):
                 continue
             self.samples += 1
             self.offsets_partitions = sum(1 for tp in snap.partitions if tp.topic == OFFSETS_TOPIC)
-            health = health_of(snap, self._topic, self._min_isr, time.time())
-            key = (health.offline_coordinators, health.topic_offline, health.topic_under_min_isr)
+            health = health_of(snap, self._topic, self._min_isr, time.time(), refused)
+            key = (
+                health.offline_coordinators,
+                health.topic_offline,
+                health.topic_under_min_isr,
+                health.refused_groups,
+            )
             if key != last:
                 self._write(health)
                 last = key

@@ -186,7 +186,7 @@ def open_rig(
         restarts,
         injector,
         operation,
-        HealthSampler(admin, topic, MIN_ISR, write),
+        HealthSampler(admin, topic, MIN_ISR, write, groups=[members.group_id(g) for g in groups]),
         watching,
         watcher,
     )

@@ -78,6 +78,24 @@ def listed_by_coordinator(admin: Any, group_id: str) -> dict[str, Any] | None:
     return next((g for g in listed if isinstance(g, dict) and g.get("group_id") == group_id), None)
 
 
+def refused_by_coordinators(admin: Any, groups: list[str]) -> dict[str, str]:
+    """The groups whose coordinator refuses them now, each with kafka-python's error name: each group's
+    coordinator looked up afresh (FindCoordinator) and asked its committed offsets (OffsetFetch), once.
+    Refused means a coordinator error code (:data:`RETRIABLE_GROUP_ERRORS`): the broker named is not, or
+    not yet, the group's coordinator, or none is available — what every member of the group meets then,
+    even while the group's ``__consumer_offsets`` partition has a leader. Any other failure (a broker that
+    cannot be reached, a timeout) says nothing about the coordinator and is left out."""
+    refused: dict[str, str] = {}
+    forget_coordinators(admin, set(groups))
+    for group in groups:
+        try:
+            admin.list_group_offsets({group: None})
+        except Exception as exc:
+            if getattr(exc, "errno", None) in RETRIABLE_GROUP_ERRORS:
+                refused[group] = type(exc).__name__
+    return refused
+
+
 def ask_group_coordinator(
     admin: Any, group_id: str, ask: Callable[[], Any], error_code: Callable[[Any], int], pause_s: float = 0.5
 ) -> Any:
