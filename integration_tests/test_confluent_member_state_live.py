@@ -109,7 +109,7 @@ def _committed(bootstrap: str, group: str, topic: str) -> dict[int, int]:
 
 
 def _broker_address(admin: Any, node_id: int) -> tuple[str, int]:
-    (broker,) = [b for b in admin.describe_cluster()["brokers"] if b["node_id"] == node_id]
+    (broker,) = [b for b in admin.describe_cluster()["brokers"] if b["broker_id"] == node_id]
     return (broker["host"], int(broker["port"]))
 
 
