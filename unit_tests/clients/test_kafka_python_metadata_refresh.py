@@ -121,7 +121,10 @@ def test_with_the_mend_the_loop_sends_the_next_metadata_request_after_a_reset() 
         "refresh: OSError: [Errno 113] No route to host",
         "refresh: ConnectionResetError: [Errno 104] Connection reset by peer",
     ]
-    assert mend.held[0] == "KafkaConnectionError: KafkaConnectionError: metadata refresh: ConnectionResetError: [Errno 104] Connection reset by peer"
+    assert mend.held[0] == (
+        "KafkaConnectionError: KafkaConnectionError: metadata refresh: ConnectionResetError: "
+        "[Errno 104] Connection reset by peer"
+    )
 
 
 def _answer() -> MetadataResponse:
