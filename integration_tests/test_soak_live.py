@@ -99,6 +99,12 @@ def test_quick_soak_holds_every_invariant(kafka_cluster: KafkaCluster, tmp_path:
         ]
         assert ends and ends[0] in ("-undone", "-refused"), (fault, ends)
     assert (tmp_path / "report" / "report.html").read_text().count("<rect") > 0
+    # each node's own log beside the report (what `soak --report` keeps of the brokers)
+    written = kafka_cluster.write_logs(tmp_path / "report" / "cluster", lines=2000)
+    assert len(written) == len(kafka_cluster.broker_ids) + 1, written
+    for path in written:
+        text = path.read_text()
+        assert " INFO " in text and "could not be read" not in text, (path.name, text[-300:])
     # the reassignment in flight: the seed's broker drained of the topic, as the brokers now say
     move = summary["reassignment"]
     drained = kafka_cluster.broker_ids[SEED % len(kafka_cluster.broker_ids)]

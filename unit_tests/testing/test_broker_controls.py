@@ -69,3 +69,29 @@ def test_a_refusal_for_a_container_still_running_is_raised() -> None:
     with pytest.raises(APIError, match="permission denied"):
         cluster.kill_broker(3)
     assert container.waited == 1
+
+
+class LoggingContainer:
+    def __init__(self, text: str | None) -> None:
+        self.text, self.tails = text, []
+
+    def logs(self, tail: int) -> bytes:
+        self.tails.append(tail)
+        if self.text is None:
+            raise APIError("No such container")
+        return self.text.encode()
+
+
+def test_write_logs_writes_each_node_redacted_and_says_which_could_not_be_read(tmp_path: Any) -> None:
+    c = BrokerControls()
+    broker0 = LoggingContainer("[KafkaServer id=0] started\nsasl.jaas.config=org.Scram user=x password=y;\n")
+    controller = LoggingContainer("controller up\n")
+    c._containers = {0: broker0, 1: LoggingContainer(None), 100: controller}
+    c._racks = {0: "rack1", 1: "rack2"}
+    written = c.write_logs(tmp_path / "cluster", lines=50)
+    assert sorted(p.name for p in written) == ["broker-0.log", "broker-1.log", "controller.log"]
+    text = (tmp_path / "cluster" / "broker-0.log").read_text()
+    assert "started" in text and "password=y" not in text and "[hidden]" in text
+    assert "could not be read: APIError" in (tmp_path / "cluster" / "broker-1.log").read_text()
+    assert (tmp_path / "cluster" / "controller.log").read_text() == "controller up\n"
+    assert broker0.tails == [50]

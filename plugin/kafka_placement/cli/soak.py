@@ -9,7 +9,7 @@ by member during the load (its verdict needs the move completed).
 Prints one verdict line; exit 0 only when every invariant held, 1 when one did not, 2 for bad input.
 ``--json FILE`` writes the summary (verdict, acknowledged, lost, duplicates, double_owned, misplaced,
 Jepsen's nonmonotonic_polls / poll_skips / inconsistent_offsets, faults, failover_s, reassignment …);
-``--report DIR`` an HTML timeline and the raw JSON-lines logs.
+``--report DIR`` an HTML timeline, the raw JSON-lines logs and each node's log.
 A throttled reassignment (one broker drained of the topic, planned and applied by our ``reassign``
 commands) is in flight during the load; the verdict needs it completed, its copies whole and every
 acknowledged record read back from the topic afterwards.
@@ -102,6 +102,8 @@ def run(args: argparse.Namespace) -> int:
             # the logs, and each member process's stderr (its client's warnings: why it left a group)
             for log in [*workdir.glob("*.jsonl"), *workdir.glob("*.log"), *workdir.glob("*.stderr")]:
                 shutil.copy(log, out / log.name)
+            # the brokers' own view (a group's coordinator, its assignor), before the cluster is removed
+            cluster.write_logs(out / "cluster")
     finally:
         progress.close()
         cluster.stop()

@@ -8,6 +8,7 @@ import signal
 import time
 import typing
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from kafka_placement.errors import ClusterError
@@ -54,6 +55,22 @@ class BrokerControls:
                 text = redact(self._containers[node].logs(tail=lines).decode(errors="replace"))
                 out.append(f"\n--- last {lines} log lines of node {node} ---\n{text}")
         return "".join(out)
+
+    def write_logs(self, directory: Path, lines: int = 200_000) -> list[Path]:
+        """Each node's last ``lines`` log lines (secrets redacted) to ``directory/<node>.log``
+        (``broker-<id>.log``, ``controller.log``); the files written. A node whose logs cannot be read
+        gets one line saying why: a soak's report must not fail for want of a log."""
+        directory.mkdir(parents=True, exist_ok=True)
+        written = []
+        for node, container in sorted(self._containers.items()):
+            path = directory / ("controller.log" if node not in self._racks else f"broker-{node}.log")
+            try:
+                text = redact(container.logs(tail=lines).decode(errors="replace"))
+            except Exception as exc:
+                text = f"(the logs of node {node} could not be read: {type(exc).__name__}: {exc})\n"
+            path.write_text(text)
+            written.append(path)
+        return written
 
     # ------------------------------------------------------------------ broker controls
     def stop_broker(self, broker_id: int, timeout_s: int = 60) -> None:
