@@ -94,3 +94,27 @@ def test_a_confluent_commit_logs_each_accepted_offset_and_nothing_when_refused()
     assert [(e.partition, e.offset) for e in written if isinstance(e, Committed)] == [(0, 12)]
     confluent_commit(Consumer(Refused("fenced")), (Refused,), written.append, "g", "m")
     assert len(written) == 1
+
+
+def test_an_asynchronous_commits_accepted_offsets_are_logged_by_on_commit() -> None:
+    """The consumer-protocol members commit asynchronously (librdkafka's synchronous commit can hang)."""
+    from types import SimpleNamespace
+
+    from kafka_placement.soak.events import Committed
+    from kafka_placement.soak.member_process import committed_logger
+
+    written: list[object] = []
+    on_commit = committed_logger(written.append, "g", "cp-high")
+    on_commit(
+        None,
+        [
+            SimpleNamespace(partition=3, offset=40, error=None),
+            SimpleNamespace(partition=4, offset=-1001, error=None),  # nothing consumed there
+            SimpleNamespace(partition=5, offset=9, error="UNKNOWN_MEMBER_ID"),
+        ],
+    )
+    on_commit("REQUEST_TIMED_OUT", [SimpleNamespace(partition=6, offset=1, error=None)])  # request refused
+    assert [(e.group, e.member, e.partition, e.offset) for e in written if isinstance(e, Committed)] == [
+        ("g", "cp-high", 3, 40)
+    ]
+    assert len(written) == 1

@@ -18,6 +18,7 @@ id, which kafka-python and librdkafka expose differently).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import sys
@@ -203,6 +204,23 @@ def confluent_commit(
             write(Committed(group, name, tp.partition, tp.offset, now))
 
 
+def committed_logger(
+    write: Callable[[Event], None], group: str, name: str
+) -> Callable[[Any, list[Any]], None]:
+    """An ``on_commit`` callback that logs each offset the broker accepted (a refused request, or a
+    refused partition, logs nothing): how an asynchronous commit's outcome reaches the soak's log."""
+
+    def on_commit(error: Any, partitions: list[Any]) -> None:
+        if error is not None:
+            return
+        now = time.time()
+        for tp in partitions or ():
+            if tp.error is None and tp.offset >= 0:
+                write(Committed(group, name, tp.partition, tp.offset, now))
+
+    return on_commit
+
+
 def run_confluent(config: dict[str, Any], write: Callable[[Event], None], closing: threading.Event) -> None:
     from confluent_kafka import KafkaException
 
@@ -260,7 +278,12 @@ def run_confluent_consumer_protocol(
     :func:`~kafka_placement.clients.consumer_protocol.confluent_failover_config` (our ``Consumer`` then is
     librdkafka's own). Its assignments arrive incrementally; the broker decides the session (no
     heartbeat of ours to watch: a fenced member's ``on_lost`` is its session-lost event, ``since`` one
-    session timeout before it — the membership ended at least that long after its last heartbeat)."""
+    session timeout before it — the membership ended at least that long after its last heartbeat).
+
+    It commits asynchronously (the accepted offsets logged by ``on_commit``, served by ``consume()``):
+    librdkafka's synchronous commit has no timeout, and one that cannot reach the coordinator never
+    returns — seen twice in 30-minute runs, the member hung for good (docs/reliability.md, sessions 22
+    and 23; confluent-kafka-python#1801). What an application that must not hang does."""
     from confluent_kafka import KafkaException
 
     from kafka_placement.clients.confluent.consumer import Consumer
@@ -275,11 +298,13 @@ def run_confluent_consumer_protocol(
         "client.id": name,
         "enable.auto.commit": False,
         "auto.offset.reset": "earliest",
+        "on_commit": committed_logger(write, group, name),
     }
     consumer = Consumer.for_consumer_protocol(confluent_failover_config(int(config["priority"]), base=base))
 
     def commit() -> None:
-        confluent_commit(consumer, (KafkaException,), write, group, name)
+        with contextlib.suppress(KafkaException):  # nothing to commit (no offset stored)
+            consumer.commit(asynchronous=True)
 
     def on_assign(c: Any, partitions: list[Any]) -> None:
         owned.set(owned.owned | {tp.partition for tp in partitions})
