@@ -239,15 +239,23 @@ def test_a_synchronous_commit_goes_over_the_commit_connection_on_the_callers_thr
 
     # the connection cannot be used (no stable generation): the same commit takes kafka-python's path
     connection.answers = [CommitConnectionUnavailable("no stable generation")]
+    assert _committed_through_kafka_python(committer, coordinator, loop, {("t", 0): 6}) == [(0, 6)]
+
+
+def _committed_through_kafka_python(
+    committer: Any, coordinator: Any, loop: Any, offsets: dict[tuple[str, int], int]
+) -> list[tuple[int, int]]:
+    """A synchronous commit (on a thread of its own) that reaches kafka-python's coordinator: its
+    request answered there; the (partition, offset) pairs the commit returned."""
     done: list[Any] = []
-    waiter = threading.Thread(target=lambda: done.append(committer.commit({("t", 0): 6}, asynchronous=False)))
+    waiter = threading.Thread(target=lambda: done.append(committer.commit(offsets, asynchronous=False)))
     waiter.start()
     _wait_for_request(coordinator, waiter)
-    assert coordinator.requests[0][0] == {("t", 0): 6}
+    assert coordinator.requests[0][0] == offsets
     coordinator.requests[0][1].success(None)
     loop.step()
     waiter.join(10)
-    assert [(tp.partition, tp.offset) for tp in done[0]] == [(0, 6)]
+    return [(tp.partition, tp.offset) for tp in done[0]]
 
 
 def test_a_refusal_on_the_commit_connection_is_reported_as_from_kafka_pythons_path() -> None:
@@ -261,13 +269,5 @@ def test_a_refusal_on_the_commit_connection_is_reported_as_from_kafka_pythons_pa
 def test_a_retriable_failure_on_the_commit_connection_is_retried_through_kafka_pythons_path() -> None:
     connection = Connection(kafka_errors.NotCoordinatorError())  # the coordinator moved
     committer, coordinator, loop = _committer(on_commit=None, connection=connection)
-    done: list[Any] = []
-    waiter = threading.Thread(target=lambda: done.append(committer.commit({("t", 0): 5}, asynchronous=False)))
-    waiter.start()
-    _wait_for_request(coordinator, waiter)
-    assert coordinator.requests[0][0] == {("t", 0): 5}
-    coordinator.requests[0][1].success(None)
-    loop.step()
-    waiter.join(10)
-    assert [(tp.partition, tp.offset) for tp in done[0]] == [(0, 5)]
+    assert _committed_through_kafka_python(committer, coordinator, loop, {("t", 0): 5}) == [(0, 5)]
     assert committer.failed_requests == 0

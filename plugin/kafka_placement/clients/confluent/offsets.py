@@ -184,14 +184,21 @@ class GroupCommitter:
                     return True
                 except Exception as exc:  # reported to the application, as from the IO thread
                     error = exc
-            retriable = bool(getattr(error, "retriable", False))
-            with self._cond:
-                result = self.queue.complete(batch, error, retriable=retriable, now=time.monotonic())
-                if result is not None:
-                    self._finish(result)
-            if result is None:
+            if self._complete(batch, error) is None:
                 return True
         return False
+
+    def _complete(
+        self, batch: CommitBatch[Partition], error: BaseException | None
+    ) -> CommitResult[Partition] | None:
+        """The sent ``batch`` answered (``error`` None: accepted): its result finished, or None when it
+        waits to be sent again (a retriable error within the retry window)."""
+        retriable = bool(getattr(error, "retriable", False))
+        with self._cond:
+            result = self.queue.complete(batch, error, retriable=retriable, now=time.monotonic())
+            if result is not None:
+                self._finish(result)
+        return result
 
     def _start_sender(self) -> None:
         try:
@@ -283,12 +290,7 @@ class GroupCommitter:
                         await self._kafka_python.send_offset_commit(batch.offsets, COMMIT_TIMEOUT_MS)
                     except Exception as exc:  # reported to the application, never raised here
                         error = exc
-                retriable = bool(getattr(error, "retriable", False))
-                with self._cond:
-                    result = self.queue.complete(batch, error, retriable=retriable, now=time.monotonic())
-                    if result is not None:
-                        self._finish(result)
-                if result is None and self._sleep is not None:
+                if self._complete(batch, error) is None and self._sleep is not None:
                     await self._sleep(RETRY_BACKOFF_S)
         except BaseException as exc:  # the IO loop is closing: answer every commit
             with self._cond:
