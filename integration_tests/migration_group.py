@@ -9,6 +9,7 @@ never pauses longer than a takeover; every acknowledged record is consumed; no m
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import subprocess
@@ -36,6 +37,8 @@ SESSION_S = SESSION_MS / 1000
 CLEAN_TAKEOVER_S = 10.0
 KILL_TAKEOVER_S = SESSION_S + 3.0
 GRID_S = 0.5
+#: how long the broker-view sampler's describes may keep failing before it builds a new admin client
+SAMPLER_RENEW_S = 10.0
 CONSUMER_PROTOCOL_MEMBER = Path(__file__).with_name("consumer_protocol_member.py")
 
 
@@ -155,6 +158,9 @@ class MigrationGroup:
     group_types: list[tuple[float, str]] = field(default_factory=list)
     #: class path of the Java members (our client assignor's jar, the test suite's member), when used
     java_class_path: str | None = None
+    #: the sampler's last failed describe, and how often it renewed its admin client (shown on a timeout)
+    sampler_error: str = ""
+    sampler_renewals: int = 0
     _stop: threading.Event = field(default_factory=threading.Event)
 
     def start_sampler(self) -> None:
@@ -164,13 +170,26 @@ class MigrationGroup:
         from confluent_kafka.admin import AdminClient
 
         admin = AdminClient({"bootstrap.servers": self.bootstrap})
+        failing_since: float | None = None
         while not self._stop.is_set():
             try:
                 future = admin.describe_consumer_groups([self.group], request_timeout=5)[self.group]
                 description = future.result(10)
-            except Exception:  # a coordinator moving or loading: the next sample asks again
+            except Exception as e:  # a coordinator moving or loading: the next sample asks again
+                now = time.time()
+                self.sampler_error = f"{now:.1f}: {type(e).__name__}: {e}"
+                with open(self.log_dir / "sampler.log", "a") as log:  # kept for a post-mortem
+                    print(self.sampler_error, file=log)
+                failing_since = failing_since or now
+                if now - failing_since > SAMPLER_RENEW_S:
+                    # a CI run once had every describe fail for over 60 s while the group's members
+                    # heartbeated fine: a new client (new connections, coordinator looked up afresh)
+                    admin = AdminClient({"bootstrap.servers": self.bootstrap})
+                    failing_since = now
+                    self.sampler_renewals += 1
                 time.sleep(GRID_S)
                 continue
+            failing_since = None
             now = time.time()
             self.group_types.append((now, description.type.name))
             listed = {m.client_id for m in description.members}
@@ -239,11 +258,17 @@ class MigrationGroup:
     def _add(self, slot: Slot) -> Slot:
         slot.started_at = slot.member.started_at
         self.slots.append(slot)
-        wait_until(
-            lambda: slot.seen_at is not None or not slot.member.alive(),
-            60,
-            f"the broker to list {slot.member.name} in the group",
-        )
+        try:
+            wait_until(
+                lambda: slot.seen_at is not None or not slot.member.alive(),
+                60,
+                f"the broker to list {slot.member.name} in the group",
+            )
+        except AssertionError as e:
+            raise AssertionError(
+                f"{e} (the sampler's last failed describe: {self.sampler_error or 'none'}; "
+                f"admin clients renewed {self.sampler_renewals} times)"
+            ) from None
         assert slot.member.alive(), f"{slot.member.name} exited: {self.tail(slot)}"
         return slot
 
@@ -364,7 +389,12 @@ class MigrationGroup:
 def run_with_load(harness: MigrationGroup, move: Callable[[KeyedProducer], None]) -> KeyedProducer:
     """Steady keyed load while ``move`` runs; then every acknowledged record must be consumed."""
     producer = KeyedProducer(harness.bootstrap, harness.topic, records=10**9, rate_per_s=RATE_PER_S)
-    move(producer)
+    try:
+        move(producer)
+    except BaseException:  # the load stops before the topic is deleted under it; the failure is the news
+        with contextlib.suppress(Exception):
+            producer.finish(top_up=False)
+        raise
     producer.finish(top_up=False)
     everyone = lambda: set().union(*(consumed(s.member) for s in harness.slots))  # noqa: E731
     wait_until(lambda: producer.delivered <= everyone(), 90, "every acknowledged record to be consumed")
