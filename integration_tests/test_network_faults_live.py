@@ -206,3 +206,90 @@ def test_clients_pass_the_proxy_and_brokers_replicate_around_it(kafka_proxied_cl
         if producer is not None:
             producer.close(timeout=10)
         admin.close()
+
+
+OUTAGE_S = 6.0  # the leader's link silent while both producers keep sending to it
+LEADER_PARTITIONS = 24  # the soak topic's count (a sender's turn walks every partition with records)
+SEND_EVERY_S = 0.02
+
+
+def _thread_cpu_s(thread: Any) -> float:
+    """User + system CPU seconds of one thread of this process (``/proc/self/task/<tid>/stat``)."""
+    import os
+
+    with open(f"/proc/self/task/{thread.native_id}/stat") as stat:
+        fields = stat.read().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+
+
+def test_a_silent_leader_spins_kafka_pythons_sender_not_ours(kafka_proxied_cluster: Any) -> None:
+    """kafka-python 3.0.12's sender reads the client's connection delay (seconds, and 0 for a connection that
+    is not ready without a reconnect backoff) as milliseconds, and polls with that timeout while a leader
+    cannot take records (:mod:`kafka_placement.clients.kafka_python.producer_connection_delay`). Here the
+    leader's link goes silent (a ``timeout`` toxic holds its answers back; the broker stays leader): each
+    producer's connection fills its in-flight requests and stops being ready. The unmended sender thread
+    then spins for the whole outage, and holds the GIL from the application thread too; ours waits. Both
+    deliver every record once the link is back. Measured here over a 6 s silence (three runs): the
+    unmended sender 6.0-6.4 s of CPU, ours 0.05-0.08 s."""
+    import kafka
+    from kafka import KafkaAdminClient
+    from kafka.admin import NewTopic
+
+    from kafka_placement.clients.kafka_python.producer import KafkaProducer
+    from kafka_placement.testing.toxiproxy import timeout
+
+    cluster = kafka_proxied_cluster
+    settings = cluster.kafka_python_settings()
+    admin = KafkaAdminClient(**settings)
+    topic = f"net-faults-leader-{uuid.uuid4().hex[:8]}"
+    ours: Any = None
+    plain: Any = None
+    try:
+        admin.create_topics(
+            [
+                NewTopic(
+                    topic,
+                    replica_assignments={p: [0, 1, 2] for p in range(LEADER_PARTITIONS)},
+                    topic_configs={"min.insync.replicas": "2"},
+                )
+            ]
+        )
+
+        def led_by_broker_0() -> bool:
+            partitions = admin.describe_topics([topic])[0].get("partitions") or []
+            led = [p for p in partitions if p["leader_id"] == 0 and len(p["isr_nodes"]) == 3]
+            return len(led) == LEADER_PARTITIONS
+
+        wait_until(led_by_broker_0, 60, f"{topic}'s partitions led by broker 0, 3 in sync", step=0.5)
+        ours = KafkaProducer(**settings, acks="all", linger_ms=5)
+        plain = kafka.KafkaProducer(**settings, acks="all", linger_ms=5)
+        for producer in (ours, plain):
+            producer.send(topic, b"warm").get(timeout=ACK_TIMEOUT_S)
+        futures: list[Any] = []
+        with cluster.faults.toxic(timeout(0), brokers=[0]):  # the leader's answers held back
+            cpu_before = {name: _thread_cpu_s(p._sender) for name, p in (("ours", ours), ("plain", plain))}
+            deadline = time.monotonic() + OUTAGE_S
+            while time.monotonic() < deadline:
+                partition = len(futures) // 2 % LEADER_PARTITIONS
+                futures += [
+                    ours.send(topic, b"ours", partition=partition),
+                    plain.send(topic, b"plain", partition=partition),
+                ]
+                time.sleep(SEND_EVERY_S)
+            cpu = {
+                name: _thread_cpu_s(p._sender) - cpu_before[name]
+                for name, p in (("ours", ours), ("plain", plain))
+            }
+        for future in futures:  # nothing lost: each acknowledged once the link is back
+            assert future.get(timeout=ACK_TIMEOUT_S).topic == topic
+        print(
+            f"sender CPU over a {OUTAGE_S:.0f} s silence of the leader's link: ours {cpu['ours']:.2f} s, "
+            f"kafka-python's {cpu['plain']:.2f} s; {len(futures)} records acknowledged after it"
+        )
+        assert cpu["ours"] <= 0.2 * OUTAGE_S, cpu  # waits: the backoff, then the connection's events
+        assert cpu["plain"] >= 0.25 * OUTAGE_S, cpu  # the bug, live: it spins (so this test can fail)
+    finally:
+        for producer in (ours, plain):
+            if producer is not None:
+                producer.close(timeout=10)
+        admin.close()

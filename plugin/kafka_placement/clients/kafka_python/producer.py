@@ -8,7 +8,9 @@ producer id after kafka-python resets its old one, instead of stalling for good
 (:mod:`~kafka_placement.clients.kafka_python.producer_id_reset`), and sends a producer-id request that
 timed out again instead of failing for good
 (:mod:`~kafka_placement.clients.kafka_python.producer_request_timeout`). Its metadata refresh loop outlives a
-bare ``OSError`` (:mod:`~kafka_placement.clients.kafka_python.metadata_refresh`)::
+bare ``OSError`` (:mod:`~kafka_placement.clients.kafka_python.metadata_refresh`), and its sender waits
+for a leader it cannot reach instead of spinning a core
+(:mod:`~kafka_placement.clients.kafka_python.producer_connection_delay`)::
 
     from kafka_placement.clients.kafka_python.partitioners import JavaDefaultPartitioner
     from kafka_placement.clients.kafka_python.producer import KafkaProducer
@@ -27,6 +29,7 @@ from kafka_placement.clients.kafka_python.metadata_refresh import (
     mend_metadata_refresh,
 )
 from kafka_placement.clients.kafka_python.partitioners import PlacementPartitioner
+from kafka_placement.clients.kafka_python.producer_connection_delay import mend_sender_connection_delay
 from kafka_placement.clients.kafka_python.producer_id_reset import mend_producer_id_reset
 from kafka_placement.clients.kafka_python.producer_request_timeout import mend_request_timeout_retry
 from kafka_placement.errors import InvalidArgumentError
@@ -43,6 +46,7 @@ class KafkaProducer(kafka.KafkaProducer):  # type: ignore[misc]  # kafka-python 
         super().__init__(*args, **configs)
         mend_producer_id_reset(self)  # two kafka-python 3.0.12 bugs that end an idempotent producer
         mend_request_timeout_retry(self)
+        mend_sender_connection_delay(self)  # its sender waits for an unreachable leader, not spins
         #: kafka-python 3.0.12's refresh loop ends on a bare OSError; this one's goes on (what it converted)
         self.metadata_refresh: MetadataRefreshMend = mend_metadata_refresh(client_cluster(self))
         self.availability: PartitionAvailability | None = None
