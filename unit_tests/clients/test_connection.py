@@ -377,3 +377,69 @@ def test_a_plaintext_disconnect_in_state_up_is_not_taken_for_sasl() -> None:
     settings = ConnectionSettings("127.0.0.1:9092", {})
     verdict = diagnose(["127.0.0.1:9092/1: Disconnected (after 5012ms in state UP)"], settings)
     assert "SASL" not in verdict, verdict
+
+
+def test_probe_tls_client_on_a_silent_listener_is_not_told_the_port_speaks_no_tls() -> None:
+    """A handshake that timed out (an overloaded broker, a proxy holding bytes) proves nothing about the
+    port: once, a soak's ``reassign plan`` at load average 200 was told a SASL_SSL listener "does not seem
+    to speak TLS"."""
+    srv, port = _server("silent")
+    try:
+        t0 = time.monotonic()
+        settings = ConnectionSettings(f"127.0.0.1:{port}", {"security.protocol": "SSL"}, timeout_s=4)
+        with pytest.raises(ConnectionFailedError) as failed:
+            check_connection(settings)
+        verdict = str(failed.value)
+        assert "did not finish in time" in verdict or "no broker answered within 4 s" in verdict, verdict
+        assert "does not seem to speak TLS" not in verdict
+        assert 3.5 < time.monotonic() - t0 < 8  # kept trying until its timeout
+    finally:
+        srv.close()
+
+
+# What librdkafka 2.16 reports when a plaintext listener cuts a TLS handshake (the peer resets it).
+_CUT = (
+    "ssl://127.0.0.1:9093/bootstrap: SSL handshake failed: Disconnected: connection reset by peer: "
+    "connecting to a PLAINTEXT broker listener? (after {ms}ms in state SSL_HANDSHAKE)"
+)
+_TIMED_OUT = (
+    "ssl://127.0.0.1:9093/bootstrap: Connection setup timed out in state SSL_HANDSHAKE "
+    "(after 3027ms in state SSL_HANDSHAKE)"
+)
+
+
+@pytest.mark.parametrize("cuts", [1, 2])
+def test_a_handshake_cut_once_or_twice_is_not_yet_a_verdict(cuts: int) -> None:
+    from kafka_placement.clients.connection.probe import HANDSHAKES_CUT_FOR_VERDICT, diagnose
+
+    assert cuts < HANDSHAKES_CUT_FOR_VERDICT
+    settings = ConnectionSettings("127.0.0.1:9093", {"security.protocol": "SSL"})
+    verdict = diagnose([_CUT.format(ms=ms) for ms in range(cuts)], settings)
+    assert f"cut off ({cuts} time(s))" in verdict and "does not seem to speak TLS" not in verdict, verdict
+
+
+def test_every_handshake_cut_is_a_plaintext_listener() -> None:
+    from kafka_placement.clients.connection.probe import HANDSHAKES_CUT_FOR_VERDICT, diagnose
+
+    settings = ConnectionSettings("127.0.0.1:9093", {"security.protocol": "SSL"})
+    verdict = diagnose([_CUT.format(ms=ms) for ms in range(HANDSHAKES_CUT_FOR_VERDICT)], settings)
+    assert "does not seem to speak TLS" in verdict, verdict
+
+
+def test_a_timed_out_handshake_outweighs_cut_ones() -> None:
+    from kafka_placement.clients.connection.probe import diagnose
+
+    settings = ConnectionSettings("127.0.0.1:9093", {"security.protocol": "SSL"})
+    verdict = diagnose([_CUT.format(ms=1), _TIMED_OUT, _CUT.format(ms=2), _CUT.format(ms=3)], settings)
+    assert "did not finish in time" in verdict, verdict
+
+
+def test_bytes_that_are_not_tls_are_a_verdict_at_once() -> None:
+    from kafka_placement.clients.connection.probe import diagnose
+
+    settings = ConnectionSettings("127.0.0.1:9093", {"security.protocol": "SSL"})
+    message = (
+        "ssl://127.0.0.1:9093/bootstrap: SSL handshake failed: "
+        "error:0A00010B:SSL routines::wrong version number"
+    )
+    assert "does not seem to speak TLS" in diagnose([message], settings)

@@ -17,6 +17,22 @@ from typing import Any
 from kafka_placement.clients.connection.settings import ConnectionSettings
 from kafka_placement.errors import ConnectionFailedError, NotAuthorizedError
 
+_NOT_TLS = "the TLS handshake failed: this listener does not seem to speak TLS"
+_NOT_TLS_FIX = "use security.protocol=PLAINTEXT or SASL_PLAINTEXT for this port, or the broker's TLS port"
+_HANDSHAKE_TIMED_OUT = re.compile(r"timed out[^)]*state SSL_HANDSHAKE", re.IGNORECASE)
+#: A handshake the peer closed or reset: what a plaintext Kafka listener does to a TLS ClientHello (it
+#: reads the record header as a size, refuses it and closes), and librdkafka then guesses "connecting to
+#: a PLAINTEXT broker listener?". But an overloaded or restarting broker, or a proxy, can cut a handshake
+#: too: a soak's ``reassign plan`` was once told "does not seem to speak TLS" by a SASL_SSL cluster at
+#: load average 200. A plaintext listener cuts every attempt, so the verdict waits for
+#: :data:`HANDSHAKES_CUT_FOR_VERDICT` of them (librdkafka reconnects within a second).
+_HANDSHAKE_CUT: tuple[str | re.Pattern[str], ...] = (
+    "connecting to a PLAINTEXT broker listener",
+    re.compile(r"(closed by peer|reset by peer|unexpected eof)[^)]*state SSL_HANDSHAKE", re.IGNORECASE),
+    "unexpected eof while reading",
+)
+HANDSHAKES_CUT_FOR_VERDICT = 3
+
 #: (substrings of librdkafka's message, or patterns, any of which match; what failed; the likely fix) —
 #: first match wins.
 _DIAGNOSES: tuple[tuple[tuple[str | re.Pattern[str], ...], str, str], ...] = (
@@ -32,18 +48,22 @@ _DIAGNOSES: tuple[tuple[tuple[str | re.Pattern[str], ...], str, str], ...] = (
         "to skip the check",
     ),
     (
-        (
-            "connecting to a PLAINTEXT broker listener",
-            "in state SSL_HANDSHAKE)",
-            "wrong version number",
-            "packet length too long",
-            "record layer failure",
-            "unexpected eof while reading",
-            "Connection reset by peer)",
-        ),
-        "the TLS handshake failed: this listener does not seem to speak TLS",
-        "use security.protocol=PLAINTEXT or SASL_PLAINTEXT for this port, or the broker's TLS port",
+        # OpenSSL read bytes that are not TLS: the port answered in another protocol
+        ("wrong version number", "packet length too long", "record layer failure"),
+        _NOT_TLS,
+        _NOT_TLS_FIX,
     ),
+    (
+        # a handshake that did not finish in time proves nothing about the port (a broker slow to
+        # answer, restarting, or behind a proxy that holds the bytes): the probe keeps trying
+        (_HANDSHAKE_TIMED_OUT,),
+        "the TLS handshake did not finish in time: the broker may be overloaded or restarting, or the port "
+        "may not be a TLS listener",
+        "try again, with a longer --timeout if the cluster is slow; check that this is the broker's TLS port",
+    ),
+)
+#: After those, a handshake cut off (:data:`_HANDSHAKE_CUT`, counted), then these.
+_LATER_DIAGNOSES: tuple[tuple[tuple[str | re.Pattern[str], ...], str, str], ...] = (
     (
         ("SSL handshake failed",),
         "the TLS handshake failed",
@@ -111,6 +131,20 @@ def diagnose(messages: list[str], settings: ConnectionSettings) -> str:
     """One line from librdkafka's error messages (or a timeout when it said nothing useful)."""
     lowered = [m.lower() for m in messages]
     for needles, what, fix in _DIAGNOSES:
+        if any(_matches(n, m, low) for m, low in zip(messages, lowered, strict=True) for n in needles):
+            return f"cannot connect to {settings.describe()}: {what}; {fix}"
+    cut = sum(
+        any(_matches(n, m, low) for n in _HANDSHAKE_CUT) for m, low in zip(messages, lowered, strict=True)
+    )
+    if cut >= HANDSHAKES_CUT_FOR_VERDICT:
+        return f"cannot connect to {settings.describe()}: {_NOT_TLS}; {_NOT_TLS_FIX}"
+    if cut:
+        return (
+            f"cannot connect to {settings.describe()}: the TLS handshake was cut off ({cut} time(s)): "
+            "the port may not be a TLS listener, or the broker is overloaded or restarting; check "
+            "security.protocol and the port, and try again (a longer --timeout if the cluster is slow)"
+        )
+    for needles, what, fix in _LATER_DIAGNOSES:
         if any(_matches(n, m, low) for m, low in zip(messages, lowered, strict=True) for n in needles):
             return f"cannot connect to {settings.describe()}: {what}; {fix}"
     return (
