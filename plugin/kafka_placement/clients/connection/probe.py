@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from typing import Any
 
 from kafka_placement.clients.connection.settings import ConnectionSettings
@@ -127,26 +128,43 @@ def _matches(needle: str | re.Pattern[str], message: str, lowered: str) -> bool:
     return needle.search(message) is not None
 
 
+def _first_diagnosis(
+    table: tuple[tuple[tuple[str | re.Pattern[str], ...], str, str], ...],
+    count: Callable[[tuple[str | re.Pattern[str], ...]], int],
+) -> tuple[str, str] | None:
+    """(what failed, the likely fix) of the first entry of ``table`` some message matches."""
+    for needles, what, fix in table:
+        if count(needles):
+            return what, fix
+    return None
+
+
 def diagnose(messages: list[str], settings: ConnectionSettings) -> str:
     """One line from librdkafka's error messages (or a timeout when it said nothing useful)."""
     lowered = [m.lower() for m in messages]
-    for needles, what, fix in _DIAGNOSES:
-        if any(_matches(n, m, low) for m, low in zip(messages, lowered, strict=True) for n in needles):
-            return f"cannot connect to {settings.describe()}: {what}; {fix}"
-    cut = sum(
-        any(_matches(n, m, low) for n in _HANDSHAKE_CUT) for m, low in zip(messages, lowered, strict=True)
-    )
-    if cut >= HANDSHAKES_CUT_FOR_VERDICT:
-        return f"cannot connect to {settings.describe()}: {_NOT_TLS}; {_NOT_TLS_FIX}"
-    if cut:
-        return (
-            f"cannot connect to {settings.describe()}: the TLS handshake was cut off ({cut} time(s)): "
-            "the port may not be a TLS listener, or the broker is overloaded or restarting; check "
-            "security.protocol and the port, and try again (a longer --timeout if the cluster is slow)"
+
+    def count(needles: tuple[str | re.Pattern[str], ...]) -> int:
+        """How many messages match any of ``needles``."""
+        return sum(
+            any(_matches(n, m, low) for n in needles) for m, low in zip(messages, lowered, strict=True)
         )
-    for needles, what, fix in _LATER_DIAGNOSES:
-        if any(_matches(n, m, low) for m, low in zip(messages, lowered, strict=True) for n in needles):
-            return f"cannot connect to {settings.describe()}: {what}; {fix}"
+
+    found = _first_diagnosis(_DIAGNOSES, count)
+    if found is None:
+        cut = count(_HANDSHAKE_CUT)
+        if cut >= HANDSHAKES_CUT_FOR_VERDICT:
+            found = _NOT_TLS, _NOT_TLS_FIX
+        elif cut:
+            found = (
+                f"the TLS handshake was cut off ({cut} time(s)): the port may not be a TLS listener, or "
+                "the broker is overloaded or restarting",
+                "check security.protocol and the port, and try again (a longer --timeout if the cluster "
+                "is slow)",
+            )
+        else:
+            found = _first_diagnosis(_LATER_DIAGNOSES, count)
+    if found is not None:
+        return f"cannot connect to {settings.describe()}: {found[0]}; {found[1]}"
     return (
         f"cannot connect to {settings.describe()}: no broker answered within {settings.timeout_s:g} s; "
         "check the address, the port and security.protocol (a longer --timeout if the cluster is slow)"
