@@ -89,12 +89,61 @@ def test_no_committed_offset_starts_where_auto_offset_reset_says(reset: str, exp
     assert consumer._rk.calls == [("assign", [("t", 0, 5), ("t", 1, expected)])]
 
 
-def test_committed_offsets_not_read_leave_librdkafka_to_read_them() -> None:
+def _retry_due(consumer: Any) -> None:
+    """The next poll is the group's turn, and the committed offsets' next read is due."""
+    consumer._rebalance._next_start_try = 0.0
+    consumer._next_drive = 0.0
+    consumer.poll(0)
+
+
+def test_partitions_whose_committed_offsets_were_not_read_wait_until_they_are() -> None:
+    # never OFFSET_INVALID: librdkafka would read them through its own coordinator, and a read answered
+    # NOT_COORDINATOR for the whole request leaves them unfetched for good (librdkafka #5586)
     consumer, app = _make()
     consumer._coordinator.fetch_error = kafka_errors.KafkaTimeoutError("no coordinator")
     _event(consumer, ASSIGN, [0, 1])
-    assert consumer._rk.calls == [("assign", [("t", 0, -1001), ("t", 1, -1001)])]
-    assert app.seen == [("assign", [0, 1])]
+    assert consumer._rk.calls == [("assign", [])]
+    assert app.seen == [("assign", [0, 1])]  # the group's word: the member owns them
+    assert [tp.partition for tp in consumer.assignment()] == [0, 1]
+    consumer.poll(0)  # not due yet: no read
+    assert len(consumer._coordinator.fetches) == 1
+    _retry_due(consumer)  # still failing: still not fetched
+    assert len(consumer._coordinator.fetches) == 2
+    assert consumer._rk.calls == [("assign", [])]
+    consumer._coordinator.fetch_error = None
+    consumer._coordinator.committed = {("t", 0): 5}
+    _retry_due(consumer)
+    end = confluent_kafka.OFFSET_END
+    assert consumer._rk.calls[-1] == ("incremental_assign", [("t", 0, 5), ("t", 1, end)])
+    _retry_due(consumer)  # started: never read again
+    assert len(consumer._coordinator.fetches) == 3
+
+
+def test_a_cooperative_member_unassigns_only_what_librdkafka_fetches() -> None:
+    consumer, _ = _make("cooperative-sticky")
+    _event(consumer, ASSIGN, [0])
+    consumer._coordinator.fetch_error = kafka_errors.KafkaTimeoutError("no coordinator")
+    _event(consumer, ASSIGN, [0, 1, 2])
+    end = confluent_kafka.OFFSET_END
+    assert consumer._rk.calls == [("incremental_assign", [("t", 0, end)])]
+    _event(consumer, REVOKE, [0, 1])
+    # librdkafka refuses to unassign a partition it was never given ("not in the current assignment")
+    assert consumer._rk.calls[-1] == ("incremental_unassign", [("t", 0, -1001)])
+    consumer._coordinator.fetch_error = None
+    _retry_due(consumer)
+    assert consumer._rk.calls[-1] == ("incremental_assign", [("t", 2, end)])  # 1 was revoked meanwhile
+
+
+def test_a_member_that_lost_its_partitions_does_not_read_their_offsets_again() -> None:
+    consumer, app = _make()
+    consumer._coordinator.fetch_error = kafka_errors.KafkaTimeoutError("no coordinator")
+    _event(consumer, ASSIGN, [0, 1])
+    _event(consumer, LOST, [0, 1])
+    assert app.seen == [("assign", [0, 1]), ("lost", [0, 1])]
+    consumer._coordinator.fetch_error = None
+    _retry_due(consumer)
+    assert len(consumer._coordinator.fetches) == 1
+    assert consumer._rk.calls == [("assign", []), ("unassign", [])]
 
 
 def test_without_on_lost_on_revoke_is_called_as_confluent_kafka_does() -> None:

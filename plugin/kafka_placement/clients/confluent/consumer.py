@@ -332,7 +332,8 @@ class Consumer(LibrdkafkaMethods):
         self._rk.incremental_unassign(partitions)
 
     def assignment(self) -> list[Any]:
-        """The partitions this member owns in the group (librdkafka fetches exactly these)."""
+        """The partitions this member owns in the group (librdkafka fetches exactly these, each once its
+        committed offset is read)."""
         return [confluent_tp(t, p) for t, p in sorted(self._rebalance.owned)]
 
     def rebalance_protocol(self) -> str:

@@ -105,6 +105,7 @@ class GroupDriver:
             rebalance.handle(event)
             if event.kind == ASSIGN:
                 self._confirmed_at = now  # a join completed: the member is in the group as of now
+        rebalance.start_unstarted(now)
         join = self._join
         if join is not None and join.is_done:
             self._join = None

@@ -15,6 +15,7 @@ revocation, the unassign.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -52,6 +53,10 @@ _RESET_OFFSETS = {
 Callback = Callable[..., Any]
 #: Bound on the metadata request that tells librdkafka the assigned topics' leaders (see _learn_leaders)
 LEADERS_TIMEOUT_S = 2.0
+#: How often the committed offsets of partitions assigned without them are read again, and the bound on
+#: each such read (it holds the application's poll: short, as Java's poll-bounded refresh)
+START_RETRY_S = 1.0
+START_RETRY_TIMEOUT_MS = 1000
 
 
 class RebalanceApplier:
@@ -93,6 +98,11 @@ class RebalanceApplier:
         self.on_lost: Callback | None = None
         self._in_callback = False
         self._callback_assigned = False
+        #: owned partitions whose committed offsets could not be read at their assignment: not given
+        #: to librdkafka yet (see start_unstarted)
+        self._unstarted: set[Partition] = set()
+        self._unstarted_since = 0.0
+        self._next_start_try = 0.0
 
     @property
     def lost(self) -> bool:
@@ -159,16 +169,52 @@ class RebalanceApplier:
 
     def _assign(self, partitions: list[Partition]) -> None:
         new = [p for p in partitions if p not in self.owned] if self._cooperative else partitions
+        if not self._cooperative:
+            self._unstarted = set()  # an eager assignment replaces everything
         self._learn_leaders(new)
         handled = self._call(self.on_assign, new)
         if not handled:
-            tps = self._start_offsets(new)
+            tps = self._start_offsets(new, COMMIT_TIMEOUT_MS)
+            if tps is None:  # fetched once their committed offsets are read (start_unstarted)
+                log.warning(
+                    "group %s: committed offsets of %s not read; those partitions are fetched once they "
+                    "are (tried again every %.0f s)",
+                    self._group,
+                    new,
+                    START_RETRY_S,
+                )
+                if not self._unstarted:
+                    self._unstarted_since = time.monotonic()
+                self._unstarted |= set(new)
+                self._next_start_try = time.monotonic() + START_RETRY_S
+                tps = []
             if self._cooperative:
                 if tps:
                     self._rk.incremental_assign(tps)
             else:
                 self._rk.assign(tps)
         self.owned = self.owned | set(new) if self._cooperative else set(partitions)
+
+    def start_unstarted(self, now: float) -> None:
+        """Read again the committed offsets of the owned partitions whose read failed at their
+        assignment, at most every :data:`START_RETRY_S`, and start fetching them once read — Java's
+        consumer keeps such partitions without a position and tries again on each poll
+        (``refreshCommittedOffsetsIfNeeded``). Never librdkafka's own read: see :meth:`_start_offsets`."""
+        if not self._unstarted or self.lost or now < self._next_start_try:
+            return
+        self._next_start_try = now + START_RETRY_S
+        waiting = sorted(self._unstarted)
+        tps = self._start_offsets(waiting, START_RETRY_TIMEOUT_MS)
+        if tps is None:
+            return
+        self._rk.incremental_assign(tps)  # beside what is fetched already, eager or cooperative
+        self._unstarted -= set(waiting)
+        log.warning(
+            "group %s: committed offsets of %s read %.1f s after their assignment; fetching them",
+            self._group,
+            waiting,
+            now - self._unstarted_since,
+        )
 
     def _learn_leaders(self, partitions: list[Partition]) -> None:
         """Ask librdkafka for the assigned topics' metadata before assigning them. Its group consumer
@@ -186,25 +232,25 @@ class RebalanceApplier:
         except confluent_kafka.KafkaException as exc:
             log.debug("group %s: metadata for %s not read before assigning (%s)", self._group, topics, exc)
 
-    def _start_offsets(self, partitions: list[Partition]) -> list[Any]:
+    def _start_offsets(self, partitions: list[Partition], timeout_ms: int) -> list[Any] | None:
         """The partitions with the offsets librdkafka starts from: the group's committed offsets read
         through this member's coordinator (the one that just completed the join); none committed →
-        ``auto.offset.reset``. Left to read them itself (``OFFSET_INVALID``), librdkafka asks its own
-        coordinator, and an OffsetFetch answered NOT_COORDINATOR for the whole request (a coordinator
-        moving) leaves the partitions unfetched for good (librdkafka issue #5586; seen in the soak as
-        members owning partitions and consuming nothing for minutes). If the read fails, librdkafka
-        reads them as before."""
+        ``auto.offset.reset``. None when the read failed (the coordinator moving or unreachable).
+        Never left to librdkafka to read (``OFFSET_INVALID``): it asks its own coordinator, and an
+        OffsetFetch answered NOT_COORDINATOR for the whole request (a coordinator moving) leaves the
+        partitions unfetched for good (librdkafka issue #5586; seen in the soak as members owning
+        partitions and consuming nothing for minutes)."""
         if not partitions:
             return []
         from kafka import TopicPartition as KafkaTopicPartition
 
         try:
             committed = self._coordinator.fetch_committed_offsets(
-                {KafkaTopicPartition(t, p) for t, p in partitions}, timeout_ms=COMMIT_TIMEOUT_MS
+                {KafkaTopicPartition(t, p) for t, p in partitions}, timeout_ms=timeout_ms
             )
         except kafka_errors.KafkaError as exc:
-            log.warning("group %s: committed offsets not read (%r); librdkafka reads them", self._group, exc)
-            return [confluent_tp(t, p) for t, p in partitions]
+            log.info("group %s: committed offsets of %s not read (%r)", self._group, partitions, exc)
+            return None
         reset = _RESET_OFFSETS.get(
             str(self._cfg.librdkafka.get("auto.offset.reset", "largest")).lower(),
             confluent_kafka.OFFSET_INVALID,
@@ -259,11 +305,14 @@ class RebalanceApplier:
     def _drop(self, partitions: list[Partition], handled: bool) -> None:
         if not handled:
             if self._cooperative:
-                if partitions:
-                    self._rk.incremental_unassign([confluent_tp(t, p) for t, p in partitions])
+                # one never started is not in librdkafka's assignment (which refuses to unassign it)
+                fetched = [confluent_tp(t, p) for t, p in partitions if (t, p) not in self._unstarted]
+                if fetched:
+                    self._rk.incremental_unassign(fetched)
             else:
                 self._rk.unassign()
         gone = set(partitions)
+        self._unstarted = self._unstarted - gone if self._cooperative else set()
         self.owned = self.owned - gone if self._cooperative else set()
         self._commits.forget(gone)
 
