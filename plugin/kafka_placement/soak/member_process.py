@@ -227,6 +227,7 @@ def run_confluent(config: dict[str, Any], write: Callable[[Event], None], closin
     from kafka_placement.clients.confluent.consumer import Consumer
     from kafka_placement.clients.kafka_python.assignors import FailoverAssignor
     from kafka_placement.errors import CommitFailedError
+    from kafka_placement.soak.rdkafka_stats import stats_settings
 
     group, name = config["group"], config["name"]
     owned = OwnershipLog(write, group, name)
@@ -244,6 +245,7 @@ def run_confluent(config: dict[str, Any], write: Callable[[Event], None], closin
             "auto.offset.reset": "earliest",
             "session.timeout.ms": timeout_ms,
             "heartbeat.interval.ms": max(300, timeout_ms // 6),
+            **stats_settings(Path(config["log"]).with_suffix(".rdkstats")),
         },
         assignor=assignor,
     )
@@ -288,6 +290,7 @@ def run_confluent_consumer_protocol(
 
     from kafka_placement.clients.confluent.consumer import Consumer
     from kafka_placement.clients.consumer_protocol import confluent_failover_config
+    from kafka_placement.soak.rdkafka_stats import stats_settings
 
     group, name = config["group"], config["name"]
     owned = OwnershipLog(write, group, name)
@@ -299,6 +302,7 @@ def run_confluent_consumer_protocol(
         "enable.auto.commit": False,
         "auto.offset.reset": "earliest",
         "on_commit": committed_logger(write, group, name),
+        **stats_settings(Path(config["log"]).with_suffix(".rdkstats")),
     }
     consumer = Consumer.for_consumer_protocol(confluent_failover_config(int(config["priority"]), base=base))
 
