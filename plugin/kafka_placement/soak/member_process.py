@@ -280,7 +280,10 @@ def run_confluent_consumer_protocol(
     :func:`~kafka_placement.clients.consumer_protocol.confluent_failover_config` (our ``Consumer`` then is
     librdkafka's own). Its assignments arrive incrementally; the broker decides the session (no
     heartbeat of ours to watch: a fenced member's ``on_lost`` is its session-lost event, ``since`` one
-    session timeout before it — the membership ended at least that long after its last heartbeat).
+    session timeout before it — the membership ended at least that long after its last heartbeat). Its
+    :class:`~kafka_placement.clients.confluent.fencing_guard.FencingGuard` pauses the partitions when the
+    coordinator has been silent for about a session: that is a session-lost event too (``since`` the
+    coordinator's last answer), and the partitions are released until the guard resumes them.
 
     It commits asynchronously (the accepted offsets logged by ``on_commit``, served by ``consume()``):
     librdkafka's synchronous commit has no timeout, and one that cannot reach the coordinator never
@@ -289,6 +292,7 @@ def run_confluent_consumer_protocol(
     from confluent_kafka import KafkaException
 
     from kafka_placement.clients.confluent.consumer import Consumer
+    from kafka_placement.clients.confluent.fencing_guard import FencingGuard
     from kafka_placement.clients.consumer_protocol import confluent_failover_config
     from kafka_placement.soak.rdkafka_stats import stats_settings
 
@@ -304,7 +308,21 @@ def run_confluent_consumer_protocol(
         "on_commit": committed_logger(write, group, name),
         **stats_settings(Path(config["log"]).with_suffix(".rdkstats")),
     }
-    consumer = Consumer.for_consumer_protocol(confluent_failover_config(int(config["priority"]), base=base))
+
+    def on_suspect(partitions: list[Any]) -> None:
+        # the guard stopped consuming: the membership may have ended at the coordinator's last answer
+        now, last = time.time(), guard.silence.last_answer_at
+        since = now - (time.monotonic() - last) if last is not None else now - session_s
+        write(SessionLost(group, name, since, now))
+        owned.set(owned.owned - {tp.partition for tp in partitions})
+
+    def on_cleared(partitions: list[Any]) -> None:
+        owned.set(owned.owned | {tp.partition for tp in partitions})
+
+    guard = FencingGuard(int(config["session_timeout_ms"]), on_suspect=on_suspect, on_cleared=on_cleared)
+    consumer = Consumer.for_consumer_protocol(
+        confluent_failover_config(int(config["priority"]), base=base), fencing_guard=guard
+    )
 
     def commit() -> None:
         with contextlib.suppress(KafkaException):  # nothing to commit (no offset stored)

@@ -33,9 +33,9 @@ from kafka import KafkaConsumer
 from kafka_placement.clients.confluent.commit_connection import CommitConnection
 from kafka_placement.clients.confluent.consumer_config import SplitConfig, split_config
 from kafka_placement.clients.confluent.consumer_group_metadata import GroupMetadata, librdkafka_group_metadata
+from kafka_placement.clients.confluent.fencing_guard import FencingGuard
 from kafka_placement.clients.confluent.group_driver import METADATA_WAIT_S as METADATA_WAIT_S
 from kafka_placement.clients.confluent.group_driver import GroupDriver
-from kafka_placement.clients.confluent.join_preflight import consumer_protocol_preflight
 from kafka_placement.clients.confluent.kafka_python_group import KafkaPythonGroup
 from kafka_placement.clients.confluent.librdkafka_methods import (
     SUPPORTED_LIBRDKAFKA_METHODS,
@@ -47,6 +47,7 @@ from kafka_placement.clients.confluent.offsets import (
     confluent_tp,
     offsets_of,
 )
+from kafka_placement.clients.confluent.protocol_member import consumer_protocol_member
 from kafka_placement.clients.confluent.rebalance_applier import RebalanceApplier
 from kafka_placement.clients.confluent.thread_handoff import RebalanceBridge, ThreadHandoff
 from kafka_placement.clients.consumer_protocol import is_consumer_protocol
@@ -87,22 +88,23 @@ class Consumer(LibrdkafkaMethods):
 
     @staticmethod
     def for_consumer_protocol(
-        config: Mapping[str, Any], *, preflight: bool = True, **kwargs: Any
+        config: Mapping[str, Any],
+        *,
+        preflight: bool = True,
+        fencing_guard: FencingGuard | bool = True,
+        **kwargs: Any,
     ) -> confluent_kafka.Consumer:
         """A ``group.protocol=consumer`` (KIP-848) member: librdkafka's own ``confluent_kafka.Consumer``
         for ``config`` as given (settings from
         :func:`kafka_placement.clients.consumer_protocol.confluent_failover_config`), after
         :func:`~kafka_placement.clients.confluent.join_preflight.consumer_protocol_preflight` checked
-        that joining neither spreads nor fails a failover group (``preflight=False`` skips it)."""
-        merged = {**config, **kwargs}
-        if not is_consumer_protocol(merged):
-            raise ConsumerConfigError(
-                "Consumer.for_consumer_protocol() needs group.protocol=consumer, got group.protocol="
-                f"{merged.get('group.protocol', 'classic')!r}; use Consumer(config) for classic"
-            )
-        if preflight:
-            consumer_protocol_preflight(merged)
-        return confluent_kafka.Consumer(merged)
+        that joining neither spreads nor fails a failover group (``preflight=False`` skips it).
+
+        ``fencing_guard``: a :class:`~.fencing_guard.FencingGuard` pauses the member's partitions while
+        its group coordinator is silent for about a session (the broker has likely fenced it, and
+        librdkafka would go on consuming until it hears so). True (the default): one for Kafka's default
+        session timeout (45 s); give your own for the group's, or False for none."""
+        return consumer_protocol_member({**config, **kwargs}, preflight, fencing_guard)
 
     def __init__(
         self,

@@ -1,0 +1,93 @@
+"""When a consumer-protocol member should assume the broker fenced it: its group coordinator silent
+for about a session.
+
+On Kafka's consumer group protocol (KIP-848) the broker alone keeps the session: a member whose
+heartbeats stop reaching the coordinator for ``group.consumer.session.timeout.ms`` is fenced and its
+partitions go to the others at their next heartbeat. The member hears of it only from a heartbeat
+answer — after the coordinator is reachable again, which can be minutes later. Until then it keeps
+fetching from the partitions' leaders, which it still reaches, so two members consume the same
+partitions (seen in the soak: 10-112 s, docs/reliability.md, session 24). The classic protocol's
+clients guard against this themselves (librdkafka and Java: no successful heartbeat for
+``session.timeout.ms`` → the assignment is lost); librdkafka does not on the consumer protocol.
+
+:class:`CoordinatorSilence` is that rule as a state object, sans-I/O (no client, no clock): the adapter
+(:mod:`kafka_placement.clients.confluent.fencing_guard`) tells it, at each observation, how many
+answers the coordinator has sent so far and whether the member's group state is steady; it says when
+to stop consuming (:data:`Verdict.SUSPECT`: silent for the session timeout less a margin) and when to
+go on (:data:`Verdict.CLEARED`: the coordinator answered again, and the member's state stayed steady
+for ``resume_after_s`` after that answer — a fencing the answer brought would have started a rejoin by
+then).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from enum import Enum
+
+from kafka_placement.errors import InvalidArgumentError
+
+__all__ = ["CoordinatorSilence", "Observation", "Verdict"]
+
+
+class Verdict(Enum):
+    NONE = "none"  # nothing changes
+    SUSPECT = "suspect"  # silent for about a session: stop consuming, the partitions may be someone else's
+    CLEARED = "cleared"  # answering again and still a steady member: go on consuming
+
+
+@dataclass(frozen=True)
+class Observation:
+    at: float  # seconds, on a clock that does not jump (monotonic)
+    answers: int  # responses received from the group coordinator so far (never decreases)
+    steady: bool  # the member's group state is steady: no rebalance, fencing or rejoin under way
+
+
+class CoordinatorSilence:
+    """See the module docstring. ``session_timeout_s``: the group's (the broker's
+    ``group.consumer.session.timeout.ms``, or the group's own ``consumer.session.timeout.ms``);
+    ``margin_s``: how much earlier than a full session the member suspects (the broker counts from the
+    last heartbeat it received, the member from the last answer: later, by a round trip and its
+    observation interval); ``resume_after_s``: how long after the first new answer the state must stay
+    steady."""
+
+    def __init__(self, session_timeout_s: float, margin_s: float = 2.0, resume_after_s: float = 1.0) -> None:
+        if not (math.isfinite(session_timeout_s) and 0 < session_timeout_s <= 3600):
+            raise InvalidArgumentError(f"session_timeout_s must be in (0, 3600], got {session_timeout_s!r}")
+        if not (math.isfinite(margin_s) and 0 <= margin_s < session_timeout_s):
+            raise InvalidArgumentError(
+                f"margin_s must be in [0, session_timeout_s={session_timeout_s}), got {margin_s!r}"
+            )
+        if not (math.isfinite(resume_after_s) and 0 <= resume_after_s <= session_timeout_s):
+            raise InvalidArgumentError(
+                f"resume_after_s must be in [0, session_timeout_s={session_timeout_s}], "
+                f"got {resume_after_s!r}"
+            )
+        self.limit_s = session_timeout_s - margin_s
+        self.resume_after_s = resume_after_s
+        self.suspected = False
+        self.last_answer_at: float | None = None  # the first observation counts as one
+        self._answers = 0
+        self._answered_again_at: float | None = None  # since the suspicion
+
+    def observe(self, seen: Observation) -> Verdict:
+        if self.last_answer_at is None:
+            self.last_answer_at, self._answers = seen.at, seen.answers
+            return Verdict.NONE
+        if seen.answers > self._answers:
+            self._answers, self.last_answer_at = seen.answers, seen.at
+            if self.suspected and self._answered_again_at is None:
+                self._answered_again_at = seen.at
+        if not self.suspected:
+            if seen.at - self.last_answer_at >= self.limit_s:
+                self.suspected, self._answered_again_at = True, None
+                return Verdict.SUSPECT
+            return Verdict.NONE
+        if not seen.steady:
+            # a rebalance under way (the answer fenced it, or a rejoin): steady again is the group's word
+            self._answered_again_at = None if self._answered_again_at is None else seen.at
+            return Verdict.NONE
+        if self._answered_again_at is not None and seen.at - self._answered_again_at >= self.resume_after_s:
+            self.suspected, self._answered_again_at = False, None
+            return Verdict.CLEARED
+        return Verdict.NONE
