@@ -36,7 +36,8 @@ def test_a_consumer_protocol_member_names_the_brokers_assignor_and_its_priority_
 def test_a_classic_member_runs_our_java_client_assignor_with_the_soaks_session() -> None:
     props = read_properties(member_properties("java-classic", 30, CONNECTION, 6000))
     # docs/java-client-assignor.md: partition.assignment.strategy=io.kafkaplacement.client.FailoverAssignor,
-    # failover.priority=30; the session as the Python members' (6 s, heartbeat a sixth of it)
+    # failover.priority=30; the session as the Python members' (6 s, heartbeat a sixth of it), and their
+    # rebalance timeout (30 s instead of Kafka's 300 s)
     assert props == {
         **CONNECTION,
         "group.protocol": "classic",
@@ -44,6 +45,7 @@ def test_a_classic_member_runs_our_java_client_assignor_with_the_soaks_session()
         "failover.priority": "30",
         "session.timeout.ms": "6000",
         "heartbeat.interval.ms": "1000",
+        "max.poll.interval.ms": "30000",
     }
 
 

@@ -72,6 +72,7 @@ def member_properties(
     from kafka_placement.broker_plugin.settings import properties_text
     from kafka_placement.client_assignor.build import consumer_settings
     from kafka_placement.clients.consumer_protocol import java_failover_properties
+    from kafka_placement.soak.member_process import REBALANCE_TIMEOUT_MS
 
     base = {k: str(v) for k, v in connection.items()}
     if client == "java-consumer":
@@ -81,6 +82,7 @@ def member_properties(
     session = {
         "session.timeout.ms": str(session_timeout_ms),
         "heartbeat.interval.ms": str(max(300, session_timeout_ms // 6)),
+        "max.poll.interval.ms": str(REBALANCE_TIMEOUT_MS),
     }
     return properties_text({**base, **consumer_settings(priority), **session})
 

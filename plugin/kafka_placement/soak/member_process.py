@@ -33,6 +33,13 @@ from kafka_placement.member_commands import watch_stdin
 from kafka_placement.soak.events import Committed, Consumed, Event, Ownership, SessionLost, dump_event
 from kafka_placement.soak.load import record_identity
 
+#: Every classic member's ``max.poll.interval.ms``, which is also its rebalance timeout: how long the
+#: coordinator waits for members to rejoin, and (plus 5 s) how long a member waits for a JoinGroup
+#: answer, in Java and kafka-python alike. At Kafka's default (300 s) one JoinGroup answer that never
+#: came (its coordinator unloaded the group during the rebalance) left a group without a consumer for
+#: 283 s in a 30-minute run (docs/reliability.md, session 25). The members poll every 0.2 s.
+REBALANCE_TIMEOUT_MS = 30_000
+
 
 class OwnershipLog:
     """What a member holds, as :class:`Ownership` intervals written to its log."""
@@ -156,6 +163,7 @@ def run_kafka_python(
         ],
         session_timeout_ms=timeout_ms,
         heartbeat_interval_ms=max(300, timeout_ms // 6),
+        max_poll_interval_ms=REBALANCE_TIMEOUT_MS,
         request_timeout_ms=10000,
         auto_offset_reset="earliest",
         enable_auto_commit=False,
@@ -245,6 +253,7 @@ def run_confluent(config: dict[str, Any], write: Callable[[Event], None], closin
             "auto.offset.reset": "earliest",
             "session.timeout.ms": timeout_ms,
             "heartbeat.interval.ms": max(300, timeout_ms // 6),
+            "max.poll.interval.ms": REBALANCE_TIMEOUT_MS,
             **stats_settings(Path(config["log"]).with_suffix(".rdkstats")),
         },
         assignor=assignor,
