@@ -118,3 +118,40 @@ def test_an_asynchronous_commits_accepted_offsets_are_logged_by_on_commit() -> N
         ("g", "cp-high", 3, 40)
     ]
     assert len(written) == 1
+
+
+class ErrorMessage:
+    """What confluent-kafka's consume() returns for an error event."""
+
+    def __init__(self, error: object) -> None:
+        self._error = error
+
+    def error(self) -> object:
+        return self._error
+
+
+def test_a_fatal_error_ends_the_consume_loop_and_a_passing_one_does_not() -> None:
+    import confluent_kafka
+    import pytest
+
+    from kafka_placement.soak.member_process import FatalConsumerError, consume_confluent
+
+    passing = confluent_kafka.KafkaError(confluent_kafka.KafkaError._TRANSPORT, "broker down")
+    fatal = confluent_kafka.KafkaError(
+        confluent_kafka.KafkaError.GROUP_ID_NOT_FOUND, "The group id does not exist", fatal=True
+    )
+    batches = [[ErrorMessage(passing)], [ErrorMessage(fatal)]]
+
+    class FakeConsumer:
+        closed = False
+
+        def consume(self, n: int, timeout: float) -> list[object]:
+            return batches.pop(0)
+
+        def close(self) -> None:
+            self.closed = True
+
+    consumer = FakeConsumer()
+    with pytest.raises(FatalConsumerError, match=r"failed for good: .*The group id does not exist"):
+        consume_confluent(consumer, lambda: None, lambda event: None, "g", "m", threading.Event())
+    assert batches == [] and not consumer.closed  # the caller closes it and builds a new one

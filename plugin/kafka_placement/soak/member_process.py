@@ -41,6 +41,13 @@ from kafka_placement.soak.load import record_identity
 REBALANCE_TIMEOUT_MS = 30_000
 
 
+class FatalConsumerError(Exception):
+    """librdkafka's consumer raised a fatal error: no call on it works again. Seen on the consumer protocol:
+    a heartbeat answered GROUP_ID_NOT_FOUND after a migration step ("ConsumerGroupHeartbeat fatal error:
+    Broker: The group id does not exist"); the member was dead for the run's last 25 minutes, and when the
+    active member went silent nobody took over."""
+
+
 class OwnershipLog:
     """What a member holds, as :class:`Ownership` intervals written to its log."""
 
@@ -328,11 +335,6 @@ def run_confluent_consumer_protocol(
     def on_cleared(partitions: list[Any]) -> None:
         owned.set(owned.owned | {tp.partition for tp in partitions})
 
-    guard = FencingGuard(int(config["session_timeout_ms"]), on_suspect=on_suspect, on_cleared=on_cleared)
-    consumer = Consumer.for_consumer_protocol(
-        confluent_failover_config(int(config["priority"]), base=base), fencing_guard=guard
-    )
-
     def commit() -> None:
         with contextlib.suppress(KafkaException):  # nothing to commit (no offset stored)
             consumer.commit(asynchronous=True)
@@ -349,8 +351,24 @@ def run_confluent_consumer_protocol(
         write(SessionLost(group, name, now - session_s, now))
         owned.set(owned.owned - {tp.partition for tp in partitions})
 
-    consumer.subscribe([config["topic"]], on_assign=on_assign, on_revoke=on_revoke, on_lost=on_lost)
-    consume_confluent(consumer, commit, write, group, name, closing)
+    while True:  # a consumer that failed for good is replaced: what an application that must not hang does
+        guard = FencingGuard(int(config["session_timeout_ms"]), on_suspect=on_suspect, on_cleared=on_cleared)
+        consumer = Consumer.for_consumer_protocol(
+            confluent_failover_config(int(config["priority"]), base=base), fencing_guard=guard
+        )
+        consumer.subscribe([config["topic"]], on_assign=on_assign, on_revoke=on_revoke, on_lost=on_lost)
+        try:
+            consume_confluent(consumer, commit, write, group, name, closing)
+        except FatalConsumerError as exc:
+            now = time.time()
+            logging.getLogger(__name__).warning("%s: a new consumer joins", exc)
+            write(SessionLost(group, name, now - session_s, now))
+            owned.set(())
+            with contextlib.suppress(Exception):
+                consumer.close()
+            if not closing.is_set():
+                continue
+        break
     owned.set(())
 
 
@@ -363,16 +381,20 @@ def consume_confluent(
     closing: threading.Event,
 ) -> None:
     """A confluent member's loop, either protocol: log every record consumed (stamped when its batch
-    arrived), commit after each batch that had one, and once more before the close."""
+    arrived), commit after each batch that had one, and once more before the close. A fatal error
+    (librdkafka's consumer is unusable from then on) raises :class:`FatalConsumerError`."""
     while not closing.is_set():
         messages = consumer.consume(500, 0.2)
         now = time.time()
         got = False
         for m in messages:
-            if m.error() is None:
+            error = m.error()
+            if error is None:
                 producer, sequence = record_identity(m.value())
                 write(Consumed(group, name, m.partition(), m.offset(), producer, sequence, now))
                 got = True
+            elif error.fatal():
+                raise FatalConsumerError(f"librdkafka's consumer failed for good: {error}")
         if got:
             commit()
     commit()
