@@ -152,6 +152,24 @@ def test_a_partition_nobody_owns_while_records_wait_is_reported_with_no_member()
     assert (orphan.since, orphan.until, orphan.waiting) == (150.0, 400.0, 250)  # offsets 50-299
 
 
+def test_orphans_of_one_hang_are_one_entry_and_a_later_hang_another() -> None:
+    # 7 gets records too: 6 and 7 orphaned from 150 s, one entry, until coop-b takes them at 300 s and
+    # reads on (6 from offset 50, 7 from 0); 8, owned by coop-b from 160 s to 300 s, is orphaned from
+    # its first record (301 s) to the end
+    taken = [
+        *ORPHANING,
+        Ownership(G, "coop-b", 2, (8,), 160.0, 300.0),
+        Ownership(G, "coop-b", 3, (6, 7), 300.0, None),
+    ]
+    acks_7, acks_8 = acks(7, range(100, 400)), acks(8, range(301, 400))
+    read_later = reads("coop-b", 6, range(300, 400), 50) + reads("coop-b", 7, range(300, 400))
+    orphans = stuck_members(taken, READ_6 + read_later, ACKS_6 + acks_7 + acks_8, [], SESSION, until=460.0)
+    assert [(o.member, o.partitions, o.since, o.until, o.waiting) for o in orphans] == [
+        ("", (6, 7), 150.0, 300.0, 150 + 200),  # acknowledged before 300 s: 6's offsets 50-199, 7's 0-199
+        ("", (8,), 301.0, 460.0, 99),
+    ]
+
+
 def test_a_partition_taken_over_within_the_bound_is_no_orphan() -> None:
     # coop-b is given 6 at 210 s (60 s unowned, under 66 s) and reads the rest
     taken = [*ORPHANING, Ownership(G, "coop-b", 2, (6,), 210.0, None)]

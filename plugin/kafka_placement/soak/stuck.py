@@ -55,7 +55,7 @@ _MEMBER_PREFIX = "member-"
 class StuckMember:
     group: str
     member: str  # "" for a partition no member owned (an orphan)
-    partitions: tuple[int, ...]  # what it owned (an orphan: the one partition)
+    partitions: tuple[int, ...]  # what it owned (orphans: the partitions silent over the same span)
     since: float  # the silence began (records waiting, nothing read, no fault concerning it)
     until: float  # it ended (a read, the release, or the end of the run)
     waiting: int  # acknowledged records on its partitions above what its group had consumed at ``since``
@@ -218,6 +218,26 @@ def _orphans(
                 a, b = _longest_unexplained(since, stop, explained)
                 if b - a > limit:
                     out.append(StuckMember(group, "", (partition,), a, b, waiting))
+    return _merged(out)
+
+
+def _merged(orphans: list[StuckMember]) -> list[StuckMember]:
+    """One entry per group for orphans whose silences overlap (one hang leaves every partition of a group
+    without an owner at once: 24 lines of the same minutes hid the other stuck members of a report)."""
+    out: list[StuckMember] = []
+    for orphan in sorted(orphans, key=lambda o: (o.group, o.since)):
+        last = out[-1] if out else None
+        if last is not None and last.group == orphan.group and orphan.since < last.until:
+            out[-1] = StuckMember(
+                orphan.group,
+                "",
+                tuple(sorted({*last.partitions, *orphan.partitions})),
+                last.since,
+                max(last.until, orphan.until),
+                last.waiting + orphan.waiting,
+            )
+        else:
+            out.append(orphan)
     return out
 
 
