@@ -7,7 +7,6 @@ from __future__ import annotations
 import copy
 import json
 import logging
-import time
 from typing import Any
 
 import confluent_kafka
@@ -21,27 +20,10 @@ from kafka_placement.errors import ConsumerConfigError
 TP = confluent_kafka.TopicPartition
 
 
-@pytest.fixture(scope="module")
-def template() -> dict[str, Any]:
-    """A statistics document from librdkafka (a group consumer with nowhere to connect)."""
-    docs: list[str] = []
-    consumer = confluent_kafka.Consumer(
-        {
-            "group.id": "g",
-            "bootstrap.servers": "127.0.0.1:1",
-            "statistics.interval.ms": 100,
-            "stats_cb": docs.append,
-            "log_level": 0,
-        }
-    )
-    try:
-        deadline = time.monotonic() + 10
-        while not docs and time.monotonic() < deadline:
-            consumer.poll(0.05)
-    finally:
-        consumer.close()
-    assert docs
-    doc: dict[str, Any] = json.loads(docs[0])
+@pytest.fixture()
+def template(librdkafka_statistics: str) -> dict[str, Any]:
+    """librdkafka's own statistics document (unit_tests/conftest.py) as a dict."""
+    doc: dict[str, Any] = json.loads(librdkafka_statistics)
     assert any(b["name"] == "GroupCoordinator" for b in doc["brokers"].values())
     return doc
 

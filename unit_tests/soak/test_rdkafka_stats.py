@@ -4,38 +4,17 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
-import confluent_kafka
 import pytest
 
 from kafka_placement.clients.confluent.consumer_config import split_config
 from kafka_placement.soak.rdkafka_stats import STATS_INTERVAL_MS, compact_stats, stats_settings
 
 
-@pytest.fixture(scope="module")
-def document() -> str:
-    """One statistics document from librdkafka (nothing listens on port 1)."""
-    docs: list[str] = []
-    consumer = confluent_kafka.Consumer(
-        {
-            "group.id": "g",
-            "bootstrap.servers": "127.0.0.1:1",
-            "statistics.interval.ms": 100,
-            "stats_cb": docs.append,
-            "log_level": 0,
-        }
-    )
-    try:
-        consumer.assign([confluent_kafka.TopicPartition("t", 3, 5)])
-        deadline = time.monotonic() + 10
-        while not docs and time.monotonic() < deadline:
-            consumer.poll(0.05)
-    finally:
-        consumer.close()
-    assert docs, "librdkafka wrote no statistics within 10 s"
-    return docs[0]
+@pytest.fixture()
+def document(librdkafka_statistics: str) -> str:
+    return librdkafka_statistics
 
 
 def test_the_assigned_partition_and_every_connection_are_kept(document: str) -> None:
