@@ -25,9 +25,11 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Matcher;
@@ -39,6 +41,8 @@ import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.Metric;
+import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
@@ -112,6 +116,78 @@ public final class SoakMember {
         return out;
     }
 
+    /**
+     * The group coordinator's heartbeat answers so far: the consumer's "heartbeat-total"
+     * (consumer-coordinator-metrics), recorded as each answer arrives; NaN when the consumer has none.
+     */
+    private static double heartbeatAnswers(KafkaConsumer<byte[], byte[]> consumer) {
+        for (Map.Entry<MetricName, ? extends Metric> e : consumer.metrics().entrySet()) {
+            MetricName n = e.getKey();
+            if (n.name().equals("heartbeat-total") && n.group().equals("consumer-coordinator-metrics")) {
+                Object value = e.getValue().metricValue();
+                return value instanceof Double ? (Double) value : Double.NaN;
+            }
+        }
+        return Double.NaN;
+    }
+
+    /**
+     * What our Python members' fencing guard does (kafka_placement.groups.coordinator_silence), for Java's
+     * consumer, which keeps consuming after its session expired until it rejoins: no heartbeat answer for
+     * the session less 2 s pauses the assignment (a session lost, the partitions released); answers again
+     * for a second resume what is still assigned (a fencing answer has made the consumer rejoin by then,
+     * and a new assignment is never paused).
+     */
+    private static final class FencingGuard {
+        private final SoakMember member;
+        private final long limitNanos;
+        private double answers = Double.NaN;
+        private long answeredAt = System.nanoTime();
+        private double answeredAtWall = now();
+        private long answeredAgainAt = -1;
+        private final Set<TopicPartition> paused = new HashSet<>();
+
+        FencingGuard(SoakMember member, double sessionS) {
+            this.member = member;
+            this.limitNanos = (long) (Math.max(1.0, sessionS - 2.0) * 1e9);
+        }
+
+        void check(KafkaConsumer<byte[], byte[]> consumer, Map<TopicPartition, OffsetAndMetadata> pending) {
+            double seen = heartbeatAnswers(consumer);
+            if (Double.isNaN(seen)) {
+                return;
+            }
+            long now = System.nanoTime();
+            if (Double.isNaN(answers) || seen > answers) {
+                answers = seen;
+                answeredAt = now;
+                answeredAtWall = now();
+                if (!paused.isEmpty() && answeredAgainAt < 0) {
+                    answeredAgainAt = now;
+                }
+            }
+            if (paused.isEmpty()) {
+                Set<TopicPartition> assigned = consumer.assignment();
+                if (now - answeredAt >= limitNanos && !assigned.isEmpty()) {
+                    paused.addAll(assigned);
+                    consumer.pause(paused);
+                    answeredAgainAt = -1;
+                    double t = now();
+                    member.write("\"ev\":\"session-lost\"," + member.who() + ",\"since\":" + answeredAtWall
+                        + ",\"t\":" + t);
+                    pending.clear();  // maybe someone else's already: not committed
+                    member.own(List.of());
+                }
+            } else if (answeredAgainAt >= 0 && now - answeredAgainAt >= 1_000_000_000L) {
+                Set<TopicPartition> back = new HashSet<>(paused);
+                back.retainAll(consumer.assignment());
+                consumer.resume(back);
+                paused.clear();
+                member.own(numbers(consumer.assignment()));
+            }
+        }
+    }
+
     private void commit(KafkaConsumer<byte[], byte[]> consumer, Map<TopicPartition, OffsetAndMetadata> offsets) {
         if (offsets.isEmpty()) {
             return;
@@ -149,6 +225,7 @@ public final class SoakMember {
         SoakMember member = new SoakMember(log, group, name);
         AtomicBoolean closing = closeOnStdin();
         Map<TopicPartition, OffsetAndMetadata> pending = new java.util.HashMap<>();
+        FencingGuard guard = new FencingGuard(member, sessionS);
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props)) {
             consumer.subscribe(List.of(topic), new ConsumerRebalanceListener() {
                 @Override
@@ -194,6 +271,7 @@ public final class SoakMember {
                     pending.put(new TopicPartition(r.topic(), r.partition()), new OffsetAndMetadata(r.offset() + 1));
                 }
                 member.commit(consumer, pending);
+                guard.check(consumer, pending);
             }
             member.commit(consumer, pending);
         }
