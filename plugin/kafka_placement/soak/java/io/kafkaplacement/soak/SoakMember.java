@@ -117,18 +117,18 @@ public final class SoakMember {
     }
 
     /**
-     * The group coordinator's heartbeat answers so far: the consumer's "heartbeat-total"
-     * (consumer-coordinator-metrics), recorded as each answer arrives; NaN when the consumer has none.
+     * The consumer's "heartbeat-total" (consumer-coordinator-metrics): the group coordinator's heartbeat
+     * answers so far, recorded as each arrives; null when the consumer has none. Looked up once: the
+     * metric object lives as long as the consumer, and walking every metric each loop turn costs.
      */
-    private static double heartbeatAnswers(KafkaConsumer<byte[], byte[]> consumer) {
+    private static Metric heartbeatTotal(KafkaConsumer<byte[], byte[]> consumer) {
         for (Map.Entry<MetricName, ? extends Metric> e : consumer.metrics().entrySet()) {
             MetricName n = e.getKey();
             if (n.name().equals("heartbeat-total") && n.group().equals("consumer-coordinator-metrics")) {
-                Object value = e.getValue().metricValue();
-                return value instanceof Double ? (Double) value : Double.NaN;
+                return e.getValue();
             }
         }
-        return Double.NaN;
+        return null;
     }
 
     /**
@@ -141,6 +141,7 @@ public final class SoakMember {
     private static final class FencingGuard {
         private final SoakMember member;
         private final long limitNanos;
+        private Metric heartbeats;  // "heartbeat-total", found at the first check
         private double answers = Double.NaN;
         private long answeredAt = System.nanoTime();
         private double answeredAtWall = now();
@@ -153,10 +154,17 @@ public final class SoakMember {
         }
 
         void check(KafkaConsumer<byte[], byte[]> consumer, Map<TopicPartition, OffsetAndMetadata> pending) {
-            double seen = heartbeatAnswers(consumer);
-            if (Double.isNaN(seen)) {
+            if (heartbeats == null) {
+                heartbeats = heartbeatTotal(consumer);
+                if (heartbeats == null) {
+                    return;
+                }
+            }
+            Object value = heartbeats.metricValue();
+            if (!(value instanceof Double)) {
                 return;
             }
+            double seen = (Double) value;
             long now = System.nanoTime();
             if (Double.isNaN(answers) || seen > answers) {
                 answers = seen;
