@@ -7,6 +7,7 @@ import contextlib
 import io
 import socket
 import threading
+import time
 from typing import Any
 
 from kafka.protocol.api_header import RequestHeader
@@ -20,11 +21,13 @@ _REQUESTS = {ApiVersionsRequest.API_KEY: ApiVersionsRequest, OffsetCommitRequest
 class FakeGroupCoordinator:
     """Serves one connection at a time on 127.0.0.1. ``error_code`` is the OffsetCommit answer for every
     partition (0 = accepted); ``commits`` the decoded OffsetCommit requests received; ``silent`` makes it
-    read requests and never answer."""
+    read requests and never answer; ``split_answer_s`` sends each OffsetCommit answer in two pieces
+    that far apart."""
 
     def __init__(self, error_code: int = 0, offset_commit_max_version: int = 8) -> None:
         self.error_code = error_code
         self.silent = False
+        self.split_answer_s: float | None = None
         self.max_version = offset_commit_max_version
         self.commits: list[Any] = []
         self.commit_versions: list[int] = []
@@ -64,7 +67,12 @@ class FakeGroupCoordinator:
                     response = self._api_versions_response()
                 response.API_VERSION = version
                 response.with_header(correlation_id=header.correlation_id)
-                conn.sendall(response.encode(header=True, framed=True))
+                answer = response.encode(header=True, framed=True)
+                if self.split_answer_s is not None and api_key == OffsetCommitRequest.API_KEY:
+                    conn.sendall(answer[:6])
+                    time.sleep(self.split_answer_s)
+                    answer = answer[6:]
+                conn.sendall(answer)
         except OSError:
             return
 

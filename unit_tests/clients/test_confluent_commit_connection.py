@@ -118,6 +118,45 @@ def test_commit_carries_the_members_generation_and_the_offsets(broker: FakeGroup
     assert coordinator.handled_on == []  # success is not handed to kafka-python
 
 
+def test_a_ready_connection_writes_and_reads_on_the_calling_thread(broker: FakeGroupCoordinator) -> None:
+    cluster, coordinator = Cluster(), Coordinator()
+    cluster.ports["coordinator-1"] = broker.port
+    conn = _connection(coordinator, cluster)
+    try:
+        conn.commit({("orders", 0): 1}, timeout_s=10)  # connects: the selector's loop does it
+        net = conn._selector()
+        waits: list[Any] = []
+        real_poll = net.poll
+
+        def poll(timeout_ms: Any = None, future: Any = None) -> None:
+            waits.append(timeout_ms)
+            real_poll(timeout_ms, future=future)
+
+        net.poll = poll  # type: ignore[method-assign]
+        for offset in range(2, 12):
+            conn.commit({("orders", 0): offset}, timeout_s=10)
+        polled = list(waits)
+    finally:
+        conn.close()
+    assert [_sent(c) for c in broker.commits[1:]] == [{("orders", 0): o} for o in range(2, 12)]
+    assert polled == [0] * 10  # only the look at what came meanwhile: never waited in the loop
+
+
+def test_an_answer_in_two_pieces_is_finished_by_the_loop(broker: FakeGroupCoordinator) -> None:
+    cluster, coordinator = Cluster(), Coordinator()
+    cluster.ports["coordinator-1"] = broker.port
+    conn = _connection(coordinator, cluster)
+    try:
+        conn.commit({("orders", 0): 1}, timeout_s=10)
+        broker.split_answer_s = 0.05
+        conn.commit({("orders", 0): 2}, timeout_s=10)
+        conn.commit({("orders", 0): 3}, timeout_s=10)
+    finally:
+        conn.close()
+    assert [_sent(c) for c in broker.commits] == [{("orders", 0): o} for o in (1, 2, 3)]
+    assert broker.connections == 1 and coordinator.handled_on == []
+
+
 def test_the_version_is_negotiated_with_the_brokers_api_versions() -> None:
     # KIP-35: the client sends the highest version both sides support; kafka-python's coordinator
     # offers OffsetCommit up to v8, this broker up to v5

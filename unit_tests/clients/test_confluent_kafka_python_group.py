@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import socket
 import textwrap
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from kafka.coordinator.consumer import ConsumerCoordinator
 from kafka.coordinator.heartbeat import Heartbeat
 from kafka.net.manager import KafkaConnectionManager
 from kafka.net.selector import NetworkSelector
+from kafka.net.transport import KafkaSSLTransport, KafkaTCPTransport
 
 from kafka_placement.clients.confluent import kafka_python_group
 from kafka_placement.clients.confluent.kafka_python_group import PRIVATE_PARTS
@@ -33,6 +35,10 @@ COVERED = {
     "ConsumerCoordinator._generation": "test_the_coordinators_generation_says_when_it_is_lost",
     "ConsumerCoordinator._send_offset_commit_request": _COMMIT_TEST,
     "ConsumerCoordinator._handle_offset_commit_response": "test_the_offset_commit_answer_handler",
+    "KafkaTCPTransport._write_buffer": "test_the_transport_sends_and_receives_on_the_calling_thread",
+    "KafkaTCPTransport._sock_send": "test_the_transport_sends_and_receives_on_the_calling_thread",
+    "KafkaTCPTransport._sock_recv": "test_the_transport_sends_and_receives_on_the_calling_thread",
+    "KafkaTCPTransport._sock": "test_the_transport_sends_and_receives_on_the_calling_thread",
 }
 
 
@@ -93,6 +99,33 @@ def test_the_offset_commit_answer_handler() -> None:
     assert list(inspect.signature(KafkaConnectionManager.run).parameters) == ["self", "coro", "args"]
     assert _assigned_in_init(BaseCoordinator).get("coordinator_id") == "None"  # public, read for its address
     assert callable(ClusterMetadata.broker_metadata) and callable(BaseCoordinator.generation_if_stable)
+
+
+def test_the_transport_sends_and_receives_on_the_calling_thread() -> None:
+    assigned = _assigned_in_init(KafkaTCPTransport)
+    assert assigned.get("_sock") == "sock" and assigned.get("_write_buffer") == "deque()"
+    for cls in (KafkaTCPTransport, KafkaSSLTransport):  # TLS overrides both, with the same shape
+        assert list(inspect.signature(cls._sock_send).parameters) == ["self"]
+        assert list(inspect.signature(cls._sock_recv).parameters) == ["self"]
+    # the idle-connection check reads the public times these two update
+    assert "transport.last_activity" in inspect.getsource(KafkaConnectionManager._connection_idle_at)
+    net = NetworkSelector()
+    ours, theirs = socket.socketpair()
+    try:
+        ours.setblocking(False)
+        transport = KafkaTCPTransport(net, ours)
+        transport._write_buffer.append(b"request")
+        assert transport._sock_send() == (7, None) and not transport._write_buffer
+        assert theirs.recv(16) == b"request"
+        assert transport._sock_recv() == (b"", None)  # nothing there yet: no error, no bytes
+        theirs.sendall(b"answer")
+        assert transport._sock_recv() == (b"answer", None)
+        theirs.close()
+        data, error = transport._sock_recv()  # the peer closed: an error, as the read task aborts on
+        assert data == b"" and error is not None
+    finally:
+        ours.close()
+        net.close()
 
 
 def test_every_listed_private_part_is_checked() -> None:

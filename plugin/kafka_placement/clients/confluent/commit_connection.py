@@ -9,6 +9,10 @@ own networking layer (``kafka.net``: a ``KafkaConnectionManager`` and its ``Kafk
 same TLS, SASL, ApiVersions negotiation, reconnect backoff and request timeout) on a private
 ``NetworkSelector`` that no IO thread runs: :meth:`CommitConnection.commit` sends kafka-python's
 ``OffsetCommitRequest`` and drives that selector on the caller's thread until the answer is there.
+On a ready connection it skips the selector's turns: the transport's queued bytes are written at once
+and the answer read as soon as the socket has it, both on the caller's thread through the transport's
+own send and receive (``kafka_python_group.send_queued_now``/``receive_answer_now``); the selector
+still connects, authenticates, and takes whatever is left.
 
 Only the successful answer is handled here. The generation, member id and coordinator come from
 kafka-python's coordinator at each commit (:class:`GroupView`: its stable generation, as its own commit
@@ -33,6 +37,8 @@ from kafka.net.selector import NetworkSelector
 from kafka.protocol.consumer import OffsetCommitRequest
 from kafka.structs import OffsetAndMetadata
 from kafka.structs import TopicPartition as KafkaTopicPartition
+
+from kafka_placement.clients.confluent.kafka_python_group import receive_answer_now, send_queued_now
 
 __all__ = ["CommitConnection", "CommitConnectionUnavailable", "GroupView", "offset_commit_request"]
 
@@ -172,7 +178,12 @@ class CommitConnection:
         send_time = time.monotonic()
         future = connection.send_request(request, request_timeout_ms=timeout_ms)
         self.requests_sent += 1
-        net.poll(timeout_ms, future=future)
+        # written and answered on this thread when the connection is ready; kafka.net's loop does
+        # the rest (connecting, a partial answer, a socket that did not take every byte)
+        if send_queued_now(connection):
+            receive_answer_now(connection, future, send_time + timeout_ms / 1000)
+        if not future.is_done:
+            net.poll(max(0, timeout_ms - int((time.monotonic() - send_time) * 1000)), future=future)
         if not future.is_done:  # the connection was still being set up past the deadline
             connection.close(kafka_errors.KafkaTimeoutError("OffsetCommit not answered in time"))
             net.poll(0)

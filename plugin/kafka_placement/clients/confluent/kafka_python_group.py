@@ -10,13 +10,15 @@ renames or reshapes one (kafka-python 3.0.12 is what they were read from).
 
 from __future__ import annotations
 
+import select
+import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from kafka.structs import OffsetAndMetadata
 from kafka.structs import TopicPartition as KafkaTopicPartition
 
-__all__ = ["PRIVATE_PARTS", "KafkaPythonGroup"]
+__all__ = ["PRIVATE_PARTS", "KafkaPythonGroup", "receive_answer_now", "send_queued_now"]
 
 Partition = tuple[str, int]
 
@@ -32,6 +34,11 @@ PRIVATE_PARTS: dict[str, str] = {
     "public commit_offsets_async takes a callback on the IO thread and cannot be awaited)",
     "ConsumerCoordinator._handle_offset_commit_response": "kafka-python's handling of an OffsetCommit "
     "answer (membership updates, the error raised) for an answer the commit connection received",
+    "KafkaTCPTransport._write_buffer": "whether the commit connection's request bytes are still queued",
+    "KafkaTCPTransport._sock_send": "the commit connection's request written on the calling thread, not a "
+    "loop task later (kafka.net's write() has no synchronous form)",
+    "KafkaTCPTransport._sock_recv": "the commit connection's answer read on the calling thread",
+    "KafkaTCPTransport._sock": "the socket whose readability the calling thread waits for",
 }
 
 
@@ -123,3 +130,55 @@ class KafkaPythonGroup:
 
 def _kafka_offsets(offsets: Iterable[tuple[Partition, int]]) -> dict[Any, Any]:
     return {KafkaTopicPartition(t, p): OffsetAndMetadata(o, "", -1) for (t, p), o in offsets}
+
+
+# --- the commit connection's socket, driven by the calling thread (commit_connection.py) ------------
+# kafka.net runs a connection's reads and writes as tasks of its NetworkSelector: a write is queued,
+# then written by a task that first waits for writability; an answer is read by a task parked on
+# the socket's readability. On the synchronous commit's path that is four selector turns per
+# request (docs/performance.md, "Synchronous commits"). These two do the same steps on the calling
+# thread: the transport's own send and receive, the connection's own ``data_received``.
+
+
+def send_queued_now(connection: Any) -> bool:
+    """Write the bytes queued on ``connection``'s transport now, on this thread. True when all went
+    out; bytes the socket did not take stay queued for kafka.net's write task (already scheduled by
+    ``write()``), and a send error aborts the transport exactly as that task does."""
+    transport = connection.transport
+    if transport is None or not transport._write_buffer:
+        return False
+    _, error = transport._sock_send()
+    if error is not None:
+        transport.abort(error=error)
+        return False
+    transport.last_write = time.monotonic()  # kafka.net's idle-connection check reads it
+    return not transport._write_buffer
+
+
+def receive_answer_now(connection: Any, future: Any, deadline: float) -> None:
+    """Wait on this thread, until ``deadline`` (monotonic), for ``connection``'s socket to bring
+    bytes, and hand what it brought to the connection's ``data_received``, as kafka.net's read task
+    does; usually the whole answer to ``future``'s request. Returns after one read that brought
+    bytes, whether or not they completed ``future`` (the rest, and anything else on the connection,
+    is left to kafka.net's loop), and when ``future`` is done or the deadline passed. A receive
+    error or a closed socket aborts the transport as that task does, which fails ``future``."""
+    transport = connection.transport
+    sock = None if transport is None else transport._sock
+    if sock is None:
+        return
+    poller = select.poll()
+    poller.register(sock.fileno(), select.POLLIN)
+    while not future.is_done:
+        wait_ms = (deadline - time.monotonic()) * 1000
+        if wait_ms <= 0:
+            return
+        if not poller.poll(max(1, int(wait_ms + 0.999))):
+            continue
+        data, error = transport._sock_recv()
+        if error is not None:
+            transport.abort(error=error)
+            return
+        if data:  # empty: TLS had only part of a record
+            transport.last_read = time.monotonic()
+            connection.data_received(data)
+            return
