@@ -100,6 +100,32 @@ def test_the_groups_coordinator_back_after_an_outage_excuses_standby_reads_withi
     assert (judged(None)["verdict"], judged(None)["coordinator_outages"]) == ("violated", {})
 
 
+def test_standby_reads_during_a_coordinator_outage_are_the_failover_not_a_violation() -> None:
+    # seed 36's fo-kp: both members' sessions expired when their coordinator's broker was killed (10 s);
+    # the samples saw the coordinator refuse the group from 12 s to 90 s; the standby got back in first
+    # (at 60 s) and read everything while the top member still could not rejoin
+    def judged(read_at: float) -> dict[str, object]:
+        logs = clean_logs()
+        logs.add(
+            [
+                Fault("broker-kill", "broker-3", 10.0),
+                Health((), 0, 0, 12.0, ("fo",)),
+                Health((), 0, 0, 90.0),
+                Ack("p", 10, "k10", 0, 0, 10, read_at - 1.0),
+                Consumed("fo", "low", 0, 10, "p", 10, read_at),
+            ]
+        )
+        return judge(
+            logs, ["fo"], {"fo": {"high": 2, "low": 1}}, WINDOWS, until=120.0, coordinators={"fo": 2}
+        )
+
+    summary = judged(60.0)
+    assert summary["coordinator_outages"] == {"fo": [[12.0, 90.0, 78.0]]}
+    assert (summary["verdict"], summary["standby_consumed"]) == ("held", 0)
+    # after the outage and its window, a standby read while the top member runs is caught again
+    assert (judged(100.0)["verdict"], judged(100.0)["standby_consumed"]) == ("violated", 1)
+
+
 def judged_with(
     outcome: dict[str, object],
     found: dict[tuple[str, int], tuple[int, int]] | None = None,

@@ -185,12 +185,15 @@ def standby_consumption(
     window_s: float,
     disruptions: Iterable[float] = (),
     group_disruptions: Mapping[str, Iterable[float]] | None = None,
+    group_outages: Mapping[str, Iterable[tuple[float, float]]] | None = None,
 ) -> list[Consumed]:
     """Records consumed in a failover group (``priorities``: group → member → priority, higher wins) by a
     member that was not the highest-priority running one, more than ``window_s`` after the group's last
     membership change (a member's process starting or stopping) or the last of ``disruptions`` (times of
     faults that move group coordinators, e.g. a broker killed) or of the group's own
-    ``group_disruptions`` (e.g. its coordinator back after an outage) before the record."""
+    ``group_disruptions`` (e.g. its coordinator back after an outage) before the record, and outside the
+    group's ``group_outages`` ((start, end) of its coordinator's outages: while members cannot rejoin,
+    whoever got in first holds the group, and that is the failover working)."""
     if window_s < 0:
         raise InvalidArgumentError(f"window_s must be >= 0, got {window_s}")
     for group, ranks in priorities.items():
@@ -208,9 +211,12 @@ def standby_consumption(
     disrupted_in = {
         group: sorted(common + list((group_disruptions or {}).get(group, ()))) for group in priorities
     }
+    outages_in = {group: sorted((group_outages or {}).get(group, ())) for group in priorities}
     found = []
     for record in sorted(consumed, key=lambda c: c.t):
         if record.group not in priorities:
+            continue
+        if any(start <= record.t <= end for start, end in outages_in[record.group]):
             continue
         ranks = priorities[record.group]
         running: dict[str, bool] = {}

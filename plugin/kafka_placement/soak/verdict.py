@@ -104,8 +104,8 @@ def judge(
     ``readback`` the topic read back after it (records found, whether the read reached the end): the
     move must have completed with whole copies and the topic must hold every acknowledged record.
     ``coordinators`` (group → its ``__consumer_offsets`` partition) with the logs' ``health`` samples
-    gives each group's coordinator outages; a coordinator back is a membership change of its group, and so
-    is a member's own ``session-lost`` (at its last successful heartbeat and again when it was told: the
+    gives each group's coordinator outages; no standby read is judged during one, a coordinator back is a
+    membership change of its group, and so is a member's own ``session-lost`` (at its last successful heartbeat and again when it was told: the
     group went on without it somewhere in between). Jepsen's consumer invariants
     (:mod:`~kafka_placement.soak.poll_order`) read the topic's content from the acknowledgements, every
     group's reads and ``readback``. With ``session_s`` (group → its session timeout) members that hang
@@ -127,7 +127,7 @@ def judge(
     for lost_session in logs.sessions_lost:
         group_changes.setdefault(lost_session.group, []).extend((lost_session.since, lost_session.t))
     standby = standby_consumption(
-        logs.consumed, logs.lives, priorities, windows.standby_s, broker_faults, group_changes
+        logs.consumed, logs.lives, priorities, windows.standby_s, broker_faults, group_changes, outages
     )
     found = readback[0] if readback is not None else None
     inconsistent = inconsistent_offsets(logs.acks, logs.consumed, found)
