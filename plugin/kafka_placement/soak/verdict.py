@@ -98,19 +98,19 @@ def judge(
     session_s: Mapping[str, float] | None = None,
     high_watermarks: Mapping[int, int] | None = None,
 ) -> dict[str, Any]:
-    """The summary: ``verdict`` ("held" / "violated") and every figure behind it. ``load`` is the
-    producers' (start, end) wall time; without it no producer is judged stalled. ``reassignment`` is
-    the operation's outcome (:class:`~kafka_placement.soak.operation.ThrottledReassignment`) and
-    ``readback`` the topic read back after it (records found, whether the read reached the end): the
-    move must have completed with whole copies and the topic must hold every acknowledged record.
-    ``coordinators`` (group → its ``__consumer_offsets`` partition) with the logs' ``health`` samples
-    gives each group's coordinator outages; no standby read is judged during one, a coordinator back is a
-    membership change of its group, and so is a member's own ``session-lost`` (at its last successful heartbeat and again when it was told: the
-    group went on without it somewhere in between). Jepsen's consumer invariants
+    """The summary: ``verdict`` ("held" / "violated") and every figure behind it. ``load`` is the producers'
+    (start, end) wall time; without it no producer is judged stalled. ``reassignment`` is the operation's
+    outcome (:class:`~kafka_placement.soak.operation.ThrottledReassignment`) and ``readback`` the topic
+    read back after it (records found, whether the read reached the end): the move must have completed
+    with whole copies and the topic must hold every acknowledged record. ``coordinators`` (group → its
+    ``__consumer_offsets`` partition) with the logs' ``health`` samples gives each group's coordinator
+    outages; no standby read is judged during one, a coordinator back is a membership change of its group,
+    and so is a member's own ``session-lost`` (at its last successful heartbeat and again when it was
+    told: the group went on without it somewhere in between). Jepsen's consumer invariants
     (:mod:`~kafka_placement.soak.poll_order`) read the topic's content from the acknowledgements, every
-    group's reads and ``readback``. With ``session_s`` (group → its session timeout) members that hang
-    are judged (:func:`~kafka_placement.soak.stuck.stuck_members`; ``high_watermarks``: the topic's, read
-    back after the run)."""
+    group's reads and ``readback``. With ``session_s`` (group → its session timeout) members that hang are
+    judged (:func:`~kafka_placement.soak.stuck.stuck_members`; ``high_watermarks``: the topic's, read back
+    after the run)."""
     lost = lost_records(logs.acks, logs.consumed, groups)
     ownerships = close_at_deaths(logs.ownerships, logs.faults)
     doubles = double_owners(ownerships, logs.lives, until=until, tolerance_s=windows.overlap_s)
