@@ -120,6 +120,23 @@ def test_broker_does_not_rack_check_explicit_assignments(admin: Any) -> None:
     assert report.metrics.under_diverse == [0]
 
 
+def test_each_broker_names_what_it_leads_in_its_own_metadata(admin: Any, kafka_cluster: Any) -> None:
+    # a new topic's leaders are its preferred replicas (the first of each explicit list); every broker's
+    # own metadata says so once it applied the topic, and asking one broker is bounded
+    from kafka_placement.clients.kafka_python import admin as kp_admin
+
+    topic = _name("replicas-own-view")
+    placed = {0: [0, 3], 1: [3, 1], 2: [1, 5], 3: [5, 4]}  # distinct racks each
+    kp_admin.create_topic(admin, topic, placed)
+    admin.created_topics.append(topic)
+    expected = {TopicPartition(topic, p): replicas[0] for p, replicas in placed.items()}
+    for broker in kafka_cluster.broker_ids:
+        seen = kp_admin.snapshot_seen_by(admin, broker, [topic])
+        assert seen.brokers == ()
+        assert {tp: state.leader for tp, state in seen.partitions.items()} == expected, broker
+        assert {tp.partition: list(state.replicas) for tp, state in seen.partitions.items()} == placed
+
+
 def test_audit_of_controller_placed_topic_with_both_clients(admin: Any, confluent_admin: Any) -> None:
     from kafka_placement.clients.confluent import admin as cf_admin
     from kafka_placement.clients.kafka_python import admin as kp_admin

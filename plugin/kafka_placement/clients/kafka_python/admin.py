@@ -2,6 +2,7 @@
 
 * :func:`brokers` (from :mod:`.admin_calls`, which :mod:`.reassignment` shares) — the live brokers;
 * :func:`snapshot` — racks from ``describe_cluster``, replicas/leaders/ISR from ``describe_topics``;
+  :func:`snapshot_seen_by` — the partitions as one broker's own metadata has them;
 * :func:`create_topic` — CreateTopics with an explicit replica assignment, validated first (the
   broker does not rack-check explicit assignments);
 * :func:`apply_reassignment` — submit and wait (:mod:`.reassignment`), then preferred-leader
@@ -59,6 +60,40 @@ def snapshot(
         if not transient or time.monotonic() >= deadline:
             break
         time.sleep(0.5)
+    partitions = _partitions(described, wanted, include_internal)
+    return ClusterSnapshot(tuple(brokers(admin)), partitions)
+
+
+def snapshot_seen_by(
+    admin: Any, node_id: int, topics: Iterable[str], *, timeout_ms: int = 5000
+) -> ClusterSnapshot:
+    """The partitions of ``topics`` as broker ``node_id`` sees them in its own metadata (brokers left
+    empty). A broker leads a partition once its own metadata says so, while another broker's metadata
+    can lag behind the controller's by many seconds on a loaded cluster; so what one broker leads is
+    best asked of that broker. kafka-python's admin has no public way to ask one broker: this uses
+    its connection manager, as :mod:`.topic_visibility` does. Raises kafka-python's error when the
+    broker does not answer within ``timeout_ms``."""
+    from kafka.protocol.metadata import MetadataRequest
+
+    wanted = list(topics)
+    manager = admin._manager
+    request = MetadataRequest(
+        topics=[MetadataRequest.MetadataRequestTopic(name=t) for t in wanted],
+        allow_auto_topic_creation=False,
+    )
+
+    async def ask() -> Any:
+        return await manager.send(request, node_id=node_id, request_timeout_ms=timeout_ms)
+
+    described = manager.run(ask).to_dict()["topics"]
+    return ClusterSnapshot((), _partitions(described, wanted, include_internal=True))
+
+
+def _partitions(
+    described: Iterable[Mapping[str, Any]], wanted: list[str] | None, include_internal: bool
+) -> dict[TopicPartition, PartitionState]:
+    """Metadata's topics (kafka-python's ``to_dict()`` shape) as partition states; a topic's error
+    raised (unknown, not authorised, any other code)."""
     partitions: dict[TopicPartition, PartitionState] = {}
     for topic in described:
         name = topic["name"]
@@ -84,7 +119,7 @@ def snapshot(
                 leader if leader is not None and leader >= 0 else None,
                 tuple(p["isr_nodes"]),
             )
-    return ClusterSnapshot(tuple(brokers(admin)), partitions)
+    return partitions
 
 
 def partition_sizes(admin: Any, topics: Iterable[str] | None = None) -> dict[TopicPartition, int]:
