@@ -45,6 +45,7 @@ class ScriptedManager:
         self.bootstrapped = True
         self.outcomes = outcomes
         self.sent = 0
+        self.node_ids: list[object] = []  # where each MetadataRequest went
 
     def least_loaded_node(self) -> int:
         return 0
@@ -63,6 +64,7 @@ class ScriptedManager:
 
     def send(self, request: object, node_id: object = None, request_timeout_ms: object = None) -> Future:
         self.sent += 1
+        self.node_ids.append(node_id)
         outcome = self.outcomes.pop(0) if self.outcomes else KafkaConnectionError("socket disconnected")
         if isinstance(outcome, BaseException):
             return Future().failure(outcome)
@@ -130,6 +132,39 @@ def test_with_the_mend_the_loop_sends_the_next_metadata_request_after_a_reset() 
 def _answer() -> MetadataResponse:
     broker = MetadataResponse.MetadataResponseBroker(0, "127.0.0.1", 9, None, version=1)
     return MetadataResponse(version=1, brokers=[broker], controller_id=0, topics=[])
+
+
+def _brokers(*node_ids: int) -> MetadataResponse:
+    broker = MetadataResponse.MetadataResponseBroker
+    brokers = [broker(n, "127.0.0.1", 9000 + n, None, version=1) for n in node_ids]
+    return MetadataResponse(version=1, brokers=brokers, controller_id=node_ids[0], topics=[])
+
+
+def _one_broker_left_then_down(mended: bool) -> tuple[ClusterMetadata, ScriptedManager]:
+    """A lagging broker's answer names one broker (5); the next refresh fails (5 went down); the one
+    after is answered with all six (what a bootstrap server says; then every later one fails)."""
+    down = KafkaConnectionError("socket disconnected")
+    cluster, manager = _cluster([_brokers(5), down, _brokers(*range(6))], mended=mended)
+    _drive(manager, lambda: manager.sent >= 1)
+    assert [b.node_id for b in cluster.brokers()] == [5]
+    cluster.request_update()  # a producer's NotLeaderForPartition
+    return cluster, manager
+
+
+def test_without_the_mend_a_client_whose_metadata_names_one_dead_broker_never_asks_another() -> None:
+    """The bug itself (kafka-python 3.0.12): if this fails, kafka-python rebootstraps and the mend can go."""
+    _, manager = _one_broker_left_then_down(mended=False)
+    _drive(manager, lambda: manager.sent >= 3)
+    assert manager.node_ids == [0, 0, 0]  # the least loaded broker it knows, never a bootstrap server
+
+
+def test_with_the_mend_the_refresh_goes_back_to_the_bootstrap_servers_kip_899() -> None:
+    cluster, manager = _one_broker_left_then_down(mended=True)
+    _drive(manager, lambda: len(cluster.brokers()) == 6)
+    # the first request (before 5 went down), one failed refresh (one broker known), then bootstrap
+    assert manager.node_ids[:3] == [0, 0, "bootstrap-0"]
+    assert sorted(b.node_id for b in cluster.brokers()) == list(range(6))
+    assert metadata_refresh._MENDED[cluster].rebootstraps == ["bootstrap-0 after 1 failures"]
 
 
 def test_without_the_mend_a_waiter_gets_a_refresh_failure_that_kafka_pythons_coordinator_raises() -> None:

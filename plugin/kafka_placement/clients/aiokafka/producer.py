@@ -1,5 +1,6 @@
 """``aiokafka.AIOKafkaProducer`` that tells our partitioner the topic, the record's size and (KIP-794)
-which partitions stopped taking data.
+which partitions stopped taking data, and that goes back to its bootstrap servers when no broker it knows
+answers (:mod:`.rebootstrap`, KIP-899).
 
 aiokafka's partitioner callable gets no topic, so a keyless strategy's state would be shared by every
 topic of the producer. This subclass hands :class:`~kafka_placement.clients.aiokafka.partitioner.
@@ -19,6 +20,7 @@ from typing import Any
 import aiokafka
 
 from kafka_placement.clients.aiokafka.partitioner import PlacementPartitioner
+from kafka_placement.clients.aiokafka.rebootstrap import mend_rebootstrap
 from kafka_placement.errors import InvalidArgumentError
 from kafka_placement.partitioning.availability import PartitionAvailability
 
@@ -33,6 +35,8 @@ class AIOKafkaProducer(aiokafka.AIOKafkaProducer):  # type: ignore[misc]  # aiok
 
     def __init__(self, *args: Any, availability_timeout_s: float = 0.0, **configs: Any) -> None:
         super().__init__(*args, **configs)
+        #: rebootstraps from bootstrap_servers when no known broker answers (KIP-899; .rebootstrap)
+        self.rebootstraps = mend_rebootstrap(self.client)
         self.availability: PartitionAvailability | None = None
         if availability_timeout_s:
             if not isinstance(self._partitioner, PlacementPartitioner):

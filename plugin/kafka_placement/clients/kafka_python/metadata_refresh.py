@@ -32,6 +32,18 @@ refresh loop's next attempt, for at most ``hold_failures_s`` (Java's ``request.t
 from the first failure, so a waiter without a timer of its own (``KafkaConsumer.topics()``) still hears of
 an outage that lasts.
 
+A fourth is where the refresh goes. kafka-python asks the least loaded broker *of its current metadata*
+and never goes back to ``bootstrap_servers`` (it has no ``metadata.recovery.strategy``). A broker whose
+own metadata lags (a loaded cluster fences and unfences brokers) can answer with a broker list of one;
+when that broker then goes down the client can ask nobody else, and its producer's sender spins on it
+(seen in a 30-minute soak: two producers stalled 4.5 minutes, until that broker came back;
+docs/reliability.md). Java's clients rebootstrap ([KIP-899](https://cwiki.apache.org/confluence/display/
+KAFKA/KIP-899%3A+Allow+producer+and+consumer+clients+to+rebootstrap), the default strategy since Kafka
+4.0): when no broker they know can be reached they resolve ``bootstrap.servers`` again. The mend does
+the same: after as many failed refreshes in a row as the metadata names brokers (at least one), the
+next refresh asks a bootstrap server (kafka-python's own bootstrap node ids, connected as at start-up),
+whose answer replaces the broker list.
+
 kafka-python has no public hook here; the private names used are only in this module, each checked by
 ``unit_tests/clients/test_kafka_python_metadata_refresh.py`` against the installed release.
 """
@@ -39,6 +51,7 @@ kafka-python has no public hook here; the private names used are only in this mo
 from __future__ import annotations
 
 import inspect
+import random
 import time
 import weakref
 from collections.abc import Callable, Coroutine
@@ -78,6 +91,9 @@ class MetadataRefreshMend:
 
     converted: list[str] = field(default_factory=list)
     held: list[str] = field(default_factory=list)
+    #: each refresh sent to a bootstrap server because no broker of the metadata answered, as
+    #: ``<bootstrap node id> after <n> failures``
+    rebootstraps: list[str] = field(default_factory=list)
 
 
 _MENDED: weakref.WeakKeyDictionary[ClusterMetadata, MetadataRefreshMend] = weakref.WeakKeyDictionary()
@@ -129,15 +145,27 @@ def mend_metadata_refresh(
     step: Callable[[Any], Coroutine[Any, Any, None]] = getattr(cluster, _REFRESH_STEP)
     failed_update: Callable[[BaseException], None] = cluster.failed_update
 
+    failures_in_a_row = [0]
+
     async def refresh_step(node_id: Any) -> None:
+        known = len(cluster.brokers())
+        if node_id is None and failures_in_a_row[0] >= max(1, known):  # KIP-899: rebootstrap
+            node_id = random.choice(cluster.bootstrap_brokers()).node_id
+            mend.rebootstraps.append(f"{node_id} after {failures_in_a_row[0]} failures")
+            failures_in_a_row[0] = 0
         try:
             await step(node_id)
         except OSError as exc:
+            failures_in_a_row[0] += 1
             converted = _as_connection_error(exc)
             if converted is None:
                 raise
             mend.converted.append(f"refresh: {type(exc).__name__}: {exc}")
             raise converted from exc
+        except BaseException:
+            failures_in_a_row[0] += 1
+            raise
+        failures_in_a_row[0] = 0
 
     held_future: list[Any] = [None, 0.0]  # the future kept waiting, and since when (monotonic)
 
