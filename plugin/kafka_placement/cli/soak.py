@@ -99,8 +99,10 @@ def run(args: argparse.Namespace) -> int:
         if args.report:
             out = Path(args.report)
             write_report(summary, logs, out)
-            # the logs, and each member process's stderr (its client's warnings: why it left a group)
-            for log in [*workdir.glob("*.jsonl"), *workdir.glob("*.log"), *workdir.glob("*.stderr")]:
+            # the logs, each member process's stderr (its client's warnings: why it left a group) and
+            # librdkafka's statistics of the confluent members (fetch state per partition: why one stopped)
+            kinds = ("*.jsonl", "*.log", "*.stderr", "*.rdkstats")
+            for log in [path for kind in kinds for path in workdir.glob(kind)]:
                 shutil.copy(log, out / log.name)
             # the brokers' own view (a group's coordinator, its assignor), before the cluster is removed
             cluster.write_logs(out / "cluster")
