@@ -211,7 +211,7 @@ def standby_consumption(
     disrupted_in = {
         group: sorted(common + list((group_disruptions or {}).get(group, ()))) for group in priorities
     }
-    outages_in = {group: sorted((group_outages or {}).get(group, ())) for group in priorities}
+    outages_in = {group: list((group_outages or {}).get(group, ())) for group in priorities}
     found = []
     for record in sorted(consumed, key=lambda c: c.t):
         if record.group not in priorities:

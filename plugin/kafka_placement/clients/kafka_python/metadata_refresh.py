@@ -155,16 +155,13 @@ def mend_metadata_refresh(
             failures_in_a_row[0] = 0
         try:
             await step(node_id)
-        except OSError as exc:
+        except BaseException as exc:
             failures_in_a_row[0] += 1
-            converted = _as_connection_error(exc)
+            converted = _as_connection_error(exc)  # None unless a bare OSError
             if converted is None:
                 raise
             mend.converted.append(f"refresh: {type(exc).__name__}: {exc}")
             raise converted from exc
-        except BaseException:
-            failures_in_a_row[0] += 1
-            raise
         failures_in_a_row[0] = 0
 
     held_future: list[Any] = [None, 0.0]  # the future kept waiting, and since when (monotonic)
