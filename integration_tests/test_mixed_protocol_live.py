@@ -182,3 +182,53 @@ def test_failover_member_joining_a_consumer_protocol_group_logs_that_no_failover
         for m in (classic, first):
             if m is not None:
                 m.close(timeout=15)
+
+
+def test_the_soak_member_loop_ends_on_the_fatal_error_librdkafka_really_delivers(
+    kafka_cluster: Any, tmp_path: Path
+) -> None:
+    """The soak's consumer-protocol member replaces a consumer that failed for good; it must see the
+    failure as librdkafka delivers it. The refusal above is a real one: a consumer-protocol consumer
+    joining a classic failover group is answered GROUP_ID_NOT_FOUND, a fatal error. The member's loop
+    must end on it (before the fix it polled the dead consumer until told to close)."""
+    import threading
+
+    from confluent_kafka import Consumer
+    from kafka import KafkaAdminClient
+
+    from kafka_placement.soak.member_process import FatalConsumerError, consume_confluent
+
+    bootstrap = kafka_cluster.bootstrap_servers
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap, client_id="mixed-protocol-fatal")
+    try:
+        topic = create_ready_topic(admin, "mixed-protocol-fatal", PARTITIONS, 2)
+    finally:
+        admin.close()
+    group = f"mixed-protocol-fatal-{uuid.uuid4().hex[:8]}"
+    active = Worker(bootstrap, group, "classic-p10", [topic], "failover", str(tmp_path), priority=10)
+    closing = threading.Event()
+    timer = threading.Timer(90, closing.set)  # bounds the loop when the fatal error is missed
+    consumer = None
+    try:
+        wait_until(lambda: _owned(active) == set(range(PARTITIONS)), 90, "p10 owning every partition")
+        consumer = Consumer(
+            {
+                "bootstrap.servers": bootstrap,
+                "group.id": group,
+                "client.id": "consumer-protocol-fatal",
+                "group.protocol": "consumer",
+                "enable.auto.commit": False,
+            }
+        )
+        consumer.subscribe([topic])
+        timer.start()
+        started = time.monotonic()
+        with pytest.raises(FatalConsumerError, match="group id does not exist"):
+            consume_confluent(consumer, lambda: None, lambda event: None, group, "cp", closing)
+        assert not closing.is_set(), "the fatal error was seen only after the loop was told to close"
+        assert time.monotonic() - started < 60
+    finally:
+        timer.cancel()
+        if consumer is not None:
+            consumer.close()
+        active.close(timeout=15)

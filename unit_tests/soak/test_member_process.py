@@ -155,3 +155,53 @@ def test_a_fatal_error_ends_the_consume_loop_and_a_passing_one_does_not() -> Non
     with pytest.raises(FatalConsumerError, match=r"failed for good: .*The group id does not exist"):
         consume_confluent(consumer, lambda: None, lambda event: None, "g", "m", threading.Event())
     assert batches == [] and not consumer.closed  # the caller closes it and builds a new one
+
+
+def test_a_fatal_error_in_the_shape_librdkafka_delivers_it_ends_the_consume_loop() -> None:
+    """librdkafka puts a consumer's fatal error on the consumer queue with the code ``_FATAL``, and
+    confluent-kafka builds that message's error with ``fatal()`` False: the code alone says it."""
+    import confluent_kafka
+    import pytest
+
+    from kafka_placement.soak.member_process import FatalConsumerError, consume_confluent
+
+    as_delivered = confluent_kafka.KafkaError(
+        confluent_kafka.KafkaError._FATAL,
+        "Fatal error: Broker: The group id does not exist: ConsumerGroupHeartbeat fatal error",
+    )
+    assert not as_delivered.fatal()  # the shape that was missed
+    batches = [[ErrorMessage(as_delivered)]]
+
+    class FakeConsumer:
+        def consume(self, n: int, timeout: float) -> list[object]:
+            if not batches:
+                raise AssertionError("the loop went on polling a dead consumer")
+            return batches.pop(0)
+
+    with pytest.raises(FatalConsumerError, match=r"failed for good: .*group id does not exist"):
+        consume_confluent(FakeConsumer(), lambda: None, lambda event: None, "g", "m", threading.Event())
+
+
+def test_a_fatal_error_raised_out_of_consume_ends_the_loop_and_another_exception_is_not_swallowed() -> None:
+    import confluent_kafka
+    import pytest
+
+    from kafka_placement.soak.member_process import FatalConsumerError, consume_confluent
+
+    raised = [
+        confluent_kafka.KafkaException(
+            confluent_kafka.KafkaError(
+                confluent_kafka.KafkaError.FENCED_INSTANCE_ID, "Static consumer fenced", fatal=True
+            )
+        ),
+        confluent_kafka.KafkaException(confluent_kafka.KafkaError(confluent_kafka.KafkaError._STATE, "x")),
+    ]
+
+    class FakeConsumer:
+        def consume(self, n: int, timeout: float) -> list[object]:
+            raise raised.pop(0)
+
+    with pytest.raises(FatalConsumerError, match="Static consumer fenced"):
+        consume_confluent(FakeConsumer(), lambda: None, lambda event: None, "g", "m", threading.Event())
+    with pytest.raises(confluent_kafka.KafkaException, match="x"):
+        consume_confluent(FakeConsumer(), lambda: None, lambda event: None, "g", "m", threading.Event())

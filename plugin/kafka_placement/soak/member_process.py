@@ -372,6 +372,19 @@ def run_confluent_consumer_protocol(
     owned.set(())
 
 
+def is_fatal(error: Any) -> bool:
+    """A librdkafka error after which its consumer never works again. librdkafka hands a consumer's fatal
+    error to ``consume()`` as a message whose code is ``_FATAL`` (the cause is in its text, and in
+    ``rd_kafka_fatal_error``), and confluent-kafka builds that message's error with ``fatal()`` False:
+    asking only ``fatal()`` missed it, and a member whose heartbeat was answered GROUP_ID_NOT_FOUND
+    polled a dead consumer for the run's last 22 minutes (docs/reliability.md, session 27)."""
+    from confluent_kafka import KafkaError
+
+    if not isinstance(error, KafkaError):
+        return False
+    return bool(error.fatal()) or error.code() == KafkaError._FATAL
+
+
 def consume_confluent(
     consumer: Any,
     commit: Callable[[], None],
@@ -383,8 +396,15 @@ def consume_confluent(
     """A confluent member's loop, either protocol: log every record consumed (stamped when its batch
     arrived), commit after each batch that had one, and once more before the close. A fatal error
     (librdkafka's consumer is unusable from then on) raises :class:`FatalConsumerError`."""
+    from confluent_kafka import KafkaException
+
     while not closing.is_set():
-        messages = consumer.consume(500, 0.2)
+        try:
+            messages = consumer.consume(500, 0.2)
+        except KafkaException as exc:  # confluent-kafka raises a fatal error served as an error event
+            if is_fatal(exc.args[0] if exc.args else None):
+                raise FatalConsumerError(f"librdkafka's consumer failed for good: {exc}") from exc
+            raise
         now = time.time()
         got = False
         for m in messages:
@@ -393,7 +413,7 @@ def consume_confluent(
                 producer, sequence = record_identity(m.value())
                 write(Consumed(group, name, m.partition(), m.offset(), producer, sequence, now))
                 got = True
-            elif error.fatal():
+            elif is_fatal(error):
                 raise FatalConsumerError(f"librdkafka's consumer failed for good: {error}")
         if got:
             commit()
