@@ -100,8 +100,9 @@ def run(args: argparse.Namespace) -> int:
             out = Path(args.report)
             write_report(summary, logs, out)
             # the logs, each member process's stderr (its client's warnings: why it left a group) and
-            # librdkafka's statistics of the confluent members (fetch state per partition: why one stopped)
-            kinds = ("*.jsonl", "*.log", "*.stderr", "*.rdkstats")
+            # librdkafka's statistics of the confluent members (fetch state per partition: why one stopped),
+            # and the native stacks of the members the drain found stuck (soak/stacks.py)
+            kinds = ("*.jsonl", "*.log", "*.stderr", "*.rdkstats", "*.stacks")
             for log in [path for kind in kinds for path in workdir.glob(kind)]:
                 shutil.copy(log, out / log.name)
             # the brokers' own view (a group's coordinator, its assignor), before the cluster is removed

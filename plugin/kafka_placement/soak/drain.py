@@ -98,9 +98,14 @@ class DrainOutcome:
     seconds: float
     ended: str  # "consumed", "stalled" (no progress for stall_s) or "bound" (drain_s passed)
     unconsumed: dict[str, int]  # group → acknowledged records it has not consumed
+    #: the stacks taken of the members left with records (:mod:`~kafka_placement.soak.stacks`)
+    stacks: tuple[dict[str, object], ...] = ()
 
     def summary(self) -> dict[str, object]:
-        return {"seconds": self.seconds, "ended": self.ended, "unconsumed": self.unconsumed}
+        out: dict[str, object] = {"seconds": self.seconds, "ended": self.ended, "unconsumed": self.unconsumed}
+        if self.stacks:
+            out["stacks"] = list(self.stacks)
+        return out
 
 
 def drain(

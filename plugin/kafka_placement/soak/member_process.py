@@ -19,6 +19,7 @@ id, which kafka-python and librdkafka expose differently).
 from __future__ import annotations
 
 import contextlib
+import faulthandler
 import json
 import logging
 import sys
@@ -32,6 +33,7 @@ from typing import IO, Any
 from kafka_placement.member_commands import watch_stdin
 from kafka_placement.soak.events import Committed, Consumed, Event, Ownership, SessionLost, dump_event
 from kafka_placement.soak.load import record_identity
+from kafka_placement.soak.stacks import DUMP_SIGNAL
 
 #: Every classic member's ``max.poll.interval.ms``, which is also its rebalance timeout: how long the
 #: coordinator waits for members to rejoin, and (plus 5 s) how long a member waits for a JoinGroup
@@ -105,6 +107,8 @@ def watch_membership(coordinator: Any, on_ended: Callable[[float], None], closin
 
 def main(config_path: str) -> int:  # pragma: no cover - runs in a child process (integration tests)
     config = json.loads(Path(config_path).read_text())
+    # every thread's Python stack to stderr when the soak finds this member stuck (soak/stacks.py)
+    faulthandler.register(DUMP_SIGNAL, all_threads=True)
     # the clients' warnings (and ours) on stderr with their time, to set beside the faults' times
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     log: IO[str] = open(config["log"], "a", buffering=1)  # noqa: SIM115 - lives as long as the process

@@ -20,7 +20,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from contextlib import ExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,7 @@ from kafka_placement.soak.restarts import RESTART_TIMEOUT_S
 from kafka_placement.soak.rig import Rig, open_rig, sleep_until
 from kafka_placement.soak.run_plan import PROFILES, Profile, RunPlan, plan_run
 from kafka_placement.soak.schedule import MEMBER_KINDS, NETWORK_KINDS
+from kafka_placement.soak.stacks import dump_stacks
 from kafka_placement.soak.verdict import SoakLogs, Windows, judge
 
 __all__ = ["GROUPS", "PROFILES", "Profile", "RunPlan", "plan_run", "read_logs", "run_soak"]
@@ -147,6 +148,12 @@ def stop_and_drain(rig: Rig, plan: RunPlan, tail: LogTail, clock: RunClock) -> t
         note=clock.after_load,
         short=lambda group: group.removeprefix(prefix),
     )
+    if outcome.ended != "consumed":  # taken now: the stuck members are closed next
+        left = {g for g, n in outcome.unconsumed.items() if n}
+        names = [n for n, spec in rig.members.specs.items() if rig.members.group_id(spec[0]) in left]
+        clock.after_load(f"taking the stacks of {', '.join(names)}")
+        dumps = dump_stacks(rig.members.procs, names, rig.members.workdir)
+        outcome = replace(outcome, stacks=tuple(d.summary() for d in dumps))
     return load_end, outcome
 
 
