@@ -192,3 +192,14 @@ def test_the_group_read_keeps_the_members_client_id_out_of_its_own(monkeypatch: 
     config = {"bootstrap.servers": "127.0.0.1:1", "group.id": "g", "client.id": "member-7"}
     assert join_preflight.described_group(config, "g") is None
     assert seen["client_id"] == "kafka-placement-preflight" and seen["bootstrap_servers"] == ["127.0.0.1:1"]
+
+
+def test_an_empty_consumer_group_is_not_blamed_on_the_default_assignor_kafka_names() -> None:
+    # Kafka describes a group whose members name no server assignor (an empty one too) with its default,
+    # "uniform" (ConsumerGroup.asDescribedGroup): a run whose members all died read as a wrong assignor
+    status = migration_status(group(protocol="consumer", assignor="uniform"), failover=True)
+    assert status.stage == "consumer" and not status.honoured
+    assert status.problems == (
+        "the group has no member: whether the broker ranks its members by failover cannot be read",
+    )
+    assert "uniform" not in status.ranked_by and "no member" in status.ranked_by

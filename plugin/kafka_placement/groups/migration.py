@@ -126,6 +126,18 @@ def _classic(group: DescribedGroup) -> MigrationStatus:
 
 
 def _consumer(group: DescribedGroup) -> MigrationStatus:
+    if not group.members:
+        # Kafka names the assignor its members prefer, or else its default (ConsumerGroup.asDescribedGroup:
+        # preferredServerAssignor(...).orElse(defaultAssignor)): "uniform" for an empty group says nothing
+        return MigrationStatus(
+            "consumer",
+            "nobody (the group has no member)",
+            None,
+            (),
+            (),
+            ("the group has no member: whether the broker ranks its members by failover cannot be read",),
+            "start the consumer-protocol failover members",
+        )
     assignor = group.assignor or "unknown"
     ranked_by = f"the broker's {assignor} assignor"
     classic = tuple(m.member_id for m in group.members if m.member_protocol == "classic")
