@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from coordinated_groups import coordinated_by, offsets_leaders
 from member_process import wait_until
 
 pytestmark = pytest.mark.integration
@@ -33,31 +34,6 @@ SILENCE_S = 24.0
 GUARD_SLACK_S = 3.0
 RECOVERY_S = 90.0  # the rejoin after the silence: librdkafka's requests swallowed must time out first
 PRODUCE_EVERY_S = 0.02
-
-
-def _coordinated_by(broker: int, leaders: dict[int, int], partitions: int) -> str:
-    """A fresh group id coordinated by ``broker`` (the leader of its ``__consumer_offsets`` partition)."""
-    from kafka_placement.soak.health import coordinator_partition
-
-    for _ in range(10_000):
-        group = f"fencing-guard-{uuid.uuid4().hex[:8]}"
-        if leaders.get(coordinator_partition(group, partitions)) == broker:
-            return group
-    raise AssertionError(f"no group id coordinated by broker {broker} among 10,000: leaders {leaders}")
-
-
-def _offsets_leaders(admin: Any) -> dict[int, int]:
-    """``__consumer_offsets`` partition → its leader; empty until the topic exists with every partition led
-    (a FindCoordinator creates it: the first answers are COORDINATOR_NOT_AVAILABLE)."""
-    from kafka.errors import KafkaError
-
-    try:
-        admin.describe_groups(["fencing-guard-warm"])
-        described = admin.describe_topics(["__consumer_offsets"])[0].get("partitions") or []
-    except KafkaError:
-        return {}
-    leaders = {p["partition_index"]: p["leader_id"] for p in described}
-    return leaders if leaders and min(leaders.values()) >= 0 else {}
 
 
 def test_a_member_fenced_behind_a_silent_coordinator_stops_consuming(kafka_proxied_cluster: Any) -> None:
@@ -75,11 +51,11 @@ def test_a_member_fenced_behind_a_silent_coordinator_stops_consuming(kafka_proxi
     consumers: dict[str, Any] = {}
     producer: Any = None
     try:
-        wait_until(lambda: _offsets_leaders(admin), 60, "__consumer_offsets, every partition led", step=0.5)
-        leaders = _offsets_leaders(admin)
+        wait_until(lambda: offsets_leaders(admin), 60, "__consumer_offsets, every partition led", step=0.5)
+        leaders = offsets_leaders(admin)
         groups = {
-            "guarded": _coordinated_by(0, leaders, len(leaders)),
-            "plain": _coordinated_by(0, leaders, len(leaders)),
+            "guarded": coordinated_by("fencing-guard", 0, leaders, len(leaders)),
+            "plain": coordinated_by("fencing-guard", 0, leaders, len(leaders)),
         }
         admin.create_topics(
             [

@@ -182,6 +182,18 @@ def run_kafka_python(
     watch_membership(
         consumer._coordinator, lambda since: write(SessionLost(group, name, since, time.time())), closing
     )
+
+    def on_suspect(partitions: frozenset[Any], silent_s: float) -> None:
+        # our KafkaConsumer stopped consuming: the membership may have ended at the last heartbeat answer
+        now = time.time()
+        write(SessionLost(group, name, now - silent_s, now))
+        owned.set(owned.owned - {tp.partition for tp in partitions})
+
+    def on_cleared(partitions: frozenset[Any]) -> None:
+        owned.set(owned.owned | {tp.partition for tp in partitions})
+
+    if consumer.session_guard is not None:
+        consumer.session_guard.on_suspect, consumer.session_guard.on_cleared = on_suspect, on_cleared
     consumer.subscribe([config["topic"]], listener=Listener())
     while not closing.is_set():
         try:

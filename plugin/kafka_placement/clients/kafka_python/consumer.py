@@ -6,7 +6,10 @@ believes it is stable, and the broker drops it after ``session.timeout.ms`` — 
 others while it still thinks it owns them. This subclass runs
 :class:`~kafka_placement.clients.kafka_python.join_watchdog.JoinWatchdog` after every round of polling
 (``poll()`` and iteration both poll in rounds), which asks the coordinator to rejoin when it sees that
-state. Its metadata refresh loop also outlives a bare ``OSError``
+state. It stops consuming once its session may have ended at the broker (no heartbeat answered for
+about a session: :mod:`~kafka_placement.clients.kafka_python.session_guard`), where kafka-python goes on
+fetching partitions that are already someone else's. Its metadata refresh loop also outlives a bare
+``OSError``
 (:mod:`~kafka_placement.clients.kafka_python.metadata_refresh`). Use it wherever ``kafka.KafkaConsumer`` is
 used with our assignors (or any)::
 
@@ -29,6 +32,7 @@ from kafka_placement.clients.kafka_python.metadata_refresh import (
     mend_metadata_refresh,
 )
 from kafka_placement.clients.kafka_python.partition_counts import watch_partition_counts
+from kafka_placement.clients.kafka_python.session_guard import SessionGuard
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +55,11 @@ class KafkaConsumer(kafka.KafkaConsumer):  # type: ignore[misc]  # kafka-python 
         self.metadata_refresh: MetadataRefreshMend = mend_metadata_refresh(client_cluster(self))
         watch_partition_counts(self)  # a migration-ready member split by the broker says so
         self._join_watchdog: JoinWatchdog | None = None
+        #: stops consuming once the session may have ended at the broker (module docstring)
+        self.session_guard: SessionGuard | None = None
         if self.config.get("group_id") is not None:
+            session_s = self.config["session_timeout_ms"] / 1000
+            self.session_guard = SessionGuard(self, self._coordinator, session_s)
             self._join_watchdog = JoinWatchdog(
                 self._coordinator,
                 self.config["session_timeout_ms"] / 1000,
@@ -72,10 +80,13 @@ class KafkaConsumer(kafka.KafkaConsumer):  # type: ignore[misc]  # kafka-python 
         return list(self._join_watchdog.fired) if self._join_watchdog is not None else []
 
     def _poll_once(self, timer: Any, max_records: int, update_offsets: bool = True) -> Any:
-        records = super()._poll_once(timer, max_records, update_offsets=update_offsets)
         # only a subscribed consumer is in a group: one using assign() never heartbeats, and the
         # watchdog would take that for a member parked outside its group
+        in_group = not self._closed and self._subscription.partitions_auto_assigned()
+        if in_group and self.session_guard is not None:
+            self.session_guard.check()  # before the round: a paused partition's records are not returned
+        records = super()._poll_once(timer, max_records, update_offsets=update_offsets)
         watchdog = self._join_watchdog
-        if watchdog is not None and not self._closed and self._subscription.partitions_auto_assigned():
+        if watchdog is not None and in_group and not self._closed:
             watchdog.check()
         return records
