@@ -14,14 +14,12 @@ the silence both rejoin and consume every record produced, nothing lost.
 
 from __future__ import annotations
 
-import time
 import uuid
 from typing import Any
 
 import pytest
 
-from coordinated_groups import coordinated_by, offsets_leaders
-from member_process import wait_until
+from coordinated_groups import groups_behind_broker_0, run_through_silence
 
 pytestmark = pytest.mark.integration
 
@@ -39,11 +37,9 @@ PRODUCE_EVERY_S = 0.02
 def test_a_member_fenced_behind_a_silent_coordinator_stops_consuming(kafka_proxied_cluster: Any) -> None:
     import confluent_kafka
     from kafka import KafkaAdminClient
-    from kafka.admin import NewTopic
 
     from kafka_placement.clients.confluent.consumer import Consumer
     from kafka_placement.clients.confluent.fencing_guard import FencingGuard
-    from kafka_placement.testing.toxiproxy import timeout
 
     cluster = kafka_proxied_cluster
     admin = KafkaAdminClient(**cluster.kafka_python_settings())
@@ -51,27 +47,7 @@ def test_a_member_fenced_behind_a_silent_coordinator_stops_consuming(kafka_proxi
     consumers: dict[str, Any] = {}
     producer: Any = None
     try:
-        wait_until(lambda: offsets_leaders(admin), 60, "__consumer_offsets, every partition led", step=0.5)
-        leaders = offsets_leaders(admin)
-        groups = {
-            "guarded": coordinated_by("fencing-guard", 0, leaders, len(leaders)),
-            "plain": coordinated_by("fencing-guard", 0, leaders, len(leaders)),
-        }
-        admin.create_topics(
-            [
-                NewTopic(
-                    topic,
-                    replica_assignments={p: [1 + p % 2, 2 - p % 2, 0] for p in range(PARTITIONS)},
-                    topic_configs={"min.insync.replicas": "2"},
-                )
-            ]
-        )
-
-        def led_by_1_and_2() -> bool:
-            described = admin.describe_topics([topic])[0].get("partitions") or []
-            return len(described) == PARTITIONS and all(p["leader_id"] in (1, 2) for p in described)
-
-        wait_until(led_by_1_and_2, 60, f"{topic}'s partitions led by brokers 1 and 2", step=0.5)
+        groups = groups_behind_broker_0(admin, "fencing-guard", topic, PARTITIONS)
         base = {
             **cluster.librdkafka_settings(),
             "group.protocol": "consumer",
@@ -94,55 +70,32 @@ def test_a_member_fenced_behind_a_silent_coordinator_stops_consuming(kafka_proxi
         for consumer in consumers.values():
             consumer.subscribe([topic])
         producer = confluent_kafka.Producer({**cluster.librdkafka_settings(), "linger.ms": 5})
-        produced: set[tuple[int, int]] = set()
 
-        def delivered(error: Any, message: Any) -> None:
-            assert error is None, error
-            produced.add((message.partition(), message.offset()))
+        def produce_one(produced: set[tuple[int, int]]) -> None:
+            def delivered(error: Any, message: Any) -> None:
+                assert error is None, error
+                produced.add((message.partition(), message.offset()))
 
-        consumed: dict[str, list[tuple[float, int, int]]] = {name: [] for name in consumers}
-
-        def turn() -> None:
             producer.produce(topic, b"x", partition=len(produced) % PARTITIONS, on_delivery=delivered)
             producer.poll(0)
-            for name, consumer in consumers.items():
-                for message in consumer.consume(100, PRODUCE_EVERY_S / 2):
-                    assert message.error() is None, message.error()
-                    consumed[name].append((time.monotonic(), message.partition(), message.offset()))
 
-        def run_for(seconds: float) -> None:
-            end = time.monotonic() + seconds
-            while time.monotonic() < end:
-                turn()
+        def poll(consumer: Any) -> list[tuple[int, int]]:
+            messages = consumer.consume(100, PRODUCE_EVERY_S / 2)
+            assert all(m.error() is None for m in messages), [m.error() for m in messages]
+            return [(m.partition(), m.offset()) for m in messages]
 
-        def each_consumed_since(t: float) -> bool:
-            turn()
-            return all(any(at >= t for at, _, _ in got) for got in consumed.values())
-
-        wait_until(lambda: each_consumed_since(0.0), 60, "both members consuming", step=0.0)
-        run_for(3.0)
-        with cluster.faults.toxic(timeout(0, stream="upstream"), brokers=[0]):
-            silent_from = time.monotonic()
-            run_for(SILENCE_S)
-            silent_until = time.monotonic()
-        window = (silent_from + SESSION_S + GUARD_SLACK_S, silent_until)
-        in_window = {
-            name: sum(1 for at, _, _ in got if window[0] <= at < window[1]) for name, got in consumed.items()
-        }
-        wait_until(
-            lambda: each_consumed_since(silent_until), RECOVERY_S, "both members consuming again", step=0.0
+        run = run_through_silence(
+            cluster,
+            produce_one,
+            {name: (lambda c=consumer: poll(c)) for name, consumer in consumers.items()},
+            lambda: producer.flush(30),
+            silence_s=SILENCE_S,
+            recovery_s=RECOVERY_S,
         )
-        producer.flush(30)
-
-        def everything_consumed() -> bool:
-            turn()
-            return all(produced <= {(p, o) for _, p, o in got} for got in consumed.values())
-
-        wait_until(everything_consumed, RECOVERY_S, "every record produced consumed by both groups", step=0.0)
-        recovered = {
-            name: min(at for at, _, _ in got if at >= silent_until) - silent_until
-            for name, got in consumed.items()
-        }
+        window = (run.silent_from + SESSION_S + GUARD_SLACK_S, run.silent_until)
+        in_window = {name: run.count_between(name, *window) for name in consumers}
+        recovered = {name: run.recovered_s(name) for name in consumers}
+        produced = run.produced
         print(
             f"records consumed {window[1] - window[0]:.0f} s into a {SILENCE_S:.0f} s coordinator silence "
             f"(after the session + {GUARD_SLACK_S:.0f} s): guarded {in_window['guarded']}, librdkafka "

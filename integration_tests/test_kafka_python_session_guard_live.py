@@ -21,8 +21,7 @@ from typing import Any
 
 import pytest
 
-from coordinated_groups import coordinated_by, offsets_leaders
-from member_process import wait_until
+from coordinated_groups import groups_behind_broker_0, run_through_silence
 
 pytestmark = pytest.mark.integration
 
@@ -44,10 +43,8 @@ def test_a_kafka_python_member_behind_a_silent_coordinator_stops_consuming(
 ) -> None:
     import kafka
     from kafka import KafkaAdminClient, KafkaProducer
-    from kafka.admin import NewTopic
 
     from kafka_placement.clients.kafka_python import KafkaConsumer
-    from kafka_placement.testing.toxiproxy import timeout
 
     cluster = kafka_proxied_cluster
     settings = cluster.kafka_python_settings()
@@ -56,26 +53,7 @@ def test_a_kafka_python_member_behind_a_silent_coordinator_stops_consuming(
     consumers: dict[str, Any] = {}
     producer: Any = None
     try:
-        wait_until(lambda: offsets_leaders(admin), 60, "__consumer_offsets, every partition led", step=0.5)
-        leaders = offsets_leaders(admin)
-        groups = {
-            name: coordinated_by("session-guard", 0, leaders, len(leaders)) for name in ("guarded", "plain")
-        }
-        admin.create_topics(
-            [
-                NewTopic(
-                    topic,
-                    replica_assignments={p: [1 + p % 2, 2 - p % 2, 0] for p in range(PARTITIONS)},
-                    topic_configs={"min.insync.replicas": "2"},
-                )
-            ]
-        )
-
-        def led_by_1_and_2() -> bool:
-            described = admin.describe_topics([topic])[0].get("partitions") or []
-            return len(described) == PARTITIONS and all(p["leader_id"] in (1, 2) for p in described)
-
-        wait_until(led_by_1_and_2, 60, f"{topic}'s partitions led by brokers 1 and 2", step=0.5)
+        groups = groups_behind_broker_0(admin, "session-guard", topic, PARTITIONS)
         common = {
             **settings,
             "auto_offset_reset": "earliest",
@@ -98,50 +76,28 @@ def test_a_kafka_python_member_behind_a_silent_coordinator_stops_consuming(
         guard.on_suspect = on_suspect
         guard.on_cleared = lambda partitions: told.append(("cleared", len(partitions)))
         producer = KafkaProducer(**settings, linger_ms=5)
-        produced: set[tuple[int, int]] = set()
-        consumed: dict[str, list[tuple[float, int, int]]] = {name: [] for name in consumers}
 
-        def turn() -> None:
+        def produce_one(produced: set[tuple[int, int]]) -> None:
             future = producer.send(topic, b"x", partition=len(produced) % PARTITIONS)
             future.add_callback(lambda meta: produced.add((meta.partition, meta.offset)))
-            for name, consumer in consumers.items():
-                for records in consumer.poll(timeout_ms=int(PRODUCE_EVERY_S * 500)).values():
-                    now = time.monotonic()
-                    consumed[name] += [(now, r.partition, r.offset) for r in records]
 
-        def run_for(seconds: float) -> None:
-            end = time.monotonic() + seconds
-            while time.monotonic() < end:
-                turn()
+        def poll(consumer: Any) -> list[tuple[int, int]]:
+            batches = consumer.poll(timeout_ms=int(PRODUCE_EVERY_S * 500))
+            return [(r.partition, r.offset) for records in batches.values() for r in records]
 
-        def each_consumed_since(t: float) -> bool:
-            turn()
-            return all(any(at >= t for at, _, _ in got) for got in consumed.values())
-
-        wait_until(lambda: each_consumed_since(0.0), 90, "both members consuming", step=0.0)
-        run_for(3.0)
-        with cluster.faults.toxic(timeout(0, stream="upstream"), brokers=[0]):
-            silent_from = time.monotonic()
-            run_for(SILENCE_S)
-            silent_until = time.monotonic()
-        window = (silent_from + SESSION_MS / 1000 + GUARD_SLACK_S, silent_until)
-        in_window = {
-            name: sum(1 for at, _, _ in got if window[0] <= at < window[1]) for name, got in consumed.items()
-        }
-        wait_until(
-            lambda: each_consumed_since(silent_until), RECOVERY_S, "both members consuming again", step=0.0
+        run = run_through_silence(
+            cluster,
+            produce_one,
+            {name: (lambda c=consumer: poll(c)) for name, consumer in consumers.items()},
+            lambda: producer.flush(30),
+            silence_s=SILENCE_S,
+            recovery_s=RECOVERY_S,
         )
-        producer.flush(30)
-
-        def everything_consumed() -> bool:
-            turn()
-            return all(produced <= {(p, o) for _, p, o in got} for got in consumed.values())
-
-        wait_until(everything_consumed, RECOVERY_S, "every record produced consumed by both groups", step=0.0)
-        recovered = {
-            name: min(at for at, _, _ in got if at >= silent_until) - silent_until
-            for name, got in consumed.items()
-        }
+        silent_from, silent_until = run.silent_from, run.silent_until
+        window = (silent_from + SESSION_MS / 1000 + GUARD_SLACK_S, silent_until)
+        in_window = {name: run.count_between(name, *window) for name in consumers}
+        recovered = {name: run.recovered_s(name) for name in consumers}
+        produced = run.produced
         print(
             f"records consumed {window[1] - window[0]:.0f} s into a {SILENCE_S:.0f} s coordinator silence "
             f"(after the session + {GUARD_SLACK_S:.0f} s): ours {in_window['guarded']}, kafka-python's "
@@ -154,8 +110,8 @@ def test_a_kafka_python_member_behind_a_silent_coordinator_stops_consuming(
         stopped_s = suspected_at[0] - silent_from
         # before a full session of silence: before the broker can have removed the member
         assert stopped_s < SESSION_MS / 1000, stopped_s
-        after = [at for at, _, _ in consumed["guarded"] if suspected_at[0] <= at < silent_until]
-        assert after == [], f"{len(after)} records consumed after the guard stopped the member"
+        after = run.count_between("guarded", suspected_at[0], silent_until)
+        assert after == 0, f"{after} records consumed after the guard stopped the member"
         assert not guard.suspected, told  # and went on after the silence
     finally:
         for consumer in consumers.values():
