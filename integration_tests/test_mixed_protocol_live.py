@@ -196,7 +196,7 @@ def test_the_soak_member_loop_ends_on_the_fatal_error_librdkafka_really_delivers
     from confluent_kafka import Consumer
     from kafka import KafkaAdminClient
 
-    from kafka_placement.soak.member_process import FatalConsumerError, consume_confluent
+    from kafka_placement.soak.confluent_member import FatalConsumerError, consume_confluent
 
     bootstrap = kafka_cluster.bootstrap_servers
     admin = KafkaAdminClient(bootstrap_servers=bootstrap, client_id="mixed-protocol-fatal")

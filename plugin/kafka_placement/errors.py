@@ -107,6 +107,12 @@ class MessageSchemaUnavailableError(KafkaPlacementError, RuntimeError):
     says which."""
 
 
+class FetchStalledError(ConsumerGroupError):
+    """librdkafka keeps a partition assigned to this member and has fetched none of it for longer than the
+    consumer's fetch stall timeout; the message names the partitions. Close the consumer and create a new
+    one: the group moves the partitions to a fresh fetcher."""
+
+
 class CommitFailedError(ConsumerGroupError):
     """Kafka: CommitFailedException — an offset commit refused because this member is not (or no
     longer) part of the group's current generation."""

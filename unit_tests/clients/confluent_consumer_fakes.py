@@ -44,6 +44,12 @@ class FakeRdKafka:
     def poll(self, timeout: float) -> Any:
         return None
 
+    def pause(self, tps: list[Any]) -> None:
+        self._log("pause", tps)
+
+    def resume(self, tps: list[Any]) -> None:
+        self._log("resume", tps)
+
     def list_topics(self, topic: str | None = None, timeout: float = -1) -> Any:
         self.metadata_requests.append(topic)
         return None

@@ -100,8 +100,11 @@ def test_the_consumer_runs_the_watchdog_only_while_it_is_subscribed(monkeypatch:
     monkeypatch.setattr(kafka.KafkaConsumer, "_poll_once", no_records)
     # the state _poll_once reads, without a client (a real one leaves a socket to a refused bootstrap)
     consumer = KafkaConsumer.__new__(KafkaConsumer)
-    checks: list[bool] = []
-    consumer._join_watchdog = type("Watchdog", (), {"check": lambda self: checks.append(True)})()
+    checks: list[str] = []
+    consumer._join_watchdog = type("Watchdog", (), {"check": lambda self: checks.append("watchdog")})()
+    # the session guard too runs only in a group, and before the round (records of what it paused
+    # must not be returned by it)
+    consumer.session_guard = type("Guard", (), {"check": lambda self: checks.append("guard")})()
     consumer._closed = False
     consumer._subscription = SubscriptionState()
     consumer._subscription.assign_from_user([TopicPartition("t", 0)])
@@ -110,4 +113,4 @@ def test_the_consumer_runs_the_watchdog_only_while_it_is_subscribed(monkeypatch:
     consumer._subscription.unsubscribe()
     consumer._subscription.subscribe(topics=["t"])
     consumer._poll_once(None, 10)
-    assert checks == [True]
+    assert checks == ["guard", "watchdog"]

@@ -22,7 +22,16 @@ def test_the_assigned_partition_and_every_connection_are_kept(document: str) -> 
     compact = compact_stats(document)
     assert compact["t"] == raw["time"]
     p = raw["topics"]["t"]["partitions"]["3"]
-    fields = ("fetch_state", "leader", "next_offset", "app_offset", "hi_offset", "fetchq_cnt")
+    fields = (
+        "fetch_state",
+        "leader",
+        "next_offset",
+        "app_offset",
+        "hi_offset",
+        "fetchq_cnt",
+        "broker",
+        "leader_epoch",
+    )
     # librdkafka's internal partition -1 is not one of ours
     assert compact["partitions"] == {"t/3": [p[f] for f in fields]}
     assert set(compact["brokers"]) == {b["name"] for b in raw["brokers"].values()}

@@ -72,7 +72,7 @@ def member_properties(
     from kafka_placement.broker_plugin.settings import properties_text
     from kafka_placement.client_assignor.build import consumer_settings
     from kafka_placement.clients.consumer_protocol import java_failover_properties
-    from kafka_placement.soak.member_process import REBALANCE_TIMEOUT_MS
+    from kafka_placement.soak.member_events import REBALANCE_TIMEOUT_MS
 
     base = {k: str(v) for k, v in connection.items()}
     if client == "java-consumer":

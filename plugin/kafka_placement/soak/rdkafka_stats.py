@@ -34,8 +34,10 @@ def compact_stats(text: str) -> dict[str, Any]:
     ``brokers`` (name → [state, state age ms, ms since the last byte received, requests awaiting a
     response, requests not sent yet, request timeouts, disconnects]) and ``partitions``
     ("topic/partition" → [fetch state, leader, next offset to fetch, next offset for the application,
-    high watermark, messages fetched and not yet handed out]) for the partitions librdkafka is asked to
-    fetch."""
+    high watermark, messages fetched and not yet handed out, the broker that fetches it, the leader
+    epoch librdkafka holds]) for the partitions librdkafka is asked to fetch. (A broker's entry is keyed
+    by its name: two handles of one broker — librdkafka makes a new one when a broker returns to the
+    metadata — show as one; the partition's ``broker`` says which id fetches it.)"""
     doc = json.loads(text)
     cgrp = doc.get("cgrp") or {}
     brokers = {
@@ -58,6 +60,8 @@ def compact_stats(text: str) -> dict[str, Any]:
             p["app_offset"],
             p["hi_offset"],
             p["fetchq_cnt"],
+            p["broker"],
+            p["leader_epoch"],
         ]
         for topic, t in (doc.get("topics") or {}).items()
         for p in t["partitions"].values()

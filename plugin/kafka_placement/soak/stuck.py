@@ -41,7 +41,7 @@ __all__ = ["STUCK_BOUND_S", "StuckMember", "fault_spans", "stuck_members"]
 
 #: Beyond the session timeout: a rebalance after a member or broker change (the group's members
 #: rejoin: up to a rebalance timeout, 30 s for the soak's classic members
-#: (:data:`~kafka_placement.soak.member_process.REBALANCE_TIMEOUT_MS`), plus a join and a sync) and a
+#: (:data:`~kafka_placement.soak.member_events.REBALANCE_TIMEOUT_MS`), plus a join and a sync) and a
 #: fetch from a new leader. Held soaks here (load average 100-170) had partitions unread for up to 69 s
 #: from a broker fault's start; spans of faults are subtracted, so what is left after one is its
 #: recovery only.

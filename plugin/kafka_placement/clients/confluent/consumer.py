@@ -34,6 +34,7 @@ from kafka_placement.clients.confluent.commit_connection import CommitConnection
 from kafka_placement.clients.confluent.consumer_config import SplitConfig, split_config
 from kafka_placement.clients.confluent.consumer_group_metadata import GroupMetadata, librdkafka_group_metadata
 from kafka_placement.clients.confluent.fencing_guard import FencingGuard
+from kafka_placement.clients.confluent.fetch_stall import DEFAULT_STALL_TIMEOUT_S, FetchStallMonitor
 from kafka_placement.clients.confluent.group_driver import METADATA_WAIT_S as METADATA_WAIT_S
 from kafka_placement.clients.confluent.group_driver import GroupDriver
 from kafka_placement.clients.confluent.kafka_python_group import KafkaPythonGroup
@@ -81,6 +82,13 @@ class Consumer(LibrdkafkaMethods):
     ``committed``, ``get_watermark_offsets``, ``list_topics``, ``offsets_for_times``, ...); nothing
     else is forwarded.
 
+    ``fetch_stall_timeout_s`` (default 120 s; None: off): a partition librdkafka keeps assigned and leads
+    to a known broker but has fetched nothing of (no fetch answered) for that long makes ``poll()`` and
+    ``consume()`` raise :class:`~kafka_placement.errors.FetchStalledError` naming it — librdkafka 2.16
+    can keep a partition so after a broker leaves the cluster's metadata and comes back
+    (:mod:`~kafka_placement.clients.confluent.fetch_stall`); close the consumer and create a new one.
+    It reads librdkafka's statistics every 5 s; an application ``stats_cb`` still gets them.
+
     With ``group.protocol=consumer`` (KIP-848) the broker's assignor runs instead and no Python-side
     membership is needed: build that consumer with :meth:`for_consumer_protocol`, which returns a plain
     ``confluent_kafka.Consumer``; ``Consumer(config)`` refuses it.
@@ -111,6 +119,7 @@ class Consumer(LibrdkafkaMethods):
         config: Mapping[str, Any],
         *,
         assignor: object | None = None,
+        fetch_stall_timeout_s: float | None = DEFAULT_STALL_TIMEOUT_S,
         **kwargs: Any,
     ) -> None:
         if kwargs:  # confluent-kafka also takes settings as keywords (logger=...)
@@ -128,7 +137,16 @@ class Consumer(LibrdkafkaMethods):
         self._cfg: SplitConfig = split_config(config, assignor)
         self._cooperative = self._cfg.cooperative
         self._error_cb: Callback | None = config.get("error_cb")
-        self._rk = confluent_kafka.Consumer(self._cfg.librdkafka)
+        #: the partitions the application paused (pause()/resume()): never judged stalled
+        self._app_paused: set[tuple[str, int]] = set()
+        self._fetch_stall: FetchStallMonitor | None = None
+        librdkafka_config = self._cfg.librdkafka
+        if fetch_stall_timeout_s is not None:
+            self._fetch_stall = FetchStallMonitor(
+                fetch_stall_timeout_s, str(config.get("group.id")), self._app_paused
+            )
+            librdkafka_config = self._fetch_stall.settings(librdkafka_config)
+        self._rk = confluent_kafka.Consumer(librdkafka_config)
         self._rk_poll = self._rk.poll  # bound once: poll() calls it per record
         try:
             self._kc = KafkaConsumer(**self._cfg.kafka_python)
@@ -286,8 +304,22 @@ class Consumer(LibrdkafkaMethods):
             if msgs or (deadline is not None and _monotonic() >= deadline):
                 return msgs
 
+    # --- librdkafka's pause/resume, remembered: a paused partition is never judged stalled -----------
+    def pause(self, partitions: list[Any]) -> None:
+        """librdkafka's: stop fetching ``partitions`` (they stay owned)."""
+        self._rk.pause(partitions)
+        self._app_paused.update((tp.topic, tp.partition) for tp in partitions)
+
+    def resume(self, partitions: list[Any]) -> None:
+        """librdkafka's: fetch ``partitions`` again."""
+        self._rk.resume(partitions)
+        self._app_paused.difference_update((tp.topic, tp.partition) for tp in partitions)
+
     # --- group driving (application thread) --------------------------------------------------
     def _drive(self, now: float) -> None:
+        stalled = self._fetch_stall.error if self._fetch_stall is not None else None
+        if stalled is not None:  # librdkafka will not fetch those partitions again: said, every call
+            raise stalled
         if self._membership.subscribed:
             self._driver.drive(now)
             self._stale_after = now + self._cfg.session_timeout_s

@@ -23,6 +23,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from kafka_placement.clients.confluent.statistics_tap import StatisticsTap
 from kafka_placement.errors import ConsumerConfigError
 from kafka_placement.groups.coordinator_silence import CoordinatorSilence, Observation, Verdict
 
@@ -71,24 +72,12 @@ class FencingGuard:
         self._consumer: Any = None
         self._paused: list[Any] = []  # what a suspicion paused
         self._left_paused: list[Any] = []  # of those, what was not assigned when it cleared
-        self._user_stats: Callable[[str], None] | None = None
-        self._user_interval_s = 0.0
-        self._user_next = 0.0
+        self._tap = StatisticsTap(self.on_stats, STATS_INTERVAL_MS, clock=clock)
 
     def settings(self, config: Mapping[str, Any]) -> dict[str, Any]:
         """``config`` with the statistics the guard reads; the application's own ``stats_cb`` is
-        still called, at its own ``statistics.interval.ms``."""
-        user_cb = config.get("stats_cb")
-        if user_cb is not None and not callable(user_cb):
-            raise ConsumerConfigError(f"stats_cb must be callable, got {user_cb!r}")
-        interval = config.get("statistics.interval.ms", 0)
-        try:
-            interval_ms = int(interval)
-        except (TypeError, ValueError):
-            raise ConsumerConfigError(f"statistics.interval.ms must be an int, got {interval!r}") from None
-        self._user_stats = user_cb if interval_ms > 0 else None
-        self._user_interval_s = interval_ms / 1000
-        return {**config, "statistics.interval.ms": STATS_INTERVAL_MS, "stats_cb": self.on_stats}
+        still called, at its own ``statistics.interval.ms`` (:class:`~.statistics_tap.StatisticsTap`)."""
+        return self._tap.settings(config)
 
     def watch(self, consumer: Any) -> None:
         """The consumer built from :meth:`settings` (its pause/resume/assignment are used)."""
@@ -102,9 +91,6 @@ class FencingGuard:
     def on_stats(self, text: str) -> None:
         """librdkafka's ``stats_cb``: one statistics document."""
         now = self._clock()
-        if self._user_stats is not None and now >= self._user_next:
-            self._user_next = now + self._user_interval_s
-            self._user_stats(text)
         try:
             seen = observation(text, now)
         except (ValueError, KeyError, TypeError, StopIteration) as exc:

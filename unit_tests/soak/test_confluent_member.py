@@ -1,75 +1,18 @@
-"""The member process's word that its membership ended (``session-lost``), checked on kafka-python's own
-``reset_generation`` and ``Heartbeat`` (the coordinator under both kinds of soak member)."""
+"""soak/confluent_member.py: the confluent members' commits logged, and their consume loop ending on a
+consumer that failed for good (shaped as librdkafka and confluent-kafka deliver it), or on a fetch stall;
+the replaced consumer's close bounded."""
 
 from __future__ import annotations
 
 import threading
 import time
 
-from kafka.coordinator.base import BaseCoordinator, Generation, MemberState
-from kafka.coordinator.heartbeat import Heartbeat
-
-from kafka_placement.soak.member_process import watch_membership
-
-
-class Coordinator:
-    """What ``reset_generation`` touches of kafka-python's coordinator, with its own method."""
-
-    reset_generation = BaseCoordinator.reset_generation
-
-    def __init__(self, generation: Generation) -> None:
-        self._lock = threading.RLock()
-        self._generation = generation
-        self.rejoin_needed = False
-        self.state = MemberState.STABLE
-        self.heartbeat = Heartbeat(group_id="g", session_timeout_ms=6000, heartbeat_interval_ms=1000)
-
-
-def watched(
-    generation: Generation, closing: threading.Event | None = None
-) -> tuple[Coordinator, list[float]]:
-    coordinator = Coordinator(generation)
-    told: list[float] = []
-    watch_membership(coordinator, told.append, closing or threading.Event())
-    return coordinator, told
-
-
-def test_a_member_answered_unknown_member_id_says_so_once_with_its_last_good_heartbeat() -> None:
-    coordinator, told = watched(Generation(7, "kp-high-1", "failover"))
-    coordinator.heartbeat.received_heartbeat()
-    good_at = time.time()
-    time.sleep(0.3)
-    coordinator.reset_generation()  # what kafka-python does on UNKNOWN_MEMBER_ID
-    # kafka-python's own reset ran
-    assert coordinator._generation.generation_id == -1 and coordinator.rejoin_needed
-    assert len(told) == 1 and abs(told[0] - good_at) < 0.05  # since: the last good heartbeat, not now
-    coordinator.reset_generation()  # again before it rejoined: no second membership to lose
-    assert len(told) == 1
-
-
-def test_an_illegal_generation_keeps_the_member_id_and_is_a_loss_too() -> None:
-    coordinator, told = watched(Generation(3, "cf-high-1", "failover"))
-    coordinator.reset_generation(member_id="cf-high-1")
-    assert coordinator._generation.member_id == "cf-high-1" and len(told) == 1
-
-
-def test_the_first_join_and_leaving_on_close_are_no_loss() -> None:
-    # a first JoinGroup answered MEMBER_ID_REQUIRED: the broker hands out an id, nothing was held
-    coordinator, told = watched(Generation(-1, "", None))
-    coordinator.reset_generation(member_id="kp-low-1")
-    assert told == []
-    closing = threading.Event()
-    coordinator, told = watched(Generation(5, "kp-low-1", "failover"), closing)
-    closing.set()
-    coordinator.reset_generation()  # LeaveGroup on close
-    assert told == []
-
 
 def test_a_confluent_commit_logs_each_accepted_offset_and_nothing_when_refused() -> None:
     from types import SimpleNamespace
 
+    from kafka_placement.soak.confluent_member import confluent_commit
     from kafka_placement.soak.events import Committed
-    from kafka_placement.soak.member_process import confluent_commit
 
     class Refused(Exception):
         pass
@@ -100,8 +43,8 @@ def test_an_asynchronous_commits_accepted_offsets_are_logged_by_on_commit() -> N
     """The consumer-protocol members commit asynchronously (librdkafka's synchronous commit can hang)."""
     from types import SimpleNamespace
 
+    from kafka_placement.soak.confluent_member import committed_logger
     from kafka_placement.soak.events import Committed
-    from kafka_placement.soak.member_process import committed_logger
 
     written: list[object] = []
     on_commit = committed_logger(written.append, "g", "cp-high")
@@ -134,7 +77,7 @@ def test_a_fatal_error_ends_the_consume_loop_and_a_passing_one_does_not() -> Non
     import confluent_kafka
     import pytest
 
-    from kafka_placement.soak.member_process import FatalConsumerError, consume_confluent
+    from kafka_placement.soak.confluent_member import FatalConsumerError, consume_confluent
 
     passing = confluent_kafka.KafkaError(confluent_kafka.KafkaError._TRANSPORT, "broker down")
     fatal = confluent_kafka.KafkaError(
@@ -163,7 +106,7 @@ def test_a_fatal_error_in_the_shape_librdkafka_delivers_it_ends_the_consume_loop
     import confluent_kafka
     import pytest
 
-    from kafka_placement.soak.member_process import FatalConsumerError, consume_confluent
+    from kafka_placement.soak.confluent_member import FatalConsumerError, consume_confluent
 
     as_delivered = confluent_kafka.KafkaError(
         confluent_kafka.KafkaError._FATAL,
@@ -186,7 +129,7 @@ def test_a_fatal_error_raised_out_of_consume_ends_the_loop_and_another_exception
     import confluent_kafka
     import pytest
 
-    from kafka_placement.soak.member_process import FatalConsumerError, consume_confluent
+    from kafka_placement.soak.confluent_member import FatalConsumerError, consume_confluent
 
     raised = [
         confluent_kafka.KafkaException(
@@ -205,3 +148,40 @@ def test_a_fatal_error_raised_out_of_consume_ends_the_loop_and_another_exception
         consume_confluent(FakeConsumer(), lambda: None, lambda event: None, "g", "m", threading.Event())
     with pytest.raises(confluent_kafka.KafkaException, match="x"):
         consume_confluent(FakeConsumer(), lambda: None, lambda event: None, "g", "m", threading.Event())
+
+
+def test_a_fetch_stall_ends_the_consume_loop_for_the_member_to_replace_the_consumer() -> None:
+    import pytest
+
+    from kafka_placement.errors import FetchStalledError
+    from kafka_placement.soak.confluent_member import consume_confluent
+
+    class Stalled:
+        def consume(self, n: int, timeout: float) -> list[object]:
+            raise FetchStalledError("group g: librdkafka has not fetched t[0] (leader 0, 31 s) ...")
+
+    with pytest.raises(FetchStalledError, match=r"t\[0\]"):
+        consume_confluent(Stalled(), lambda: None, lambda event: None, "g", "m", threading.Event())
+
+
+def test_a_replaced_consumer_that_never_closes_does_not_hold_the_member() -> None:
+    from kafka_placement.soak.confluent_member import close_within
+
+    release = threading.Event()
+
+    class Hangs:
+        def close(self) -> None:
+            release.wait(10)
+
+    class Closes:
+        closed = False
+
+        def close(self) -> None:
+            self.closed = True
+
+    started = time.monotonic()
+    assert close_within(Hangs(), 0.2) is False
+    assert time.monotonic() - started < 2
+    release.set()
+    closes = Closes()
+    assert close_within(closes, 5) is True and closes.closed
