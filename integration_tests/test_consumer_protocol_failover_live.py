@@ -56,8 +56,8 @@ ALL = list(range(PARTITIONS))
 
 
 class Member(MemberProcess):
-    def __init__(self, name: str, argv: list[str]) -> None:
-        self.name = name
+    def __init__(self, name: str, argv: list[str], group: str) -> None:
+        self.name, self.group = name, group
         super().__init__(argv, stderr=subprocess.DEVNULL)
 
     def owned(self) -> list[int] | None:
@@ -74,6 +74,19 @@ class Member(MemberProcess):
 
     def records(self) -> list[tuple[int, int, str, float]]:
         return [(p, o, k, e["t"]) for e in self.snapshot() if e["ev"] == "recs" for p, o, k in e["items"]]
+
+
+def group_coordinator(cluster: Any, member: Member) -> str:
+    """The group's coordinator and state as the broker describes them now (for a failure message)."""
+    from confluent_kafka.admin import AdminClient
+
+    try:
+        group = member.group
+        admin = AdminClient({"bootstrap.servers": cluster.bootstrap_servers})
+        described = admin.describe_consumer_groups([group], request_timeout=10)[group].result(timeout=15)
+        return f"broker {described.coordinator.id}, state {described.state}"
+    except Exception as exc:  # a message for a failure already under way: never a second failure
+        return f"not read ({exc!r})"
 
 
 def timeline(members: list[Member]) -> str:
@@ -118,7 +131,7 @@ def spawn(kafka_cluster: Any, java_member_classpath: str, tmp_path: Path) -> Ite
                 "rack": rack,
             }
             argv = [sys.executable, str(MEMBER_SCRIPT), json.dumps(config)]
-        member = Member(name, argv)
+        member = Member(name, argv, group)
         members.append(member)
         return member
 
@@ -147,7 +160,12 @@ def test_failover_on_the_consumer_protocol(
     m10.kill()
     taken = wait_until(lambda: m5.owns_since(ALL), SESSION_S + 30, "priority 5 to take over")
     kill_s = taken - killed_at
-    assert kill_s <= SESSION_S + 3, f"5 took over {kill_s:.1f}s after the SIGKILL"
+    # seen once in a whole-suite run (session 27): 23.2 s, not reproduced alone (15.2 s twice); the
+    # timeline and the group's coordinator say next time whether the coordinator moved meanwhile
+    assert kill_s <= SESSION_S + 3, (
+        f"5 took over {kill_s:.1f}s after the SIGKILL; coordinator {group_coordinator(kafka_cluster, m5)}; "
+        + timeline([m10, m5, m1])
+    )
     assert m1.owned() == []
 
     m5.close()
