@@ -50,7 +50,8 @@ def test_a_partition_librdkafka_never_fetches_is_named_and_a_new_consumer_reads_
     consumers: list[Any] = []
     try:
         wait_until(lambda: offsets_leaders(admin), 60, "__consumer_offsets, every partition led", step=0.5)
-        group = coordinated_by("fetch-stall", 0, offsets_leaders(admin), len(offsets_leaders(admin)))
+        leaders = offsets_leaders(admin)
+        group = coordinated_by("fetch-stall", 0, leaders, len(leaders))
         admin.create_topics([NewTopic(topic, replica_assignments={p: [1, 2, 0] for p in range(PARTITIONS)})])
 
         def led_by_1() -> bool:

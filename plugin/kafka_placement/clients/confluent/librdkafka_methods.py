@@ -26,21 +26,15 @@ SUPPORTED_LIBRDKAFKA_METHODS = (
 
 
 class LibrdkafkaMethods:
-    """:data:`SUPPORTED_LIBRDKAFKA_METHODS`, delegated to ``self._rk``."""
+    """:data:`SUPPORTED_LIBRDKAFKA_METHODS`, delegated to ``self._rk`` — but ``pause`` and ``resume``,
+    which the ``Consumer`` delegates itself, remembering what the application paused (a paused partition
+    is never judged a fetch stall)."""
 
     _rk: Any
 
     def seek(self, partition: Any) -> None:
         """librdkafka's: the next fetch of ``partition`` starts at its offset."""
         self._rk.seek(partition)
-
-    def pause(self, partitions: list[Any]) -> None:
-        """librdkafka's: stop fetching ``partitions`` (they stay owned)."""
-        self._rk.pause(partitions)
-
-    def resume(self, partitions: list[Any]) -> None:
-        """librdkafka's: fetch ``partitions`` again."""
-        self._rk.resume(partitions)
 
     def position(self, partitions: list[Any]) -> list[Any]:
         """librdkafka's: the next offset to deliver per partition."""
