@@ -150,9 +150,10 @@ def test_the_applications_stats_cb_still_gets_its_documents_at_its_interval(temp
 
 def test_a_document_it_cannot_read_is_logged_not_raised(caplog: pytest.LogCaptureFixture) -> None:
     guard, consumer, _, _ = _guard([("t", 0)])
+    stats_cb = guard.settings({})["stats_cb"]  # what librdkafka calls
     with caplog.at_level(logging.WARNING):
-        guard.on_stats("{not json")
-        guard.on_stats(json.dumps({"cgrp": {"join_state": "steady"}, "brokers": {}}))
+        stats_cb("{not json")
+        stats_cb(json.dumps({"cgrp": {"join_state": "steady"}, "brokers": {}}))
     assert consumer.calls == []
     assert caplog.text.count("statistics document not read") == 2
 

@@ -1,6 +1,6 @@
 """soak/confluent_member.py: the confluent members' commits logged, and their consume loop ending on a
 consumer that failed for good (shaped as librdkafka and confluent-kafka deliver it), or on a fetch stall;
-the replaced consumer's close bounded."""
+the replaced consumer closed within a bound and its partitions released."""
 
 from __future__ import annotations
 
@@ -185,3 +185,31 @@ def test_a_replaced_consumer_that_never_closes_does_not_hold_the_member() -> Non
     release.set()
     closes = Closes()
     assert close_within(closes, 5) is True and closes.closed
+
+
+def test_a_replaced_consumer_is_closed_and_releases_what_it_owned_and_a_closing_member_builds_no_other() -> (
+    None
+):
+    from kafka_placement.soak.confluent_member import replaced
+    from kafka_placement.soak.events import Ownership
+    from kafka_placement.soak.member_events import OwnershipLog
+
+    class Closes:
+        closed = False
+
+        def close(self) -> None:
+            self.closed = True
+
+    written: list[object] = []
+    owned = OwnershipLog(written.append, "g", "m")
+    owned.set({1, 2})
+    closing = threading.Event()
+    first = Closes()
+    assert replaced(first, RuntimeError("stalled"), owned, closing) is True
+    assert first.closed and owned.owned == frozenset()
+    assert isinstance(written[-1], Ownership) and written[-1].released is not None
+
+    closing.set()
+    second = Closes()
+    assert replaced(second, RuntimeError("fatal"), owned, closing) is False
+    assert second.closed

@@ -123,10 +123,7 @@ def run_confluent(config: dict[str, Any], write: Callable[[Event], None], closin
         try:
             consume_confluent(consumer, commit, write, group, name, closing)
         except FetchStalledError as exc:
-            logging.getLogger(__name__).warning("%s: a new consumer joins", exc)
-            close_within(consumer, CLOSE_TIMEOUT_S)
-            owned.set(())
-            if not closing.is_set():
+            if replaced(consumer, exc, owned, closing):
                 continue
         break
     owned.set(())
@@ -204,12 +201,8 @@ def run_confluent_consumer_protocol(
             consume_confluent(consumer, commit, write, group, name, closing)
         except FatalConsumerError as exc:
             now = time.time()
-            logging.getLogger(__name__).warning("%s: a new consumer joins", exc)
             write(SessionLost(group, name, now - session_s, now))
-            owned.set(())
-            with contextlib.suppress(Exception):
-                consumer.close()
-            if not closing.is_set():
+            if replaced(consumer, exc, owned, closing):
                 continue
         break
     owned.set(())
@@ -226,6 +219,17 @@ def is_fatal(error: Any) -> bool:
     if not isinstance(error, KafkaError):
         return False
     return bool(error.fatal()) or error.code() == KafkaError._FATAL
+
+
+def replaced(consumer: Any, failure: Exception, owned: OwnershipLog, closing: threading.Event) -> bool:
+    """Give up a consumer that failed for good: log why, close it within :data:`CLOSE_TIMEOUT_S` (its
+    librdkafka misbehaves, so its close may never return) and release what it owned. True when a new
+    consumer is to join (the member is not closing)."""
+    again = not closing.is_set()
+    logging.getLogger(__name__).warning("%s: %s", failure, "a new consumer joins" if again else "closing")
+    close_within(consumer, CLOSE_TIMEOUT_S)
+    owned.set(())
+    return again
 
 
 def close_within(consumer: Any, timeout_s: float) -> bool:

@@ -139,21 +139,15 @@ class FetchStallMonitor:
         self._group = group
         self._paused = paused
         self._clock = clock
-        self._tap = StatisticsTap(self.on_stats, STATS_INTERVAL_MS, clock=clock)
+        self._tap = StatisticsTap(self.on_stats, STATS_INTERVAL_MS, guard="fetch stall watch", clock=clock)
         self.error: FetchStalledError | None = None
 
     def settings(self, config: Mapping[str, Any]) -> dict[str, Any]:
         return self._tap.settings(config)
 
     def on_stats(self, text: str) -> None:
-        """One statistics document. Never raises into librdkafka's callback: a document it cannot read
-        is logged and skipped."""
-        try:
-            partitions = fetch_states(text)
-        except (ValueError, KeyError, TypeError, AttributeError) as exc:
-            log.warning("fetch stall watch: a statistics document not read (%r); skipped", exc)
-            return
-        stalls = self.watch.observe(self._clock(), partitions, self._paused)
+        """One statistics document (through the tap, which logs and skips one it cannot read)."""
+        stalls = self.watch.observe(self._clock(), fetch_states(text), self._paused)
         if stalls and self.error is None:
             named = ", ".join(
                 f"{s.partition[0]}[{s.partition[1]}] (leader {s.leader}, {s.seconds:.0f} s)" for s in stalls

@@ -4,11 +4,14 @@ them at its own interval.
 librdkafka has one statistics interval and one callback per client. A guard that reads the statistics
 (:mod:`~.fencing_guard`, :mod:`~.fetch_stall`) asks for them at its interval and takes the callback;
 :class:`StatisticsTap` hands each document to the guard and passes one on to the application's callback
-at most every ``statistics.interval.ms`` it set (none when it set no callback or no interval).
+at most every ``statistics.interval.ms`` it set (none when it set no callback or no interval). A document
+the guard cannot read, or a guard that fails on one, is logged and skipped: nothing raises into librdkafka's
+callback (confluent-kafka would hand the exception to the application's next ``poll()``).
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -17,19 +20,23 @@ from kafka_placement.errors import ConsumerConfigError
 
 __all__ = ["StatisticsTap"]
 
+log = logging.getLogger(__name__)
+
 
 class StatisticsTap:
     """``read(text)``: the guard's reader of one statistics document; ``interval_ms``: how often the
-    guard wants them."""
+    guard wants them; ``guard``: its name in the log."""
 
     def __init__(
         self,
         read: Callable[[str], None],
         interval_ms: int,
         *,
+        guard: str,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._read = read
+        self._guard = guard
         self.interval_ms = interval_ms
         self._clock = clock
         self._user_stats: Callable[[str], None] | None = None
@@ -56,4 +63,7 @@ class StatisticsTap:
         if self._user_stats is not None and now >= self._user_next:
             self._user_next = now + self._user_interval_s
             self._user_stats(text)
-        self._read(text)
+        try:
+            self._read(text)
+        except Exception as exc:  # a guard's failure never reaches the application's poll()
+            log.warning("%s: a statistics document not read (%r); skipped", self._guard, exc)
