@@ -17,9 +17,10 @@ from kafka_placement.clients.confluent import consumer_group_metadata as cgmd
 from kafka_placement.clients.confluent.consumer_group_metadata import (
     GroupMetadata,
     librdkafka_group_metadata,
+    member_group_metadata,
     read_group_metadata,
 )
-from kafka_placement.errors import ConsumerGroupError
+from kafka_placement.errors import CommitFailedError, ConsumerGroupError
 
 UNREACHABLE = "127.0.0.1:1"  # loopback, nothing listens: no broker is needed or reached
 # librdkafka's reader takes printable ASCII (isprint) names only
@@ -115,3 +116,19 @@ def test_a_librdkafka_other_than_confluent_kafkas_is_never_used(monkeypatch: pyt
             librdkafka_group_metadata(GroupMetadata("g", 1, "m", None))
     finally:
         cgmd._librdkafka.cache_clear()
+
+
+@pytest.mark.parametrize(
+    ("generation", "member", "lost", "named"),
+    [(-1, "", False, "generation -1, member id ''"), (4, "", False, "member id ''"), (4, "m-1", True, "4")],
+)
+def test_a_member_not_in_a_generation_gets_no_metadata(
+    generation: int, member: str, lost: bool, named: str
+) -> None:
+    with pytest.raises(CommitFailedError, match=f"group g: .*not in a generation.*{named}"):
+        member_group_metadata("g", generation, member, None, lost=lost)
+
+
+def test_a_member_in_a_generation_gets_what_librdkafka_reads_back_as_it() -> None:
+    blob = member_group_metadata("g", 4, "m-1", "i-1", lost=False)
+    assert read_group_metadata(blob) == GroupMetadata("g", 4, "m-1", "i-1")

@@ -32,7 +32,7 @@ from kafka import KafkaConsumer
 
 from kafka_placement.clients.confluent.commit_connection import CommitConnection
 from kafka_placement.clients.confluent.consumer_config import SplitConfig, split_config
-from kafka_placement.clients.confluent.consumer_group_metadata import GroupMetadata, librdkafka_group_metadata
+from kafka_placement.clients.confluent.consumer_group_metadata import member_group_metadata
 from kafka_placement.clients.confluent.fencing_guard import FencingGuard
 from kafka_placement.clients.confluent.fetch_stall import DEFAULT_STALL_TIMEOUT_S, FetchStallMonitor
 from kafka_placement.clients.confluent.group_driver import METADATA_WAIT_S as METADATA_WAIT_S
@@ -53,7 +53,7 @@ from kafka_placement.clients.confluent.rebalance_applier import RebalanceApplier
 from kafka_placement.clients.confluent.thread_handoff import RebalanceBridge, ThreadHandoff
 from kafka_placement.clients.consumer_protocol import is_consumer_protocol
 from kafka_placement.clients.kafka_python.partition_counts import watch_partition_counts
-from kafka_placement.errors import CommitFailedError, ConsumerConfigError
+from kafka_placement.errors import ConsumerConfigError
 from kafka_placement.groups.membership import Membership, Phase
 
 __all__ = ["SUPPORTED_LIBRDKAFKA_METHODS", "Consumer"]
@@ -384,29 +384,17 @@ class Consumer(LibrdkafkaMethods):
     def consumer_group_metadata(self) -> bytes:
         """For ``Producer.send_offsets_to_transaction``: librdkafka's serialized group metadata
         carrying this member's current generation and member id (kafka-python's), so the broker
-        refuses the transactional offset commit of a member no longer in that generation.
-
-        Raises :class:`~kafka_placement.errors.CommitFailedError` while the member is not in a
-        generation (before it has joined, after ``on_lost`` until its next assignment): generation
-        -1 with no member id is accepted by the broker for a transactional commit even while the
-        group has members (Kafka's ``ClassicGroup.validateOffsetCommit``), so handing it out would
-        skip the fencing.
-        """
+        refuses the transactional offset commit of a member no longer in that generation; refused
+        with :class:`~kafka_placement.errors.CommitFailedError` while the member is not in one
+        (:func:`~.consumer_group_metadata.member_group_metadata`)."""
         self._check_open()
         current = self._coordinator.group_metadata()
-        if self._rebalance.lost or current.generation_id < 0 or not current.member_id:
-            raise CommitFailedError(
-                f"group {self._group}: consumer_group_metadata(): this member is not in a generation "
-                f"(generation {current.generation_id}, member id {current.member_id!r}); "
-                "abort the transaction and wait for the next assignment"
-            )
-        return librdkafka_group_metadata(
-            GroupMetadata(
-                group_id=self._group,
-                generation_id=current.generation_id,
-                member_id=current.member_id,
-                group_instance_id=current.group_instance_id,
-            )
+        return member_group_metadata(
+            self._group,
+            current.generation_id,
+            current.member_id,
+            current.group_instance_id,
+            lost=self._rebalance.lost,
         )
 
     # --- offsets ------------------------------------------------------------------------------

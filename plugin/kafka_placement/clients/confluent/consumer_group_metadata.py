@@ -20,9 +20,9 @@ import glob
 import os
 from dataclasses import dataclass
 
-from kafka_placement.errors import ConsumerGroupError
+from kafka_placement.errors import CommitFailedError, ConsumerGroupError
 
-__all__ = ["GroupMetadata", "librdkafka_group_metadata", "read_group_metadata"]
+__all__ = ["GroupMetadata", "librdkafka_group_metadata", "member_group_metadata", "read_group_metadata"]
 
 
 @dataclass(frozen=True)
@@ -137,6 +137,25 @@ def _encode(name: str, value: str | None) -> bytes | None:
             f"consumer group metadata: {name} must be a string without NUL, got {value!r}"
         )
     return value.encode("utf-8")
+
+
+def member_group_metadata(
+    group_id: str, generation_id: int, member_id: str, group_instance_id: str | None, *, lost: bool
+) -> bytes:
+    """:func:`librdkafka_group_metadata` for a member in a generation (kafka-python's ``generation_id``,
+    ``member_id`` and ``group_instance_id``; ``lost``: the member knows it lost its membership).
+
+    Raises :class:`~kafka_placement.errors.CommitFailedError` while the member is not in a generation
+    (before it has joined, after ``on_lost`` until its next assignment): generation -1 with no member id
+    is accepted by the broker for a transactional commit even while the group has members (Kafka's
+    ``ClassicGroup.validateOffsetCommit``), so handing it out would skip the fencing."""
+    if lost or generation_id < 0 or not member_id:
+        raise CommitFailedError(
+            f"group {group_id}: consumer_group_metadata(): this member is not in a generation "
+            f"(generation {generation_id}, member id {member_id!r}); "
+            "abort the transaction and wait for the next assignment"
+        )
+    return librdkafka_group_metadata(GroupMetadata(group_id, generation_id, member_id, group_instance_id))
 
 
 def librdkafka_group_metadata(group: GroupMetadata) -> bytes:
