@@ -18,7 +18,7 @@ from kafka_placement.clients.confluent.commit_connection import CommitConnection
 from kafka_placement.clients.confluent.kafka_python_group import KafkaPythonGroup
 from kafka_placement.clients.confluent.offsets import GroupCommitter
 from kafka_placement.clients.confluent.thread_handoff import ThreadHandoff
-from kafka_placement.errors import CommitFailedError
+from kafka_placement.errors import CommitFailedError, ConsumerConfigError
 from kafka_placement.groups.membership import Membership, Step
 
 
@@ -271,3 +271,62 @@ def test_a_retriable_failure_on_the_commit_connection_is_retried_through_kafka_p
     committer, coordinator, loop = _committer(on_commit=None, connection=connection)
     assert _committed_through_kafka_python(committer, coordinator, loop, {("t", 0): 5}) == [(0, 5)]
     assert committer.failed_requests == 0
+
+
+class Record:
+    """A consumed message as confluent-kafka hands it over (the accessors a commit reads)."""
+
+    def __init__(self, partition: int, offset: int, error: Any = None) -> None:
+        self._partition, self._offset, self._error = partition, offset, error
+
+    def error(self) -> Any:
+        return self._error
+
+    def topic(self) -> str:
+        return "t"
+
+    def partition(self) -> int:
+        return self._partition
+
+    def offset(self) -> int:
+        return self._offset
+
+
+def test_a_commit_per_record_takes_the_short_way_with_the_same_requests_and_reports() -> None:
+    """``commit_message_async(msg)`` is ``commit({(topic, partition): offset + 1}, asynchronous=True)``:
+    the same requests (the first at once, the rest coalesced behind it) and the same reports."""
+    outcomes = []
+    for short in (False, True):
+        reports: list[Any] = []
+        committer, coordinator, loop = _committer(
+            on_commit=lambda err, tps, reports=reports: reports.append(
+                (err, [(tp.partition, tp.offset) for tp in tps])
+            )
+        )
+        for offset in range(5000):
+            record = Record(offset % 6, offset)
+            if short:
+                committer.commit_message_async(record)
+            else:
+                committer.commit({("t", record.partition()): record.offset() + 1}, asynchronous=True)
+        for request in range(2):
+            coordinator.requests[request][1].success(None)
+            loop.step()
+        committer.deliver()
+        assert committer.queue.idle
+        outcomes.append(([offsets for offsets, _ in coordinator.requests], reports))
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[1][0][1] == {("t", p): max(o for o in range(1, 5000) if o % 6 == p) + 1 for p in range(6)}
+
+
+def test_a_commit_per_record_is_refused_for_an_error_message_and_after_a_loss() -> None:
+    committer, coordinator, _ = _committer(on_commit=None)
+    with pytest.raises(ConsumerConfigError, match="cannot commit an error message: broken"):
+        committer.commit_message_async(Record(0, 5, error="broken"))
+    committer._membership.apply(Step.SUBSCRIBE)
+    committer._membership.apply(Step.LOSE)
+    with pytest.raises(
+        CommitFailedError, match="group g: commit refused, this member lost its group membership"
+    ):
+        committer.commit_message_async(Record(0, 5))
+    assert coordinator.requests == [] and committer.queue.idle

@@ -163,3 +163,22 @@ def test_a_batch_put_back_unsent_waits_again_with_newer_offsets_winning() -> Non
     )
     with pytest.raises(ValueError, match="not in flight"):
         queue.put_back(batch)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    commits=st.lists(
+        st.tuples(st.sampled_from(PARTITIONS), st.integers(0, 10_000), st.booleans()), max_size=40
+    )
+)
+def test_adding_one_offset_is_adding_its_one_entry_mapping(
+    commits: list[tuple[tuple[str, int], int, bool]],
+) -> None:
+    by_mapping, by_offset = CommitQueue[tuple[str, int]](), CommitQueue[tuple[str, int]]()
+    for i, (partition, offset, send) in enumerate(commits):
+        assert by_mapping.add({partition: offset}, float(i)) == by_offset.add_offset(
+            partition, offset, float(i)
+        )
+        if send:
+            assert by_mapping.next_batch() == by_offset.next_batch()
+    assert by_mapping == by_offset

@@ -88,6 +88,15 @@ class CommitQueue(Generic[P]):
             self._pending_first, self._pending_since = ticket, now
         return ticket
 
+    def add_offset(self, partition: P, offset: int, now: float) -> int:
+        """:meth:`add` of one partition's offset (a commit per record, without a mapping built for it)."""
+        ticket = self._next_ticket
+        self._next_ticket += 1
+        self.pending[partition] = offset
+        if self._pending_first is None:
+            self._pending_first, self._pending_since = ticket, now
+        return ticket
+
     def next_batch(self) -> CommitBatch[P] | None:
         """The pending commits as one request, when none is in flight; None otherwise. A batch
         with no offsets (only commits of nothing) is completed at once without a request."""

@@ -410,6 +410,10 @@ class Consumer(LibrdkafkaMethods):
         :class:`~kafka_placement.errors.CommitFailedError` when the member is not in the current
         generation. Asynchronous results go to the ``on_commit`` callback.
         """
+        if message is not None and offsets is None and asynchronous:  # per record: the short way
+            if not self._membership.open:
+                raise RuntimeError("Consumer closed")
+            return self._commits.commit_message_async(message)
         self._check_open()
         if message is not None or offsets is not None:
             to_commit = offsets_of(message, offsets)

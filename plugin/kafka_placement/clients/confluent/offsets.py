@@ -41,6 +41,7 @@ from kafka_placement.groups.commit_queue import CommitBatch, CommitQueue, Commit
 from kafka_placement.groups.membership import Membership
 
 log = logging.getLogger(__name__)
+_monotonic = time.monotonic
 
 Partition = tuple[str, int]
 #: Bound on a synchronous commit (and on close()'s LeaveGroup); also how long a commit that
@@ -112,6 +113,7 @@ class GroupCommitter:
         self.stored: dict[Partition, int] = {}
         self.queue: CommitQueue[Partition] = CommitQueue(retry_window_s=COMMIT_TIMEOUT_MS / 1000)
         self._cond = handoff.cond  # the handoff's one lock: the queue, the results, the waiters
+        self._lock = handoff.lock  # the same lock, entered without the condition where none waits
         self._sending = False
         #: finished requests for the application thread, and whether on_commit hears of them
         self._results: deque[tuple[CommitResult[Partition], bool]] = deque()
@@ -143,14 +145,11 @@ class GroupCommitter:
         committed partitions, async returns None (the result goes to ``on_commit``).
         Refused → :class:`~kafka_placement.errors.CommitFailedError`."""
         if self._membership.lost:
-            raise CommitFailedError(
-                f"group {self.group}: commit refused, this member lost its group membership; its "
-                "partitions may be consumed by another member now"
-            )
+            raise self._lost()
         if not offsets:
             return None if asynchronous else []
-        with self._cond:
-            ticket = self.queue.add(dict(offsets), time.monotonic())
+        with self._lock:
+            ticket = self.queue.add(dict(offsets), _monotonic())
             if not asynchronous:
                 self._waiting[ticket] = None
             start, self._sending = not self._sending, True
@@ -164,6 +163,27 @@ class GroupCommitter:
         if result.error is not None:
             raise self._refusal(result.error)
         return [confluent_tp(t, p, o) for (t, p), o in sorted(offsets.items())]
+
+    def commit_message_async(self, message: Any) -> None:
+        """``commit(message, asynchronous=True)``, the commit per record: :meth:`commit` of the
+        message's offset + 1, with no mapping built and the lock entered directly (one record's
+        worth of Python; its result goes to ``on_commit`` as any asynchronous commit's)."""
+        if self._membership.lost:
+            raise self._lost()
+        if message.error() is not None:
+            raise ConsumerConfigError(f"cannot commit an error message: {message.error()}")
+        partition = (message.topic(), message.partition())
+        with self._lock:
+            self.queue.add_offset(partition, message.offset() + 1, _monotonic())
+            start, self._sending = not self._sending, True
+        if start:
+            self._start_sender()
+
+    def _lost(self) -> CommitFailedError:
+        return CommitFailedError(
+            f"group {self.group}: commit refused, this member lost its group membership; its "
+            "partitions may be consumed by another member now"
+        )
 
     def _send_here(self) -> bool:
         """The sender on this (the application's) thread, for a synchronous commit with nothing in

@@ -58,8 +58,10 @@ class ThreadHandoff:
 
     def __init__(self, call_soon: Callable[..., Any]) -> None:
         self._call_soon = call_soon
-        #: the one lock; its condition is what the application thread waits on
-        self.cond = threading.Condition()
+        #: the one lock (entered directly where nothing waits: a per-record commit pays no
+        #: ``Condition.__enter__`` in Python), and its condition, what the application thread waits on
+        self.lock = threading.RLock()
+        self.cond = threading.Condition(self.lock)
         self._events: deque[RebalanceEvent] = deque()
         self._closed = False
 
