@@ -11,6 +11,8 @@
  * release is stamped before the next owner can acquire), "consumed" (every record), "committed" (every
  * offset the broker accepted: synchronous, after each batch and on revocation) and "session-lost" (the
  * partitions lost: the group went on without this member). "close" on stdin leaves the group cleanly.
+ * A consumer whose poll() throws is closed and replaced by a new one (its loss logged as "session-lost"),
+ * each replacement said on stderr.
  */
 package io.kafkaplacement.soak;
 
@@ -232,6 +234,37 @@ public final class SoakMember {
             StandardCharsets.UTF_8));
         SoakMember member = new SoakMember(log, group, name);
         AtomicBoolean closing = closeOnStdin();
+        // A consumer whose poll() throws has failed for good (on the consumer protocol a fatal heartbeat
+        // error, GROUP_ID_NOT_FOUND among them, leaves the member fenced and every later poll() throwing):
+        // what an application that must not hang does is close it and subscribe a new one. A pause between
+        // replacements keeps a refusal that repeats from becoming a busy loop.
+        while (!closing.get()) {
+            try {
+                member.consume(props, topic, sessionS, closing);
+            } catch (KafkaException e) {
+                if (closing.get()) {
+                    break;
+                }
+                double t = now();
+                member.write("\"ev\":\"session-lost\"," + member.who() + ",\"since\":" + (t - sessionS)
+                    + ",\"t\":" + t);
+                member.own(List.of());
+                System.err.println("SoakMember " + name + ": the consumer failed for good (" + e
+                    + "): a new consumer joins");
+                System.err.flush();
+                Thread.sleep(REPLACE_PAUSE_MS);
+            }
+        }
+        member.own(List.of());
+        log.close();
+    }
+
+    /** Pause between a failed consumer's close and its replacement's subscribe. */
+    private static final long REPLACE_PAUSE_MS = 1_000;
+
+    /** One consumer's life: subscribe, consume and commit until closing (then commit and close). */
+    private void consume(Properties props, String topic, double sessionS, AtomicBoolean closing) {
+        SoakMember member = this;
         Map<TopicPartition, OffsetAndMetadata> pending = new java.util.HashMap<>();
         FencingGuard guard = new FencingGuard(member, sessionS);
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props)) {
@@ -283,8 +316,6 @@ public final class SoakMember {
             }
             member.commit(consumer, pending);
         }
-        member.own(List.of());
-        log.close();
     }
 
     /** A daemon thread reading stdin; the flag turns true on a "close" line or when stdin ends. */
