@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from kafka_placement.soak.bootstrap_retry import built_when_reachable
 from kafka_placement.soak.events import Committed, Consumed, Event, SessionLost
 from kafka_placement.soak.load import record_identity
 from kafka_placement.soak.member_events import REBALANCE_TIMEOUT_MS, OwnershipLog, watch_membership
@@ -114,7 +115,13 @@ def run_confluent(config: dict[str, Any], write: Callable[[Event], None], closin
         owned.set(owned.owned - {tp.partition for tp in partitions})
 
     while True:  # a consumer whose librdkafka stopped fetching a partition is replaced, as an app would
-        consumer = Consumer(settings, assignor=assignor, fetch_stall_timeout_s=FETCH_STALL_TIMEOUT_S)
+        consumer = built_when_reachable(
+            lambda: Consumer(settings, assignor=assignor, fetch_stall_timeout_s=FETCH_STALL_TIMEOUT_S),
+            closing,
+            name,
+        )
+        if consumer is None:  # told to close before the cluster could be reached
+            break
         # our Consumer keeps its membership in kafka-python's coordinator (librdkafka only fetches)
         watch_membership(
             consumer._coordinator, lambda since: write(SessionLost(group, name, since, time.time())), closing

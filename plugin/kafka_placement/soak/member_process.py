@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from kafka_placement.member_commands import watch_stdin
+from kafka_placement.soak.bootstrap_retry import built_when_reachable
 from kafka_placement.soak.confluent_member import run_confluent, run_confluent_consumer_protocol
 from kafka_placement.soak.events import Committed, Consumed, Event, SessionLost, dump_event
 from kafka_placement.soak.load import record_identity
@@ -96,22 +97,29 @@ def run_kafka_python(
             owned.set(tp.partition for tp in assigned)
 
     timeout_ms = int(config["session_timeout_ms"])
-    consumer = KafkaConsumer(
-        **config["connection"],
-        group_id=group,
-        client_id=name,
-        partition_assignment_strategy=[
-            FailoverAssignor(
-                priority=int(config["priority"]), migration_ready=bool(config.get("migration_ready", False))
-            )
-        ],
-        session_timeout_ms=timeout_ms,
-        heartbeat_interval_ms=max(300, timeout_ms // 6),
-        max_poll_interval_ms=REBALANCE_TIMEOUT_MS,
-        request_timeout_ms=10000,
-        auto_offset_reset="earliest",
-        enable_auto_commit=False,
+    consumer = built_when_reachable(
+        lambda: KafkaConsumer(
+            **config["connection"],
+            group_id=group,
+            client_id=name,
+            partition_assignment_strategy=[
+                FailoverAssignor(
+                    priority=int(config["priority"]),
+                    migration_ready=bool(config.get("migration_ready", False)),
+                )
+            ],
+            session_timeout_ms=timeout_ms,
+            heartbeat_interval_ms=max(300, timeout_ms // 6),
+            max_poll_interval_ms=REBALANCE_TIMEOUT_MS,
+            request_timeout_ms=10000,
+            auto_offset_reset="earliest",
+            enable_auto_commit=False,
+        ),
+        closing,
+        name,
     )
+    if consumer is None:  # told to close before the cluster could be reached
+        return
     watch_membership(
         consumer._coordinator, lambda since: write(SessionLost(group, name, since, time.time())), closing
     )
