@@ -48,7 +48,7 @@ def test_fetch_states_leaves_out_the_unassigned_queue() -> None:
     assert fetch_states(document({0: ("active", 0, -1)})) == {("t", 0): ACTIVE_NO_ANSWER}
 
 
-def test_a_partition_unanswered_under_one_leader_for_the_timeout_is_stalled() -> None:
+def test_a_partition_unanswered_for_the_timeout_is_stalled() -> None:
     watch = FetchStallWatch(30)
     assert watch.observe(0.0, {("t", 0): ACTIVE_NO_ANSWER, ("t", 1): FETCHED}) == []
     assert watch.observe(29.9, {("t", 0): ACTIVE_NO_ANSWER, ("t", 1): FETCHED}) == []
@@ -56,11 +56,20 @@ def test_a_partition_unanswered_under_one_leader_for_the_timeout_is_stalled() ->
     assert stall.partition == ("t", 0) and stall.leader == 0 and stall.seconds == 30.0
 
 
-def test_an_answer_a_new_leader_an_unknown_leader_a_pause_or_another_state_start_over() -> None:
+def test_a_partition_with_no_leader_or_a_moving_one_unanswered_for_the_timeout_is_stalled() -> None:
+    """Seed 40: every partition ``active`` with leader -1 for minutes (librdkafka's brokers never up)."""
+    watch = FetchStallWatch(30)
+    watch.observe(0.0, {("t", 0): PartitionFetch("active", -1, -1)})
+    watch.observe(10.0, {("t", 0): PartitionFetch("active", 2, -1)})
+    watch.observe(20.0, {("t", 0): ACTIVE_NO_ANSWER})
+    (stall,) = watch.observe(30.0, {("t", 0): PartitionFetch("active", -1, -1)})
+    assert stall.leader == -1 and stall.seconds == 30.0
+    assert stall.named == "t[0] (leader unknown, 30 s)"
+
+
+def test_an_answer_a_pause_or_another_state_start_over() -> None:
     for interruption in (
         {("t", 0): FETCHED},
-        {("t", 0): PartitionFetch("active", 2, -1)},
-        {("t", 0): PartitionFetch("active", -1, -1)},
         {("t", 0): PartitionFetch("offset-query", 0, -1)},
         {},  # no longer fetched (revoked)
     ):
@@ -77,7 +86,9 @@ def test_an_answer_a_new_leader_an_unknown_leader_a_pause_or_another_state_start
 @settings(max_examples=200, deadline=None)
 @given(
     st.lists(
-        st.tuples(st.floats(0.1, 20.0), st.sampled_from(["no-answer", "answered", "leader-2", "gone"])),
+        st.tuples(
+            st.floats(0.1, 20.0), st.sampled_from(["no-answer", "answered", "leader-2", "no-leader", "gone"])
+        ),
         max_size=40,
     )
 )
@@ -88,19 +99,19 @@ def test_never_stalled_before_the_timeout_has_passed_without_a_break(
         "no-answer": {("t", 0): ACTIVE_NO_ANSWER},
         "answered": {("t", 0): FETCHED},
         "leader-2": {("t", 0): PartitionFetch("active", 2, -1)},
+        "no-leader": {("t", 0): PartitionFetch("active", -1, -1)},
         "gone": {},
     }
-    watch, now, run_start, last = FetchStallWatch(30), 0.0, None, None
+    watch, now, run_start = FetchStallWatch(30), 0.0, None
     for gap, kind in steps:
         now += gap
         seen = states[kind]
         fetch = seen.get(("t", 0))
         unanswered = fetch is not None and fetch.hi_offset < 0
-        key = (fetch.leader if fetch else None) if unanswered else None
         if not unanswered:
-            run_start, last = None, None
-        elif key != last:
-            run_start, last = now, key
+            run_start = None
+        elif run_start is None:
+            run_start = now
         stalled = watch.observe(now, seen)
         expected = run_start is not None and now - run_start >= 30
         assert bool(stalled) == expected, (steps, now, run_start)

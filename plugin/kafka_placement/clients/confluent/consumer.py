@@ -82,10 +82,11 @@ class Consumer(LibrdkafkaMethods):
     ``committed``, ``get_watermark_offsets``, ``list_topics``, ``offsets_for_times``, ...); nothing
     else is forwarded.
 
-    ``fetch_stall_timeout_s`` (default 120 s; None: off): a partition librdkafka keeps assigned and leads
-    to a known broker but has fetched nothing of (no fetch answered) for that long makes ``poll()`` and
+    ``fetch_stall_timeout_s`` (default 120 s; None: off): a partition librdkafka keeps assigned but has
+    fetched nothing of (no fetch answered) for that long, whatever its leader, makes ``poll()`` and
     ``consume()`` raise :class:`~kafka_placement.errors.FetchStalledError` naming it — librdkafka 2.16
-    can keep a partition so after a broker leaves the cluster's metadata and comes back
+    can keep a partition so after a broker leaves the cluster's metadata and comes back, or keep every
+    partition leaderless once its broker connections never come up again
     (:mod:`~kafka_placement.clients.confluent.fetch_stall`); close the consumer and create a new one.
     It reads librdkafka's statistics every 5 s; an application ``stats_cb`` still gets them.
 

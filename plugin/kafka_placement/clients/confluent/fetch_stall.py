@@ -9,12 +9,20 @@ member's eleven other partitions, some led by broker 0 too, were fetched to thei
 no call that makes it fetch that partition again; a new consumer does (the group gives the partition to
 a member whose librdkafka starts afresh).
 
-:class:`FetchStallWatch` is that rule, sans-I/O: per statistics document (:func:`fetch_states`), a
+Seen again in the next run (seed 40): after overlapping broker faults, both members of a group kept
+their librdkafka with no broker connection that ever came up (every broker handle in ``INIT``, the
+group handle querying for its coordinator for 10 minutes) and every assigned partition ``active`` with
+leader -1 for the run's last 7 minutes, while kafka-python, running the same members' group, reached
+the cluster. The first rule waited for a known leader and said nothing.
+
+:class:`FetchStallWatch` is the rule, sans-I/O: per statistics document (:func:`fetch_states`), a
 partition librdkafka fetches is *stalled* once, for ``timeout_s`` without a break, it has been
-``active`` with the same leader and no high watermark (``hi_offset`` < 0: no answer, or only errors).
-A partition whose leader is unknown or changes starts over (librdkafka is still finding it), so does one
-the application paused. A healthy partition gets a high watermark with its first fetch answer, within
-``fetch.wait.max.ms`` (500 ms by default), records or not.
+``active`` with no high watermark (``hi_offset`` < 0: no answer, or only errors), whatever its leader:
+known, moving or unknown. An answer, another fetch state, a revocation or a pause by the application
+starts it over. A healthy partition gets a high watermark with its first fetch answer, within
+``fetch.wait.max.ms`` (500 ms by default), records or not; a leader election takes seconds, far less
+than the timeout. A partition that truly has no leader for the whole timeout is reported too: a new
+consumer cannot fetch it either, but it costs a rejoin, and librdkafka's wedge looks the same.
 
 :class:`FetchStallMonitor` is the adapter the ``Consumer`` uses: it asks librdkafka for statistics every
 :data:`STATS_INTERVAL_MS` (the application's own ``stats_cb`` still gets them, see
@@ -47,8 +55,8 @@ __all__ = [
     "fetch_states",
 ]
 
-#: How long a partition may stay assigned, led and unanswered before the Consumer says so: well beyond
-#: a leader election (a fenced broker's partitions move within its broker session, 9 s by default)
+#: How long a partition may stay assigned and unanswered before the Consumer says so: well beyond a
+#: leader election (a fenced broker's partitions move within its broker session, 9 s by default)
 DEFAULT_STALL_TIMEOUT_S = 120.0
 #: How often librdkafka reports to the monitor: the error comes at most this much after the timeout
 STATS_INTERVAL_MS = 5000
@@ -69,8 +77,13 @@ class PartitionFetch:
 @dataclass(frozen=True)
 class Stall:
     partition: Partition
-    leader: int
+    leader: int  # the latest, -1: unknown
     seconds: float
+
+    @property
+    def named(self) -> str:
+        leader = "leader unknown" if self.leader < 0 else f"leader {self.leader}"
+        return f"{self.partition[0]}[{self.partition[1]}] ({leader}, {self.seconds:.0f} s)"
 
 
 def fetch_states(text: str) -> dict[Partition, PartitionFetch]:
@@ -97,7 +110,7 @@ class FetchStallWatch:
         if not (math.isfinite(timeout_s) and 1 <= timeout_s <= 3600):
             raise InvalidArgumentError(f"fetch stall timeout must be in [1, 3600] s, got {timeout_s!r}")
         self.timeout_s = float(timeout_s)
-        self._since: dict[Partition, tuple[float, int]] = {}  # unanswered since, under that leader
+        self._since: dict[Partition, float] = {}  # unanswered since
 
     def observe(
         self, at: float, partitions: Mapping[Partition, PartitionFetch], paused: Collection[Partition] = ()
@@ -109,15 +122,13 @@ class FetchStallWatch:
             if partition not in partitions:
                 del self._since[partition]
         for partition, fetch in partitions.items():
-            unanswered = fetch.fetch_state == "active" and fetch.leader >= 0 and fetch.hi_offset < 0
+            unanswered = fetch.fetch_state == "active" and fetch.hi_offset < 0
             if not unanswered or partition in paused:
                 self._since.pop(partition, None)
                 continue
-            since = self._since.get(partition)
-            if since is None or since[1] != fetch.leader:
-                self._since[partition] = (at, fetch.leader)
-            elif at - since[0] >= self.timeout_s:
-                stalls.append(Stall(partition, fetch.leader, round(at - since[0], 1)))
+            since = self._since.setdefault(partition, at)
+            if at - since >= self.timeout_s:
+                stalls.append(Stall(partition, fetch.leader, round(at - since, 1)))
         return stalls
 
 
@@ -149,9 +160,7 @@ class FetchStallMonitor:
         """One statistics document (through the tap, which logs and skips one it cannot read)."""
         stalls = self.watch.observe(self._clock(), fetch_states(text), self._paused)
         if stalls and self.error is None:
-            named = ", ".join(
-                f"{s.partition[0]}[{s.partition[1]}] (leader {s.leader}, {s.seconds:.0f} s)" for s in stalls
-            )
+            named = ", ".join(s.named for s in stalls)
             self.error = FetchStalledError(
                 f"group {self._group}: librdkafka has not fetched {named} though assigned to this member "
                 f"for longer than {self.watch.timeout_s:.0f} s; close this consumer and create a new one "
