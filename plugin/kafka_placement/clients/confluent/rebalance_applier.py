@@ -220,7 +220,8 @@ class RebalanceApplier:
         """Ask librdkafka for the assigned topics' metadata before assigning them. Its group consumer
         learns the leaders when it subscribes; assigned a topic it has no metadata for, it waits for
         its offset-query timer (~0.4 s here) before the first fetch. One topic: that topic's metadata;
-        several: the cluster's (one request either way). A failure only costs that wait."""
+        several: the cluster's (one request either way). A failure only costs that wait, but is said:
+        in seed 40's soak it was the first sign of a librdkafka that reached no broker any more."""
         topics = sorted({topic for topic, _ in partitions})
         if not topics:
             return
@@ -230,7 +231,13 @@ class RebalanceApplier:
             else:
                 self._rk.list_topics(timeout=LEADERS_TIMEOUT_S)
         except confluent_kafka.KafkaException as exc:
-            log.debug("group %s: metadata for %s not read before assigning (%s)", self._group, topics, exc)
+            log.warning(
+                "group %s: librdkafka read no metadata for %s within %.0f s before assigning them (%s)",
+                self._group,
+                topics,
+                LEADERS_TIMEOUT_S,
+                exc,
+            )
 
     def _start_offsets(self, partitions: list[Partition], timeout_ms: int) -> list[Any] | None:
         """The partitions with the offsets librdkafka starts from: the group's committed offsets read
