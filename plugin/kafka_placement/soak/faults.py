@@ -57,14 +57,15 @@ class FaultInjector:
         if fault.kind.startswith("broker-"):
             return self._broker_fault(fault)
         name = fault.target
+        if not self.members.running(name):  # it crashed: Members.watch starts it again
+            self.write(Fault(f"{fault.kind}-skipped", name, time.time()))
+            return False
         self.write(Fault(fault.kind, name, time.time()))
+        self.members.signal(name, signal.SIGKILL if fault.kind == "member-kill" else signal.SIGSTOP, up=False)
+        time.sleep(fault.hold_s)
         if fault.kind == "member-kill":
-            self.members.signal(name, signal.SIGKILL, up=False)
-            time.sleep(fault.hold_s)
             self.members.spawn(name)
         else:
-            self.members.signal(name, signal.SIGSTOP, up=False)
-            time.sleep(fault.hold_s)
             self.members.signal(name, signal.SIGCONT, up=True)
         self.write(Fault(f"{fault.kind}-undone", name, time.time()))
         return True

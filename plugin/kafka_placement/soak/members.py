@@ -63,6 +63,8 @@ FULL_GROUPS: Groups = {
     "fo-mig": [("mig-high", "kafka-python", "failover", 30), ("mig-low", "kafka-python", "failover", 10)],
 }
 FAILOVER_GROUPS = ("fo-kp", "fo-cf")
+#: How long after a member process ended on its own it is started again
+RESPAWN_AFTER_S = 5.0
 
 
 def failover_groups(groups: Groups = GROUPS) -> list[str]:
@@ -101,7 +103,13 @@ class Members:
         self.exits: list[tuple[str, float, int]] = []
         self._accounted: set[int] = set()  # pids whose end is already logged (killed, closed, crashed)
         self._crashed: set[int] = set()
-        self._lock = threading.Lock()
+        #: crashed members to start again: name -> (the crashed process's pid, when)
+        self._respawn_at: dict[str, tuple[int, float]] = {}
+        #: members started again after a crash: (name, time)
+        self.respawns: list[tuple[str, float]] = []
+        self._closing = False
+        # the process table: spawn (faults thread, migration), watch (its own thread), signal, close_all
+        self._lock = threading.RLock()
         self.groups = groups
         self.java_class_path = java_class_path  # needed only when a group has a Java member
         #: members whose classic failover assignor is ready for the move to the consumer protocol
@@ -159,23 +167,24 @@ class Members:
     def spawn(self, name: str) -> None:
         group = self.specs[name][0]
         command = self._command(name)
-        replaced = self.procs.get(name)
-        if replaced is not None and replaced.stdin is not None:
-            # a killed member's process is replaced: its pipe would be left to the garbage collector
-            # (pytest reported it as an unclosed file after the soak's live test)
-            with contextlib.suppress(OSError):
-                replaced.stdin.close()
-        stderr = open(self.workdir / f"member-{name}.stderr", "a")  # noqa: SIM115 - the child owns it
-        self.procs[name] = subprocess.Popen(
-            command,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.DEVNULL,
-            stderr=stderr,
-            text=True,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        )
-        stderr.close()
-        self.write(Life(self.group_id(group), name, True, time.time()))
+        with self._lock:
+            replaced = self.procs.get(name)
+            if replaced is not None and replaced.stdin is not None:
+                # a killed member's process is replaced: its pipe would be left to the garbage collector
+                # (pytest reported it as an unclosed file after the soak's live test)
+                with contextlib.suppress(OSError):
+                    replaced.stdin.close()
+            stderr = open(self.workdir / f"member-{name}.stderr", "a")  # noqa: SIM115 - the child owns it
+            self.procs[name] = subprocess.Popen(
+                command,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.DEVNULL,
+                stderr=stderr,
+                text=True,
+                env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            )
+            stderr.close()
+            self.write(Life(self.group_id(group), name, True, time.time()))
 
     def switch(self, name: str, client: str, timeout_s: float = 30.0) -> float:
         """Close ``name`` (it commits and leaves its group) and start it again as ``client``: one step
@@ -194,35 +203,60 @@ class Members:
 
     def watch(self) -> None:
         """Log as stopped any member process that ended on its own (checked by :meth:`watch_until`),
-        so the checkers do not count a crashed member as holding its partitions."""
+        so the checkers do not count a crashed member as holding its partitions; start it again
+        :data:`RESPAWN_AFTER_S` later, as a deployment's supervisor would (seed 40: librdkafka crashed
+        one member and its group ran without it for the last 13 minutes) — unless something else
+        started it meanwhile (a member fault's undo) or the run is closing."""
         with self._lock:
-            for name, proc in self.procs.items():
+            now = time.time()
+            for name, proc in list(self.procs.items()):
                 code = proc.poll()
                 if code is not None and proc.pid not in self._accounted:
                     self._accounted.add(proc.pid)
                     self._crashed.add(proc.pid)
-                    now = time.time()
                     self.exits.append((name, now, code))
                     self.write(Life(self.group_id(self.specs[name][0]), name, False, now))
+                    self._respawn_at[name] = (proc.pid, now + RESPAWN_AFTER_S)
+            for name, (pid, at) in list(self._respawn_at.items()):
+                if at > now:
+                    continue
+                del self._respawn_at[name]
+                if not self._closing and self.procs[name].pid == pid:
+                    self.spawn(name)
+                    self.respawns.append((name, time.time()))
 
     def watch_until(self, stop: threading.Event) -> None:
         while not stop.wait(1.0):
             self.watch()
 
-    def signal(self, name: str, sig: signal.Signals, up: bool) -> None:
-        proc = self.procs[name]
-        if sig == signal.SIGKILL:
-            with self._lock:
+    def running(self, name: str) -> bool:
+        """Whether the member's process runs (a crash not logged yet is logged first)."""
+        with self._lock:
+            self.watch()
+            return self.procs[name].poll() is None
+
+    def signal(self, name: str, sig: signal.Signals, up: bool) -> bool:
+        """Send ``sig`` to the member's process and log it ``up`` or not. False, and nothing logged,
+        when the process already ended on its own: seed 40 paused and resumed a crashed member, and
+        the resume's ``up`` made the checkers count it as running (its standby's right takeover then
+        looked like standby consumption); :meth:`watch` logs the crash and starts it again."""
+        with self._lock:
+            self.watch()  # a crash not logged yet is logged now, before anything else of this member
+            proc = self.procs[name]
+            if proc.poll() is not None:
+                return False
+            if sig == signal.SIGKILL:
                 self._accounted.add(proc.pid)
-        if proc.poll() is None:
             os.kill(proc.pid, sig)
-        self.write(Life(self.group_id(self.specs[name][0]), name, up, time.time()))
+            self.write(Life(self.group_id(self.specs[name][0]), name, up, time.time()))
         if sig == signal.SIGKILL:
             proc.wait(10)
+        return True
 
     def close_all(self, timeout_s: float = 30.0) -> None:
         self.watch()
         with self._lock:
+            self._closing = True
             self._accounted.update(proc.pid for proc in self.procs.values())
         for proc in self.procs.values():
             self._ask_to_close(proc)

@@ -376,6 +376,7 @@ def judge_run(
             "member_exits": [
                 {"member": name, "t": round(t, 3), "code": code} for name, t, code in members.exits
             ],
+            "member_respawns": [{"member": name, "t": round(t, 3)} for name, t in members.respawns],
             "health_samples": {"taken": rig.health.samples, "failed": rig.health.failures},
         }
     )
