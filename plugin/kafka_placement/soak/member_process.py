@@ -43,6 +43,8 @@ def main(config_path: str) -> int:  # pragma: no cover - runs in a child process
     config = json.loads(Path(config_path).read_text())
     # every thread's Python stack to stderr when the soak finds this member stuck (soak/stacks.py)
     faulthandler.register(DUMP_SIGNAL, all_threads=True)
+    # and on a crash (SIGSEGV, SIGABRT...): seed 40's librdkafka segfault left no stack at all
+    faulthandler.enable(all_threads=True)
     # the clients' warnings (and ours) on stderr with their time, to set beside the faults' times
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     log: IO[str] = open(config["log"], "a", buffering=1)  # noqa: SIM115 - lives as long as the process
