@@ -330,3 +330,25 @@ def test_a_commit_per_record_is_refused_for_an_error_message_and_after_a_loss() 
     ):
         committer.commit_message_async(Record(0, 5))
     assert coordinator.requests == [] and committer.queue.idle
+
+
+def test_a_store_per_record_stores_the_next_offset_as_the_general_store_does() -> None:
+    short, general = _committer(on_commit=None)[0], _committer(on_commit=None)[0]
+    for committer in (short, general):
+        committer.auto_offset_store = False
+    for offset in range(50):
+        record = Record(offset % 3, offset)
+        short.store_message(record)
+        general.store(record, None)
+    assert (
+        short.stored
+        == general.stored
+        == {("t", p): max(o for o in range(50) if o % 3 == p) + 1 for p in range(3)}
+    )
+    with pytest.raises(ConsumerConfigError, match="cannot commit an error message: broken"):
+        short.store_message(Record(0, 5, error="broken"))
+    short.auto_offset_store = True
+    with pytest.raises(
+        ConsumerConfigError, match=r"store_offsets\(\) requires enable.auto.offset.store=false"
+    ):
+        short.store_message(Record(0, 5))

@@ -401,7 +401,10 @@ class Consumer(LibrdkafkaMethods):
     # --- offsets ------------------------------------------------------------------------------
     def store_offsets(self, message: Any = None, offsets: list[Any] | None = None) -> None:
         """Store offsets for the next commit (``enable.auto.offset.store=false``), like librdkafka."""
-        self._commits.store(message, offsets)
+        if message is not None and offsets is None:  # per record: the short way
+            self._commits.store_message(message)
+        else:
+            self._commits.store(message, offsets)
 
     def commit(self, message: Any = None, offsets: list[Any] | None = None, asynchronous: bool = True) -> Any:
         """Commit through the group coordinator with this member's generation and member id.

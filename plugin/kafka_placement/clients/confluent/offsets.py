@@ -126,6 +126,14 @@ class GroupCommitter:
             raise ConsumerConfigError("store_offsets() requires enable.auto.offset.store=false")
         self.stored.update(offsets_of(message, offsets))
 
+    def store_message(self, message: Any) -> None:
+        """``store(message, None)``, the store per record: the message's offset + 1, no mapping built."""
+        if self.auto_offset_store:
+            raise ConsumerConfigError("store_offsets() requires enable.auto.offset.store=false")
+        if message.error() is not None:
+            raise ConsumerConfigError(f"cannot commit an error message: {message.error()}")
+        self.stored[(message.topic(), message.partition())] = message.offset() + 1
+
     def forget(self, partitions: Iterable[Partition]) -> None:
         for p in partitions:
             self.stored.pop(p, None)
