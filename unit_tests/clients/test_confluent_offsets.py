@@ -209,6 +209,31 @@ def test_on_commit_hears_of_asynchronous_commits_only_as_confluent_kafka() -> No
     assert reports == [1, 2]  # ({t1}) and ({t0, t2}): once each
 
 
+def test_an_automatic_commit_made_synchronously_is_reported_to_on_commit_as_librdkafkas() -> None:
+    """The auto-commit before a revocation (and at close) waits for its answer, yet librdkafka reports
+    its automatic commits to on_commit: a plain Consumer with auto-commit calls it once at close
+    (bench_consumer.py's auto rows: "on_commit calls 1"; ours said 0)."""
+    reports: list[Any] = []
+    committer, coordinator, loop = _committer(on_commit=lambda err, tps: reports.append((err, len(tps))))
+    done: list[Any] = []
+    worker = threading.Thread(
+        target=lambda: done.append(
+            committer.commit({("t", 0): 3, ("t", 1): 4}, asynchronous=False, automatic=True)
+        )
+    )
+    worker.start()
+    while not coordinator.requests:
+        worker.join(0.01)
+    coordinator.requests[0][1].success(None)
+    loop.step()
+    worker.join(10)
+    assert [(tp.partition, tp.offset) for tp in done[0]] == [(0, 3), (1, 4)]  # its caller has it too
+    committer.deliver()
+    assert reports == [(None, 2)]
+    committer.deliver()
+    assert reports == [(None, 2)]  # once
+
+
 class Connection:
     """The commit connection (commit_connection.CommitConnection) as the committer uses it: each commit
     answered at once from ``answers`` (None = accepted, an exception = raised), recording the thread."""

@@ -118,6 +118,8 @@ class GroupCommitter:
         #: finished requests for the application thread, and whether on_commit hears of them
         self._results: deque[tuple[CommitResult[Partition], bool]] = deque()
         self._waiting: dict[int, CommitResult[Partition] | None] = {}  # synchronous commits' tickets
+        #: tickets of automatic commits made synchronously (before a revocation): reported to on_commit
+        self._automatic: set[int] = set()
         self.failed_requests = 0  # observable: requests reported failed
 
     # --- stored offsets -------------------------------------------------------------------------
@@ -148,9 +150,11 @@ class GroupCommitter:
         return {(tp.topic, tp.partition): tp.offset for tp in positions if tp.offset >= 0}
 
     # --- committing (application thread) --------------------------------------------------------
-    def commit(self, offsets: Mapping[Partition, int], asynchronous: bool) -> Any:
+    def commit(self, offsets: Mapping[Partition, int], asynchronous: bool, *, automatic: bool = False) -> Any:
         """Queue ``offsets``; sync waits for the request that carries them and returns the
         committed partitions, async returns None (the result goes to ``on_commit``).
+        ``automatic``: the auto-commit's own (before a revocation, at close), reported to ``on_commit``
+        even when waited for, as librdkafka reports its automatic commits.
         Refused → :class:`~kafka_placement.errors.CommitFailedError`."""
         if self._membership.lost:
             raise self._lost()
@@ -160,6 +164,8 @@ class GroupCommitter:
             ticket = self.queue.add(dict(offsets), _monotonic())
             if not asynchronous:
                 self._waiting[ticket] = None
+            if automatic:
+                self._automatic.add(ticket)
             start, self._sending = not self._sending, True
         if start and not asynchronous and self._connection is not None:
             start = self._send_here()
@@ -347,8 +353,10 @@ class GroupCommitter:
         for ticket in self._waiting:
             if result.covers(ticket):
                 self._waiting[ticket] = result
-                waited_for += 1
-        # confluent-kafka calls on_commit for asynchronous (and automatic) commits, not for
-        # synchronous ones: a request carrying only the latter is not reported again
+                waited_for += ticket not in self._automatic
+        automatic = {ticket for ticket in self._automatic if result.covers(ticket)}
+        self._automatic -= automatic
+        # confluent-kafka calls on_commit for asynchronous and automatic commits, not for the
+        # application's synchronous ones: a request carrying only the latter is not reported again
         self._results.append((result, result.commits > waited_for))
         self._cond.notify_all()

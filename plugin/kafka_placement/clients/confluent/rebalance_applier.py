@@ -283,7 +283,9 @@ class RebalanceApplier:
             self._commits.flush(COMMIT_TIMEOUT_MS / 1000)  # the application's queued commits land first
             if self._cfg.auto_commit:
                 try:
-                    self._commits.commit(self._commits.stored_offsets(partitions), asynchronous=False)
+                    self._commits.commit(
+                        self._commits.stored_offsets(partitions), asynchronous=False, automatic=True
+                    )
                 except CommitFailedError as exc:
                     log.warning("group %s: commit before revocation refused: %s", self._group, exc)
             handled = self._call(self.on_revoke, partitions)
