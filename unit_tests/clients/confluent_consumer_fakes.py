@@ -250,3 +250,22 @@ def _event(consumer: Any, kind: str, partitions: list[int]) -> RebalanceEvent:
     consumer._next_drive = 0.0
     consumer.poll(0)
     return event
+
+
+class Record:
+    """A consumed message as confluent-kafka hands it over (the accessors a commit reads)."""
+
+    def __init__(self, partition: int, offset: int, error: Any = None) -> None:
+        self._partition, self._offset, self._error = partition, offset, error
+
+    def error(self) -> Any:
+        return self._error
+
+    def topic(self) -> str:
+        return "t"
+
+    def partition(self) -> int:
+        return self._partition
+
+    def offset(self) -> int:
+        return self._offset

@@ -7,7 +7,13 @@ from typing import Any
 
 import confluent_kafka
 import pytest
-from confluent_consumer_fakes import CONF, _event, _make, install_fakes  # this directory is on sys.path
+from confluent_consumer_fakes import (  # this directory is on sys.path
+    CONF,
+    Record,
+    _event,
+    _make,
+    install_fakes,
+)
 from confluent_kafka.cimpl import (
     Consumer as RdKafkaConsumer,  # the binding itself (the fakes replace the alias)
 )
@@ -55,31 +61,14 @@ def test_commits_refused_by_the_coordinator_are_typed_errors() -> None:
         consumer.commit(offsets=[confluent_kafka.TopicPartition("t", 0, 5)], asynchronous=False)
 
 
-class _Record:
-    def __init__(self, partition: int, offset: int) -> None:
-        self._partition, self._offset = partition, offset
-
-    def error(self) -> None:
-        return None
-
-    def topic(self) -> str:
-        return "t"
-
-    def partition(self) -> int:
-        return self._partition
-
-    def offset(self) -> int:
-        return self._offset
-
-
 def test_a_commit_per_record_commits_the_next_offset_and_is_refused_once_closed() -> None:
     consumer, _ = _make()
     _event(consumer, ASSIGN, [0, 1])
-    assert consumer.commit(_Record(1, 41), asynchronous=True) is None
+    assert consumer.commit(Record(1, 41), asynchronous=True) is None
     assert consumer._coordinator.commits == [{("t", 1): 42}]  # what librdkafka commits: offset + 1
     consumer.close()
     with pytest.raises(RuntimeError, match="Consumer closed"):
-        consumer.commit(_Record(1, 42), asynchronous=True)
+        consumer.commit(Record(1, 42), asynchronous=True)
 
 
 def test_commit_without_arguments_uses_positions_and_nothing_stored_is_no_offset() -> None:

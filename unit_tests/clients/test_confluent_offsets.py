@@ -11,6 +11,7 @@ from typing import Any
 
 import confluent_kafka
 import pytest
+from confluent_consumer_fakes import Record  # this directory is on sys.path
 from kafka import errors as kafka_errors
 from kafka.future import Future
 
@@ -296,25 +297,6 @@ def test_a_retriable_failure_on_the_commit_connection_is_retried_through_kafka_p
     committer, coordinator, loop = _committer(on_commit=None, connection=connection)
     assert _committed_through_kafka_python(committer, coordinator, loop, {("t", 0): 5}) == [(0, 5)]
     assert committer.failed_requests == 0
-
-
-class Record:
-    """A consumed message as confluent-kafka hands it over (the accessors a commit reads)."""
-
-    def __init__(self, partition: int, offset: int, error: Any = None) -> None:
-        self._partition, self._offset, self._error = partition, offset, error
-
-    def error(self) -> Any:
-        return self._error
-
-    def topic(self) -> str:
-        return "t"
-
-    def partition(self) -> int:
-        return self._partition
-
-    def offset(self) -> int:
-        return self._offset
 
 
 def test_a_commit_per_record_takes_the_short_way_with_the_same_requests_and_reports() -> None:
