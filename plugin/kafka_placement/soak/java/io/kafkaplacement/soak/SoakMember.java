@@ -203,7 +203,9 @@ public final class SoakMember {
             return;
         }
         try {
-            consumer.commitSync(offsets);
+            // bounded: Java's default (default.api.timeout.ms, 60 s) held the loop 15 s against a stalled
+            // coordinator in seed 41, and the fencing guard, which runs in the same loop, fired 11 s late
+            consumer.commitSync(offsets, COMMIT_TIMEOUT);
         } catch (KafkaException e) {  // fenced or rebalancing: the next owner re-reads (duplicates, not losses)
             return;
         }
@@ -259,6 +261,9 @@ public final class SoakMember {
         log.close();
     }
 
+    /** Bound on a synchronous commit (a commit that times out is retried with the next batch's). */
+    private static final Duration COMMIT_TIMEOUT = Duration.ofSeconds(2);
+
     /** Pause between a failed consumer's close and its replacement's subscribe. */
     private static final long REPLACE_PAUSE_MS = 1_000;
 
@@ -311,8 +316,8 @@ public final class SoakMember {
                     }
                     pending.put(new TopicPartition(r.topic(), r.partition()), new OffsetAndMetadata(r.offset() + 1));
                 }
+                guard.check(consumer, pending);  // first: a commit may wait for a silent coordinator
                 member.commit(consumer, pending);
-                guard.check(consumer, pending);
             }
             member.commit(consumer, pending);
         }
