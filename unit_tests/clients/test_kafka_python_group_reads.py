@@ -217,6 +217,19 @@ def test_refused_groups_are_those_whose_coordinator_answers_a_coordinator_error(
     assert admin.calls == [[g] for g in sorted(where)]  # one OffsetFetch per group
 
 
+def test_a_coordinator_that_does_not_answer_in_time_refuses_its_groups() -> None:
+    from kafka.errors import KafkaTimeoutError, RequestTimedOutError
+
+    where = {"busy": 1, "timed-out": 2, "fine": 3}
+    admin = RefusingAdmin(
+        where, {1: RequestTimedOutError("Request timed out after 9999 ms"), 2: KafkaTimeoutError("timed out")}
+    )
+    assert refused_by_coordinators(admin, sorted(where)) == {
+        "busy": "RequestTimedOutError",
+        "timed-out": "KafkaTimeoutError",
+    }
+
+
 def test_an_error_that_is_not_about_coordinators_is_not_a_refusal() -> None:
     admin = RefusingAdmin({"g": 1}, {1: GroupAuthorizationFailedError("denied")})
     assert refused_by_coordinators(admin, ["g"]) == {}

@@ -8,7 +8,13 @@ import pytest
 
 from kafka_placement.replicas.placement_audit import ClusterSnapshot, PartitionState
 from kafka_placement.soak.events import Health, dump_event, parse_event
-from kafka_placement.soak.health import OFFSETS_TOPIC, coordinator_outages, coordinator_partition, health_of
+from kafka_placement.soak.health import (
+    OFFSETS_TOPIC,
+    coordinator_outages,
+    coordinator_partition,
+    health_of,
+    unanswered_sample,
+)
 from kafka_placement.vocabulary import TopicPartition
 
 # jshell: h = g.hashCode(); a = h == Integer.MIN_VALUE ? 0 : Math.abs(h); a % 12, a % 50
@@ -91,3 +97,16 @@ def test_health_of_records_the_refused_groups_sorted() -> None:
         "coop",
         "fo-kp",
     )
+
+
+def test_a_sample_nothing_answered_puts_every_group_in_an_outage_until_one_answers() -> None:
+    """Seed 41: no sample for 106 s while the coordinators loaded; the members' stalls went unexcused."""
+    seen = Health((), 0, 3, 100.0)
+    silent = unanswered_sample(seen, ["g-b", "g-a"], 105.0)
+    assert silent == Health((), 0, 3, 105.0, ("g-a", "g-b"))
+    assert unanswered_sample(None, ["g-a"], 1.0) == Health((), 0, 0, 1.0, ("g-a",))
+    healths = [seen, silent, unanswered_sample(silent, ["g-a", "g-b"], 110.0), Health((), 0, 0, 120.0)]
+    assert coordinator_outages(healths, {"g-a": 3, "g-b": 4}, until=200.0) == {
+        "g-a": [(105.0, 120.0)],
+        "g-b": [(105.0, 120.0)],
+    }

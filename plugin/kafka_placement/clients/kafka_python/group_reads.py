@@ -17,6 +17,8 @@ import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from kafka.errors import KafkaTimeoutError, RequestTimedOutError
+
 T = TypeVar("T")
 
 #: OffsetFetch tries while a coordinator answers with a retriable error (it moved, is loading, or its
@@ -83,15 +85,19 @@ def refused_by_coordinators(admin: Any, groups: list[str]) -> dict[str, str]:
     coordinator looked up afresh (FindCoordinator) and asked its committed offsets (OffsetFetch), once.
     Refused means a coordinator error code (:data:`RETRIABLE_GROUP_ERRORS`): the broker named is not, or
     not yet, the group's coordinator, or none is available — what every member of the group meets then,
-    even while the group's ``__consumer_offsets`` partition has a leader. Any other failure (a broker that
-    cannot be reached, a timeout) says nothing about the coordinator and is left out."""
+    even while the group's ``__consumer_offsets`` partition has a leader — or no answer in time (a
+    coordinator too busy to answer: seed 41's coordinators took 104-109 s to load their partitions, every
+    member's JoinGroup timed out meanwhile, and each sample's OffsetFetch did too). Any other failure (a
+    broker that cannot be reached, no authorization) says nothing about the coordinator and is left out."""
     refused: dict[str, str] = {}
     forget_coordinators(admin, set(groups))
     for group in groups:
         try:
             admin.list_group_offsets({group: None})
         except Exception as exc:
-            if getattr(exc, "errno", None) in RETRIABLE_GROUP_ERRORS:
+            code = getattr(exc, "errno", None)
+            unanswered = code == RequestTimedOutError.errno or isinstance(exc, KafkaTimeoutError)
+            if code in RETRIABLE_GROUP_ERRORS or unanswered:
                 refused[group] = type(exc).__name__
     return refused
 
