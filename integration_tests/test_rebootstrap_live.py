@@ -15,6 +15,7 @@ fail: without the mends ours behave exactly like them).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 import uuid
 from typing import Any
@@ -126,8 +127,12 @@ def test_kafka_python_producer_rebootstraps_when_its_one_known_broker_is_down(ka
     finally:
         if stopped:
             kafka_cluster.start_broker(down)
-        for producer in (ours, plain):
-            producer.close(timeout=10)
+        ours.close(timeout=10)
+        # kafka-python's own producer, stuck on the bug, delivers its records once the broker it knows is
+        # back and its reconnect backoff (up to 30 s) has run; its close raises when its flush outlasts
+        # the timeout (seen once in CI, 10 s after a 6.4 s restart). Not what is tested here.
+        with contextlib.suppress(kafka.errors.KafkaTimeoutError):
+            plain.close(timeout=45)
         admin.close()
 
 
