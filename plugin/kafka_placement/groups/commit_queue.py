@@ -81,18 +81,20 @@ class CommitQueue(Generic[P]):
 
     def add(self, offsets: Mapping[P, int], now: float) -> int:
         """Queue one commit; return its ticket. The newest offset of a partition wins."""
-        ticket = self._next_ticket
-        self._next_ticket += 1
+        ticket = self._ticket(now)
         self.pending.update(offsets)
-        if self._pending_first is None:
-            self._pending_first, self._pending_since = ticket, now
         return ticket
 
     def add_offset(self, partition: P, offset: int, now: float) -> int:
         """:meth:`add` of one partition's offset (a commit per record, without a mapping built for it)."""
+        ticket = self._ticket(now)
+        self.pending[partition] = offset
+        return ticket
+
+    def _ticket(self, now: float) -> int:
+        """The next ticket; the first pending one also starts the pending commits' retry clock."""
         ticket = self._next_ticket
         self._next_ticket += 1
-        self.pending[partition] = offset
         if self._pending_first is None:
             self._pending_first, self._pending_since = ticket, now
         return ticket

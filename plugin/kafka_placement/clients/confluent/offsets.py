@@ -67,10 +67,16 @@ def offsets_of(message: Any, offsets: Iterable[Any] | None) -> dict[Partition, i
     if message is not None and offsets is not None:
         raise ConsumerConfigError("give message or offsets, not both")
     if message is not None:
-        if message.error() is not None:
-            raise ConsumerConfigError(f"cannot commit an error message: {message.error()}")
-        return {(message.topic(), message.partition()): message.offset() + 1}
+        partition, offset = message_offset(message)
+        return {partition: offset}
     return {(tp.topic, tp.partition): tp.offset for tp in offsets or ()}
+
+
+def message_offset(message: Any) -> tuple[Partition, int]:
+    """What committing ``message`` commits: its partition and its offset + 1 (an error message has none)."""
+    if message.error() is not None:
+        raise ConsumerConfigError(f"cannot commit an error message: {message.error()}")
+    return (message.topic(), message.partition()), message.offset() + 1
 
 
 def kafka_error(exc: BaseException) -> Any:
@@ -132,9 +138,8 @@ class GroupCommitter:
         """``store(message, None)``, the store per record: the message's offset + 1, no mapping built."""
         if self.auto_offset_store:
             raise ConsumerConfigError("store_offsets() requires enable.auto.offset.store=false")
-        if message.error() is not None:
-            raise ConsumerConfigError(f"cannot commit an error message: {message.error()}")
-        self.stored[(message.topic(), message.partition())] = message.offset() + 1
+        partition, offset = message_offset(message)
+        self.stored[partition] = offset
 
     def forget(self, partitions: Iterable[Partition]) -> None:
         for p in partitions:
@@ -184,11 +189,9 @@ class GroupCommitter:
         worth of Python; its result goes to ``on_commit`` as any asynchronous commit's)."""
         if self._membership.lost:
             raise self._lost()
-        if message.error() is not None:
-            raise ConsumerConfigError(f"cannot commit an error message: {message.error()}")
-        partition = (message.topic(), message.partition())
+        partition, offset = message_offset(message)
         with self._lock:
-            self.queue.add_offset(partition, message.offset() + 1, _monotonic())
+            self.queue.add_offset(partition, offset, _monotonic())
             start, self._sending = not self._sending, True
         if start:
             self._start_sender()
