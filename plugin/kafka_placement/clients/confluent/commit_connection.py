@@ -39,6 +39,7 @@ from kafka.structs import OffsetAndMetadata
 from kafka.structs import TopicPartition as KafkaTopicPartition
 
 from kafka_placement.clients.confluent.kafka_python_group import receive_answer_now, send_queued_now
+from kafka_placement.clients.kafka_python.tls_handshake import bound_tls_handshakes
 
 __all__ = ["CommitConnection", "CommitConnectionUnavailable", "GroupView", "offset_commit_request"]
 
@@ -210,6 +211,7 @@ class CommitConnection:
             self._manager = KafkaConnectionManager(
                 self._selector(), bootstrap_servers=[_host_port(host, port)], **self._config
             )
+            bound_tls_handshakes(self._manager)
             self._node_id = self._manager.cluster.bootstrap_brokers()[0].node_id
             self._address = (host, port)
         assert self._manager is not None

@@ -53,6 +53,7 @@ from kafka_placement.clients.confluent.rebalance_applier import RebalanceApplier
 from kafka_placement.clients.confluent.thread_handoff import RebalanceBridge, ThreadHandoff
 from kafka_placement.clients.consumer_protocol import is_consumer_protocol
 from kafka_placement.clients.kafka_python.partition_counts import watch_partition_counts
+from kafka_placement.clients.kafka_python.tls_handshake import bound_client_tls_handshakes
 from kafka_placement.errors import ConsumerConfigError
 from kafka_placement.groups.membership import Membership, Phase
 
@@ -155,6 +156,7 @@ class Consumer(LibrdkafkaMethods):
             self._rk.close()
             raise
         watch_partition_counts(self._kc)
+        bound_client_tls_handshakes(self._kc)  # its metadata must not wait on a silent broker for ever
         group = KafkaPythonGroup(self._kc)
         self._coordinator = group.coordinator
         self._handoff = ThreadHandoff(group.call_soon)

@@ -44,6 +44,10 @@ the same: after as many failed refreshes in a row as the metadata names brokers 
 next refresh asks a bootstrap server (kafka-python's own bootstrap node ids, connected as at start-up),
 whose answer replaces the broker list.
 
+The same connections' TLS handshakes are held to their setup deadline
+(:mod:`~kafka_placement.clients.kafka_python.tls_handshake`): a broker that accepts a connection and
+answers nothing fails the refresh in time, and the next one goes elsewhere.
+
 kafka-python has no public hook here; the private names used are only in this module, each checked by
 ``unit_tests/clients/test_kafka_python_metadata_refresh.py`` against the installed release.
 """
@@ -60,6 +64,8 @@ from typing import Any
 
 from kafka.cluster import ClusterMetadata
 from kafka.errors import KafkaConnectionError, KafkaError
+
+from kafka_placement.clients.kafka_python.tls_handshake import bound_tls_handshakes
 
 __all__ = ["MetadataRefreshMend", "client_cluster", "mend_metadata_refresh", "refresh_loop_ended"]
 
@@ -108,6 +114,7 @@ def _as_connection_error(exc: BaseException, where: str = "metadata refresh") ->
 
 
 def _mend_transport_build(manager: Any, mend: MetadataRefreshMend) -> None:
+    bound_tls_handshakes(manager)  # a silent broker fails the connection in time (see that module)
     build: Callable[..., Coroutine[Any, Any, Any]] = getattr(manager, _TRANSPORT_BUILD)
 
     async def build_transport(node: Any, timeout_at: Any = None) -> Any:
