@@ -144,10 +144,17 @@ class BrokerControls:
         self._wait_broker_listed(broker_id, max(5.0, timeout_s - (time.monotonic() - t0)))
         self._log(f"broker {broker_id} back in {time.monotonic() - t0:.1f}s")
 
-    def broker_logs(self, broker_id: int, tail: int | None = None) -> str:
-        """The broker container's output (all of it, or the last ``tail`` lines)."""
+    def broker_logs(
+        self, broker_id: int, tail: int | None = None, *, since: float | None = None, timestamps: bool = False
+    ) -> str:
+        """The broker container's output (all of it, the last ``tail`` lines, or those logged from ``since``,
+        epoch seconds); ``timestamps``: each line prefixed by the engine's RFC 3339 receipt time (the
+        host's clock, unlike the broker's own local-time stamps)."""
         c = self._broker_container(broker_id)
-        return str(c.logs(tail=tail if tail is not None else "all").decode(errors="replace"))
+        kwargs: dict[str, Any] = {"tail": tail if tail is not None else "all", "timestamps": timestamps}
+        if since is not None:
+            kwargs["since"] = int(since)
+        return str(c.logs(**kwargs).decode(errors="replace"))
 
     def broker_exit_code(self, broker_id: int) -> int | None:
         """Exit code of a stopped/killed broker container (None while it runs)."""
