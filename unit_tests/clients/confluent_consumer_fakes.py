@@ -150,11 +150,16 @@ class FakeCoordinator:
         self.commits.append({(tp.topic, tp.partition): om.offset for tp, om in offsets.items()})
 
 
+async def _never_connects(node: Any, timeout_at: float | None = None) -> Any:
+    raise AssertionError(f"the fake kafka-python connected to {node}")
+
+
 class FakeKafkaConsumer:
     def __init__(self, **config: Any) -> None:
         self.config = config
         self._coordinator = FakeCoordinator()
-        self._manager = SimpleNamespace(call_soon=self._call_soon)
+        # _build_transport: what the TLS handshake bound wraps (the fake never connects)
+        self._manager = SimpleNamespace(call_soon=self._call_soon, _build_transport=_never_connects)
         self.known_topics: set[str] = {"t"}
         self.metadata_requests = 0
         self._cluster = SimpleNamespace(
