@@ -165,3 +165,9 @@ def test_private_manager_of_a_kafka_python_consumer() -> None:
         assert consumer._manager.cluster is client_cluster(consumer)
     finally:
         consumer.close()
+
+
+def test_private_manager_of_a_kafka_python_admin_client() -> None:
+    from kafka.admin import KafkaAdminClient
+
+    assert "self._manager = self._client._manager" in inspect.getsource(KafkaAdminClient.__init__)

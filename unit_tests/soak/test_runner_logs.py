@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from types import SimpleNamespace
 
 import kafka.admin
 import pytest
@@ -58,7 +59,7 @@ def test_a_run_refused_before_the_load_closes_what_it_opened(
 
     class FakeAdmin:
         def __init__(self, **_kw: object) -> None:
-            pass
+            self._manager = SimpleNamespace(_build_transport=None)  # what the TLS handshake bound wraps
 
         def close(self) -> None:
             closed.append("admin")

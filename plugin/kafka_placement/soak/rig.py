@@ -114,6 +114,7 @@ def open_rig(
     from kafka.admin import KafkaAdminClient
 
     from kafka_placement.clients.connection import connection_settings
+    from kafka_placement.clients.kafka_python.tls_handshake import bound_client_tls_handshakes
     from kafka_placement.soak.java_member import JAVA_CLIENTS, class_path
     from kafka_placement.testing.topics import create_topic
 
@@ -130,7 +131,9 @@ def open_rig(
     kp = cluster.kafka_python_settings()
 
     def admin() -> Any:
-        return KafkaAdminClient(**kp, request_timeout_ms=15000)
+        client = KafkaAdminClient(**kp, request_timeout_ms=15000)
+        bound_client_tls_handshakes(client)  # a silent broker must not hold the checks' connections
+        return client
 
     adm = admin()
     cleanup.callback(adm.close)
