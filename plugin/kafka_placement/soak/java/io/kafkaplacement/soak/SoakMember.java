@@ -155,6 +155,20 @@ public final class SoakMember {
             this.limitNanos = (long) (Math.max(1.0, sessionS - 2.0) * 1e9);
         }
 
+        /**
+         * The coordinator answered: a heartbeat, or an assignment delivered (on the classic protocol that
+         * comes in a SyncGroup answer, which "heartbeat-total" does not count: without this a member
+         * whose heartbeats had gone unanswered before it rejoined paused its brand-new assignment).
+         */
+        void answered() {
+            long now = System.nanoTime();
+            answeredAt = now;
+            answeredAtWall = now();
+            if (!paused.isEmpty() && answeredAgainAt < 0) {
+                answeredAgainAt = now;
+            }
+        }
+
         void check(KafkaConsumer<byte[], byte[]> consumer, Map<TopicPartition, OffsetAndMetadata> pending) {
             if (heartbeats == null) {
                 heartbeats = heartbeatTotal(consumer);
@@ -167,15 +181,11 @@ public final class SoakMember {
                 return;
             }
             double seen = (Double) value;
-            long now = System.nanoTime();
             if (Double.isNaN(answers) || seen > answers) {
                 answers = seen;
-                answeredAt = now;
-                answeredAtWall = now();
-                if (!paused.isEmpty() && answeredAgainAt < 0) {
-                    answeredAgainAt = now;
-                }
+                answered();
             }
+            long now = System.nanoTime();
             if (paused.isEmpty()) {
                 Set<TopicPartition> assigned = consumer.assignment();
                 if (now - answeredAt >= limitNanos && !assigned.isEmpty()) {
@@ -298,6 +308,7 @@ public final class SoakMember {
                 @Override
                 public void onPartitionsAssigned(Collection<TopicPartition> added) {
                     // incremental on the consumer protocol, everything after a full revoke on EAGER classic
+                    guard.answered();
                     TreeSet<Integer> next = new TreeSet<>(member.owned);
                     next.addAll(numbers(added));
                     member.own(next);
