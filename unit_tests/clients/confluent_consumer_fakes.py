@@ -168,6 +168,8 @@ class FakeKafkaConsumer:
         )
         self.joins: list[Future] = []
         self.io_tasks: list[Any] = []  # coroutines suspended on the IO thread
+        self.defer_resets = False  # True: a generation reset waits for run_deferred()
+        self.deferred: list[tuple[Any, Future]] = []
         self.closed = False
         #: what kafka-python's subscription holds from the last join ((topic, partition) pairs)
         self.assigned: set[tuple[str, int]] = set()
@@ -182,11 +184,21 @@ class FakeKafkaConsumer:
         if fn == self._coordinator.ensure_active_group_async:
             self.joins.append(future)  # a join in flight until the test completes it
             return future
+        if self.defer_resets and fn == self._coordinator.reset_generation:
+            self.deferred.append((fn, future))  # the IO thread has not run it yet: run_deferred()
+            return future
         result = fn(*args)  # completing a rebalance event or sending commits: the IO thread's work
         if inspect.iscoroutine(result):  # the commit sender: runs until it awaits a held commit
             self.io_tasks.append([result, None])
             self.step_io()
         return future.success(None)
+
+    def run_deferred(self) -> None:
+        """The IO thread runs what was deferred."""
+        while self.deferred:
+            fn, future = self.deferred.pop(0)
+            fn()
+            future.success(None)
 
     def step_io(self) -> None:
         """Resume the IO thread's coroutines whose awaited futures are done (kafka-python's

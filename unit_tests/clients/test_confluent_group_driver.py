@@ -170,6 +170,44 @@ def test_a_member_whose_views_agree_takes_nothing_up() -> None:
     assert app.seen == [("assign", [0])]
 
 
+def test_a_loss_the_session_declared_is_not_undone_before_kafka_python_is_told(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Soak seed 42: a member SIGSTOPped past its session declares its partitions lost and queues
+    kafka-python's generation reset for the IO thread; until that runs, kafka-python still holds the
+    lost assignment. Nothing may hand it back in the same turn (or any turn before a join): the records
+    the pause left behind are dropped and no on_assign comes."""
+    from types import SimpleNamespace
+
+    consumer, app = _make(conf={"session.timeout.ms": 6000, "heartbeat.interval.ms": 1000})
+    _event(consumer, ASSIGN, [0])
+    consumer._kc.joins[-1].success(True)
+    consumer._coordinator.rejoin = False
+    consumer._kc.assigned = {("t", 0)}  # kafka-python's assignment from the last join
+    consumer._kc.defer_resets = True
+    clock = [time.monotonic()]
+    monkeypatch.setattr(consumer_module, "_monotonic", lambda: clock[0])
+    consumer._next_drive = 0.0
+    consumer.poll(0)
+    record = SimpleNamespace(error=lambda: None, topic=lambda: "t", partition=lambda: 0, offset=lambda: 5)
+
+    def paused(*args: Any) -> Any:
+        clock[0] += 7  # stopped inside librdkafka's wait, past session.timeout.ms
+        return [record]
+
+    consumer._rk.consume = paused
+    assert consumer.consume(10, 0.01) == []
+    assert app.seen[-1] == ("lost", [0]) and consumer._kc.deferred  # the reset not run yet
+    consumer._rk.consume = lambda *args: []
+    consumer._next_drive = 0.0
+    consumer.consume(10, 0)
+    assert app.seen[-1] == ("lost", [0])  # still: kafka-python's old assignment is not adopted
+    consumer._kc.run_deferred()
+    consumer._next_drive = 0.0
+    consumer.consume(10, 0)
+    assert app.seen[-1] == ("lost", [0]) and consumer._coordinator.resets == 1
+
+
 def test_records_returned_after_a_pause_past_the_session_are_dropped_once_the_loss_is_seen(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -81,6 +81,9 @@ class GroupDriver:
         self._metadata_deadline = 0.0
         #: when the group last confirmed this member by a completed join (see _membership_lost)
         self._confirmed_at = float("-inf")
+        #: the generation reset queued when the session ran out (see _membership_lost): until
+        #: kafka-python's IO thread ran it, kafka-python still holds the lost partitions as its own
+        self._reset: Any = None
         self._next_auto_commit = time.monotonic() + config.auto_commit_interval_s
 
     def subscribed(self, topics: list[str], now: float) -> None:
@@ -139,13 +142,19 @@ class GroupDriver:
         diff says nothing was added, no assign event comes, and the member heartbeats on, owning
         partitions nobody consumes (the soak's coop-a, docs/reliability.md). Once no join is in
         flight and the generation is valid, kafka-python's assignment is the group's word: the
-        partitions missing here are assigned as an assign event would (lost cleared, ``on_assign``)."""
+        partitions missing here are assigned as an assign event would (lost cleared, ``on_assign``).
+
+        Not while a loss this driver declared (the session ran out) has not reached kafka-python: its
+        generation reset is queued for the IO thread, and until it runs kafka-python's assignment is
+        the lost one. Adopting it in the same turn handed a SIGSTOPped member every partition back
+        with no join, and it consumed what its standby owned for 90 ms (soak seed 42)."""
         coordinator, rebalance = self._coordinator, self._rebalance
         if (
             self._join is not None
             or self._handoff.pending
             or coordinator.need_rejoin()
             or self._kafka_python.generation_lost()
+            or (self._reset is not None and not self._reset.is_done)  # lost, kafka-python not told yet
             or coordinator.rebalance_in_progress()
         ):
             return
@@ -194,7 +203,7 @@ class GroupDriver:
             # librdkafka's rule: no successful heartbeat for session.timeout.ms means the broker
             # has (or will have) given the partitions away. kafka-python is told too, on its own
             # thread, so it refuses commits and rejoins as a new member.
-            self._handoff.to_io(self._coordinator.reset_generation)
+            self._reset = self._handoff.to_io(self._coordinator.reset_generation)
             return "no successful heartbeat within session.timeout.ms"
         return None
 
