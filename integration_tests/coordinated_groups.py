@@ -22,6 +22,33 @@ def coordinated_by(prefix: str, broker: int, leaders: dict[int, int], partitions
     raise AssertionError(f"no group id coordinated by broker {broker} among 10,000: leaders {leaders}")
 
 
+def settled_group(prefix: str, cluster: Any) -> str:
+    """A fresh group id whose coordinator stays put for the test: its ``__consumer_offsets`` partition is
+    led by its preferred replica (the first), so Kafka's automatic preferred-leader election
+    (``auto.leader.rebalance.enable``) does not move it. A broker an earlier test restarted leaves
+    partitions led elsewhere, and the election moves them back minutes later: once in the middle of the
+    consumer-protocol failover test (CI, session 29), where the members then had to find the new
+    coordinator within their session."""
+    from kafka import KafkaAdminClient
+
+    admin = KafkaAdminClient(**cluster.kafka_python_settings())
+    try:
+        wait_until(lambda: offsets_leaders(admin), 60, "__consumer_offsets, every partition led", step=0.5)
+        described = admin.describe_topics(["__consumer_offsets"])[0]["partitions"]
+    finally:
+        admin.close()
+    settled = {
+        p["partition_index"]
+        for p in described
+        if p["replica_nodes"] and p["leader_id"] == p["replica_nodes"][0]
+    }
+    for _ in range(10_000):
+        group = f"{prefix}-{uuid.uuid4().hex[:8]}"
+        if coordinator_partition(group, len(described)) in settled:
+            return group
+    raise AssertionError(f"no __consumer_offsets partition led by its preferred replica: {described}")
+
+
 def offsets_leaders(admin: Any) -> dict[int, int]:
     """``__consumer_offsets`` partition → its leader; empty until the topic exists with every partition led
     (a FindCoordinator creates it: the first answers are COORDINATOR_NOT_AVAILABLE)."""

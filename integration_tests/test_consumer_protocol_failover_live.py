@@ -32,7 +32,6 @@ import re
 import subprocess
 import sys
 import time
-import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
@@ -41,6 +40,7 @@ from typing import Any
 
 import pytest
 
+from coordinated_groups import settled_group
 from group_load import KeyedProducer, set_group_session_timeout  # this directory is on sys.path
 from kafka_placement.clients.consumer_protocol import java_failover_properties
 from kafka_placement.testing.failover_plugin import SESSION_TIMEOUT_MS
@@ -135,7 +135,7 @@ def topic(kafka_topic_factory: Callable[..., str]) -> str:
 @pytest.fixture()
 def spawn(kafka_cluster: Any, java_member_classpath: str, tmp_path: Path) -> Iterator[Callable[..., Member]]:
     members: list[Member] = []
-    group = f"kip848-failover-{uuid.uuid4().hex[:8]}"
+    group = settled_group("kip848-failover", kafka_cluster)  # no coordinator move mid-test
     set_group_session_timeout(kafka_cluster.bootstrap_servers, group, GROUP_SESSION_MS)
 
     def start(name: str, priority: int, topic: str, *, java: bool = False, rack: str | None = None) -> Member:
