@@ -60,11 +60,14 @@ def _tls_manager(port: int) -> KafkaConnectionManager:
     )
 
 
-def _build(manager: KafkaConnectionManager, port: int, wait_s: float) -> object:
-    """Build a transport to ``port`` with a deadline DEADLINE_S away; wait up to ``wait_s``. Returns the
-    build's future (pending if it is still waiting)."""
+def _build(
+    manager: KafkaConnectionManager, port: int, wait_s: float, deadline_s: float | None = DEADLINE_S
+) -> object:
+    """Build a transport to ``port`` with a deadline ``deadline_s`` away (None: no deadline); wait up to
+    ``wait_s``. Returns the build's future (pending if it is still waiting)."""
     node = MetadataResponse.MetadataResponseBroker(0, "127.0.0.1", port, None)
-    future = manager._net.call_soon_with_future(manager._build_transport, node, time.monotonic() + DEADLINE_S)
+    deadline = None if deadline_s is None else time.monotonic() + deadline_s
+    future = manager._net.call_soon_with_future(manager._build_transport, node, deadline)
     manager._net.poll(timeout_ms=wait_s * 1000, future=future)
     return future
 
@@ -109,10 +112,8 @@ def test_a_connection_given_no_deadline_is_built_by_kafka_python_as_before(
     _, port = silent
     manager = _tls_manager(port)
     bound_tls_handshakes(manager)
-    node = MetadataResponse.MetadataResponseBroker(0, "127.0.0.1", port, None)
     try:
-        future = manager._net.call_soon_with_future(manager._build_transport, node, None)
-        manager._net.poll(timeout_ms=1000, future=future)
+        future = _build(manager, port, 1.0, deadline_s=None)
         assert not future.is_done  # kafka-python's own, unbounded
     finally:
         manager._net.close()
