@@ -142,6 +142,34 @@ def test_the_metadata_mend_and_our_consumer_bound_their_managers() -> None:
         consumer.close()
 
 
+def test_every_admin_client_we_open_has_its_handshakes_bounded(
+    silent: tuple[SilentServer, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``open_admin`` (the CLI's audit, reassign and demo, and the soak's checks open theirs through it)
+    on an admin client holding kafka-python's own manager: the handshake fails at the deadline."""
+    import kafka.admin
+
+    from kafka_placement.clients.kafka_python.admin import open_admin
+
+    server, port = silent
+    opened: list[dict[str, object]] = []
+
+    class AdminOverManager:  # KafkaAdminClient bootstraps in its constructor; the manager is what counts
+        def __init__(self, **settings: object) -> None:
+            opened.append(settings)
+            self._manager = _tls_manager(port)
+
+    monkeypatch.setattr(kafka.admin, "KafkaAdminClient", AdminOverManager)
+    admin = open_admin({"bootstrap_servers": f"127.0.0.1:{port}"}, client_id="audit")
+    assert opened == [{"bootstrap_servers": f"127.0.0.1:{port}", "client_id": "audit"}]
+    try:
+        future = _build(admin._manager, port, 20 * DEADLINE_S)
+        assert future.is_done and isinstance(future.exception, KafkaConnectionError)
+        assert server.closed_by_client.wait(5)
+    finally:
+        admin._manager._net.close()
+
+
 # --- the private kafka-python names used: each fails loudly if a release changes it ---------------------
 
 

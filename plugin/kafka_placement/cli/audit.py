@@ -52,11 +52,9 @@ def take_snapshot(settings: ConnectionSettings, topics: list[str] | None, client
             from kafka_placement.clients.confluent import admin as confluent_admin
 
             return confluent_admin.snapshot(AdminClient(settings.confluent()), topics)
-        from kafka import KafkaAdminClient
-
         from kafka_placement.clients.kafka_python import admin as kp_admin
 
-        admin = KafkaAdminClient(client_id="kafka-placement-audit", **settings.kafka_python())
+        admin = kp_admin.open_admin(settings.kafka_python(), client_id="kafka-placement-audit")
         try:
             return kp_admin.snapshot(admin, topics)
         finally:

@@ -86,11 +86,9 @@ def cluster(attach: ConnectionSettings | None) -> Iterator[tuple[ConnectionSetti
 
 
 def _describe(bootstrap: ConnectionSettings) -> dict[int, str | None]:
-    from kafka import KafkaAdminClient
+    from kafka_placement.clients.kafka_python.admin import brokers, open_admin
 
-    from kafka_placement.clients.kafka_python.admin import brokers
-
-    admin = KafkaAdminClient(client_id="kp-demo", **bootstrap.kafka_python())
+    admin = open_admin(bootstrap.kafka_python(), client_id="kp-demo")
     try:
         return {b.id: b.rack for b in brokers(admin)}
     finally:
@@ -101,10 +99,8 @@ def _describe(bootstrap: ConnectionSettings) -> dict[int, str | None]:
 def create_topics(
     bootstrap: ConnectionSettings, racks: dict[int, str | None], partitions: int, suffix: str
 ) -> dict[str, str]:
-    from kafka import KafkaAdminClient
-
     from kafka_placement.cli.tables import format_table
-    from kafka_placement.clients.kafka_python.admin import create_topic
+    from kafka_placement.clients.kafka_python.admin import create_topic, open_admin
     from kafka_placement.planning.scenarios import Placement
     from kafka_placement.replicas.placement_quality import placement_metrics
     from kafka_placement.vocabulary import Broker
@@ -112,7 +108,7 @@ def create_topics(
     brokers = tuple(Broker(b, r) for b, r in sorted(racks.items()))
     rf = min(3, len(brokers))
     topics = {f"orders-{suffix}": "balanced", f"payments-{suffix}": "adminutils"}
-    admin = KafkaAdminClient(client_id="kp-demo", **bootstrap.kafka_python())
+    admin = open_admin(bootstrap.kafka_python(), client_id="kp-demo")
     try:
         rows = []
         for topic, placer in topics.items():
@@ -220,13 +216,11 @@ def verify(
 
 
 def audit_topics(bootstrap: ConnectionSettings, topics: list[str]) -> list[str]:
-    from kafka import KafkaAdminClient
-
     from kafka_placement.cli.tables import format_table
-    from kafka_placement.clients.kafka_python.admin import snapshot
+    from kafka_placement.clients.kafka_python.admin import open_admin, snapshot
     from kafka_placement.replicas.placement_audit import audit
 
-    admin = KafkaAdminClient(client_id="kp-demo", **bootstrap.kafka_python())
+    admin = open_admin(bootstrap.kafka_python(), client_id="kp-demo")
     try:
         report = audit(snapshot(admin, topics), topics)
     finally:

@@ -111,10 +111,8 @@ def open_rig(
     client log handlers after :meth:`Rig.shut_down` (the caller's ``finally``), which still logs. Java
     members' jars are built first (:class:`~kafka_placement.soak.java_member.JavaMemberUnavailable`
     when they cannot be)."""
-    from kafka.admin import KafkaAdminClient
-
     from kafka_placement.clients.connection import connection_settings
-    from kafka_placement.clients.kafka_python.tls_handshake import bound_client_tls_handshakes
+    from kafka_placement.clients.kafka_python.admin import open_admin
     from kafka_placement.soak.java_member import JAVA_CLIENTS, class_path
     from kafka_placement.testing.topics import create_topic
 
@@ -131,9 +129,7 @@ def open_rig(
     kp = cluster.kafka_python_settings()
 
     def admin() -> Any:
-        client = KafkaAdminClient(**kp, request_timeout_ms=15000)
-        bound_client_tls_handshakes(client)  # a silent broker must not hold the checks' connections
-        return client
+        return open_admin(kp, request_timeout_ms=15000)  # a silent broker must not hold the checks
 
     adm = admin()
     cleanup.callback(adm.close)

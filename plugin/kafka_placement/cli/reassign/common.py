@@ -20,12 +20,12 @@ MAX_NAMED = 20
 def admin_client(args: argparse.Namespace) -> Any:
     """kafka-python's KafkaAdminClient from the command line's settings, after a bounded pre-flight
     check (an unreachable or misconfigured cluster is one clear line within ``--connect-timeout``)."""
-    from kafka import KafkaAdminClient
+    from kafka_placement.clients.kafka_python.admin import open_admin
 
     settings = settings_from_args(args)
     check_connection(settings)
     try:
-        return KafkaAdminClient(client_id="kafka-placement-reassign", **settings.kafka_python())
+        return open_admin(settings.kafka_python(), client_id="kafka-placement-reassign")
     except Exception as exc:
         raise translate_error(exc, settings, "connect the admin client") from None
 

@@ -1,5 +1,7 @@
 """kafka-python 3.x ``KafkaAdminClient`` adapter for replica placement (thin: no algorithm here).
 
+* :func:`open_admin` — the one way this project opens a ``KafkaAdminClient`` (its TLS handshakes
+  bounded: :mod:`.tls_handshake`);
 * :func:`brokers` (from :mod:`.admin_calls`, which :mod:`.reassignment` shares) — the live brokers;
 * :func:`snapshot` — racks from ``describe_cluster``, replicas/leaders/ISR from ``describe_topics``;
   :func:`snapshot_seen_by` — the partitions as one broker's own metadata has them;
@@ -39,6 +41,20 @@ SETTLE_S = 10.0
 UNKNOWN_TOPIC_OR_PARTITION = 3
 TOPIC_AUTHORIZATION_FAILED = 29
 LEADER_NOT_AVAILABLE = 5
+
+
+def open_admin(settings: Mapping[str, Any], **options: Any) -> Any:
+    """kafka-python's ``KafkaAdminClient`` over ``settings`` (its keyword settings) and ``options``,
+    with each later connection's TLS handshake held to the connection's setup deadline: kafka-python
+    3.0.12 waits for a silent broker's handshake for ever (:mod:`.tls_handshake`), and an audit or a
+    reassignment must not."""
+    from kafka.admin import KafkaAdminClient
+
+    from kafka_placement.clients.kafka_python.tls_handshake import bound_client_tls_handshakes
+
+    admin = KafkaAdminClient(**settings, **options)
+    bound_client_tls_handshakes(admin)
+    return admin
 
 
 def snapshot(
