@@ -22,7 +22,6 @@ stuck state. kafka-python's private parts are reached only in :mod:`.kafka_pytho
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -50,6 +49,7 @@ from kafka_placement.clients.confluent.offsets import (
 )
 from kafka_placement.clients.confluent.protocol_member import consumer_protocol_member
 from kafka_placement.clients.confluent.rebalance_applier import RebalanceApplier
+from kafka_placement.clients.confluent.subscription import read_subscription
 from kafka_placement.clients.confluent.thread_handoff import RebalanceBridge, ThreadHandoff
 from kafka_placement.clients.consumer_protocol import is_consumer_protocol
 from kafka_placement.clients.kafka_python.partition_counts import watch_partition_counts
@@ -210,31 +210,17 @@ class Consumer(LibrdkafkaMethods):
         """Join the group for ``topics``; callbacks are called from ``poll()``/``consume()`` as
         ``cb(consumer, partitions)`` like confluent-kafka's."""
         self._check_open()
-        if isinstance(topics, str) or not all(isinstance(t, str) and t for t in topics):
-            raise ConsumerConfigError(f"topics must be a list of topic names, got {topics!r}")
-        # librdkafka's rule: a name starting with "^" is a regex, matched against the cluster's
-        # topics and re-evaluated at every metadata refresh (topic.metadata.refresh.interval.ms);
-        # kafka-python's coordinator does the matching for one pattern: names and regexes in one
-        patterns = [t for t in topics if t.startswith("^")]
-        literals = [t for t in topics if not t.startswith("^")]
-        pattern = None
-        if patterns:
-            pattern = "|".join([f"(?:{p})" for p in patterns] + [f"^{re.escape(t)}$" for t in literals])
-            try:
-                re.compile(pattern)
-            except re.error as exc:
-                raise ConsumerConfigError(f"invalid topic regex in {patterns!r}: {exc}") from None
-        for name, cb in (("on_assign", on_assign), ("on_revoke", on_revoke), ("on_lost", on_lost)):
-            if cb is not None and not callable(cb):
-                raise ConsumerConfigError(f"{name} must be callable, got {cb!r}")
+        wanted = read_subscription(
+            topics, {"on_assign": on_assign, "on_revoke": on_revoke, "on_lost": on_lost}
+        )
         rebalance = self._rebalance
         rebalance.on_assign, rebalance.on_revoke, rebalance.on_lost = on_assign, on_revoke, on_lost
-        if pattern is not None:
-            self._kc.subscribe(pattern=pattern, listener=self._bridge)
+        if wanted.pattern is not None:
+            self._kc.subscribe(pattern=wanted.pattern, listener=self._bridge)
         else:
             self._kc.subscribe(list(topics), listener=self._bridge)
         rebalance.subscribe()
-        self._driver.subscribed(literals, _monotonic())
+        self._driver.subscribed(wanted.literals, _monotonic())
         self._next_drive = 0.0
 
     def unsubscribe(self) -> None:
