@@ -28,11 +28,15 @@ def template(librdkafka_statistics: str) -> dict[str, Any]:
     return doc
 
 
-def _doc(template: dict[str, Any], answers: int, join_state: str = "steady") -> str:
+def _doc(
+    template: dict[str, Any], answers: int, join_state: str = "steady", *, waiting: int = 0, timeouts: int = 0
+) -> str:
     doc = copy.deepcopy(template)
     for broker in doc["brokers"].values():
         if broker["name"] == "GroupCoordinator":
             broker["rx"] = answers
+            broker["waitresp_cnt"] = waiting
+            broker["req_timeouts"] = timeouts
     doc["cgrp"]["join_state"] = join_state
     return json.dumps(doc)
 
@@ -110,18 +114,42 @@ def test_a_partition_lost_and_assigned_again_after_the_clearing_is_resumed(templ
     clock.now = 5.0
     guard.on_stats(_doc(template, 1))
     consumer.assigned = []  # the answer fenced it: revoked as lost
-    for second in (10.0, 11.0):
+    for second in (11.0, 12.0):  # every request answered over a heartbeat interval + 1 s, then steady 1 s
         clock.now = second
         guard.on_stats(_doc(template, int(second)))
     assert consumer.calls == [("pause", [("t", 0), ("t", 1)])]  # nothing held to resume
     consumer.assigned = [("t", 1), ("t", 2)]  # the rejoin's assignment (librdkafka may keep 1 paused)
-    clock.now = 12.0
-    guard.on_stats(_doc(template, 12))
-    assert consumer.calls[-1] == ("resume", [("t", 1)])
-    assert told == [("suspect", [0, 1]), ("cleared", []), ("cleared", [1])]
     clock.now = 13.0
     guard.on_stats(_doc(template, 13))
+    assert consumer.calls[-1] == ("resume", [("t", 1)])
+    assert told == [("suspect", [0, 1]), ("cleared", []), ("cleared", [1])]
+    clock.now = 14.0
+    guard.on_stats(_doc(template, 14))
     assert len(consumer.calls) == 2  # 0 never came back: left alone
+
+
+def test_answers_while_heartbeats_time_out_resume_nothing(template: dict[str, Any]) -> None:
+    """Session 30's secured soak: the coordinator's connection answered the member's offset commits while
+    its heartbeats timed out; the broker had fenced it, and it resumed on those answers."""
+    guard, consumer, clock, told = _guard([("t", 0)])
+    guard.on_stats(_doc(template, 1))
+    clock.now = 5.0
+    guard.on_stats(_doc(template, 1, waiting=1))
+    assert told == [("suspect", [0])]
+    for second in range(6, 40):  # answers every second, a heartbeat timing out every 5 s
+        clock.now = float(second)
+        guard.on_stats(_doc(template, second, waiting=1 if second % 5 else 0, timeouts=second // 5))
+    assert consumer.calls == [("pause", [("t", 0)])] and guard.suspected
+    for second in range(40, 46):  # every request answered, one in flight at each look
+        clock.now = float(second)
+        guard.on_stats(_doc(template, second, waiting=1, timeouts=8))
+    assert guard.suspected
+    clock.now = 47.0  # nothing in flight, none failed for 7 s (heartbeat interval 5 s + 1 s): confirmed
+    guard.on_stats(_doc(template, 47, timeouts=8))
+    assert guard.suspected  # then steady for 1 s
+    clock.now = 48.0
+    guard.on_stats(_doc(template, 48, timeouts=8))
+    assert consumer.calls[-1] == ("resume", [("t", 0)]) and told[-1] == ("cleared", [0])
 
 
 def test_a_standby_with_nothing_assigned_is_told_nothing(template: dict[str, Any]) -> None:

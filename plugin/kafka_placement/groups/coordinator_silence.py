@@ -17,6 +17,15 @@ to stop consuming (:data:`Verdict.SUSPECT`: silent for the session timeout less 
 go on (:data:`Verdict.CLEARED`: the coordinator answered again, and the member's state stayed steady
 for ``resume_after_s`` after that answer — a fencing the answer brought would have started a rejoin by
 then).
+
+Any answer is not enough to go on: the coordinator's connection also carries the member's offset
+commits, and their answers can come while its heartbeats still time out (seen in the secured soak of
+session 30: a member the broker had fenced resumed 76 s later on such answers, and consumed for 5 s
+beside the member that had its partitions). So when the adapter knows the connection's requests in
+flight and its failed requests (``Observation.in_flight``/``failures``), an answer counts only once
+every request of a window at least ``confirm_after_s`` long (a heartbeat interval and an observation:
+a heartbeat was sent in it) was answered — none failed in it, none is left in flight at its end. A
+fencing in that answer then shows as a state no longer steady.
 """
 
 from __future__ import annotations
@@ -41,6 +50,11 @@ class Observation:
     at: float  # seconds, on a clock that does not jump (monotonic)
     answers: int  # responses received from the group coordinator so far (never decreases)
     steady: bool  # the member's group state is steady: no rebalance, fencing or rejoin under way
+    #: requests to the coordinator sent and not answered, and waiting to be sent (None: unknown)
+    in_flight: int | None = None
+    #: the coordinator connection's requests failed so far: timed out, transport errors, disconnects
+    #: (never decreases; None: unknown)
+    failures: int | None = None
 
 
 class CoordinatorSilence:
@@ -49,9 +63,16 @@ class CoordinatorSilence:
     ``margin_s``: how much earlier than a full session the member suspects (the broker counts from the
     last heartbeat it received, the member from the last answer: later, by a round trip and its
     observation interval); ``resume_after_s``: how long after the first new answer the state must stay
-    steady."""
+    steady; ``confirm_after_s``: the window whose every request must be answered before an answer
+    counts, when observations tell requests in flight and failures (the module docstring)."""
 
-    def __init__(self, session_timeout_s: float, margin_s: float = 2.0, resume_after_s: float = 1.0) -> None:
+    def __init__(
+        self,
+        session_timeout_s: float,
+        margin_s: float = 2.0,
+        resume_after_s: float = 1.0,
+        confirm_after_s: float = 0.0,
+    ) -> None:
         if not (math.isfinite(session_timeout_s) and 0 < session_timeout_s <= 3600):
             raise InvalidArgumentError(f"session_timeout_s must be in (0, 3600], got {session_timeout_s!r}")
         if not (math.isfinite(margin_s) and 0 <= margin_s < session_timeout_s):
@@ -63,8 +84,16 @@ class CoordinatorSilence:
                 f"resume_after_s must be in [0, session_timeout_s={session_timeout_s}], "
                 f"got {resume_after_s!r}"
             )
+        if not (math.isfinite(confirm_after_s) and 0 <= confirm_after_s <= session_timeout_s):
+            raise InvalidArgumentError(
+                f"confirm_after_s must be in [0, session_timeout_s={session_timeout_s}], "
+                f"got {confirm_after_s!r}"
+            )
         self.limit_s = session_timeout_s - margin_s
         self.resume_after_s = resume_after_s
+        self.confirm_after_s = confirm_after_s
+        #: since the suspicion: where the window of answered requests began (time, answers, failures)
+        self._window: tuple[float, int, int | None] | None = None
         self.suspected = False
         self.last_answer_at: float | None = None  # the first observation counts as one
         self._answers = 0
@@ -74,20 +103,34 @@ class CoordinatorSilence:
         if self.last_answer_at is None:
             self.last_answer_at, self._answers = seen.at, seen.answers
             return Verdict.NONE
-        if seen.answers > self._answers:
+        answered = seen.answers > self._answers
+        if answered:
             self._answers, self.last_answer_at = seen.answers, seen.at
-            if self.suspected and self._answered_again_at is None:
-                self._answered_again_at = seen.at
         if not self.suspected:
             if seen.at - self.last_answer_at >= self.limit_s:
                 self.suspected, self._answered_again_at = True, None
+                self._window = (seen.at, seen.answers, seen.failures)
                 return Verdict.SUSPECT
             return Verdict.NONE
+        if self._answered_again_at is None and self._all_answered(seen, answered):
+            self._answered_again_at = seen.at
         if not seen.steady:
             # a rebalance under way (the answer fenced it, or a rejoin): steady again is the group's word
             self._answered_again_at = None if self._answered_again_at is None else seen.at
             return Verdict.NONE
         if self._answered_again_at is not None and seen.at - self._answered_again_at >= self.resume_after_s:
-            self.suspected, self._answered_again_at = False, None
+            self.suspected, self._answered_again_at, self._window = False, None, None
             return Verdict.CLEARED
         return Verdict.NONE
+
+    def _all_answered(self, seen: Observation, answered: bool) -> bool:
+        """Since the suspicion: whether ``seen`` ends a window of ``confirm_after_s`` whose every request
+        was answered (without request counts: whether the coordinator answered at all)."""
+        if seen.in_flight is None or seen.failures is None:
+            return answered
+        assert self._window is not None  # set with the suspicion
+        start, answers, failures = self._window
+        if failures is None or seen.failures != failures:  # a request failed: a new window from here
+            self._window = (seen.at, seen.answers, seen.failures)
+            return False
+        return seen.in_flight == 0 and seen.answers > answers and seen.at - start >= self.confirm_after_s

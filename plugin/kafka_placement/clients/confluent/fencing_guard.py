@@ -3,7 +3,9 @@ likely fenced it without its knowing: the rule is :mod:`kafka_placement.groups.c
 
 librdkafka does not tell the application how its heartbeats fare; its statistics do (STATISTICS.md):
 the group coordinator's connection is the logical broker ``GroupCoordinator``, whose ``rx`` counts the
-responses received from it, and ``cgrp.join_state`` is ``steady`` while no rebalance is under way. The
+responses received from it (``waitresp_cnt``/``outbuf_cnt`` the requests in flight and waiting to be
+sent; ``req_timeouts``, ``txerrs``, ``rxerrs`` and ``disconnects`` those that failed), and
+``cgrp.join_state`` is ``steady`` while no rebalance is under way. The
 guard asks for statistics every :data:`STATS_INTERVAL_MS` (the application's own ``stats_cb`` still
 gets them at its own interval), and on a suspicion pauses the member's assigned partitions —
 ``pause()`` also drops what was fetched and not yet handed out — until the coordinator answers again and
@@ -29,10 +31,12 @@ from kafka_placement.groups.coordinator_silence import CoordinatorSilence, Obser
 
 log = logging.getLogger(__name__)
 
-__all__ = ["DEFAULT_SESSION_TIMEOUT_MS", "STATS_INTERVAL_MS", "FencingGuard"]
+__all__ = ["DEFAULT_HEARTBEAT_INTERVAL_MS", "DEFAULT_SESSION_TIMEOUT_MS", "STATS_INTERVAL_MS", "FencingGuard"]
 
 #: Kafka's default ``group.consumer.session.timeout.ms``
 DEFAULT_SESSION_TIMEOUT_MS = 45_000
+#: Kafka's default ``group.consumer.heartbeat.interval.ms`` (the broker tells the member its interval)
+DEFAULT_HEARTBEAT_INTERVAL_MS = 5_000
 #: How often librdkafka reports to the guard: the suspicion comes at most this much late
 STATS_INTERVAL_MS = 1000
 #: librdkafka's name for the connection to the group coordinator in its statistics
@@ -43,7 +47,11 @@ PartitionsCallback = Callable[[list[Any]], None]
 
 class FencingGuard:
     """See the module docstring. ``session_timeout_ms``: the group's session timeout on the broker
-    (``group.consumer.session.timeout.ms``, Kafka's default 45 s); ``on_suspect(partitions)`` /
+    (``group.consumer.session.timeout.ms``, Kafka's default 45 s); ``heartbeat_interval_ms``: the
+    group's heartbeat interval (``group.consumer.heartbeat.interval.ms``, Kafka's default 5 s; at most
+    the session timeout): after a suspicion, an answer clears it only once every request to the
+    coordinator over that interval and one statistics interval was answered, none failed (a heartbeat
+    was among them); ``on_suspect(partitions)`` /
     ``on_cleared(partitions)``: told what was paused / resumed (after the pause / the resume). Give
     :meth:`settings` to the consumer's configuration, then :meth:`watch` the consumer built from it
     (``Consumer.for_consumer_protocol`` does both)."""
@@ -52,6 +60,7 @@ class FencingGuard:
         self,
         session_timeout_ms: int = DEFAULT_SESSION_TIMEOUT_MS,
         *,
+        heartbeat_interval_ms: int = DEFAULT_HEARTBEAT_INTERVAL_MS,
         on_suspect: PartitionsCallback | None = None,
         on_cleared: PartitionsCallback | None = None,
         clock: Callable[[], float] = time.monotonic,
@@ -62,9 +71,20 @@ class FencingGuard:
             raise ConsumerConfigError(
                 f"session_timeout_ms must be in [1000, 3600000], got {session_timeout_ms}"
             )
+        if isinstance(heartbeat_interval_ms, bool) or not isinstance(heartbeat_interval_ms, int):
+            raise ConsumerConfigError(f"heartbeat_interval_ms must be an int, got {heartbeat_interval_ms!r}")
+        if not 100 <= heartbeat_interval_ms <= session_timeout_ms:
+            raise ConsumerConfigError(
+                f"heartbeat_interval_ms must be in [100, session_timeout_ms={session_timeout_ms}], "
+                f"got {heartbeat_interval_ms}"
+            )
         self.session_timeout_ms = session_timeout_ms
         self.silence = CoordinatorSilence(
-            session_timeout_ms / 1000, margin_s=min(2 * STATS_INTERVAL_MS / 1000, session_timeout_ms / 2000)
+            session_timeout_ms / 1000,
+            margin_s=min(2 * STATS_INTERVAL_MS / 1000, session_timeout_ms / 2000),
+            confirm_after_s=min(
+                (heartbeat_interval_ms + STATS_INTERVAL_MS) / 1000, session_timeout_ms / 1000
+            ),
         )
         self._on_suspect = on_suspect
         self._on_cleared = on_cleared
@@ -152,10 +172,17 @@ class FencingGuard:
 
 def observation(text: str, at: float) -> Observation | None:
     """What the guard reads from one librdkafka statistics document: the coordinator connection's
-    responses and whether the group state is steady. None for a client without a group."""
+    responses, requests in flight and failed requests, and whether the group state is steady. None for
+    a client without a group."""
     doc = json.loads(text)
     cgrp = doc.get("cgrp")
     if not cgrp:
         return None
     coordinator = next(b for b in doc["brokers"].values() if b["name"] == _COORDINATOR)
-    return Observation(at=at, answers=int(coordinator["rx"]), steady=cgrp.get("join_state") == "steady")
+    return Observation(
+        at=at,
+        answers=int(coordinator["rx"]),
+        steady=cgrp.get("join_state") == "steady",
+        in_flight=int(coordinator["waitresp_cnt"]) + int(coordinator["outbuf_cnt"]),
+        failures=sum(int(coordinator[k]) for k in ("req_timeouts", "txerrs", "rxerrs", "disconnects")),
+    )
