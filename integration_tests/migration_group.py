@@ -298,6 +298,29 @@ class MigrationGroup:
         self.steps.append((f"{old.member.name} -> {new.member.name}", start, time.time()))
         return new
 
+    def converted_to_classic_after(self, last_consumer: Slot) -> float:
+        """Wait for Kafka to convert the group back to classic once ``last_consumer`` (its last
+        consumer-protocol member) has closed; the seconds from that close to the first classic sample.
+        Kafka converts on that member's leave heartbeat, or when its session expires if the leave was lost
+        (KIP-848's online downgrade, ``group.consumer.migration.policy``), so the bound is a SIGKILL's."""
+        closed = last_consumer.gone_at
+        assert closed is not None, f"{last_consumer.member.name} was not closed"
+
+        def classic_since() -> float | None:
+            return next((t for t, kind in self.group_types if t >= closed and kind == "CLASSIC"), None)
+
+        try:
+            wait_until(lambda: classic_since() is not None, KILL_TAKEOVER_S + 5, "Kafka to convert the group")
+        except AssertionError as e:
+            raise AssertionError(
+                f"{e} back to classic after {last_consumer.member.name} closed (types sampled since: "
+                f"{[k for t, k in self.group_types if t >= closed][-8:]}); "
+                f"its log: {self.tail(last_consumer)}"
+            ) from None
+        since = classic_since()
+        assert since is not None
+        return since - closed
+
     def best_live(self, t: float) -> tuple[int, list[Slot]]:
         live = [
             s
