@@ -179,6 +179,10 @@ class FakeKafkaConsumer:
             ]
         )
 
+    def assignment(self) -> set[Any]:
+        """kafka.KafkaConsumer.assignment(): what the subscription holds now."""
+        return set(self._subscription.assigned_partitions())
+
     def _call_soon(self, fn: Any, *args: Any) -> Future:
         future = Future()
         if fn == self._coordinator.ensure_active_group_async:

@@ -52,6 +52,7 @@ from kafka_placement.clients.confluent.rebalance_applier import RebalanceApplier
 from kafka_placement.clients.confluent.subscription import read_subscription
 from kafka_placement.clients.confluent.thread_handoff import RebalanceBridge, ThreadHandoff
 from kafka_placement.clients.consumer_protocol import is_consumer_protocol
+from kafka_placement.clients.kafka_python.owned_partitions import claim_current_assignment
 from kafka_placement.clients.kafka_python.partition_counts import watch_partition_counts
 from kafka_placement.clients.kafka_python.tls_handshake import bound_client_tls_handshakes
 from kafka_placement.errors import ConsumerConfigError
@@ -156,6 +157,7 @@ class Consumer(LibrdkafkaMethods):
             self._rk.close()
             raise
         watch_partition_counts(self._kc)
+        claim_current_assignment(self._kc)  # a cooperative member rejoining after a loss claims nothing
         bound_client_tls_handshakes(self._kc)  # its metadata must not wait on a silent broker for ever
         group = KafkaPythonGroup(self._kc)
         self._coordinator = group.coordinator

@@ -15,7 +15,7 @@ adapters only translate; every decision is made by :func:`kafka_placement.assign
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from kafka.coordinator.assignors.abstract import AbstractPartitionAssignor, RebalanceProtocol
@@ -206,15 +206,22 @@ class CooperativeStickyAssignor(_Assignor):
         super().__init__(rack=rack, priority=priority)
         #: the protocol the consumer runs (Java's rule over its whole list); alone: COOPERATIVE
         self.rebalance_protocol = RebalanceProtocol.COOPERATIVE
+        #: what the consumer holds now (its ``assignment``, emptied when its membership is lost), set by
+        #: :func:`~kafka_placement.clients.kafka_python.owned_partitions.claim_current_assignment`;
+        #: None: the last assignment, which a member rejoining after a loss must not claim
+        self.owned_now: Callable[[], Iterable[Any] | None] | None = None
 
     def supported_protocols(self) -> list[RebalanceProtocol]:
         return [RebalanceProtocol.EAGER, RebalanceProtocol.COOPERATIVE]
 
     def _owned_partitions(self) -> list[Any]:
-        if not self.member_assignment or self.rebalance_protocol != RebalanceProtocol.COOPERATIVE:
+        if self.rebalance_protocol != RebalanceProtocol.COOPERATIVE:
+            return []
+        held = self.member_assignment if self.owned_now is None else self.owned_now()
+        if not held:
             return []
         entry = ConsumerProtocolSubscription.TopicPartition
-        by_topic = group_by_topic(self.member_assignment)
+        by_topic = group_by_topic(TopicPartition(tp.topic, tp.partition) for tp in held)
         return [entry(topic=topic, partitions=sorted(parts)) for topic, parts in sorted(by_topic.items())]
 
 

@@ -31,6 +31,7 @@ from kafka_placement.clients.kafka_python.metadata_refresh import (
     client_cluster,
     mend_metadata_refresh,
 )
+from kafka_placement.clients.kafka_python.owned_partitions import claim_current_assignment
 from kafka_placement.clients.kafka_python.partition_counts import watch_partition_counts
 from kafka_placement.clients.kafka_python.session_guard import SessionGuard
 
@@ -54,6 +55,7 @@ class KafkaConsumer(kafka.KafkaConsumer):  # type: ignore[misc]  # kafka-python 
         #: kafka-python 3.0.12's refresh loop ends on a bare OSError; this one's goes on (what it converted)
         self.metadata_refresh: MetadataRefreshMend = mend_metadata_refresh(client_cluster(self))
         watch_partition_counts(self)  # a migration-ready member split by the broker says so
+        claim_current_assignment(self)  # a cooperative member rejoining after a loss claims nothing
         self._join_watchdog: JoinWatchdog | None = None
         #: stops consuming once the session may have ended at the broker (module docstring)
         self.session_guard: SessionGuard | None = None
