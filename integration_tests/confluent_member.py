@@ -5,8 +5,8 @@ Prints one JSON event per line: ``ready``, ``assignment`` (partitions owned, on 
 ``recs`` (``[partition, offset, key]`` of each record delivered), ``committed`` (after every
 successful synchronous commit, with the offsets), ``commit-ok``/``commit-failed`` (``on_commit``
 results in the ``async-per-record`` commit mode), ``commit-refused``, ``revoke``/``assign``/``lost``
-(the application callbacks), ``closed``. Reads ``close`` on stdin. Commits synchronously every
-``commit_every_s`` and in ``on_revoke`` (the usual at-least-once pattern).
+(the application callbacks), ``claim`` (with ``report_claims``), ``closed``. Reads ``close`` on stdin.
+Commits synchronously every ``commit_every_s`` and in ``on_revoke`` (the usual at-least-once pattern).
 """
 
 from __future__ import annotations
@@ -20,6 +20,24 @@ from typing import Any
 
 from kafka_placement.member_commands import watch_stdin
 from member_process import Json, event_writer  # this directory is sys.path[0] of a member
+
+
+def claims_reported(emit: Any) -> Any:
+    """A ``CooperativeStickyAssignor`` that reports (``claim``) the owned partitions of every subscription
+    it builds: what the member tells the leader it holds when it joins."""
+    from kafka_placement.clients.confluent import CooperativeStickyAssignor
+
+    assignor = CooperativeStickyAssignor()
+    build = assignor.metadata
+
+    def metadata(topics: Any) -> Any:
+        subscription = build(topics)
+        claimed = sorted(p for entry in subscription.owned_partitions for p in entry.partitions)
+        emit({"ev": "claim", "parts": claimed})
+        return subscription
+
+    assignor.metadata = metadata  # kafka-python's coordinator calls the instance's metadata()
+    return assignor
 
 
 def main(config: Json) -> int:
@@ -43,6 +61,8 @@ def main(config: Json) -> int:
     )
     if isinstance(assignor, str) and "," in assignor:  # a list, e.g. Java's "cooperative-sticky,range"
         assignor = [name.strip() for name in assignor.split(",")]
+    if config.get("report_claims"):  # cooperative-sticky: "claim" = each JoinGroup's owned partitions
+        assignor = claims_reported(emit)
     conf: Json = {
         "bootstrap.servers": config["bootstrap"],
         "group.id": config["group"],

@@ -29,9 +29,9 @@ def settled_group(prefix: str, cluster: Any) -> str:
     partitions led elsewhere, and the election moves them back minutes later: once in the middle of the
     consumer-protocol failover test (CI, session 29), where the members then had to find the new
     coordinator within their session."""
-    from kafka import KafkaAdminClient
+    from kafka_placement.clients.kafka_python.admin import open_admin
 
-    admin = KafkaAdminClient(**cluster.kafka_python_settings())
+    admin = open_admin(cluster.kafka_python_settings())
     try:
         wait_until(lambda: offsets_leaders(admin), 60, "__consumer_offsets, every partition led", step=0.5)
         described = admin.describe_topics(["__consumer_offsets"])[0]["partitions"]

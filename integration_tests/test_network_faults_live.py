@@ -37,8 +37,7 @@ CONSUME_TIMEOUT_S = 120.0
 
 
 def _topic(cluster: Any, admin: Any, partitions: int) -> str:
-    from kafka import KafkaAdminClient
-
+    from kafka_placement.clients.kafka_python.admin import open_admin
     from kafka_placement.testing.topics import create_topic
 
     name = f"net-faults-{uuid.uuid4().hex[:8]}"
@@ -48,16 +47,16 @@ def _topic(cluster: Any, admin: Any, partitions: int) -> str:
         partitions,
         3,
         config={"min.insync.replicas": "2"},
-        fresh_admin=lambda: KafkaAdminClient(**cluster.kafka_python_settings()),
+        fresh_admin=lambda: open_admin(cluster.kafka_python_settings()),
     )
     return name
 
 
 def test_resets_during_metadata_requests_end_kafka_pythons_loop_not_ours(kafka_proxied_cluster: Any) -> None:
     import kafka
-    from kafka import KafkaAdminClient
     from kafka.errors import KafkaTimeoutError
 
+    from kafka_placement.clients.kafka_python.admin import open_admin
     from kafka_placement.clients.kafka_python.consumer import KafkaConsumer
     from kafka_placement.clients.kafka_python.metadata_refresh import client_cluster, refresh_loop_ended
     from kafka_placement.clients.kafka_python.producer import KafkaProducer
@@ -66,7 +65,7 @@ def test_resets_during_metadata_requests_end_kafka_pythons_loop_not_ours(kafka_p
     cluster = kafka_proxied_cluster
     settings = cluster.kafka_python_settings()
     assert settings["bootstrap_servers"] == cluster.layout.bootstrap_servers  # the proxies' ports
-    admin = KafkaAdminClient(**settings)
+    admin = open_admin(settings)
     producer = KafkaProducer(**settings, acks="all", linger_ms=5)
     plain = kafka.KafkaProducer(**settings, acks="all", max_block_ms=10_000)
     consumer: Any = None
@@ -172,15 +171,15 @@ def test_clients_pass_the_proxy_and_brokers_replicate_around_it(kafka_proxied_cl
     latency late. Were replication to pass that proxy, each follower fetch's answer would wait too, and the
     acknowledgement would come at least two latencies late (measured: 6.03 s with inter-broker traffic on the
     proxied listener, 3.02–3.03 s as built)."""
-    from kafka import KafkaAdminClient
     from kafka.admin import NewTopic
 
+    from kafka_placement.clients.kafka_python.admin import open_admin
     from kafka_placement.clients.kafka_python.producer import KafkaProducer
     from kafka_placement.testing.toxiproxy import latency
 
     cluster = kafka_proxied_cluster
     settings = cluster.kafka_python_settings()
-    admin = KafkaAdminClient(**settings)
+    admin = open_admin(settings)
     topic = f"net-faults-direct-{uuid.uuid4().hex[:8]}"
     producer: Any = None
     try:
@@ -232,15 +231,15 @@ def test_a_silent_leader_spins_kafka_pythons_sender_not_ours(kafka_proxied_clust
     deliver every record once the link is back. Measured here over a 6 s silence (three runs): the
     unmended sender 6.0-6.4 s of CPU, ours 0.05-0.08 s."""
     import kafka
-    from kafka import KafkaAdminClient
     from kafka.admin import NewTopic
 
+    from kafka_placement.clients.kafka_python.admin import open_admin
     from kafka_placement.clients.kafka_python.producer import KafkaProducer
     from kafka_placement.testing.toxiproxy import timeout
 
     cluster = kafka_proxied_cluster
     settings = cluster.kafka_python_settings()
-    admin = KafkaAdminClient(**settings)
+    admin = open_admin(settings)
     topic = f"net-faults-leader-{uuid.uuid4().hex[:8]}"
     ours: Any = None
     plain: Any = None
