@@ -234,15 +234,19 @@ def test_a_standby_consuming_after_the_top_members_session_expired_is_a_failover
 
 
 def test_a_lost_session_excuses_only_its_own_group_and_only_within_the_window() -> None:
-    def standby(lost: SessionLost) -> object:
+    def standby(lost: SessionLost, *more: Ownership) -> object:
         logs = clean_logs()
-        logs.add([Ack("p", 10, "k10", 0, 0, 10, 39.0), Consumed("fo", "low", 0, 10, "p", 10, 40.0), lost])
+        read = Consumed("fo", "low", 0, 10, "p", 10, 40.0)
+        logs.add([Ack("p", 10, "k10", 0, 0, 10, 39.0), read, lost, *more])
         return judge(logs, ["fo"], {"fo": {"high": 2, "low": 1}}, WINDOWS, until=60.0)["standby_consumed"]
 
     assert standby(SessionLost("fo", "high", 36.0, 37.0)) == 0
     assert standby(SessionLost("other", "high", 36.0, 37.0)) == 1  # another group's member
-    assert standby(SessionLost("fo", "high", 20.0, 30.0)) == 1  # told 10 s before: the window (5 s) is over
     assert standby(SessionLost("fo", "high", 20.0, 36.0)) == 0  # told 4 s before
+    # told 10 s before, the window (5 s) over: high is still out of the group (it acquired nothing since)
+    assert standby(SessionLost("fo", "high", 20.0, 30.0)) == 0
+    # ... unless it came back (acquired its partitions at 33 s): then low reading 7 s later is caught
+    assert standby(SessionLost("fo", "high", 20.0, 30.0), Ownership("fo", "high", 5, (0,), 33.0, None)) == 1
 
 
 # ---------------------------------------------------------------- Jepsen's consumer invariants

@@ -30,6 +30,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from kafka_placement.errors import InvalidArgumentError
+from kafka_placement.soak.absences import Absence, absent_at
 from kafka_placement.soak.events import Ack, Committed, Consumed, Fault, Life, Ownership, RecordId
 
 __all__ = [
@@ -186,9 +187,12 @@ def standby_consumption(
     disruptions: Iterable[float] = (),
     group_disruptions: Mapping[str, Iterable[float]] | None = None,
     group_outages: Mapping[str, Iterable[tuple[float, float]]] | None = None,
+    absences: Mapping[str, Sequence[Absence]] | None = None,
 ) -> list[Consumed]:
     """Records consumed in a failover group (``priorities``: group → member → priority, higher wins) by a
-    member that was not the highest-priority running one, more than ``window_s`` after the group's last
+    member that was not the highest-priority running one present in the group (``absences``: group → its
+    members out of it by their own word, :func:`~kafka_placement.soak.absences.session_absences`), more
+    than ``window_s`` after the group's last
     membership change (a member's process starting or stopping) or the last of ``disruptions`` (times of
     faults that move group coordinators, e.g. a broker killed) or of the group's own
     ``group_disruptions`` (e.g. its coordinator back after an outage) before the record, and outside the
@@ -212,6 +216,7 @@ def standby_consumption(
         group: sorted(common + list((group_disruptions or {}).get(group, ()))) for group in priorities
     }
     outages_in = {group: list((group_outages or {}).get(group, ())) for group in priorities}
+    absences_in = absences or {}
     found = []
     for record in sorted(consumed, key=lambda c: c.t):
         if record.group not in priorities:
@@ -232,7 +237,8 @@ def standby_consumption(
             last_change = max(last_change, disrupted[before - 1])
         if record.t - last_change <= window_s:
             continue
-        live = [member for member, up in running.items() if up and member in ranks]
+        out = absent_at(absences_in.get(record.group, ()), record.t)
+        live = [member for member, up in running.items() if up and member in ranks and member not in out]
         top = max(live, key=lambda member: ranks[member]) if live else None
         if record.member != top:
             found.append(record)

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from kafka_placement.soak.absences import absence_ends, session_absences
 from kafka_placement.soak.events import (
     Ack,
     Committed,
@@ -106,11 +107,12 @@ def judge(
     ``__consumer_offsets`` partition) with the logs' ``health`` samples gives each group's coordinator
     outages; no standby read is judged during one, a coordinator back is a membership change of its group,
     and so is a member's own ``session-lost`` (at its last successful heartbeat and again when it was
-    told: the group went on without it somewhere in between). Jepsen's consumer invariants
-    (:mod:`~kafka_placement.soak.poll_order`) read the topic's content from the acknowledgements, every
-    group's reads and ``readback``. With ``session_s`` (group → its session timeout) members that hang are
-    judged (:func:`~kafka_placement.soak.stuck.stuck_members`; ``high_watermarks``: the topic's, read back
-    after the run)."""
+    told: the group went on without it somewhere in between); from then until it acquires partitions again
+    it is not the member the standby must yield to (:mod:`~kafka_placement.soak.absences`). Jepsen's
+    consumer invariants (:mod:`~kafka_placement.soak.poll_order`) read the topic's content from the
+    acknowledgements, every group's reads and ``readback``. With ``session_s`` (group → its session
+    timeout) members that hang are judged (:func:`~kafka_placement.soak.stuck.stuck_members`;
+    ``high_watermarks``: the topic's, read back after the run)."""
     lost = lost_records(logs.acks, logs.consumed, groups)
     ownerships = close_at_deaths(logs.ownerships, logs.faults)
     doubles = double_owners(ownerships, logs.lives, until=until, tolerance_s=windows.overlap_s)
@@ -126,8 +128,18 @@ def judge(
     }
     for lost_session in logs.sessions_lost:
         group_changes.setdefault(lost_session.group, []).extend((lost_session.since, lost_session.t))
+    absences = session_absences(logs.sessions_lost, ownerships)
+    for group, returns in absence_ends(absences).items():
+        group_changes.setdefault(group, []).extend(returns)
     standby = standby_consumption(
-        logs.consumed, logs.lives, priorities, windows.standby_s, broker_faults, group_changes, outages
+        logs.consumed,
+        logs.lives,
+        priorities,
+        windows.standby_s,
+        broker_faults,
+        group_changes,
+        outages,
+        absences,
     )
     found = readback[0] if readback is not None else None
     inconsistent = inconsistent_offsets(logs.acks, logs.consumed, found)

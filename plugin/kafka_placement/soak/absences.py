@@ -1,0 +1,60 @@
+"""When a failover member was out of its group by its own word, for the standby check.
+
+A member that logs ``session-lost`` is out of the group from its last successful heartbeat (``since``) on:
+the coordinator expired or fenced it, and the group's assignor gives its partitions to the next member —
+a standby reading then is the failover working, however long the way back takes (soak seed 45: the top
+member's coordinator connection hung in its TLS handshake for 47 s under load while the standby read).
+It is back when it next acquires partitions. A member that never acquires any again is counted out for
+``cap_s`` after it learned of the loss at most: past that, a standby reading while the top member's
+process runs is judged again, so an assignor that ignored a rejoined top member is still caught.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+
+from kafka_placement.errors import InvalidArgumentError
+from kafka_placement.soak.events import Ownership, SessionLost
+
+__all__ = ["ABSENCE_CAP_S", "Absence", "session_absences"]
+
+#: Longest a member that lost its session counts as out of its group without acquiring anything again.
+ABSENCE_CAP_S = 120.0
+
+#: (member, start, end) of one absence.
+Absence = tuple[str, float, float]
+
+
+def session_absences(
+    sessions_lost: Iterable[SessionLost], ownerships: Iterable[Ownership], cap_s: float = ABSENCE_CAP_S
+) -> dict[str, list[Absence]]:
+    """group → its members' absences: from a ``session-lost``'s ``since`` to the member's next acquisition
+    after it learned (``t``), or ``t + cap_s`` when that comes later or never; sorted by start."""
+    if cap_s < 0:
+        raise InvalidArgumentError(f"cap_s must be >= 0, got {cap_s}")
+    acquired: dict[tuple[str, str], list[float]] = defaultdict(list)
+    for own in ownerships:
+        if own.partitions:
+            acquired[(own.group, own.member)].append(own.acquired)
+    for times in acquired.values():
+        times.sort()
+    found: dict[str, list[Absence]] = defaultdict(list)
+    for lost in sessions_lost:
+        times = acquired.get((lost.group, lost.member), [])
+        back = next((t for t in times if t >= lost.t), None)
+        end = lost.t + cap_s if back is None else min(back, lost.t + cap_s)
+        found[lost.group].append((lost.member, lost.since, end))
+    for spans in found.values():
+        spans.sort(key=lambda span: span[1])
+    return dict(found)
+
+
+def absent_at(absences: Sequence[Absence], t: float) -> set[str]:
+    """The members of one group's ``absences`` out of it at ``t``."""
+    return {member for member, start, end in absences if start <= t < end}
+
+
+def absence_ends(absences: Mapping[str, Sequence[Absence]]) -> dict[str, list[float]]:
+    """group → when its absent members came back: membership changes of the group."""
+    return {group: [end for _member, _start, end in spans] for group, spans in absences.items()}
