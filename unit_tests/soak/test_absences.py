@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 
 from kafka_placement.errors import InvalidArgumentError
-from kafka_placement.soak.absences import ABSENCE_CAP_S, absence_ends, absent_at, session_absences
-from kafka_placement.soak.events import Consumed, Life, Ownership, SessionLost
+from kafka_placement.soak.absences import ABSENCE_CAP_S, absence_ends, absent_at, all_absent, session_absences
+from kafka_placement.soak.events import Ack, Consumed, Life, Ownership, SessionLost
 from kafka_placement.soak.invariants import standby_consumption
+from kafka_placement.soak.stuck import stuck_members
 
 PRIORITIES = {"fo-cp": {"cp-high": 30, "cp-java": 20, "cp-low": 10}}
 START = [Life("fo-cp", name, True, 0.0) for name in ("cp-high", "cp-java", "cp-low")]
@@ -69,3 +70,36 @@ def test_past_the_cap_a_standby_beside_a_running_top_member_is_caught_again() ->
     changes = {"fo-cp": [lost.since, lost.t, *absence_ends(absences)["fo-cp"]]}
     judged = standby_consumption([*inside, *after], START, PRIORITIES, WINDOW_S, (), changes, None, absences)
     assert judged == after
+
+
+def test_every_member_out_is_the_intersection_of_their_absences() -> None:
+    spans = [("a", 10.0, 30.0), ("a", 25.0, 50.0), ("a", 60.0, 70.0), ("b", 20.0, 65.0)]
+    assert all_absent(spans, ["a", "b"]) == [(20.0, 50.0), (60.0, 65.0)]
+    assert all_absent(spans, ["a", "b", "c"]) == []  # c never left
+    assert all_absent(spans, ["a"]) == [(10.0, 50.0), (60.0, 70.0)]
+
+
+def test_seed_45s_orphan_while_both_fo_kp_members_were_out_is_not_a_hang() -> None:
+    """Soak seed 45, fo-kp (times less 1796036000): kp-low's session lost since 213.76 (told 246.59), kp-
+    high's since 213.8 (told 224.87, when it paused and released its 24 partitions); the coordinator
+    unloaded the group until 298.4; kp-high acquired everything again at 299.4. Partition 0 had
+    records waiting from 224.87 and no owner until then: 74.5 s, past the 66 s bound, while nobody
+    could be in the group."""
+    group = "kp-soak-ae8587-fo-kp"
+    owned = [
+        Ownership(group, "kp-high", 7, (0,), 100.0, 224.87),
+        Ownership(group, "kp-low", 7, (), 100.0, 213.76),
+        Ownership(group, "kp-high", 9, (0,), 299.4, None),
+    ]
+    acked = [Ack("p", i, None, None, 0, i, 200.0 + i) for i in range(150)]
+    read = [Consumed(group, "kp-high", 0, i, "p", i, 200.5 + i) for i in range(24)]
+    read += [Consumed(group, "kp-high", 0, i, "p", i, 300.0 + i / 100) for i in range(24, 150)]
+    lost = [SessionLost(group, "kp-low", 213.76, 246.59), SessionLost(group, "kp-high", 213.8, 224.87)]
+    session = {group: 6.0}
+    (orphan,) = stuck_members(owned, read, acked, [], session, until=400.0)  # the rule before: a hang
+    assert (orphan.member, orphan.since, orphan.until) == ("", 224.87, 299.4)
+    absences = session_absences(lost, owned)
+    assert stuck_members(owned, read, acked, [], session, until=400.0, absences=absences) == []
+    # with one member in the group the whole time, the same silence is still an orphan
+    only_low = session_absences(lost[:1], owned)
+    assert len(stuck_members(owned, read, acked, [], session, until=400.0, absences=only_low)) == 1

@@ -1,12 +1,15 @@
-"""When a failover member was out of its group by its own word, for the standby check.
+"""When a member was out of its group by its own word, for the standby and stuck checks.
 
 A member that logs ``session-lost`` is out of the group from its last successful heartbeat (``since``) on:
-the coordinator expired or fenced it, and the group's assignor gives its partitions to the next member —
-a standby reading then is the failover working, however long the way back takes (soak seed 45: the top
-member's coordinator connection hung in its TLS handshake for 47 s under load while the standby read).
-It is back when it next acquires partitions. A member that never acquires any again is counted out for
-``cap_s`` after it learned of the loss at most: past that, a standby reading while the top member's
-process runs is judged again, so an assignor that ignored a rejoined top member is still caught.
+the coordinator expired or fenced it, and the group's assignor gives its partitions to the next member — a
+standby reading then is the failover working, however long the way back takes (soak seed 45: the top
+member's coordinator connection hung in its TLS handshake for 47 s under load while the standby read). It
+is back when it next acquires partitions. While every member of a group is out, nobody can own its
+partitions, so the stuck check does not count that time against an orphaned partition (seed 45: the
+coordinator of ``fo-kp`` unloaded the group for 50 s, its members rejoining in vain, while the health
+sampler, slowed to one sample in 19 s, recorded no outage). A member that never acquires any again is
+counted out for ``cap_s`` after it learned of the loss at most: past that, a standby reading while the top
+member's process runs is judged again, so an assignor that ignored a rejoined top member is still caught.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from kafka_placement.errors import InvalidArgumentError
 from kafka_placement.soak.events import Ownership, SessionLost
 
-__all__ = ["ABSENCE_CAP_S", "Absence", "session_absences"]
+__all__ = ["ABSENCE_CAP_S", "Absence", "absence_ends", "absent_at", "all_absent", "session_absences"]
 
 #: Longest a member that lost its session counts as out of its group without acquiring anything again.
 ABSENCE_CAP_S = 120.0
@@ -58,3 +61,37 @@ def absent_at(absences: Sequence[Absence], t: float) -> set[str]:
 def absence_ends(absences: Mapping[str, Sequence[Absence]]) -> dict[str, list[float]]:
     """group → when its absent members came back: membership changes of the group."""
     return {group: [end for _member, _start, end in spans] for group, spans in absences.items()}
+
+
+def all_absent(absences: Sequence[Absence], members: Iterable[str]) -> list[tuple[float, float]]:
+    """The spans in which every one of ``members`` was out of the group (one group's ``absences``)."""
+    common: list[tuple[float, float]] | None = None
+    for member in sorted(set(members)):
+        own = _union(sorted((start, end) for m, start, end in absences if m == member))
+        common = own if common is None else _intersection(common, own)
+        if not common:
+            return []
+    return common or []
+
+
+def _union(spans: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    out: list[tuple[float, float]] = []
+    for start, end in spans:
+        if out and start <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], end))
+        else:
+            out.append((start, end))
+    return out
+
+
+def _intersection(a: list[tuple[float, float]], b: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    out, i, j = [], 0, 0
+    while i < len(a) and j < len(b):
+        start, end = max(a[i][0], b[j][0]), min(a[i][1], b[j][1])
+        if start < end:
+            out.append((start, end))
+        if a[i][1] < b[j][1]:
+            i += 1
+        else:
+            j += 1
+    return out

@@ -35,6 +35,7 @@ import bisect
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from kafka_placement.soak.absences import Absence, all_absent
 from kafka_placement.soak.events import Ack, Consumed, Fault, Ownership
 
 __all__ = ["STUCK_BOUND_S", "StuckMember", "fault_spans", "stuck_members"]
@@ -126,12 +127,15 @@ def stuck_members(
     outages: Mapping[str, Sequence[tuple[float, float]]] | None = None,
     high_watermarks: Mapping[int, int] | None = None,
     bound_s: float = STUCK_BOUND_S,
+    absences: Mapping[str, Sequence[Absence]] | None = None,
 ) -> list[StuckMember]:
     """Every stuck member (module docstring), then every orphaned partition (:func:`_orphans`).
     ``session_s``: each group's session timeout in seconds; ``until``: the end of the run (an ownership
     still open ends there); ``outages``: each group's coordinator outages
     (:func:`~kafka_placement.soak.health.coordinator_outages`); ``high_watermarks``: the topic's, read
-    back after the run (partition → the next offset)."""
+    back after the run (partition → the next offset); ``absences``: members out of their group by their own
+    word (:func:`~kafka_placement.soak.absences.session_absences`), which explain an orphan while every
+    member of its group is out."""
     ownerships, consumed = list(ownerships), list(consumed)
     highest = _highest_read(consumed)
     mine: dict[tuple[str, str, int], list[float]] = {}
@@ -170,7 +174,9 @@ def stuck_members(
             a, b = _longest_unexplained(since, stop, explained)
             if b - a > limit:
                 out.append(StuckMember(own.group, own.member, own.partitions, a, b, waiting))
-    out += _orphans(ownerships, acked, highest, spans, session_s, until, outages or {}, bound_s)
+    out += _orphans(
+        ownerships, acked, highest, spans, session_s, until, outages or {}, bound_s, absences or {}
+    )
     return sorted(out, key=lambda s: (s.since, s.group, s.member))
 
 
@@ -183,6 +189,7 @@ def _orphans(
     until: float,
     outages: Mapping[str, Sequence[tuple[float, float]]],
     bound_s: float,
+    absences: Mapping[str, Sequence[Absence]],
 ) -> list[StuckMember]:
     """Partitions with records waiting that no member of a group owns, by the members' own logs, for
     longer than the session timeout + ``bound_s`` with no fault explaining it — reported with member
@@ -197,6 +204,7 @@ def _orphans(
         first = min(o.acquired for o in mine)
         limit = session_s.get(group, 0.0) + bound_s
         members = {o.member for o in mine}
+        nobody_in = all_absent(absences.get(group, ()), members)
         for partition in sorted(acked):
             held = sorted(
                 (o.acquired, until if o.released is None else o.released)
@@ -214,7 +222,7 @@ def _orphans(
                     for s in spans
                     if any(_concerns(s, m, group, (partition,)) for m in members)
                 ]
-                explained += list(outages.get(group, ()))
+                explained += list(outages.get(group, ())) + nobody_in
                 a, b = _longest_unexplained(since, stop, explained)
                 if b - a > limit:
                     out.append(StuckMember(group, "", (partition,), a, b, waiting))

@@ -158,7 +158,15 @@ def judge(
         []
         if session_s is None
         else stuck_members(
-            ownerships, logs.consumed, logs.acks, logs.faults, session_s, until, outages, high_watermarks
+            ownerships,
+            logs.consumed,
+            logs.acks,
+            logs.faults,
+            session_s,
+            until,
+            outages,
+            high_watermarks,
+            absences=absences,
         )
     )
     violated = (
