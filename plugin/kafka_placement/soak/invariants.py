@@ -190,14 +190,14 @@ def standby_consumption(
     absences: Mapping[str, Sequence[Absence]] | None = None,
 ) -> list[Consumed]:
     """Records consumed in a failover group (``priorities``: group → member → priority, higher wins) by a
-    member that was not the highest-priority running one present in the group (``absences``: group → its
-    members out of it by their own word, :func:`~kafka_placement.soak.absences.session_absences`), more
-    than ``window_s`` after the group's last
-    membership change (a member's process starting or stopping) or the last of ``disruptions`` (times of
-    faults that move group coordinators, e.g. a broker killed) or of the group's own
-    ``group_disruptions`` (e.g. its coordinator back after an outage) before the record, and outside the
-    group's ``group_outages`` ((start, end) of its coordinator's outages: while members cannot rejoin,
-    whoever got in first holds the group, and that is the failover working)."""
+    member that was not the highest-priority running one present in the group (``absences``: group →
+    its members out of it by their own word, :func:`~kafka_placement.soak.absences.session_absences`),
+    more than ``window_s`` after the group's last membership change (a member's process starting or
+    stopping) or the last of ``disruptions`` (times of faults that move group coordinators, e.g. a
+    broker killed) or of the group's own ``group_disruptions`` (e.g. its coordinator back after an
+    outage) before the record, and outside the group's ``group_outages`` ((start, end) of its
+    coordinator's outages: while members cannot rejoin, whoever got in first holds the group, and that
+    is the failover working)."""
     if window_s < 0:
         raise InvalidArgumentError(f"window_s must be >= 0, got {window_s}")
     for group, ranks in priorities.items():
