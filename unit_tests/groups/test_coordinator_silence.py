@@ -96,3 +96,93 @@ def test_suspicions_and_clearings_alternate_and_follow_the_rule(steps: list[tupl
         else:
             assert suspected or at - last_answer < 4.0
         assert silence.suspected == suspected
+
+
+def _busy(at: float, answers: int, failures: int, in_flight: int = 1) -> Observation:
+    return Observation(at=at, answers=answers, steady=True, in_flight=in_flight, failures=failures)
+
+
+def test_commit_answers_do_not_keep_a_member_whose_heartbeats_time_out() -> None:
+    """The secured soak of session 32 (seed 47), 1 s observations: heartbeats queued behind slow
+    offset commits time out every 1-3 s while the commits are answered; the broker fenced the member
+    6 s after its last heartbeat arrived. The old rule saw answers and kept consuming (9 s beside the
+    standby that had its partitions); now the member suspects 4 s after the last clean answer."""
+    silence = CoordinatorSilence(6.0, margin_s=2.0, confirm_after_s=2.0)
+    assert silence.observe(_busy(0.0, 10, 0, in_flight=0)) is Verdict.NONE
+    assert silence.observe(_busy(1.0, 12, 0, in_flight=0)) is Verdict.NONE  # healthy: last answer at 1
+    assert silence.observe(_busy(2.0, 13, 1)) is Verdict.NONE  # a heartbeat timed out
+    assert silence.observe(_busy(3.0, 14, 1)) is Verdict.NONE  # a commit answered, requests in flight
+    assert silence.observe(_busy(4.0, 15, 2)) is Verdict.NONE
+    assert silence.observe(_busy(4.9, 16, 2)) is Verdict.NONE
+    assert silence.observe(_busy(5.0, 17, 2)) is Verdict.SUSPECT  # 4 s after the answer at 1
+    assert silence.last_answer_at == 1.0
+
+
+def test_a_window_with_every_request_answered_counts_again_after_a_failure() -> None:
+    silence = CoordinatorSilence(6.0, margin_s=2.0, confirm_after_s=2.0)
+    silence.observe(_busy(0.0, 10, 0, in_flight=0))
+    assert silence.observe(_busy(1.0, 11, 1)) is Verdict.NONE  # a request failed at 1
+    assert silence.observe(_busy(2.0, 12, 1, in_flight=0)) is Verdict.NONE  # 1 s clean: too short
+    assert silence.last_answer_at == 0.0
+    assert silence.observe(_busy(3.0, 13, 1, in_flight=0)) is Verdict.NONE  # 2 s clean, nothing waiting
+    assert silence.last_answer_at == 1.0  # heard no earlier than the window's start
+    # no failure since: answers count as they come again, requests in flight or not
+    assert silence.observe(_busy(4.5, 14, 1, in_flight=2)) is Verdict.NONE
+    assert silence.last_answer_at == 4.5
+    assert silence.observe(_busy(8.4, 14, 1)) is Verdict.NONE
+    assert silence.observe(_busy(8.5, 14, 1)) is Verdict.SUSPECT
+
+
+def test_a_failure_restarts_the_window() -> None:
+    silence = CoordinatorSilence(6.0, margin_s=2.0, confirm_after_s=2.0)
+    silence.observe(_busy(0.0, 10, 0, in_flight=0))
+    silence.observe(_busy(1.0, 11, 1))
+    silence.observe(_busy(2.5, 12, 2, in_flight=0))  # another failure at 2.5: its window starts there
+    assert silence.observe(_busy(3.5, 13, 2, in_flight=0)) is Verdict.NONE
+    assert silence.last_answer_at == 0.0
+    assert silence.observe(_busy(4.0, 14, 2, in_flight=0)) is Verdict.SUSPECT  # 4 s after 0, window 1.5 s
+
+
+@given(
+    st.lists(
+        st.tuples(st.floats(0.0, 3.0), st.integers(0, 2), st.booleans(), st.integers(0, 2)),
+        max_size=60,
+    )
+)
+def test_without_failures_requests_in_flight_change_nothing(
+    steps: list[tuple[float, int, bool, int]],
+) -> None:
+    """Computed apart: while no request fails, the verdicts are those of the rule that knows only
+    the answers (the first tests of this module)."""
+    counted = CoordinatorSilence(6.0, margin_s=2.0, resume_after_s=1.0, confirm_after_s=0.0)
+    answers_only = CoordinatorSilence(6.0, margin_s=2.0, resume_after_s=1.0)
+    at, answers = 0.0, 0
+    counted.observe(Observation(at, answers, True, in_flight=0, failures=0))
+    answers_only.observe(_seen(at, answers))
+    for gap, more, steady, in_flight in steps:
+        at, answers = at + gap, answers + more
+        with_counts = counted.observe(Observation(at, answers, steady, in_flight=in_flight, failures=0))
+        if counted.suspected or with_counts is Verdict.CLEARED:
+            break  # clearing asks more of the counted rule (nothing in flight): compared up to here
+        assert with_counts is answers_only.observe(_seen(at, answers, steady))
+
+
+@given(
+    st.floats(0.0, 3.9),
+    st.lists(st.tuples(st.floats(0.01, 1.0), st.integers(0, 3), st.integers(0, 1)), min_size=1, max_size=40),
+)
+def test_after_a_failure_answers_with_requests_in_flight_never_postpone_the_suspicion(
+    failed_after: float, steps: list[tuple[float, int, int]]
+) -> None:
+    """Computed apart: after a failed request, with something always in flight, the suspicion comes
+    at the first observation 4 s (the session less the margin) after the last answer before it."""
+    silence = CoordinatorSilence(6.0, margin_s=2.0, confirm_after_s=2.0)
+    silence.observe(_busy(0.0, 0, 0, in_flight=0))
+    silence.observe(_busy(failed_after, 1, 1))  # answered and failed at once: the answer does not count
+    at, answers, failures = failed_after, 1, 1
+    for gap, more, failed in steps:
+        at, answers, failures = at + gap, answers + more, failures + failed
+        verdict = silence.observe(_busy(at, answers, failures))
+        assert verdict is (Verdict.SUSPECT if at >= 4.0 else Verdict.NONE)
+        if verdict is Verdict.SUSPECT:
+            break

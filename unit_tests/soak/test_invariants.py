@@ -254,6 +254,30 @@ def test_a_victim_back_from_a_restart_that_takes_its_partitions_back_has_recover
     assert paused.seconds is None
 
 
+def test_partitions_another_member_took_before_the_fault_are_held_again_at_once() -> None:
+    # the secured run of session 32 (seed 47), fo-cp: the broker fenced cp-high at 04.455, cp-java took
+    # all its partitions at 05.435, the soak paused cp-high at 05.942 (its own holding still open) and
+    # it was back at 17.038: the fault moved nothing, 0 s (it was timed 11.096 s, the victim's return)
+    owns = [
+        Ownership("g", "cp-high", 7, (0, 1, 2), 0.0, 17.0),
+        Ownership("g", "cp-java", 3, (0, 1, 2), 5.435, 17.03),
+        Ownership("g", "cp-high", 8, (0, 1, 2), 17.038, None),
+    ]
+    [failover] = failover_times([Fault("member-pause", "cp-high", 5.942)], owns)
+    assert (failover.partitions, failover.seconds) == ((0, 1, 2), 0.0)
+    # one taken before, one after: the later one counts
+    owns = [
+        Ownership("g", "a", 7, (0, 1), 0.0, None),
+        Ownership("g", "b", 3, (0,), 4.0, None),
+        Ownership("g", "b", 4, (0, 1), 9.0, None),
+    ]
+    [failover] = failover_times([Fault("member-kill", "a", 5.0)], owns)
+    assert failover.seconds == 4.0
+    # a holding released before the fault is no takeover
+    owns = [Ownership("g", "a", 7, (0,), 0.0, None), Ownership("g", "b", 3, (0,), 1.0, 2.0)]
+    assert failover_times([Fault("member-kill", "a", 5.0)], owns)[0].seconds is None
+
+
 def test_a_producer_without_acks_while_the_others_go_on_is_stalled() -> None:
     def acks(producer: str, times: list[float]) -> list[Ack]:
         return [Ack(producer, i, None, None, 0, i, t) for i, t in enumerate(times)]

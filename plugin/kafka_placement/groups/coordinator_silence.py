@@ -26,6 +26,16 @@ flight and its failed requests (``Observation.in_flight``/``failures``), an answ
 every request of a window at least ``confirm_after_s`` long (a heartbeat interval and an observation:
 a heartbeat was sent in it) was answered — none failed in it, none is left in flight at its end. A
 fencing in that answer then shows as a state no longer steady.
+
+The same holds before any suspicion, once a request to the coordinator failed: heartbeats queued
+behind a slow offset commit time out on the member while the commit's answer still comes (seen in the
+secured soak of session 32: a member's heartbeats timed out for 22 s, its commits were answered every
+few seconds, the broker fenced it and gave its partitions to the standby, and it consumed on for 9 s
+beside it). So after a failed request an answer no longer keeps the member consuming by itself; only
+a window of ``confirm_after_s`` with no failure and nothing left in flight at its end does, and it
+counts as an answer ``confirm_after_s`` before its end (a heartbeat sent in the window was answered,
+so the broker heard the member no earlier than that). librdkafka and Java's classic consumers keep
+the same rule for themselves: only a *successful* heartbeat keeps the session (``session.timeout.ms``).
 """
 
 from __future__ import annotations
@@ -98,20 +108,27 @@ class CoordinatorSilence:
         self.last_answer_at: float | None = None  # the first observation counts as one
         self._answers = 0
         self._answered_again_at: float | None = None  # since the suspicion
+        self._failures: int | None = None  # failed requests so far, as last observed
+        #: before a suspicion, after a failed request: where the window free of failures began
+        #: (time, answers); None while no request failed since the last window that counted
+        self._after_failure: tuple[float, int] | None = None
 
     def observe(self, seen: Observation) -> Verdict:
         if self.last_answer_at is None:
-            self.last_answer_at, self._answers = seen.at, seen.answers
+            self.last_answer_at, self._answers, self._failures = seen.at, seen.answers, seen.failures
             return Verdict.NONE
         answered = seen.answers > self._answers
-        if answered:
-            self._answers, self.last_answer_at = seen.answers, seen.at
+        failed = seen.failures is not None and self._failures is not None and seen.failures != self._failures
+        self._failures = seen.failures
         if not self.suspected:
+            self._heard(seen, answered, failed)
             if seen.at - self.last_answer_at >= self.limit_s:
                 self.suspected, self._answered_again_at = True, None
                 self._window = (seen.at, seen.answers, seen.failures)
                 return Verdict.SUSPECT
             return Verdict.NONE
+        if answered:
+            self._answers, self.last_answer_at = seen.answers, seen.at
         if self._answered_again_at is None and self._all_answered(seen, answered):
             self._answered_again_at = seen.at
         if not seen.steady:
@@ -120,8 +137,27 @@ class CoordinatorSilence:
             return Verdict.NONE
         if self._answered_again_at is not None and seen.at - self._answered_again_at >= self.resume_after_s:
             self.suspected, self._answered_again_at, self._window = False, None, None
+            self._after_failure = None  # that window had every request answered
             return Verdict.CLEARED
         return Verdict.NONE
+
+    def _heard(self, seen: Observation, answered: bool, failed: bool) -> None:
+        """Before a suspicion: move ``last_answer_at`` for what ``seen`` tells (the module docstring)."""
+        if failed:  # a request timed out or its connection failed: answers alone no longer count
+            self._after_failure = (seen.at, seen.answers)
+            self._answers = seen.answers
+            return
+        if self._after_failure is None or seen.in_flight is None:
+            if answered:
+                self._answers, self.last_answer_at = seen.answers, seen.at
+            return
+        start, answers = self._after_failure
+        self._answers = seen.answers
+        if seen.in_flight == 0 and seen.answers > answers and seen.at - start >= self.confirm_after_s:
+            # every request of the last confirm_after_s answered, a heartbeat among them
+            assert self.last_answer_at is not None  # set by the first observation
+            self.last_answer_at = max(self.last_answer_at, seen.at - self.confirm_after_s)
+            self._after_failure = None
 
     def _all_answered(self, seen: Observation, answered: bool) -> bool:
         """Since the suspicion: whether ``seen`` ends a window of ``confirm_after_s`` whose every request

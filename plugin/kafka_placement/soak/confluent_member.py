@@ -199,7 +199,14 @@ def run_confluent_consumer_protocol(
         owned.set(owned.owned - {tp.partition for tp in partitions})
 
     while True:  # a consumer that failed for good is replaced: what an application that must not hang does
-        guard = FencingGuard(int(config["session_timeout_ms"]), on_suspect=on_suspect, on_cleared=on_cleared)
+        session_ms = int(config["session_timeout_ms"])
+        guard = FencingGuard(
+            session_ms,
+            # the test cluster's group.consumer.heartbeat.interval.ms (testing/failover_plugin.py)
+            heartbeat_interval_ms=max(300, session_ms // 6),
+            on_suspect=on_suspect,
+            on_cleared=on_cleared,
+        )
         consumer = Consumer.for_consumer_protocol(
             confluent_failover_config(int(config["priority"]), base=base), fencing_guard=guard
         )

@@ -51,7 +51,8 @@ class FencingGuard:
     group's heartbeat interval (``group.consumer.heartbeat.interval.ms``, Kafka's default 5 s; at most
     the session timeout): after a suspicion, an answer clears it only once every request to the
     coordinator over that interval and one statistics interval was answered, none failed (a heartbeat
-    was among them); ``on_suspect(partitions)`` /
+    was among them); before one, answers keep the member consuming only so too once a request to the
+    coordinator failed (heartbeats timing out behind answered commits); ``on_suspect(partitions)`` /
     ``on_cleared(partitions)``: told what was paused / resumed (after the pause / the resume). Give
     :meth:`settings` to the consumer's configuration, then :meth:`watch` the consumer built from it
     (``Consumer.for_consumer_protocol`` does both)."""
