@@ -10,7 +10,9 @@ timed out again instead of failing for good
 (:mod:`~kafka_placement.clients.kafka_python.producer_request_timeout`). Its metadata refresh loop outlives a
 bare ``OSError`` (:mod:`~kafka_placement.clients.kafka_python.metadata_refresh`), and its sender waits
 for a leader it cannot reach instead of spinning a core
-(:mod:`~kafka_placement.clients.kafka_python.producer_connection_delay`)::
+(:mod:`~kafka_placement.clients.kafka_python.producer_connection_delay`) and goes on when a leader is
+missing from the metadata's broker list
+(:mod:`~kafka_placement.clients.kafka_python.producer_unknown_leader`)::
 
     from kafka_placement.clients.kafka_python.partitioners import JavaDefaultPartitioner
     from kafka_placement.clients.kafka_python.producer import KafkaProducer
@@ -32,6 +34,7 @@ from kafka_placement.clients.kafka_python.partitioners import PlacementPartition
 from kafka_placement.clients.kafka_python.producer_connection_delay import mend_sender_connection_delay
 from kafka_placement.clients.kafka_python.producer_id_reset import mend_producer_id_reset
 from kafka_placement.clients.kafka_python.producer_request_timeout import mend_request_timeout_retry
+from kafka_placement.clients.kafka_python.producer_unknown_leader import mend_sender_unknown_leader
 from kafka_placement.errors import InvalidArgumentError
 from kafka_placement.partitioning.availability import PartitionAvailability
 
@@ -47,6 +50,7 @@ class KafkaProducer(kafka.KafkaProducer):  # type: ignore[misc]  # kafka-python 
         mend_producer_id_reset(self)  # two kafka-python 3.0.12 bugs that end an idempotent producer
         mend_request_timeout_retry(self)
         mend_sender_connection_delay(self)  # its sender waits for an unreachable leader, not spins
+        mend_sender_unknown_leader(self)  # and for a leader the broker list lacks, not fails for good
         #: kafka-python 3.0.12's refresh loop ends on a bare OSError; this one's goes on (what it converted)
         self.metadata_refresh: MetadataRefreshMend = mend_metadata_refresh(client_cluster(self))
         self.availability: PartitionAvailability | None = None
