@@ -443,3 +443,19 @@ def test_bytes_that_are_not_tls_are_a_verdict_at_once() -> None:
         "error:0A00010B:SSL routines::wrong version number"
     )
     assert "does not seem to speak TLS" in diagnose([message], settings)
+
+
+def test_handshakes_cut_by_one_of_several_brokers_are_not_a_verdict() -> None:
+    """The secured soak of session 32: one killed broker behind a proxy that accepts and then resets cut
+    three handshakes within seconds while the other brokers spoke TLS; "does not seem to speak TLS" was
+    final, and the reassignment never started."""
+    from kafka_placement.clients.connection.probe import HANDSHAKES_CUT_FOR_VERDICT, diagnose
+
+    settings = ConnectionSettings(
+        "127.0.0.1:9093,127.0.0.1:9094,127.0.0.1:9095", {"security.protocol": "SSL"}
+    )
+    one = [_CUT.format(ms=ms) for ms in range(HANDSHAKES_CUT_FOR_VERDICT + 2)]  # all from 127.0.0.1:9093
+    verdict = diagnose(one, settings)
+    assert "cut off (5 time(s))" in verdict and "does not seem to speak TLS" not in verdict, verdict
+    two = [*one, _CUT.format(ms=9).replace(":9093/", ":9094/")]  # a second broker cuts too: the port
+    assert "does not seem to speak TLS" in diagnose(two, settings)

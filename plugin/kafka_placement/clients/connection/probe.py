@@ -26,13 +26,17 @@ _HANDSHAKE_TIMED_OUT = re.compile(r"timed out[^)]*state SSL_HANDSHAKE", re.IGNOR
 #: a PLAINTEXT broker listener?". But an overloaded or restarting broker, or a proxy, can cut a handshake
 #: too: a soak's ``reassign plan`` was once told "does not seem to speak TLS" by a SASL_SSL cluster at
 #: load average 200. A plaintext listener cuts every attempt, so the verdict waits for
-#: :data:`HANDSHAKES_CUT_FOR_VERDICT` of them (librdkafka reconnects within a second).
+#: :data:`HANDSHAKES_CUT_FOR_VERDICT` of them (librdkafka reconnects within a second), from two bootstrap
+#: addresses when there are two or more: one dead broker behind a proxy (which accepts, then resets) cut
+#: three handshakes within seconds in the secured soak of session 32 while the other five spoke TLS.
 _HANDSHAKE_CUT: tuple[str | re.Pattern[str], ...] = (
     "connecting to a PLAINTEXT broker listener",
     re.compile(r"(closed by peer|reset by peer|unexpected eof)[^)]*state SSL_HANDSHAKE", re.IGNORECASE),
     "unexpected eof while reading",
 )
 HANDSHAKES_CUT_FOR_VERDICT = 3
+#: librdkafka names the connection first: ``sasl_ssl://127.0.0.1:9093/bootstrap: ...``
+_CONNECTION_ADDRESS = re.compile(r"^\w+://([^/\s]+)/")
 
 #: (substrings of librdkafka's message, or patterns, any of which match; what failed; the likely fix) —
 #: first match wins.
@@ -151,8 +155,13 @@ def diagnose(messages: list[str], settings: ConnectionSettings) -> str:
 
     found = _first_diagnosis(_DIAGNOSES, count)
     if found is None:
-        cut = count(_HANDSHAKE_CUT)
-        if cut >= HANDSHAKES_CUT_FOR_VERDICT:
+        cut_messages = [
+            m
+            for m, low in zip(messages, lowered, strict=True)
+            if any(_matches(n, m, low) for n in _HANDSHAKE_CUT)
+        ]
+        cut = len(cut_messages)
+        if cut >= HANDSHAKES_CUT_FOR_VERDICT and _cut_by_more_than_one_broker(cut_messages, settings):
             found = _NOT_TLS, _NOT_TLS_FIX
         elif cut:
             found = (
@@ -169,6 +178,18 @@ def diagnose(messages: list[str], settings: ConnectionSettings) -> str:
         f"cannot connect to {settings.describe()}: no broker answered within {settings.timeout_s:g} s; "
         "check the address, the port and security.protocol (a longer --timeout if the cluster is slow)"
     )
+
+
+def _cut_by_more_than_one_broker(cut_messages: list[str], settings: ConnectionSettings) -> bool:
+    """Whether the cut handshakes came from two addresses, or from the only one there is (each listener of
+    a cluster is configured alike: a plaintext port cuts them all, a dead broker only its own). A message
+    that names no address counts as another one."""
+    addresses = set()
+    for message in cut_messages:
+        named = _CONNECTION_ADDRESS.match(message)
+        addresses.add(named.group(1) if named is not None else f"unnamed-{len(addresses)}")
+    bootstrap = {server.strip() for server in settings.bootstrap_servers.split(",")}
+    return len(addresses) >= min(2, len(bootstrap))
 
 
 #: Diagnoses that no retry will change: report them at once instead of waiting for the timeout.
