@@ -184,7 +184,7 @@ def _cut_by_more_than_one_broker(cut_messages: list[str], settings: ConnectionSe
     """Whether the cut handshakes came from two addresses, or from the only one there is (each listener of
     a cluster is configured alike: a plaintext port cuts them all, a dead broker only its own). A message
     that names no address counts as another one."""
-    addresses = set()
+    addresses: set[str] = set()
     for message in cut_messages:
         named = _CONNECTION_ADDRESS.match(message)
         addresses.add(named.group(1) if named is not None else f"unnamed-{len(addresses)}")
