@@ -8,6 +8,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from kafka_placement.soak.stacks import dump_stacks
 
 # a member stand-in: registers the dump signal as member_process.main does, then blocks a thread in C
@@ -68,3 +70,24 @@ def test_members_not_running_are_left_alone_and_a_missing_debugger_is_said(tmp_p
     assert [(d.member, d.python) for d in dumps] == [("m", True)]
     assert dumps[0].native.startswith("gdb could not run")
     assert not (tmp_path / "member-m.stacks").exists()
+
+
+def test_a_java_member_gets_sigquit_not_the_python_signal(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """SIGUSR1 ends a JVM (seed 49: both Java members died at the drain); HotSpot dumps its threads on
+    SIGQUIT and goes on."""
+    import signal
+    from types import SimpleNamespace
+
+    from kafka_placement.soak import stacks
+
+    sent: list[tuple[int, int]] = []
+    monkeypatch.setattr(stacks.os, "kill", lambda pid, sig: sent.append((pid, sig)))
+    procs = {
+        "jv-high": SimpleNamespace(pid=101, args=["/usr/bin/java", "-cp", "x", "Main"], poll=lambda: None),
+        "kp-high": SimpleNamespace(pid=102, args=[sys.executable, "-m", "member"], poll=lambda: None),
+    }
+    dumps = stacks.dump_stacks(procs, ["jv-high", "kp-high"], tmp_path, gdb="/nonexistent-gdb", timeout_s=1)
+    assert sent == [(101, signal.SIGQUIT), (102, stacks.DUMP_SIGNAL)]
+    assert [(d.member, d.python) for d in dumps] == [("jv-high", False), ("kp-high", True)]

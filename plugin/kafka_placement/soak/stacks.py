@@ -28,18 +28,22 @@ import subprocess
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
-__all__ = ["DUMP_SIGNAL", "GDB_TIMEOUT_S", "StackDump", "dump_stacks"]
+__all__ = ["DUMP_SIGNAL", "GDB_TIMEOUT_S", "JAVA_DUMP_SIGNAL", "StackDump", "dump_stacks"]
 
 #: The signal a member process dumps its Python threads on (see member_process.main)
 DUMP_SIGNAL = signal.SIGUSR1
+#: What a JVM member gets instead: HotSpot prints its threads on SIGQUIT and goes on; SIGUSR1, which it
+#: does not handle, ended both Java members of the secured soak of session 32 (seed 49) at its drain.
+JAVA_DUMP_SIGNAL = signal.SIGQUIT
 #: Bound on one gdb attach (a member with ~40 threads takes about a second)
 GDB_TIMEOUT_S = 60.0
 
 
 class _Process(Protocol):
     pid: int
+    args: Any
 
     def poll(self) -> int | None: ...
 
@@ -73,13 +77,20 @@ def dump_stacks(
         proc = procs.get(name)
         if proc is None or proc.poll() is not None:
             continue
+        java = _is_java(proc)
         try:
-            os.kill(proc.pid, DUMP_SIGNAL)
-            python = True
+            os.kill(proc.pid, JAVA_DUMP_SIGNAL if java else DUMP_SIGNAL)
+            python = not java
         except OSError:  # it ended meanwhile
             continue
         dumps.append(StackDump(name, python, _native(name, proc.pid, workdir, debugger, timeout_s)))
     return dumps
+
+
+def _is_java(proc: _Process) -> bool:
+    args = getattr(proc, "args", None)
+    first = args[0] if isinstance(args, (list, tuple)) and args else str(args or "").split(" ")[0]
+    return Path(str(first)).name == "java"
 
 
 def _native(name: str, pid: int, workdir: Path, debugger: str | None, timeout_s: float) -> str:
