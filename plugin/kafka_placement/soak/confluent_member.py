@@ -158,6 +158,7 @@ def run_confluent_consumer_protocol(
     from kafka_placement.clients.confluent.fencing_guard import FencingGuard
     from kafka_placement.clients.consumer_protocol import confluent_failover_config
     from kafka_placement.soak.rdkafka_stats import stats_settings
+    from kafka_placement.testing.failover_plugin import HEARTBEAT_INTERVAL_MS
 
     group, name = config["group"], config["name"]
     owned = OwnershipLog(write, group, name)
@@ -199,11 +200,10 @@ def run_confluent_consumer_protocol(
         owned.set(owned.owned - {tp.partition for tp in partitions})
 
     while True:  # a consumer that failed for good is replaced: what an application that must not hang does
-        session_ms = int(config["session_timeout_ms"])
         guard = FencingGuard(
-            session_ms,
-            # the test cluster's group.consumer.heartbeat.interval.ms (testing/failover_plugin.py)
-            heartbeat_interval_ms=max(300, session_ms // 6),
+            int(config["session_timeout_ms"]),
+            # the test cluster's group.consumer.heartbeat.interval.ms
+            heartbeat_interval_ms=HEARTBEAT_INTERVAL_MS,
             on_suspect=on_suspect,
             on_cleared=on_cleared,
         )

@@ -147,19 +147,19 @@ def diagnose(messages: list[str], settings: ConnectionSettings) -> str:
     """One line from librdkafka's error messages (or a timeout when it said nothing useful)."""
     lowered = [m.lower() for m in messages]
 
+    def matching(needles: tuple[str | re.Pattern[str], ...]) -> list[str]:
+        """The messages that match any of ``needles``."""
+        return [
+            m for m, low in zip(messages, lowered, strict=True) if any(_matches(n, m, low) for n in needles)
+        ]
+
     def count(needles: tuple[str | re.Pattern[str], ...]) -> int:
         """How many messages match any of ``needles``."""
-        return sum(
-            any(_matches(n, m, low) for n in needles) for m, low in zip(messages, lowered, strict=True)
-        )
+        return len(matching(needles))
 
     found = _first_diagnosis(_DIAGNOSES, count)
     if found is None:
-        cut_messages = [
-            m
-            for m, low in zip(messages, lowered, strict=True)
-            if any(_matches(n, m, low) for n in _HANDSHAKE_CUT)
-        ]
+        cut_messages = matching(_HANDSHAKE_CUT)
         cut = len(cut_messages)
         if cut >= HANDSHAKES_CUT_FOR_VERDICT and _cut_by_more_than_one_broker(cut_messages, settings):
             found = _NOT_TLS, _NOT_TLS_FIX
@@ -188,8 +188,7 @@ def _cut_by_more_than_one_broker(cut_messages: list[str], settings: ConnectionSe
     for message in cut_messages:
         named = _CONNECTION_ADDRESS.match(message)
         addresses.add(named.group(1) if named is not None else f"unnamed-{len(addresses)}")
-    bootstrap = {server.strip() for server in settings.bootstrap_servers.split(",")}
-    return len(addresses) >= min(2, len(bootstrap))
+    return len(addresses) >= min(2, len(set(settings.servers)))
 
 
 #: Diagnoses that no retry will change: report them at once instead of waiting for the timeout.

@@ -81,7 +81,7 @@ class ConnectionSettings:
     timeout_s: float = DEFAULT_TIMEOUT_S
 
     def __post_init__(self) -> None:
-        servers = [s.strip() for s in self.bootstrap_servers.split(",")]
+        servers = self.servers
         if not self.bootstrap_servers.strip() or not all(servers):
             raise ConnectionSettingsError(
                 f"bootstrap servers must be host:port[,host:port…], got {self.bootstrap_servers!r}"
@@ -114,6 +114,11 @@ class ConnectionSettings:
     def get(self, name: str) -> str | None:
         value = self.properties.get(name)
         return None if value is None or value == "" else value
+
+    @property
+    def servers(self) -> list[str]:
+        """The bootstrap addresses, ``host:port`` each."""
+        return [s.strip() for s in self.bootstrap_servers.split(",")]
 
     @property
     def security_protocol(self) -> str:
