@@ -67,6 +67,20 @@ def test_a_partition_with_no_leader_or_a_moving_one_unanswered_for_the_timeout_i
     assert stall.named == "t[0] (leader unknown, 30 s)"
 
 
+def test_a_partition_with_no_leader_and_an_earlier_high_watermark_is_stalled() -> None:
+    """Seed 50: twelve partitions ``active`` with leader -1 for 262 s, each still showing the high
+    watermark of this member's earlier assignment of it (21,516 for partition 0): nothing fetched them."""
+    watch = FetchStallWatch(30)
+    unled = PartitionFetch("active", -1, 21_516)
+    assert watch.observe(0.0, {("t", 0): unled, ("t", 1): FETCHED}) == []
+    assert watch.observe(29.0, {("t", 0): unled, ("t", 1): FETCHED}) == []
+    (stall,) = watch.observe(30.0, {("t", 0): unled, ("t", 1): FETCHED})
+    assert stall.partition == ("t", 0) and stall.named == "t[0] (leader unknown, 30 s)"
+    # a leader found again, with an answer, starts it over
+    watch.observe(40.0, {("t", 0): PartitionFetch("active", 3, 21_600)})
+    assert watch.observe(60.0, {("t", 0): unled}) == []
+
+
 def test_an_answer_a_pause_or_another_state_start_over() -> None:
     for interruption in (
         {("t", 0): FETCHED},
@@ -87,7 +101,10 @@ def test_an_answer_a_pause_or_another_state_start_over() -> None:
 @given(
     st.lists(
         st.tuples(
-            st.floats(0.1, 20.0), st.sampled_from(["no-answer", "answered", "leader-2", "no-leader", "gone"])
+            st.floats(0.1, 20.0),
+            st.sampled_from(
+                ["no-answer", "answered", "leader-2", "no-leader", "no-leader-old-answer", "gone"]
+            ),
         ),
         max_size=40,
     )
@@ -100,6 +117,7 @@ def test_never_stalled_before_the_timeout_has_passed_without_a_break(
         "answered": {("t", 0): FETCHED},
         "leader-2": {("t", 0): PartitionFetch("active", 2, -1)},
         "no-leader": {("t", 0): PartitionFetch("active", -1, -1)},
+        "no-leader-old-answer": {("t", 0): PartitionFetch("active", -1, 22_795)},
         "gone": {},
     }
     watch, now, run_start = FetchStallWatch(30), 0.0, None
@@ -107,7 +125,7 @@ def test_never_stalled_before_the_timeout_has_passed_without_a_break(
         now += gap
         seen = states[kind]
         fetch = seen.get(("t", 0))
-        unanswered = fetch is not None and fetch.hi_offset < 0
+        unanswered = fetch is not None and (fetch.hi_offset < 0 or fetch.leader < 0)
         if not unanswered:
             run_start = None
         elif run_start is None:

@@ -85,7 +85,8 @@ class Consumer(LibrdkafkaMethods):
     else is forwarded.
 
     ``fetch_stall_timeout_s`` (default 120 s; None: off): a partition librdkafka keeps assigned but has
-    fetched nothing of (no fetch answered) for that long, whatever its leader, makes ``poll()`` and
+    fetched nothing of (no fetch answered) for that long, whatever its leader, or that has had no leader
+    for that long, whatever an earlier assignment fetched of it, makes ``poll()`` and
     ``consume()`` raise :class:`~kafka_placement.errors.FetchStalledError` naming it — librdkafka 2.16
     can keep a partition so after a broker leaves the cluster's metadata and comes back, or keep every
     partition leaderless once its broker connections never come up again

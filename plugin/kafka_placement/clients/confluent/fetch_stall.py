@@ -15,14 +15,22 @@ group handle querying for its coordinator for 10 minutes) and every assigned par
 leader -1 for the run's last 7 minutes, while kafka-python, running the same members' group, reached
 the cluster. The first rule waited for a known leader and said nothing.
 
+Seen a third time (seed 50, PLAINTEXT): the same wedge (brokers 0 and 2 gone from librdkafka's broker
+list, the other four in ``INIT``, twelve partitions ``active`` with leader -1 for 262 s until the run's
+end) in a member that had fetched those partitions before. librdkafka keeps a partition's statistics
+across assignments, so each still showed the high watermark of its earlier fetches, and the rule, which
+read a high watermark as an answer, said nothing.
+
 :class:`FetchStallWatch` is the rule, sans-I/O: per statistics document (:func:`fetch_states`), a
 partition librdkafka fetches is *stalled* once, for ``timeout_s`` without a break, it has been
-``active`` with no high watermark (``hi_offset`` < 0: no answer, or only errors), whatever its leader:
-known, moving or unknown. An answer, another fetch state, a revocation or a pause by the application
-starts it over. A healthy partition gets a high watermark with its first fetch answer, within
-``fetch.wait.max.ms`` (500 ms by default), records or not; a leader election takes seconds, far less
-than the timeout. A partition that truly has no leader for the whole timeout is reported too: a new
-consumer cannot fetch it either, but it costs a rejoin, and librdkafka's wedge looks the same.
+``active`` and either with no high watermark (``hi_offset`` < 0: no answer, or only errors), whatever
+its leader — known, moving or unknown — or with no leader at all (``leader`` -1: nothing can fetch it,
+whatever high watermark an earlier assignment left in the statistics). An answer to a partition with a
+leader, another fetch state, a revocation or a pause by the application starts it over. A healthy
+partition gets a high watermark with its first fetch answer, within ``fetch.wait.max.ms`` (500 ms by
+default), records or not; a leader election takes seconds, far less than the timeout. A partition that
+truly has no leader for the whole timeout is reported too: a new consumer cannot fetch it either, but it
+costs a rejoin, and librdkafka's wedge looks the same.
 
 :class:`FetchStallMonitor` is the adapter the ``Consumer`` uses: it asks librdkafka for statistics every
 :data:`STATS_INTERVAL_MS` (the application's own ``stats_cb`` still gets them, see
@@ -122,7 +130,7 @@ class FetchStallWatch:
             if partition not in partitions:
                 del self._since[partition]
         for partition, fetch in partitions.items():
-            unanswered = fetch.fetch_state == "active" and fetch.hi_offset < 0
+            unanswered = fetch.fetch_state == "active" and (fetch.hi_offset < 0 or fetch.leader < 0)
             if not unanswered or partition in paused:
                 self._since.pop(partition, None)
                 continue
