@@ -48,6 +48,29 @@ def test_the_verdict_line_names_group_coordinator_outages_only_when_there_were_s
     assert _outage_words(outages) == ", 3 group-coordinator outage(s) (longest 150 s)"
 
 
+def test_the_verdict_line_names_a_partition_kafkas_coordinator_failed_to_load() -> None:
+    from kafka_placement.cli.soak import _load_failure_words
+
+    assert _load_failure_words([]) == ""
+    failure = {
+        "partition": "__consumer_offsets-11",
+        "brokers": [2, 4],
+        "times": 8,
+        "first": "2026-11-30 17:41:43,828",
+        "last": "2026-11-30 17:55:01,714",
+        "groups": ["kp-soak-6c4cc9-fo-mig"],
+        "cause": "java.lang.IllegalStateException: Cannot set the epoch of X-0 to 2 because the partition "
+        "is still owned at epoch 2",
+    }
+    assert _load_failure_words([failure]) == (
+        ", Kafka's group coordinator FAILED to load __consumer_offsets-11 8 time(s) (2026-11-30 "
+        "17:41:43,828 to 2026-11-30 17:55:01,714, brokers 2, 4; groups kp-soak-6c4cc9-fo-mig: "
+        "java.lang.IllegalStateException: Cannot set the epoch of X-0 to 2 because the partition is still "
+        "owned at epoch 2)"
+    )
+    assert "; groups" not in _load_failure_words([{**failure, "groups": []}])
+
+
 def test_the_verdict_line_says_how_the_migration_went_only_in_a_run_that_had_one() -> None:
     from kafka_placement.cli.soak import _migration_words
 

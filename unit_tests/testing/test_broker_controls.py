@@ -95,3 +95,7 @@ def test_write_logs_writes_each_node_redacted_and_says_which_could_not_be_read(t
     assert "could not be read: APIError" in (tmp_path / "cluster" / "broker-1.log").read_text()
     assert (tmp_path / "cluster" / "controller.log").read_text() == "controller up\n"
     assert broker0.tails == [50]
+    # logs read before (the soak reads them once, for its verdict and its report) are written as given
+    again = c.write_logs(tmp_path / "again", logs={"broker-0": "as read\n"})
+    assert [p.name for p in again] == ["broker-0.log"] and again[0].read_text() == "as read\n"
+    assert broker0.tails == [50]

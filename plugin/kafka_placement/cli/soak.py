@@ -21,6 +21,7 @@ import argparse
 import json
 import shutil
 import tempfile
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +64,7 @@ def run(args: argparse.Namespace) -> int:
         if value is not None and Path(value).exists() and option == "--json" and Path(value).is_dir():
             raise InvalidArgumentError(f"{option} {value!r} is a directory; give a file")
     from kafka_placement.cli.progress import Progress
+    from kafka_placement.soak.coordinator_loads import coordinator_load_failures
     from kafka_placement.soak.report import write_report
     from kafka_placement.soak.runner import PROFILES, run_soak
     from kafka_placement.testing import KafkaCluster
@@ -94,6 +96,12 @@ def run(args: argparse.Namespace) -> int:
             progress=lambda share, note: progress.update(int(share * 1000), note),
         )
         progress.finish(f"{summary['acknowledged']:,} records acknowledged")
+        # Kafka's own coordinator failing to load a group's partition, named so that what its groups left
+        # unconsumed is read as the broker's (soak/coordinator_loads.py)
+        node_logs = cluster.node_logs()
+        summary["coordinator_load_failures"] = [
+            asdict(failure) for failure in coordinator_load_failures(node_logs)
+        ]
         if args.json_file:
             Path(args.json_file).write_text(json.dumps(summary, indent=2) + "\n")
         if args.report:
@@ -106,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
             for log in [path for kind in kinds for path in workdir.glob(kind)]:
                 shutil.copy(log, out / log.name)
             # the brokers' own view (a group's coordinator, its assignor), before the cluster is removed
-            cluster.write_logs(out / "cluster")
+            cluster.write_logs(out / "cluster", logs=node_logs)
     finally:
         progress.close()
         cluster.stop()
@@ -121,6 +129,17 @@ def _outage_words(outages: dict[str, list[list[float]]]) -> str:
     if not spans:
         return ""
     return f", {len(spans)} group-coordinator outage(s) (longest {max(span[2] for span in spans):.0f} s)"
+
+
+def _load_failure_words(failures: list[dict[str, Any]]) -> str:
+    """Kafka's group coordinator failing to load a __consumer_offsets partition (the broker's bug)."""
+    return "".join(
+        f", Kafka's group coordinator FAILED to load {f['partition']} {f['times']} time(s) "
+        f"({f['first']} to {f['last']}, brokers {', '.join(map(str, f['brokers']))}"
+        + (f"; groups {', '.join(f['groups'])}" if f["groups"] else "")
+        + f": {f['cause'][:160]})"
+        for f in failures
+    )
 
 
 def verdict_line(summary: dict[str, Any], seed: int) -> str:
@@ -142,6 +161,7 @@ def verdict_line(summary: dict[str, Any], seed: int) -> str:
         + _reassignment_words(summary.get("reassignment"))
         + _migration_words(summary.get("migration"))
         + _outage_words(summary.get("coordinator_outages", {}))
+        + _load_failure_words(summary.get("coordinator_load_failures", []))
         + f" (seed {seed})"
     )
 

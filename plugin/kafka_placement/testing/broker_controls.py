@@ -56,18 +56,28 @@ class BrokerControls:
                 out.append(f"\n--- last {lines} log lines of node {node} ---\n{text}")
         return "".join(out)
 
-    def write_logs(self, directory: Path, lines: int = 200_000) -> list[Path]:
-        """Each node's last ``lines`` log lines (secrets redacted) to ``directory/<node>.log``
-        (``broker-<id>.log``, ``controller.log``); the files written. A node whose logs cannot be read
-        gets one line saying why: a soak's report must not fail for want of a log."""
+    def node_logs(self, lines: int = 200_000) -> dict[str, str]:
+        """Each node's last ``lines`` log lines (secrets redacted), by node name (``broker-<id>``,
+        ``controller``). A node whose logs cannot be read gets one line saying why: a soak's report must
+        not fail for want of a log."""
+        logs = {}
+        for node, container in sorted(self._containers.items()):
+            name = "controller" if node not in self._racks else f"broker-{node}"
+            try:
+                logs[name] = redact(container.logs(tail=lines).decode(errors="replace"))
+            except Exception as exc:
+                logs[name] = f"(the logs of node {node} could not be read: {type(exc).__name__}: {exc})\n"
+        return logs
+
+    def write_logs(
+        self, directory: Path, lines: int = 200_000, logs: dict[str, str] | None = None
+    ) -> list[Path]:
+        """:meth:`node_logs` (or ``logs``, read before) to ``directory/<node>.log`` (``broker-<id>.log``,
+        ``controller.log``); the files written."""
         directory.mkdir(parents=True, exist_ok=True)
         written = []
-        for node, container in sorted(self._containers.items()):
-            path = directory / ("controller.log" if node not in self._racks else f"broker-{node}.log")
-            try:
-                text = redact(container.logs(tail=lines).decode(errors="replace"))
-            except Exception as exc:
-                text = f"(the logs of node {node} could not be read: {type(exc).__name__}: {exc})\n"
+        for name, text in (logs if logs is not None else self.node_logs(lines)).items():
+            path = directory / f"{name}.log"
             path.write_text(text)
             written.append(path)
         return written
