@@ -10,7 +10,8 @@ Before that, under the machine's load, one broker had finished two loads of the 
 been given all 24 partitions. The class of failure is KAFKA-19862 ("Group coordinator loading may fail
 when there is concurrent compaction"); 4.4.0 carries that fix and still failed here, in the check that
 sets a partition's epoch. No client can do anything about it: the verdict names it, so that what those
-groups left unconsumed is read as the broker's doing.
+groups left unconsumed is read as the broker's doing. (The first time was seed 37, secured:
+``__consumer_offsets-8``, "still owned at epoch 73".)
 """
 
 from __future__ import annotations
