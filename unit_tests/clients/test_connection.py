@@ -459,3 +459,31 @@ def test_handshakes_cut_by_one_of_several_brokers_are_not_a_verdict() -> None:
     assert "cut off (5 time(s))" in verdict and "does not seem to speak TLS" not in verdict, verdict
     two = [*one, _CUT.format(ms=9).replace(":9093/", ":9094/")]  # a second broker cuts too: the port
     assert "does not seem to speak TLS" in diagnose(two, settings)
+
+
+# What librdkafka 2.16 logs when a broker closes a plaintext client's connection at its first request,
+# and what its error callback then reports (the same address, quoted inside the KafkaError).
+_CLOSED = "plaintext://127.0.0.1:9093/bootstrap: Connection closed by peer: receive 0 after POLLIN"
+_CLOSED_REPORTED = (
+    'KafkaError{code=_TRANSPORT,val=-195,str="plaintext://127.0.0.1:9093/bootstrap: Disconnected while '
+    "requesting ApiVersion: might be caused by incorrect security.protocol configuration (connecting to a "
+    "SSL listener?) or broker version is < 0.10 (see api.version.request) (after 0ms in state "
+    'APIVERSION_QUERY)"}'
+)
+
+
+def test_connections_closed_by_one_of_several_brokers_are_not_a_verdict() -> None:
+    """The PLAINTEXT soak of seed 51: at load average 200, with one broker's link resetting, ``reassign
+    plan`` was told at once that "the broker closed the connection at our first request" (a plaintext
+    client on a TLS or SASL listener?) and the reassignment never started."""
+    from kafka_placement.clients.connection.probe import _FINAL, diagnose
+
+    settings = ConnectionSettings("127.0.0.1:9093,127.0.0.1:9094,127.0.0.1:9095")
+    one = [_CLOSED, _CLOSED_REPORTED, _CLOSED]
+    verdict = diagnose(one, settings)
+    assert "one broker closed connections at the first request (3 time(s))" in verdict, verdict
+    assert not any(final in verdict for final in _FINAL), verdict  # the probe keeps trying
+    two = [*one, _CLOSED.replace(":9093/", ":9095/")]  # a second broker closes too: the listener
+    assert "closed the connection at our first request" in diagnose(two, settings)
+    only = ConnectionSettings("127.0.0.1:9093")  # the only address there is
+    assert "closed the connection at our first request" in diagnose([_CLOSED], only)

@@ -35,8 +35,18 @@ _HANDSHAKE_CUT: tuple[str | re.Pattern[str], ...] = (
     "unexpected eof while reading",
 )
 HANDSHAKES_CUT_FOR_VERDICT = 3
-#: librdkafka names the connection first: ``sasl_ssl://127.0.0.1:9093/bootstrap: ...``
-_CONNECTION_ADDRESS = re.compile(r"^\w+://([^/\s]+)/")
+#: librdkafka names the connection: ``sasl_ssl://127.0.0.1:9093/bootstrap: ...`` (its log line starts so,
+#: its error callback's ``KafkaError{..., str="..."}`` quotes it)
+_CONNECTION_ADDRESS = re.compile(r"\b\w+://([^/\s\"]+)/")
+#: A connection the broker closed at the first request: what a TLS or SASL listener does to a plaintext
+#: client. A broker that is overloaded, restarting or behind a link that resets does it too (a PLAINTEXT
+#: soak's ``reassign plan`` was told so at load average 200, seed 51), so, as for cut handshakes, the
+#: verdict needs two addresses when there are two or more.
+_CLOSED_AT_FIRST_REQUEST: tuple[str | re.Pattern[str], ...] = (
+    "connection closed by peer: receive 0 after POLLIN",
+    "Disconnected while requesting ApiVersion",
+)
+_CLOSED_AT_FIRST_REQUEST_WHAT = "the broker closed the connection at our first request"
 
 #: (substrings of librdkafka's message, or patterns, any of which match; what failed; the likely fix) —
 #: first match wins.
@@ -99,8 +109,8 @@ _LATER_DIAGNOSES: tuple[tuple[tuple[str | re.Pattern[str], ...], str, str], ...]
         "set security.protocol=SASL_SSL with sasl.mechanism and sasl.jaas.config",
     ),
     (
-        ("connection closed by peer: receive 0 after POLLIN", "Disconnected while requesting ApiVersion"),
-        "the broker closed the connection at our first request",
+        _CLOSED_AT_FIRST_REQUEST,
+        _CLOSED_AT_FIRST_REQUEST_WHAT,
         "a plaintext client on a TLS or SASL listener? set security.protocol (SSL, SASL_SSL, SASL_PLAINTEXT) "
         "as the listener expects",
     ),
@@ -161,7 +171,7 @@ def diagnose(messages: list[str], settings: ConnectionSettings) -> str:
     if found is None:
         cut_messages = matching(_HANDSHAKE_CUT)
         cut = len(cut_messages)
-        if cut >= HANDSHAKES_CUT_FOR_VERDICT and _cut_by_more_than_one_broker(cut_messages, settings):
+        if cut >= HANDSHAKES_CUT_FOR_VERDICT and _from_more_than_one_broker(cut_messages, settings):
             found = _NOT_TLS, _NOT_TLS_FIX
         elif cut:
             found = (
@@ -172,6 +182,19 @@ def diagnose(messages: list[str], settings: ConnectionSettings) -> str:
             )
         else:
             found = _first_diagnosis(_LATER_DIAGNOSES, count)
+            closed = matching(_CLOSED_AT_FIRST_REQUEST)
+            if (
+                found is not None
+                and found[0] == _CLOSED_AT_FIRST_REQUEST_WHAT
+                and not _from_more_than_one_broker(closed, settings)
+            ):
+                found = (
+                    f"one broker closed connections at the first request ({len(closed)} time(s)): it may "
+                    "be overloaded, restarting or behind a link that resets, or its listener expects TLS or "
+                    "SASL",
+                    "check security.protocol and the port, and try again (a longer --timeout if the cluster "
+                    "is slow)",
+                )
     if found is not None:
         return f"cannot connect to {settings.describe()}: {found[0]}; {found[1]}"
     return (
@@ -180,13 +203,13 @@ def diagnose(messages: list[str], settings: ConnectionSettings) -> str:
     )
 
 
-def _cut_by_more_than_one_broker(cut_messages: list[str], settings: ConnectionSettings) -> bool:
-    """Whether the cut handshakes came from two addresses, or from the only one there is (each listener of
-    a cluster is configured alike: a plaintext port cuts them all, a dead broker only its own). A message
-    that names no address counts as another one."""
+def _from_more_than_one_broker(messages: list[str], settings: ConnectionSettings) -> bool:
+    """Whether ``messages`` came from two addresses, or from the only one there is (each listener of a
+    cluster is configured alike: a wrong protocol fails at them all, a dead or overloaded broker only at
+    its own). A message that names no address counts as another one."""
     addresses: set[str] = set()
-    for message in cut_messages:
-        named = _CONNECTION_ADDRESS.match(message)
+    for message in messages:
+        named = _CONNECTION_ADDRESS.search(message)
         addresses.add(named.group(1) if named is not None else f"unnamed-{len(addresses)}")
     return len(addresses) >= min(2, len(set(settings.servers)))
 
