@@ -40,6 +40,7 @@ bash scripts/test-lowest.sh
 
 step "pytest (unit, conformance, integration)"
 export TESTCONTAINERS_RYUK_DISABLED=true
-pytest -p no:cacheprovider --kafka-unavailable=fail --kafka-sigterm-cleanup "$@"
+# the 40 slowest tests, so that a run that takes longer says where the time went
+pytest -p no:cacheprovider --kafka-unavailable=fail --kafka-sigterm-cleanup --durations=40 "$@"
 
 step "done in $(( $(date +%s) - started ))s"
