@@ -268,7 +268,7 @@ def _make(
 def _event(consumer: Any, kind: str, partitions: list[int]) -> RebalanceEvent:
     event = RebalanceEvent(kind, [("t", p) for p in partitions], Future())
     assert consumer._handoff.post(event)  # as the listener on kafka-python's IO thread
-    consumer._next_drive = 0.0
+    consumer._loop.next_drive = 0.0
     consumer.poll(0)
     return event
 

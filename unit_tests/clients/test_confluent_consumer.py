@@ -39,7 +39,7 @@ def test_consumer_group_metadata_carries_the_generation_and_is_refused_while_not
     _event(consumer, ASSIGN, [0])
     assert read_group_metadata(consumer.consumer_group_metadata()) == GroupMetadata("g", 3, "m-1", None)
     consumer._coordinator._generation.lost = True
-    consumer._next_drive = 0.0
+    consumer._loop.next_drive = 0.0
     consumer.poll(0)  # on_lost
     with pytest.raises(CommitFailedError, match=r"not in a generation \(generation -1, member id ''\)"):
         consumer.consumer_group_metadata()
@@ -101,12 +101,12 @@ def test_poll_hands_out_fetched_messages_and_takes_the_groups_turn_only_when_due
     monkeypatch.setattr(consumer._driver, "drive", turns.append)
     consumer._rk_poll = lambda timeout: "record"  # librdkafka has records fetched
     consumer._rk.poll = consumer._rk_poll
-    consumer._next_drive = float("inf")  # the group's next turn not due
+    consumer._loop.next_drive = float("inf")  # the group's next turn not due
     assert [consumer.poll(1.0) for _ in range(100)] == ["record"] * 100
     assert turns == []
-    consumer._next_drive = 0.0  # due: the turn comes before the next record
+    consumer._loop.next_drive = 0.0  # due: the turn comes before the next record
     assert consumer.poll(1.0) == "record"
-    assert len(turns) == 1 and consumer._next_drive > 0
+    assert len(turns) == 1 and consumer._loop.next_drive > 0
 
 
 def test_regex_subscriptions_are_librdkafkas_names_starting_with_a_caret() -> None:

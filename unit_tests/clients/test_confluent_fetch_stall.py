@@ -172,16 +172,16 @@ def test_the_consumer_raises_it_from_poll_and_consume_and_never_for_a_paused_par
     for second in (0.0, 40.0):
         clock[0] = second
         stats(document({0: ("active", 1, -1)}))
-    consumer._next_drive = 0.0
+    consumer._loop.next_drive = 0.0
     assert consumer.poll(0) is None  # paused by the application: not a stall
     consumer.resume([confluent_kafka.TopicPartition("t", 0)])
     for second in (50.0, 81.0):
         clock[0] = second
         stats(document({0: ("active", 1, -1)}))
-    consumer._next_drive = 0.0
+    consumer._loop.next_drive = 0.0
     with pytest.raises(FetchStalledError, match=r"t\[0\] \(leader 1, 31 s\)"):
         consumer.poll(0)
-    consumer._next_drive = 0.0
+    consumer._loop.next_drive = 0.0
     with pytest.raises(FetchStalledError):
         consumer.consume(10, 0)
     consumer.close()  # closes as any other: the application builds a new one

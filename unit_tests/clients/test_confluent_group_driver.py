@@ -13,6 +13,7 @@ from confluent_consumer_fakes import CONF, _event, _make, install_fakes  # this 
 from kafka import errors as kafka_errors
 
 from kafka_placement.clients.confluent import consumer as consumer_module
+from kafka_placement.clients.confluent import poll_loop
 from kafka_placement.clients.confluent.thread_handoff import ASSIGN, LOST
 from kafka_placement.errors import CommitFailedError, ConsumerGroupError
 
@@ -27,7 +28,7 @@ def test_membership_reset_by_the_broker_is_lost_before_any_more_records_and_comm
     consumer, app = _make(conf={"error_cb": errors.append})
     _event(consumer, ASSIGN, [0, 1])
     consumer._coordinator._generation.lost = True  # heartbeat answered UNKNOWN_MEMBER_ID
-    consumer._next_drive = 0.0
+    consumer._loop.next_drive = 0.0
     consumer.poll(0)
     assert app.seen[-1] == ("lost", [0, 1]) and consumer._rk.calls[-1] == ("unassign", [])
     assert errors and errors[0].code() == confluent_kafka.KafkaError._ASSIGNMENT_LOST
@@ -55,14 +56,15 @@ def test_no_heartbeat_success_for_a_session_means_lost_and_kafka_python_is_reset
     consumer._coordinator.rejoin = False
     consumer._coordinator.heartbeat.received_heartbeat()
     later = time.monotonic() + 5.5
-    monkeypatch.setattr(consumer_module, "_monotonic", lambda: later)
-    consumer._next_drive = 0.0
+    for module in (consumer_module, poll_loop):
+        monkeypatch.setattr(module, "_monotonic", lambda: later)
+    consumer._loop.next_drive = 0.0
     consumer.poll(0)
     assert app.seen[-1] == ("assign", [0])  # within the session: still a member
     later += 1.0
     consumer._coordinator.heartbeat.reset_timeouts()  # kafka-python: "coordinator dead", timer reset
     consumer._coordinator.heartbeat.last_reset = later
-    consumer._next_drive = 0.0
+    consumer._loop.next_drive = 0.0
     consumer.poll(0)
     assert app.seen[-1] == ("lost", [0]) and consumer._coordinator.resets == 1
 
@@ -71,7 +73,7 @@ def test_a_fatal_join_error_is_raised_from_poll() -> None:
     consumer, _ = _make()
     consumer.poll(0)
     consumer._kc.joins[-1].failure(kafka_errors.InconsistentGroupProtocolError("protocols differ"))
-    consumer._next_drive = 0.0
+    consumer._loop.next_drive = 0.0
     with pytest.raises(ConsumerGroupError, match="cannot join"):
         consumer.poll(0)
 
@@ -86,19 +88,20 @@ def test_the_first_join_waits_for_metadata_naming_every_subscribed_topic(
     consumer._kc.known_topics = set()
     consumer.subscribe(["t"])
     for _ in range(3):
-        consumer._next_drive = 0.0
+        consumer._loop.next_drive = 0.0
         consumer.poll(0)
     assert consumer._kc.joins == [] and consumer._kc.metadata_requests >= 3  # asked again each time
     consumer._kc.known_topics = {"t"}  # the topic's leader is elected, metadata names it
-    consumer._next_drive = 0.0
+    consumer._loop.next_drive = 0.0
     consumer.poll(0)
     assert len(consumer._kc.joins) == 1
     other = consumer_module.Consumer(CONF, assignor="range")
     other._kc.known_topics = set()
     other.subscribe(["missing"])
     later = consumer_module.METADATA_WAIT_S
-    monkeypatch.setattr(consumer_module, "_monotonic", lambda: time.monotonic() + later)
-    other._next_drive = 0.0
+    for module in (consumer_module, poll_loop):
+        monkeypatch.setattr(module, "_monotonic", lambda: time.monotonic() + later)
+    other._loop.next_drive = 0.0
     other.poll(0)
     assert len(other._kc.joins) == 1
 
@@ -108,14 +111,14 @@ def test_poll_drives_the_group_often_while_a_join_is_under_way_and_seldom_after(
     from Python: while joining, poll() looks at the group every JOIN_DRIVE_INTERVAL_S."""
     consumer, _ = _make()
     consumer.poll(0)  # metadata known, the join starts
-    assert consumer._kc.joins and consumer._drive_interval == consumer_module.JOIN_DRIVE_INTERVAL_S
+    assert consumer._kc.joins and consumer._loop.drive_interval == poll_loop.JOIN_DRIVE_INTERVAL_S
     _event(consumer, ASSIGN, [0])
     consumer._coordinator.rejoin = False  # the join completed: the group is stable
     consumer._kc.joins[-1].success(None)
-    consumer._next_drive = 0.0
+    consumer._loop.next_drive = 0.0
     consumer.poll(0)
-    assert consumer._drive_interval == consumer_module.DRIVE_INTERVAL_S
-    assert consumer_module.JOIN_DRIVE_INTERVAL_S < consumer_module.DRIVE_INTERVAL_S
+    assert consumer._loop.drive_interval == poll_loop.DRIVE_INTERVAL_S
+    assert poll_loop.JOIN_DRIVE_INTERVAL_S < poll_loop.DRIVE_INTERVAL_S
 
 
 def test_partitions_a_retried_join_gave_back_without_an_assign_event_are_taken_up() -> None:
@@ -133,18 +136,18 @@ def test_partitions_a_retried_join_gave_back_without_an_assign_event_are_taken_u
     kafka_python.assigned = {("t", 0), ("t", 1)}  # what kafka-python's subscription holds
     consumer._coordinator._generation.lost = True  # the JoinGroup answered UNKNOWN_MEMBER_ID
     consumer._coordinator.rejoin = True
-    consumer._next_drive = 0.0
+    consumer._loop.next_drive = 0.0
     consumer.poll(0)
     assert app.seen[-1] == ("lost", [0, 1])
     # a join in flight (the retry): nothing taken up meanwhile
     consumer._coordinator._generation.lost = False
-    consumer._next_drive = 0.0
+    consumer._loop.next_drive = 0.0
     consumer.poll(0)
     assert app.seen[-1] == ("lost", [0, 1]) and consumer._kc.joins[-1].is_done is False
     # the retried join done, the same partitions assigned and no assign event (added = nothing)
     consumer._kc.joins[-1].success(True)
     consumer._coordinator.rejoin = False
-    consumer._next_drive = 0.0
+    consumer._loop.next_drive = 0.0
     consumer.poll(0)
     assert app.seen[-1] == ("assign", [0, 1])
     kind, assigned = consumer._rk.calls[-1]
@@ -153,7 +156,7 @@ def test_partitions_a_retried_join_gave_back_without_an_assign_event_are_taken_u
     assert consumer._coordinator.commits == [{("t", 0): 5}]
     # taken up once: the next drives see the two views agree
     seen = len(app.seen)
-    consumer._next_drive = 0.0
+    consumer._loop.next_drive = 0.0
     consumer.poll(0)
     assert len(app.seen) == seen
 
@@ -165,7 +168,7 @@ def test_a_member_whose_views_agree_takes_nothing_up() -> None:
     consumer._coordinator.rejoin = False
     consumer._kc.assigned = {("t", 0)}
     for _ in range(3):
-        consumer._next_drive = 0.0
+        consumer._loop.next_drive = 0.0
         consumer.poll(0)
     assert app.seen == [("assign", [0])]
 
@@ -186,8 +189,9 @@ def test_a_loss_the_session_declared_is_not_undone_before_kafka_python_is_told(
     consumer._kc.assigned = {("t", 0)}  # kafka-python's assignment from the last join
     consumer._kc.defer_resets = True
     clock = [time.monotonic()]
-    monkeypatch.setattr(consumer_module, "_monotonic", lambda: clock[0])
-    consumer._next_drive = 0.0
+    for module in (consumer_module, poll_loop):
+        monkeypatch.setattr(module, "_monotonic", lambda: clock[0])
+    consumer._loop.next_drive = 0.0
     consumer.poll(0)
     record = SimpleNamespace(error=lambda: None, topic=lambda: "t", partition=lambda: 0, offset=lambda: 5)
 
@@ -199,11 +203,11 @@ def test_a_loss_the_session_declared_is_not_undone_before_kafka_python_is_told(
     assert consumer.consume(10, 0.01) == []
     assert app.seen[-1] == ("lost", [0]) and consumer._kc.deferred  # the reset not run yet
     consumer._rk.consume = lambda *args: []
-    consumer._next_drive = 0.0
+    consumer._loop.next_drive = 0.0
     consumer.consume(10, 0)
     assert app.seen[-1] == ("lost", [0])  # still: kafka-python's old assignment is not adopted
     consumer._kc.run_deferred()
-    consumer._next_drive = 0.0
+    consumer._loop.next_drive = 0.0
     consumer.consume(10, 0)
     assert app.seen[-1] == ("lost", [0]) and consumer._coordinator.resets == 1
 
@@ -221,8 +225,9 @@ def test_records_returned_after_a_pause_past_the_session_are_dropped_once_the_lo
     consumer._kc.joins[-1].success(True)
     consumer._coordinator.rejoin = False
     clock = [time.monotonic()]
-    monkeypatch.setattr(consumer_module, "_monotonic", lambda: clock[0])
-    consumer._next_drive = 0.0
+    for module in (consumer_module, poll_loop):
+        monkeypatch.setattr(module, "_monotonic", lambda: clock[0])
+    consumer._loop.next_drive = 0.0
     consumer.poll(0)  # the group looked at, all well
     record = SimpleNamespace(error=lambda: None, topic=lambda: "t", partition=lambda: 0, offset=lambda: 5)
 
@@ -238,7 +243,7 @@ def test_records_returned_after_a_pause_past_the_session_are_dropped_once_the_lo
     consumer._coordinator.rejoin = False
     consumer._coordinator.heartbeat.received_heartbeat()
     clock[0] = time.monotonic()
-    consumer._next_drive = 0.0
+    consumer._loop.next_drive = 0.0
     consumer.poll(0)
     consumer._rk.poll = paused
     assert consumer.poll(0) is None and app.seen[-1] == ("lost", [0])

@@ -183,7 +183,7 @@ class TwoThreads(RuleBasedStateMachine):
     def app_poll(self) -> None:
         if self.consumer._handoff.pending:
             self._answer_commits_meanwhile()
-        self.consumer._next_drive = 0.0
+        self.consumer._loop.next_drive = 0.0
         self.consumer.poll(0)
         self.coordinator.hold_commits = True
         self._resume_listener()
@@ -237,7 +237,7 @@ class TwoThreads(RuleBasedStateMachine):
             and not (self.kafka.joins and not self.kafka.joins[-1].is_done)
         )
         if quiet:
-            self.consumer._next_drive = 0.0
+            self.consumer._loop.next_drive = 0.0
             self.consumer.poll(0)
             held = {p for _, p in self.kafka.assigned}
             assert held <= {tp.partition for tp in self.consumer.assignment()}
@@ -303,7 +303,7 @@ def test_a_loss_during_a_commit_sends_nothing_more_and_the_commit_in_flight_is_r
     machine.io_commit_answered(refused=True)
     _checked(machine)
     assert machine.coordinator.held == [] and machine.coordinator.commits == []  # nothing more went out
-    machine.consumer._next_drive = 0.0
+    machine.consumer._loop.next_drive = 0.0
     machine.consumer.poll(0)  # results reach on_commit on the application's thread
     codes = sorted(e.code() for e in reports)  # the waiting one failed unsent, the one in flight refused
     assert codes == sorted([confluent_kafka.KafkaError._FAIL, confluent_kafka.KafkaError.UNKNOWN_MEMBER_ID])

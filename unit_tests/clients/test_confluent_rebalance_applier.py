@@ -92,7 +92,7 @@ def test_no_committed_offset_starts_where_auto_offset_reset_says(reset: str, exp
 def _retry_due(consumer: Any) -> None:
     """The next poll is the group's turn, and the committed offsets' next read is due."""
     consumer._rebalance._next_start_try = 0.0
-    consumer._next_drive = 0.0
+    consumer._loop.next_drive = 0.0
     consumer.poll(0)
 
 
@@ -161,7 +161,7 @@ def test_auto_commit_commits_before_revocation_and_not_after_a_loss() -> None:
     assert consumer._coordinator.commits == [{("t", 0): 5, ("t", 1): 9}]
     _event(consumer, ASSIGN, [0])
     consumer._coordinator._generation.lost = True
-    consumer._next_drive = 0.0
+    consumer._loop.next_drive = 0.0
     consumer.poll(0)
     assert consumer._coordinator.commits == [{("t", 0): 5, ("t", 1): 9}]
 
@@ -179,7 +179,7 @@ def test_several_topics_take_one_metadata_request_and_a_failure_does_not_stop_th
     consumer, _ = _make("cooperative-sticky")
     event = RebalanceEvent(ASSIGN, [("a", 0), ("b", 0), ("b", 1)], Future())
     assert consumer._handoff.post(event)
-    consumer._next_drive = 0.0
+    consumer._loop.next_drive = 0.0
     consumer.poll(0)
     assert consumer._rk.metadata_requests == [None]  # the cluster's metadata, once
 

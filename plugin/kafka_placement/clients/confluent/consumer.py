@@ -9,7 +9,8 @@ librdkafka has no hook for a custom assignor, so the work is split between two m
   (:mod:`kafka_placement.clients.kafka_python.assignors`), heartbeats, LeaveGroup, and the
   offset commits, which carry its generation and member id (fencing is the broker's).
 
-The application thread drives both: every ``poll()``/``consume()`` takes the rebalance events
+The application thread drives both: every ``poll()``/``consume()`` (:mod:`.poll_loop`, which cuts
+its wait into librdkafka's and the group's turns) takes the rebalance events
 kafka-python's IO thread handed over (:mod:`.thread_handoff`, the one way between the two threads),
 applies them to librdkafka, calls the application's ``on_assign``/``on_revoke``/``on_lost`` like
 confluent-kafka does (:mod:`.rebalance_applier`, which owns the member's state:
@@ -47,6 +48,7 @@ from kafka_placement.clients.confluent.offsets import (
     confluent_tp,
     offsets_of,
 )
+from kafka_placement.clients.confluent.poll_loop import PollLoop
 from kafka_placement.clients.confluent.protocol_member import consumer_protocol_member
 from kafka_placement.clients.confluent.rebalance_applier import RebalanceApplier
 from kafka_placement.clients.confluent.subscription import read_subscription
@@ -59,12 +61,6 @@ from kafka_placement.errors import ConsumerConfigError
 from kafka_placement.groups.membership import Membership, Phase
 
 __all__ = ["SUPPORTED_LIBRDKAFKA_METHODS", "Consumer"]
-
-#: Longest time the application's poll() blocks in librdkafka before looking at the group again.
-DRIVE_INTERVAL_S = 0.05
-#: The same while a join is under way: each of its steps (metadata, the join's callbacks) waits for
-#: the application thread, and librdkafka's poll() cannot be woken from Python.
-JOIN_DRIVE_INTERVAL_S = 0.005
 
 _monotonic = time.monotonic
 _NO_OFFSET = confluent_kafka.KafkaError._NO_OFFSET
@@ -194,8 +190,14 @@ class Consumer(LibrdkafkaMethods):
             group, self._handoff, self._rebalance, self._commits, self._cfg, group=self._group
         )
         self._membership = membership
-        self._next_drive = 0.0
-        self._stale_after = float("inf")  # see _after_pause
+        self._loop = PollLoop(
+            self._rk,
+            membership,
+            self._driver,
+            self._rebalance,
+            self._fetch_stall,
+            self._cfg.session_timeout_s,
+        )
 
     @property
     def phase(self) -> Phase:
@@ -224,7 +226,7 @@ class Consumer(LibrdkafkaMethods):
             self._kc.subscribe(list(topics), listener=self._bridge)
         rebalance.subscribe()
         self._driver.subscribed(wanted.literals, _monotonic())
-        self._next_drive = 0.0
+        self._loop.next_drive = 0.0
 
     def unsubscribe(self) -> None:
         """Leave the group's subscription (revoking everything first). Not from inside a rebalance
@@ -241,60 +243,17 @@ class Consumer(LibrdkafkaMethods):
         # already fetched is returned at once while the group's next turn is not due. Every Python
         # step here is ~0.1 us of the application thread per record, the thread a loaded machine
         # starves first (docs/performance.md, "Where the confluent Consumer's time goes"); the
-        # checks below run at most every DRIVE_INTERVAL_S, and close() makes every call take them.
-        # (_drive sets _stale_after a session past its own turn, so before the next turn no record
-        # can be stale: that check stays in _poll_turn.)
-        if _monotonic() < self._next_drive:
+        # checks (:mod:`.poll_loop`) run at most every DRIVE_INTERVAL_S, and close() makes every call
+        # take them.
+        if _monotonic() < self._loop.next_drive:
             msg = self._rk_poll(0)
             if msg is not None:
                 return msg
-        return self._poll_turn(timeout)
-
-    def _poll_turn(self, timeout: float | None) -> Any:
-        if not self._membership.open:
-            raise RuntimeError("Consumer closed")
-        now = _monotonic()
-        if now >= self._next_drive:
-            self._drive(now)
-        msg = self._rk.poll(0)
-        if msg is not None:
-            return msg if _monotonic() < self._stale_after else self._after_pause(msg)
-        interval = self._drive_interval
-        if timeout is not None and 0 <= timeout <= interval:
-            msg = self._rk.poll(timeout)
-            return msg if msg is None or _monotonic() < self._stale_after else self._after_pause(msg)
-        msg = self._rk.poll(interval)
-        if msg is not None:
-            return msg if _monotonic() < self._stale_after else self._after_pause(msg)
-        deadline = None if timeout is None or timeout < 0 else now + timeout
-        while True:
-            now = _monotonic()
-            if deadline is not None and now >= deadline:
-                return None
-            if now >= self._next_drive:
-                self._drive(now)
-            interval = self._drive_interval
-            wait = interval if deadline is None else min(interval, deadline - now)
-            msg = self._rk.poll(wait)
-            if msg is not None:
-                return msg if _monotonic() < self._stale_after else self._after_pause(msg)
+        return self._loop.poll_turn(timeout)
 
     def consume(self, num_messages: int = 1, timeout: float = -1) -> list[Any]:
         """Up to ``num_messages`` messages, like ``confluent_kafka.Consumer.consume``."""
-        if not self._membership.open:
-            raise RuntimeError("Consumer closed")
-        deadline = None if timeout is None or timeout < 0 else _monotonic() + timeout
-        while True:
-            now = _monotonic()
-            if now >= self._next_drive:
-                self._drive(now)
-            interval = self._drive_interval
-            wait = interval if deadline is None else max(0.0, min(interval, deadline - now))
-            msgs: list[Any] = self._rk.consume(num_messages, wait)
-            if msgs and _monotonic() >= self._stale_after:
-                msgs = self._kept_after_pause(msgs)
-            if msgs or (deadline is not None and _monotonic() >= deadline):
-                return msgs
+        return self._loop.consume(num_messages, timeout)
 
     # --- librdkafka's pause/resume, remembered: a paused partition is never judged stalled -----------
     def pause(self, partitions: list[Any]) -> None:
@@ -306,35 +265,6 @@ class Consumer(LibrdkafkaMethods):
         """librdkafka's: fetch ``partitions`` again."""
         self._rk.resume(partitions)
         self._app_paused.difference_update((tp.topic, tp.partition) for tp in partitions)
-
-    # --- group driving (application thread) --------------------------------------------------
-    def _drive(self, now: float) -> None:
-        stalled = self._fetch_stall.error if self._fetch_stall is not None else None
-        if stalled is not None:  # librdkafka will not fetch those partitions again: said, every call
-            raise stalled
-        if self._membership.subscribed:
-            self._driver.drive(now)
-            self._stale_after = now + self._cfg.session_timeout_s
-        self._next_drive = now + self._drive_interval
-
-    def _kept_after_pause(self, msgs: list[Any]) -> list[Any]:
-        """Messages librdkafka returned to a call that outlasted a session since the group was last
-        looked at (the process paused: a GC pause, SIGSTOP): the group is looked at now, and the
-        messages of partitions this member no longer owns are dropped — a lost partition is never
-        consumed."""
-        self._drive(_monotonic())
-        owned = self._rebalance.owned
-        return [m for m in msgs if m.error() is not None or (m.topic(), m.partition()) in owned]
-
-    def _after_pause(self, msg: Any) -> Any:
-        kept = self._kept_after_pause([msg])
-        return kept[0] if kept else None
-
-    @property
-    def _drive_interval(self) -> float:
-        return (
-            JOIN_DRIVE_INTERVAL_S if self._membership.subscribed and self._driver.busy else DRIVE_INTERVAL_S
-        )
 
     @property
     def _group(self) -> str:
@@ -426,7 +356,7 @@ class Consumer(LibrdkafkaMethods):
         if self._membership.phase is Phase.CLOSED:
             return
         self._refuse_in_callback("close")
-        self._next_drive = float("-inf")  # poll() takes its checks (and refuses) from now on
+        self._loop.next_drive = float("-inf")  # poll() takes its checks (and refuses) from now on
         try:
             if self._membership.open:
                 self._rebalance.close(self._kafka_python.generation_lost())
