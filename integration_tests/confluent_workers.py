@@ -1,5 +1,6 @@
 """The confluent ``Consumer`` live tests' members and load: ``confluent_member.py`` worker processes
-(SIGKILL-able, SIGSTOP-able) and a keyed producer whose delivery reports give the produced set."""
+(SIGKILL-able, SIGSTOP-able), a keyed producer whose delivery reports give the produced set, and the
+``topic`` and ``spawn`` fixtures both confluent live modules import."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from member_process import MemberProcess, create_ready_topic, wait_until
 
@@ -148,7 +151,8 @@ class KeyedProducer:
         self._thread.join(60)
 
 
-def ready_topic(kafka_cluster: Any) -> str:
+@pytest.fixture()
+def topic(kafka_cluster: Any) -> str:
     """A fresh topic of PARTITIONS partitions, replication 2, every partition led."""
     from kafka import KafkaAdminClient
 
@@ -159,9 +163,10 @@ def ready_topic(kafka_cluster: Any) -> str:
         admin.close()
 
 
-def spawned_workers(kafka_cluster: Any, tmp_path: Path) -> Iterator[Callable[..., Worker]]:
-    """The ``spawn`` fixture's body: ``spawn(group, name, topic, strategy, **extra)`` starts a Worker;
-    every one started is closed at the end."""
+@pytest.fixture()
+def spawn(kafka_cluster: Any, tmp_path: Path) -> Iterator[Callable[..., Worker]]:
+    """``spawn(group, name, topic, strategy, **extra)`` starts a Worker; every one started is closed
+    at the end."""
     started: list[Worker] = []
 
     def start(group: str, name: str, topic: str, strategy: str, **extra: Any) -> Worker:

@@ -7,14 +7,13 @@ Workers are ``confluent_member.py`` subprocesses (``confluent_workers.py``); a c
 in this process writes keyed records throughout.
 """
 
+# ruff: noqa: F811  (the topic and spawn fixtures come from confluent_workers)
 from __future__ import annotations
 
 import os
 import signal
 import time
 import uuid
-from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,22 +25,12 @@ from confluent_workers import (  # this directory is on sys.path
     KeyedProducer,
     Worker,
     double_owners,
-    ready_topic,
-    spawned_workers,
+    spawn,  # noqa: F401 (a fixture)
+    topic,  # noqa: F401 (a fixture)
 )
 from member_process import wait_until
 
 pytestmark = [pytest.mark.integration]
-
-
-@pytest.fixture()
-def topic(kafka_cluster: Any) -> str:
-    return ready_topic(kafka_cluster)
-
-
-@pytest.fixture()
-def spawn(kafka_cluster: Any, tmp_path: Path) -> Iterator[Callable[..., Worker]]:
-    yield from spawned_workers(kafka_cluster, tmp_path)
 
 
 def test_cooperative_sticky_moves_only_what_the_joiner_takes(
