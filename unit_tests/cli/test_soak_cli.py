@@ -125,3 +125,21 @@ def test_the_verdict_line_counts_every_stuck_member_not_only_the_twenty_detailed
         "0 standby-consumed, 0 nonmonotonic polls, 0 poll skips, 0 inconsistent offsets, 1 faults, "
         "23 stuck members, failover p50/p99/max 6.0/7.0/7.0 s (seed 7)"
     )
+
+
+def test_a_stalled_producer_is_named_with_the_reason_its_client_gave_most_often() -> None:
+    from kafka_placement.cli.soak import _stall_words
+
+    summary = {
+        "stalled_producers": {"aio-java-keyed": 1407.7, "kp-java-keyed": 200.0},
+        "producers": {
+            "aio-java-keyed": {"failed_by": {"OutOfOrderSequenceNumber": 12, "KafkaTimeoutError": 74894}},
+            "kp-java-keyed": {"failed_by": {}},
+        },
+    }
+    assert _stall_words(summary) == (
+        ", producer aio-java-keyed stalled 1407.7 s (74,894 failed: KafkaTimeoutError)"
+        ", producer kp-java-keyed stalled 200.0 s"
+    )
+    # a summary written before the reasons were kept
+    assert _stall_words({"stalled_producers": {"x": 1.0}}) == ", producer x stalled 1.0 s"

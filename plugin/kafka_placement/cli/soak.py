@@ -157,13 +157,25 @@ def verdict_line(summary: dict[str, Any], seed: int) -> str:
         f"{summary.get('stuck', 0)} stuck members, "
         f"failover p50/p99/max {fo['p50']}/{fo['p99']}/{fo['max']} s"
         + _bounded_failover_words(summary.get("failover_s_outside_outages"))
-        + "".join(f", producer {name} stalled {gap} s" for name, gap in summary["stalled_producers"].items())
+        + _stall_words(summary)
         + _reassignment_words(summary.get("reassignment"))
         + _migration_words(summary.get("migration"))
         + _outage_words(summary.get("coordinator_outages", {}))
         + _load_failure_words(summary.get("coordinator_load_failures", []))
         + f" (seed {seed})"
     )
+
+
+def _stall_words(summary: dict[str, Any]) -> str:
+    """Each stalled producer with the reason its client gave most often for the records it failed."""
+    words = ""
+    for name, gap in summary["stalled_producers"].items():
+        words += f", producer {name} stalled {gap} s"
+        reasons = summary.get("producers", {}).get(name, {}).get("failed_by") or {}
+        if reasons:
+            reason, count = max(reasons.items(), key=lambda item: item[1])
+            words += f" ({count:,} failed: {reason})"
+    return words
 
 
 def _bounded_failover_words(entry: dict[str, Any] | None) -> str:

@@ -360,6 +360,7 @@ def judge_run(
                     "sent": p.sent,
                     "acked": p.acked,
                     "failed": p.failed,
+                    "failed_by": dict(p.failed_by.most_common()),
                     "unresolved_at_stop": p.unresolved_at_stop,
                 }
                 for p in rig.producers
