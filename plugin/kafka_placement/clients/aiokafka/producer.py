@@ -1,6 +1,7 @@
 """``aiokafka.AIOKafkaProducer`` that tells our partitioner the topic, the record's size and (KIP-794)
-which partitions stopped taking data, and that goes back to its bootstrap servers when no broker it knows
-answers (:mod:`.rebootstrap`, KIP-899).
+which partitions stopped taking data, that goes back to its bootstrap servers when no broker it knows
+answers (:mod:`.rebootstrap`, KIP-899), and that, idempotent, takes a new producer id when the broker
+refuses its sequence instead of failing that partition's records for ever (:mod:`.sequence_reset`).
 
 aiokafka's partitioner callable gets no topic, so a keyless strategy's state would be shared by every
 topic of the producer. This subclass hands :class:`~kafka_placement.clients.aiokafka.partitioner.
@@ -21,6 +22,7 @@ import aiokafka
 
 from kafka_placement.clients.aiokafka.partitioner import PlacementPartitioner
 from kafka_placement.clients.aiokafka.rebootstrap import mend_rebootstrap
+from kafka_placement.clients.aiokafka.sequence_reset import mend_sequence_reset
 from kafka_placement.errors import InvalidArgumentError
 from kafka_placement.partitioning.availability import PartitionAvailability
 
@@ -37,6 +39,8 @@ class AIOKafkaProducer(aiokafka.AIOKafkaProducer):  # type: ignore[misc]  # aiok
         super().__init__(*args, **configs)
         #: rebootstraps from bootstrap_servers when no known broker answers (KIP-899; .rebootstrap)
         self.rebootstraps = mend_rebootstrap(self.client)
+        #: idempotent: a new producer id when the broker refuses a sequence (KIP-360; .sequence_reset)
+        self.sequence_resets = mend_sequence_reset(self)
         self.availability: PartitionAvailability | None = None
         if availability_timeout_s:
             if not isinstance(self._partitioner, PlacementPartitioner):
