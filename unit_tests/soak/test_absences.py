@@ -7,7 +7,7 @@ import pytest
 
 from kafka_placement.errors import InvalidArgumentError
 from kafka_placement.soak.absences import ABSENCE_CAP_S, absence_ends, absent_at, all_absent, session_absences
-from kafka_placement.soak.events import Ack, Consumed, Life, Ownership, SessionLost
+from kafka_placement.soak.events import Ack, Committed, Consumed, Life, Ownership, SessionLost
 from kafka_placement.soak.invariants import standby_consumption
 from kafka_placement.soak.stuck import stuck_members
 
@@ -60,6 +60,38 @@ def test_seed_45s_standby_reading_while_the_top_member_was_fenced_is_not_a_viola
     assert standby_consumption(late, START, PRIORITIES, WINDOW_S, (), with_return, None, absences) == late
 
 
+def test_seed_52s_top_member_back_with_the_same_partitions_is_back_at_its_first_commit_sent_after() -> None:
+    """Soak seed 52, group fo-kp (times from the run, less 1796072600): kp-high acquired all 24 partitions
+    at 34.217 s, learned at 37.0 s that its generation was gone (last heartbeat 34.239 s), rejoined and
+    was given the same 24: nothing new acquired until 209.4 s, while the coordinator went on taking its
+    synchronous commits (about ten a second). Its reads 150-151 s were judged a standby's."""
+    priorities = {"fo-kp": {"kp-high": 30, "kp-low": 10}}
+    start = [Life("fo-kp", name, True, 0.0) for name in ("kp-high", "kp-low")]
+    lost = SessionLost("fo-kp", "kp-high", since=34.239, t=37.0)
+    owned = [Ownership("fo-kp", "kp-high", 16, tuple(range(24)), 34.217, 209.4)]
+    commits = [
+        Committed("fo-kp", "kp-high", p, 100 + i, 36.0 + i * 0.1 + 0.05, 36.0 + i * 0.1)
+        for i in range(30)
+        for p in (0, 1)
+    ]
+    top_reads = [Consumed("fo-kp", "kp-high", 1, i, "p", i, 150.0 + i * 0.1) for i in range(10)]
+    changes = {"fo-kp": [lost.since, lost.t]}
+    # the rule before: out from 34.239 s until the cap (157 s), so its own reads were a standby's
+    before = session_absences([lost], owned)
+    assert before == {"fo-kp": [("kp-high", 34.239, 37.0 + ABSENCE_CAP_S)]}
+    assert standby_consumption(top_reads, start, priorities, WINDOW_S, (), changes, None, before) == top_reads
+    # back when the first commit it sent after 37.0 s (sent 37.0, accepted 37.05) was accepted
+    absences = session_absences([lost], owned, commits=commits)
+    assert absences == {"fo-kp": [("kp-high", 34.239, 37.05)]}
+    assert standby_consumption(top_reads, start, priorities, WINDOW_S, (), changes, None, absences) == []
+    # a commit sent before the member learned proves nothing, even if its answer came after
+    in_flight = [Committed("fo-kp", "kp-high", 0, 99, 40.0, 36.9)]
+    assert session_absences([lost], owned, commits=in_flight) == before
+    # nor does an asynchronous one (no send time), nor another member's
+    others = [Committed("fo-kp", "kp-high", 0, 99, 40.0), Committed("fo-kp", "kp-low", 0, 99, 40.0, 38.0)]
+    assert session_absences([lost], owned, commits=others) == before
+
+
 def test_past_the_cap_a_standby_beside_a_running_top_member_is_caught_again() -> None:
     """An assignor that gave a rejoined top member nothing would hide behind its old session-lost for ever
     without the cap."""
@@ -103,3 +135,15 @@ def test_seed_45s_orphan_while_both_fo_kp_members_were_out_is_not_a_hang() -> No
     # with one member in the group the whole time, the same silence is still an orphan
     only_low = session_absences(lost[:1], owned)
     assert len(stuck_members(owned, read, acked, [], session, until=400.0, absences=only_low)) == 1
+
+
+def test_a_commit_says_when_it_was_sent_and_older_logs_still_read() -> None:
+    from kafka_placement.soak.events import dump_event, parse_event
+
+    synchronous = Committed("fo-kp", "kp-high", 3, 120, 37.05, 37.0)
+    assert parse_event(dump_event(synchronous)) == synchronous
+    asynchronous = Committed("fo-kp", "kp-high", 3, 120, 37.05)
+    assert "sent" not in dump_event(asynchronous)
+    assert parse_event(dump_event(asynchronous)) == asynchronous
+    older = '{"ev":"committed","group":"fo-kp","member":"kp-high","partition":3,"offset":120,"t":37.05}'
+    assert parse_event(older) == asynchronous

@@ -4,7 +4,13 @@ A member that logs ``session-lost`` is out of the group from its last successful
 the coordinator expired or fenced it, and the group's assignor gives its partitions to the next member — a
 standby reading then is the failover working, however long the way back takes (soak seed 45: the top
 member's coordinator connection hung in its TLS handshake for 47 s under load while the standby read). It
-is back when it next acquires partitions. While every member of a group is out, nobody can own its
+is back when it next acquires partitions, or when the coordinator accepts a commit the member sent after it
+learned of the loss: Kafka takes a classic member's OffsetCommit only at its current generation
+(``ClassicGroup.validateOffsetCommit``), a consumer-protocol member's only at its current member epoch.
+A member can rejoin and be given back exactly what it held (seed 52: ``kp-high`` of ``fo-kp`` learned at
+21:03:57 that its generation was gone, rejoined and kept all 24 partitions, so it acquired nothing new, and
+committed 50,000 offsets in the next three minutes while the checker still counted it out and judged its
+reads a standby's). While every member of a group is out, nobody can own its
 partitions, so the stuck check does not count that time against an orphaned partition (seed 45: the
 coordinator of ``fo-kp`` unloaded the group for 50 s, its members rejoining in vain, while the health
 sampler, slowed to one sample in 19 s, recorded no outage). A member that never acquires any again is
@@ -14,11 +20,13 @@ member's process runs is judged again, so an assignor that ignored a rejoined to
 
 from __future__ import annotations
 
+import bisect
+import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 
 from kafka_placement.errors import InvalidArgumentError
-from kafka_placement.soak.events import Ownership, SessionLost
+from kafka_placement.soak.events import Committed, Ownership, SessionLost
 
 __all__ = ["ABSENCE_CAP_S", "Absence", "absence_ends", "absent_at", "all_absent", "session_absences"]
 
@@ -30,22 +38,41 @@ Absence = tuple[str, float, float]
 
 
 def session_absences(
-    sessions_lost: Iterable[SessionLost], ownerships: Iterable[Ownership], cap_s: float = ABSENCE_CAP_S
+    sessions_lost: Iterable[SessionLost],
+    ownerships: Iterable[Ownership],
+    cap_s: float = ABSENCE_CAP_S,
+    commits: Iterable[Committed] = (),
 ) -> dict[str, list[Absence]]:
     """group → its members' absences: from a ``session-lost``'s ``since`` to the member's next acquisition
-    after it learned (``t``), or ``t + cap_s`` when that comes later or never; sorted by start."""
+    after it learned (``t``) or the acceptance of its next commit sent after ``t`` (``commits``: only a
+    commit that says when it was sent counts), or ``t + cap_s`` when those come later or never; sorted
+    by start."""
     if cap_s < 0:
         raise InvalidArgumentError(f"cap_s must be >= 0, got {cap_s}")
     acquired: dict[tuple[str, str], list[float]] = defaultdict(list)
     for own in ownerships:
         if own.partitions:
             acquired[(own.group, own.member)].append(own.acquired)
+    # (sent, accepted) of each synchronous commit, once (a commit logs one line per partition); a
+    # member's synchronous commits are one after another, so the first sent after a moment is also the
+    # first accepted after it
+    accepted: dict[tuple[str, str], set[tuple[float, float]]] = defaultdict(set)
+    for commit in commits:
+        if commit.sent is not None:
+            accepted[(commit.group, commit.member)].add((commit.sent, commit.t))
+    sent_in_order = {key: sorted(pairs) for key, pairs in accepted.items()}
     for times in acquired.values():
         times.sort()
     found: dict[str, list[Absence]] = defaultdict(list)
     for lost in sessions_lost:
-        times = acquired.get((lost.group, lost.member), [])
-        back = next((t for t in times if t >= lost.t), None)
+        key = (lost.group, lost.member)
+        times = acquired.get(key, [])
+        at = bisect.bisect_left(times, lost.t)
+        back = times[at] if at < len(times) else None
+        pairs = sent_in_order.get(key, [])
+        first = bisect.bisect_left(pairs, (lost.t, -math.inf))
+        if first < len(pairs) and (back is None or pairs[first][1] < back):
+            back = pairs[first][1]
         end = lost.t + cap_s if back is None else min(back, lost.t + cap_s)
         found[lost.group].append((lost.member, lost.since, end))
     for spans in found.values():

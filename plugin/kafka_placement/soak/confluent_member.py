@@ -45,6 +45,7 @@ def confluent_commit(
 ) -> None:
     """A synchronous commit of a confluent-kafka consumer, each accepted offset logged; ``refused``: the
     errors of a refused commit (fenced, or nothing to commit), which log nothing."""
+    sent = time.time()
     try:
         done = consumer.commit(asynchronous=False)
     except refused:
@@ -52,7 +53,7 @@ def confluent_commit(
     now = time.time()
     for tp in done or ():
         if tp.error is None and tp.offset >= 0:
-            write(Committed(group, name, tp.partition, tp.offset, now))
+            write(Committed(group, name, tp.partition, tp.offset, now, sent))
 
 
 def committed_logger(

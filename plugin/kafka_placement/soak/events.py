@@ -102,11 +102,18 @@ class Consumed:
 
 @dataclass(frozen=True)
 class Committed:
+    """An offset the group coordinator accepted from the member, logged at ``t`` when the member heard.
+    ``sent``: when the member sent the commit, for a synchronous one (None for an asynchronous one, whose
+    request may have left long before): the coordinator took a commit sent after that moment from a
+    member of the group, at its current generation or member epoch (Kafka's
+    ``ClassicGroup.validateOffsetCommit``, ``ConsumerGroup.validateOffsetCommit``)."""
+
     group: str
     member: str
     partition: int
     offset: int
     t: float
+    sent: float | None = None
 
 
 @dataclass(frozen=True)
@@ -174,6 +181,8 @@ def dump_event(event: Event) -> str:
     if isinstance(event, Health):
         body["offline_coordinators"] = list(event.offline_coordinators)
         body["refused_groups"] = list(event.refused_groups)
+    if isinstance(event, Committed) and event.sent is None:  # (older logs and asynchronous commits)
+        del body["sent"]
     if isinstance(event, Fault):
         for key in ("leads", "coordinates"):  # only a broker fault's (older logs have neither)
             if body[key] is None:

@@ -77,13 +77,14 @@ def run_kafka_python(
     owned = OwnershipLog(write, group, name)
 
     def commit(consumer: Any) -> None:
+        sent = time.time()
         try:
             consumer.commit()
         except Exception:  # a rebalance under way: the next owner re-reads (duplicates, not losses)
             return
         now = time.time()
         for tp, meta in (consumer._subscription.all_consumed_offsets() or {}).items():
-            write(Committed(group, name, tp.partition, meta.offset, now))
+            write(Committed(group, name, tp.partition, meta.offset, now, sent))
 
     consumer: Any = None
 

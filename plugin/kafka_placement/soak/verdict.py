@@ -128,7 +128,7 @@ def judge(
     }
     for lost_session in logs.sessions_lost:
         group_changes.setdefault(lost_session.group, []).extend((lost_session.since, lost_session.t))
-    absences = session_absences(logs.sessions_lost, ownerships)
+    absences = session_absences(logs.sessions_lost, ownerships, commits=logs.committed)
     for group, returns in absence_ends(absences).items():
         group_changes.setdefault(group, []).extend(returns)
     standby = standby_consumption(
