@@ -13,13 +13,13 @@ from typing import Any
 
 import pytest
 
-from member_process import create_filled_topic, wait_until
-from test_confluent_consumer_live import (  # the worker processes of the failover proofs
+from confluent_workers import (  # the worker processes of the failover proofs; on sys.path
     SESSION_TIMEOUT_S,
     KeyedProducer,
     spawn,  # noqa: F401  (fixture)
     topic,  # noqa: F401  (fixture)
 )
+from member_process import create_filled_topic, wait_until
 
 pytestmark = [pytest.mark.integration]
 

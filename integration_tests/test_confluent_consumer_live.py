@@ -7,7 +7,6 @@ is compared with the producer's delivery reports. The cooperative-sticky proofs 
 ``test_confluent_cooperative_live.py``.
 """
 
-# ruff: noqa: F811  (the topic and spawn fixtures come from confluent_workers)
 from __future__ import annotations
 
 import os
@@ -24,8 +23,8 @@ from confluent_workers import (  # this directory is on sys.path
     SESSION_TIMEOUT_S,
     KeyedProducer,
     owner_is,
-    spawn,  # noqa: F401 (a fixture)
-    topic,  # noqa: F401 (a fixture)
+    spawn,  # noqa: F401  (fixture)
+    topic,  # noqa: F401  (fixture)
 )
 from member_process import wait_until
 
@@ -33,7 +32,10 @@ pytestmark = [pytest.mark.integration]
 
 
 def test_failover_priorities_kill_close_rejoin_no_loss(
-    kafka_cluster: Any, topic: str, spawn: Any, request: pytest.FixtureRequest
+    kafka_cluster: Any,
+    topic: str,  # noqa: F811  (fixture)
+    spawn: Any,  # noqa: F811  (fixture)
+    request: pytest.FixtureRequest,
 ) -> None:
     group = f"cf-failover-{uuid.uuid4().hex[:8]}"
     producer = KeyedProducer(kafka_cluster.bootstrap_servers, topic, rate_per_s=5000, limit=100_000)
@@ -93,7 +95,11 @@ def test_failover_priorities_kill_close_rejoin_no_loss(
 
 
 def _described_like_kafka_consumer_groups(
-    bootstrap: str, group: str, topic: str, expected: dict[str, set[int]], protocol: str = "failover"
+    bootstrap: str,
+    group: str,
+    topic: str,  # noqa: F811  (the topic's name here, not the fixture)
+    expected: dict[str, set[int]],
+    protocol: str = "failover",
 ) -> None:
     """What ``kafka-consumer-groups.sh --describe`` shows, through the same admin RPCs
     (DescribeGroups, OffsetFetch, ListOffsets): a Stable group with protocol ``failover``, each
@@ -119,7 +125,10 @@ def _described_like_kafka_consumer_groups(
 
 
 def test_a_member_that_lost_its_membership_stops_delivering_and_its_commits_are_refused(
-    kafka_cluster: Any, topic: str, spawn: Any, request: pytest.FixtureRequest
+    kafka_cluster: Any,
+    topic: str,  # noqa: F811  (fixture)
+    spawn: Any,  # noqa: F811  (fixture)
+    request: pytest.FixtureRequest,
 ) -> None:
     """SIGSTOP the owner past the session timeout: the broker gives everything to the standby;
     after SIGCONT the old owner learns it lost the partitions (on_lost) before delivering one more
@@ -184,7 +193,10 @@ def test_a_member_that_lost_its_membership_stops_delivering_and_its_commits_are_
 
 
 def test_auto_commit_static_member_and_rack_reach_the_group(
-    kafka_cluster: Any, topic: str, spawn: Any, request: pytest.FixtureRequest
+    kafka_cluster: Any,
+    topic: str,  # noqa: F811  (fixture)
+    spawn: Any,  # noqa: F811  (fixture)
+    request: pytest.FixtureRequest,
 ) -> None:
     """enable.auto.commit=true (implemented by the wrapper): lag 0 without a manual commit;
     group.instance.id and client.rack are in the member's JoinGroup (DescribeGroups shows them)."""

@@ -7,7 +7,6 @@ Workers are ``confluent_member.py`` subprocesses (``confluent_workers.py``); a c
 in this process writes keyed records throughout.
 """
 
-# ruff: noqa: F811  (the topic and spawn fixtures come from confluent_workers)
 from __future__ import annotations
 
 import os
@@ -25,8 +24,8 @@ from confluent_workers import (  # this directory is on sys.path
     KeyedProducer,
     Worker,
     double_owners,
-    spawn,  # noqa: F401 (a fixture)
-    topic,  # noqa: F401 (a fixture)
+    spawn,  # noqa: F401  (fixture)
+    topic,  # noqa: F401  (fixture)
 )
 from member_process import wait_until
 
@@ -34,7 +33,10 @@ pytestmark = [pytest.mark.integration]
 
 
 def test_cooperative_sticky_moves_only_what_the_joiner_takes(
-    kafka_cluster: Any, topic: str, spawn: Any, request: pytest.FixtureRequest
+    kafka_cluster: Any,
+    topic: str,  # noqa: F811  (fixture)
+    spawn: Any,  # noqa: F811  (fixture)
+    request: pytest.FixtureRequest,
 ) -> None:
     group = f"cf-coop-{uuid.uuid4().hex[:8]}"
     # records flow until both joins are done, however long the cluster takes
@@ -82,7 +84,10 @@ def test_cooperative_sticky_moves_only_what_the_joiner_takes(
 
 
 def test_a_member_back_after_losing_its_membership_claims_nothing(
-    kafka_cluster: Any, topic: str, spawn: Any, request: pytest.FixtureRequest
+    kafka_cluster: Any,
+    topic: str,  # noqa: F811  (fixture)
+    spawn: Any,  # noqa: F811  (fixture)
+    request: pytest.FixtureRequest,
 ) -> None:
     """SIGSTOP ``b`` past its session: the broker removes it and ``a`` takes everything. After SIGCONT,
     ``b`` learns it lost its partitions (on_lost) and joins again; that JoinGroup's subscription claims no

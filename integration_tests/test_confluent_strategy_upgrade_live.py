@@ -16,14 +16,14 @@ from typing import Any
 
 import pytest
 
-from member_process import wait_until
-from test_confluent_consumer_live import (  # the same worker processes and helpers
+from confluent_workers import (  # the same worker processes and helpers; this directory is on sys.path
     PARTITIONS,
     KeyedProducer,
     Worker,
     spawn,  # noqa: F401  (fixture)
     topic,  # noqa: F401  (fixture)
 )
+from member_process import wait_until
 
 pytestmark = [pytest.mark.integration]
 
