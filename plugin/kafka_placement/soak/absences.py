@@ -21,7 +21,6 @@ member's process runs is judged again, so an assignor that ignored a rejoined to
 from __future__ import annotations
 
 import bisect
-import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 
@@ -70,7 +69,7 @@ def session_absences(
         at = bisect.bisect_left(times, lost.t)
         back = times[at] if at < len(times) else None
         pairs = sent_in_order.get(key, [])
-        first = bisect.bisect_left(pairs, (lost.t, -math.inf))
+        first = bisect.bisect_left(pairs, lost.t, key=lambda pair: pair[0])
         if first < len(pairs) and (back is None or pairs[first][1] < back):
             back = pairs[first][1]
         end = lost.t + cap_s if back is None else min(back, lost.t + cap_s)
