@@ -44,6 +44,18 @@ def test_a_kill_with_takeover_times_the_failover_and_a_lost_record_violates() ->
     assert summary["lost_by_group"] == {"fo": [["p", 10]]}
 
 
+def test_a_record_no_group_consumed_is_lost_once_and_named_in_each_group() -> None:
+    logs = clean_logs()
+    logs.add([Life("rr", "a", True, 0.0), Ownership("rr", "a", 1, (0,), 0.5, None)])
+    logs.add(Consumed("rr", "a", 0, s, "p", s, 2.0 + s) for s in range(10))
+    logs.add([Ack("p", 10, "k10", 0, 0, 10, 21.0)])  # acknowledged, consumed by neither group
+    logs.add([Ack("p", 11, "k11", 0, 0, 11, 22.0), Consumed("fo", "high", 0, 11, "p", 11, 22.5)])
+    priorities = {"fo": {"high": 2, "low": 1}, "rr": {"a": 1}}
+    summary = judge(logs, ["fo", "rr"], priorities, WINDOWS, until=30.0)
+    assert (summary["verdict"], summary["lost"]) == ("violated", 2)
+    assert summary["lost_by_group"] == {"fo": [["p", 10]], "rr": [["p", 10], ["p", 11]]}
+
+
 def test_a_misplaced_key_violates() -> None:
     logs = clean_logs()
     logs.add([Ack("q", 0, "x", 1, 0, 10, 2.0)])

@@ -151,7 +151,8 @@ def judge(
     times = [f.seconds for f in failovers if f.seconds is not None]
     calm_times, in_outages = outside_outages(failovers, ownerships, outages)
     unrecovered = [f for f in failovers if f.seconds is None]
-    lost_total = sum(len(records) for records in lost.values())
+    # a record no group consumed (e.g. missing from the topic) is one lost record, not one per group
+    lost_total = len(set().union(*lost.values()))
     stalled = stalled_producers(logs.acks, load[0], load[1], STALL_S, STALL_OTHERS_MIN) if load else {}
     operation = None if reassignment is None else _operation(reassignment, logs.acks, readback)
     stuck = (
