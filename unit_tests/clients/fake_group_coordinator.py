@@ -22,12 +22,13 @@ class FakeGroupCoordinator:
     """Serves one connection at a time on 127.0.0.1. ``error_code`` is the OffsetCommit answer for every
     partition (0 = accepted); ``commits`` the decoded OffsetCommit requests received; ``silent`` makes it
     read requests and never answer; ``split_answer_s`` sends each OffsetCommit answer in two pieces
-    that far apart."""
+    that far apart; ``throttle_ms`` is the throttle time every OffsetCommit answer carries."""
 
     def __init__(self, error_code: int = 0, offset_commit_max_version: int = 8) -> None:
         self.error_code = error_code
         self.silent = False
         self.split_answer_s: float | None = None
+        self.throttle_ms = 0
         self.max_version = offset_commit_max_version
         self.commits: list[Any] = []
         self.commit_versions: list[int] = []
@@ -99,7 +100,7 @@ class FakeGroupCoordinator:
         topic_cls = OffsetCommitResponse.OffsetCommitResponseTopic
         partition_cls = topic_cls.OffsetCommitResponsePartition
         return OffsetCommitResponse(
-            throttle_time_ms=0,
+            throttle_time_ms=self.throttle_ms,
             topics=[
                 topic_cls(
                     name=t.name,

@@ -118,12 +118,28 @@ def test_commit_carries_the_members_generation_and_the_offsets(broker: FakeGroup
     assert coordinator.handled_on == []  # success is not handed to kafka-python
 
 
-def test_a_ready_connection_writes_and_reads_on_the_calling_thread(broker: FakeGroupCoordinator) -> None:
+def _count_send_request(conn: CommitConnection) -> list[Any]:
+    """Record the requests the commit connection hands to kafka.net's own request path."""
+    connection = conn._link.connection if conn._link is not None else None
+    assert connection is not None, "the first commit set the connection up"
+    handed: list[Any] = []
+    real = connection.send_request
+
+    def send_request(request: Any, **kwargs: Any) -> Any:
+        handed.append(request)
+        return real(request, **kwargs)
+
+    connection.send_request = send_request
+    return handed
+
+
+def test_a_set_up_connection_exchanges_on_the_calling_thread(broker: FakeGroupCoordinator) -> None:
     cluster, coordinator = Cluster(), Coordinator()
     cluster.ports["coordinator-1"] = broker.port
     conn = _connection(coordinator, cluster)
     try:
-        conn.commit({("orders", 0): 1}, timeout_s=10)  # connects: the selector's loop does it
+        conn.commit({("orders", 0): 1}, timeout_s=10)  # connects: kafka.net's loop does it
+        handed = _count_send_request(conn)
         net = conn._selector()
         waits: list[Any] = []
         real_poll = net.poll
@@ -139,7 +155,80 @@ def test_a_ready_connection_writes_and_reads_on_the_calling_thread(broker: FakeG
     finally:
         conn.close()
     assert [_sent(c) for c in broker.commits[1:]] == [{("orders", 0): o} for o in range(2, 12)]
-    assert polled == [0] * 10  # only the look at what came meanwhile: never waited in the loop
+    assert handed == []  # none went through kafka.net's request path
+    assert set(polled) <= {0}  # the selector's turns (timers) never waited
+    assert len(polled) <= 2  # and it had one once per SELECTOR_TURN_INTERVAL_S, not one per commit
+    assert broker.connections == 1
+
+
+def test_an_unanswered_exchange_closes_the_connection_in_time(broker: FakeGroupCoordinator) -> None:
+    cluster, coordinator = Cluster(), Coordinator()
+    cluster.ports["coordinator-1"] = broker.port
+    conn = _connection(coordinator, cluster)
+    try:
+        conn.commit({("orders", 0): 1}, timeout_s=10)
+        broker.silent = True
+        start = time.monotonic()
+        with pytest.raises(CommitConnectionUnavailable, match="not answered"):
+            conn.commit({("orders", 0): 2}, timeout_s=0.5)
+        elapsed = time.monotonic() - start
+        broker.silent = False
+        done, deadline = False, time.monotonic() + 20
+        while not done and time.monotonic() < deadline:
+            try:  # a new connection: the late answer of the old one can reach nobody
+                conn.commit({("orders", 0): 3}, timeout_s=10)
+                done = True
+            except CommitConnectionUnavailable:
+                time.sleep(0.05)  # reconnect backoff
+    finally:
+        conn.close()
+    assert 0.4 < elapsed < 10  # 0.5 s asked; generous for a loaded machine
+    assert done and broker.connections == 2
+    assert [_sent(c) for c in broker.commits] == [{("orders", 0): o} for o in (1, 2, 3)]
+
+
+def test_a_throttled_answer_is_handed_to_kafka_nets_throttling(
+    broker: FakeGroupCoordinator, caplog: pytest.LogCaptureFixture
+) -> None:
+    # KIP-219: a client holds back its next request on that connection for the throttle time. kafka.net
+    # pauses the connection (for brokers from 2.0 on; this stand-in answers ApiVersions as a 0.10
+    # broker, so here kafka.net only logs it), and a paused connection is not exchanged on
+    cluster, coordinator = Cluster(), Coordinator()
+    cluster.ports["coordinator-1"] = broker.port
+    conn = _connection(coordinator, cluster)
+    try:
+        conn.commit({("orders", 0): 1}, timeout_s=10)
+        broker.throttle_ms = 60_000
+        with caplog.at_level("WARNING", logger="kafka.net.connection"):
+            conn.commit({("orders", 0): 2}, timeout_s=10)  # accepted, and throttled
+        assert conn._link is not None
+        conn._link.connection.pause("throttle")  # as kafka.net does for a 2.0+ broker
+        handed = _count_send_request(conn)
+        with pytest.raises(CommitConnectionUnavailable, match="paused"):
+            conn.commit({("orders", 0): 3}, timeout_s=10)
+    finally:
+        conn.close()
+    assert "OffsetCommitResponse throttled by broker (60000 ms)" in caplog.text
+    assert len(handed) == 1  # kafka.net's request path, which refuses a paused connection at once
+    assert [_sent(c) for c in broker.commits] == [{("orders", 0): 1}, {("orders", 0): 2}]
+
+
+def test_a_connection_re_authenticating_is_left_to_kafka_nets_loop(broker: FakeGroupCoordinator) -> None:
+    # KIP-368: while the connection re-authenticates, its SASL frames must be the next on the wire,
+    # so no exchange of our own; kafka.net holds the request until re-authentication is over
+    cluster, coordinator = Cluster(), Coordinator()
+    cluster.ports["coordinator-1"] = broker.port
+    conn = _connection(coordinator, cluster)
+    try:
+        conn.commit({("orders", 0): 1}, timeout_s=10)
+        handed = _count_send_request(conn)
+        assert conn._link is not None
+        conn._link.connection._reauth._reauthenticating = True  # as its re-auth task sets it
+        with pytest.raises(CommitConnectionUnavailable, match="not answered"):
+            conn.commit({("orders", 0): 2}, timeout_s=0.3)
+    finally:
+        conn.close()
+    assert len(handed) == 1 and [_sent(c) for c in broker.commits] == [{("orders", 0): 1}]
 
 
 def test_an_answer_in_two_pieces_is_finished_by_the_loop(broker: FakeGroupCoordinator) -> None:
@@ -170,6 +259,31 @@ def test_the_version_is_negotiated_with_the_brokers_api_versions() -> None:
         conn.close()
         fake.close()
     assert fake.commit_versions == [5]
+
+
+def test_a_reopened_connection_negotiates_its_version_again(broker: FakeGroupCoordinator) -> None:
+    # the version is looked up once per connection, not once per connection object's address: a
+    # broker restarted with fewer versions (a rolling downgrade) gets what it offers now
+    cluster, coordinator = Cluster(), Coordinator()
+    cluster.ports["coordinator-1"] = broker.port
+    conn = _connection(coordinator, cluster)
+    try:
+        conn.commit({("orders", 0): 1}, timeout_s=10)
+        conn.commit({("orders", 0): 2}, timeout_s=10)
+        broker.max_version = 5
+        broker.drop_connections()
+        done, deadline = False, time.monotonic() + 20
+        while not done and time.monotonic() < deadline:
+            try:
+                conn.commit({("orders", 0): 3}, timeout_s=10)
+                done = True
+            except CommitConnectionUnavailable:
+                time.sleep(0.05)  # the drop seen by a request, then the reconnect backoff
+    finally:
+        conn.close()
+    assert done and broker.connections == 2
+    answered = broker.commit_versions[:2] + broker.commit_versions[-1:]
+    assert answered == [8, 8, 5]
 
 
 def test_the_request_is_the_one_kafka_pythons_coordinator_builds() -> None:
@@ -207,7 +321,8 @@ def test_the_request_is_the_one_kafka_pythons_coordinator_builds() -> None:
     step = ConsumerCoordinator._send_offset_commit_request(own, offsets)
     with pytest.raises(StopIteration):
         step.send(None)
-    assert offset_commit_request("orders", 7, "member-a", None, offsets) == captured[0]
+    ours = {(tp.topic, tp.partition): offset.offset for tp, offset in offsets.items()}
+    assert offset_commit_request("orders", 7, "member-a", None, ours) == captured[0]
 
 
 @pytest.mark.parametrize(
@@ -220,14 +335,17 @@ def test_the_request_is_the_one_kafka_pythons_coordinator_builds() -> None:
         (REBALANCE_IN_PROGRESS, kafka_errors.CommitFailedError, "rejoin"),
     ],
 )
+@pytest.mark.parametrize("set_up", [False, True], ids=["first-commit", "on-a-set-up-connection"])
 def test_an_error_answer_is_handled_by_kafka_pythons_coordinator(
-    broker: FakeGroupCoordinator, code: int, raised: type[Exception], membership: str
+    broker: FakeGroupCoordinator, code: int, raised: type[Exception], membership: str, set_up: bool
 ) -> None:
-    broker.error_code = code
     cluster, coordinator = Cluster(), Coordinator()
     cluster.ports["coordinator-1"] = broker.port
     conn = _connection(coordinator, cluster)
     try:
+        if set_up:
+            conn.commit({("orders", 0): 41}, timeout_s=10)
+        broker.error_code = code
         with pytest.raises(raised):
             conn.commit({("orders", 0): 42}, timeout_s=10)
     finally:

@@ -16,6 +16,7 @@ from kafka.consumer.subscription_state import SubscriptionState
 from kafka.coordinator.base import BaseCoordinator, Generation
 from kafka.coordinator.consumer import ConsumerCoordinator
 from kafka.coordinator.heartbeat import Heartbeat
+from kafka.net.connection import KafkaConnection, SaslReauthenticator
 from kafka.net.manager import KafkaConnectionManager
 from kafka.net.selector import NetworkSelector
 from kafka.net.transport import KafkaSSLTransport, KafkaTCPTransport
@@ -39,6 +40,8 @@ COVERED = {
     "KafkaTCPTransport._sock_send": "test_the_transport_sends_and_receives_on_the_calling_thread",
     "KafkaTCPTransport._sock_recv": "test_the_transport_sends_and_receives_on_the_calling_thread",
     "KafkaTCPTransport._sock": "test_the_transport_sends_and_receives_on_the_calling_thread",
+    "KafkaConnection._reauth": "test_the_connection_says_when_it_re_authenticates_and_throttles",
+    "KafkaConnection._maybe_throttle": "test_the_connection_says_when_it_re_authenticates_and_throttles",
 }
 
 
@@ -125,6 +128,24 @@ def test_the_transport_sends_and_receives_on_the_calling_thread() -> None:
         assert data == b"" and error is not None
     finally:
         ours.close()
+        net.close()
+
+
+def test_the_connection_says_when_it_re_authenticates_and_throttles() -> None:
+    assigned = _assigned_in_init(KafkaConnection)
+    assert assigned.get("_reauth") == "SaslReauthenticator(self)"
+    assert isinstance(SaslReauthenticator.is_reauthenticating, property)
+    # its own request path holds requests back on the same flag (what we follow)
+    assert "self._reauth.is_reauthenticating" in inspect.getsource(KafkaConnection.send_request)
+    assert list(inspect.signature(KafkaConnection._maybe_throttle).parameters) == ["self", "response"]
+    # and it is what kafka.net runs on every answer it reads itself
+    assert "self._maybe_throttle(response)" in inspect.getsource(KafkaConnection.data_received)
+    net = NetworkSelector()
+    try:
+        connection = KafkaConnection(net)
+        assert connection._reauth.is_reauthenticating is False
+        assert not kafka_python_group.ready_for_exchange(connection)  # not connected yet
+    finally:
         net.close()
 
 

@@ -6,13 +6,19 @@ the request is scheduled on its loop, encoded, written a loop turn later, the re
 and handed back, each step a coroutine step on the IO thread, and the application thread woken at the
 end (docs/performance.md, "Where the confluent Consumer's time goes"). This connection is kafka-python's
 own networking layer (``kafka.net``: a ``KafkaConnectionManager`` and its ``KafkaConnection``, so the
-same TLS, SASL, ApiVersions negotiation, reconnect backoff and request timeout) on a private
-``NetworkSelector`` that no IO thread runs: :meth:`CommitConnection.commit` sends kafka-python's
-``OffsetCommitRequest`` and drives that selector on the caller's thread until the answer is there.
-On a ready connection it skips the selector's turns: the transport's queued bytes are written at once
-and the answer read as soon as the socket has it, both on the caller's thread through the transport's
-own send and receive (``kafka_python_group.send_queued_now``/``receive_answer_now``); the selector
-still connects, authenticates, and takes whatever is left.
+same TLS, SASL and its re-authentication, ApiVersions negotiation, reconnect backoff and request
+timeout) on a private ``NetworkSelector`` that no IO thread runs.
+
+The first request on a connection goes through kafka.net's own request path, the selector driven on
+the caller's thread until the answer is there (it connects, authenticates and negotiates the
+version on the way). Once set up and idle, each commit is one exchange on the calling thread
+(``kafka_python_group.exchange_now``): kafka-python's ``OffsetCommitRequest`` of the negotiated version,
+framed and matched by a ``KafkaProtocol`` parser of the connection's own, written and read by the
+transport's own send and receive — none of kafka.net's per-request tasks and timers, whose Python ran
+mostly after the thread woke up for the answer (docs/performance.md, "A synchronous commit as one
+exchange"). The selector still gets a turn before a commit when :data:`SELECTOR_TURN_INTERVAL_S` has
+passed (a close from the broker, re-authentication, throttling, idle connections); a connection it
+re-authenticates, throttles or is still setting up is left to its own request path.
 
 Only the successful answer is handled here. The generation, member id and coordinator come from
 kafka-python's coordinator at each commit (:class:`GroupView`: its stable generation, as its own commit
@@ -20,25 +26,29 @@ reads it; a moved coordinator is followed by connecting to the new address). Eve
 handed to kafka-python's own handler on its IO thread (``GroupView.handle_offset_commit_response``:
 rebalance in progress, illegal generation, unknown member, coordinator not available or moved, ...),
 which updates the membership exactly as for its own commits and raises the same exception. When
-there is no stable generation or no known coordinator, :class:`CommitConnectionUnavailable` tells the
-caller to use kafka-python's path instead. Nothing private of kafka-python is named here: the view
-is given by the adapter that holds those (``kafka_python_group.py``).
+there is no stable generation or no known coordinator, or no answer came (connection refused, dropped
+or silent; the connection is then closed so that a late answer reaches nobody),
+:class:`CommitConnectionUnavailable` tells the caller to use kafka-python's path instead. Nothing
+private of kafka-python is named here: the view and the exchange are given by the adapter that holds
+those (``kafka_python_group.py``).
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from kafka import errors as kafka_errors
 from kafka.net.manager import KafkaConnectionManager
 from kafka.net.selector import NetworkSelector
 from kafka.protocol.consumer import OffsetCommitRequest
+from kafka.protocol.parser import KafkaProtocol
 from kafka.structs import OffsetAndMetadata
 from kafka.structs import TopicPartition as KafkaTopicPartition
 
-from kafka_placement.clients.confluent.kafka_python_group import receive_answer_now, send_queued_now
+from kafka_placement.clients.confluent.kafka_python_group import exchange_now, ready_for_exchange
 from kafka_placement.clients.kafka_python.tls_handshake import bound_tls_handshakes
 
 __all__ = ["CommitConnection", "CommitConnectionUnavailable", "GroupView", "offset_commit_request"]
@@ -47,6 +57,11 @@ Partition = tuple[str, int]
 #: The highest OffsetCommit version kafka-python 3.0.12's coordinator sends (its
 #: ``_send_offset_commit_request``); the connection negotiates down from it with the broker's ApiVersions.
 OFFSET_COMMIT_MAX_VERSION = 8
+#: Between two commits on an idle connection, the selector gets a turn when this long passed since
+#: its last one (its timers are seconds apart: re-authentication, throttling, idle connections).
+SELECTOR_TURN_INTERVAL_S = 0.1
+#: The leader epoch of a commit that names none (the OffsetCommit field's default, KIP-320).
+NO_LEADER_EPOCH = -1
 
 
 class GroupView(Protocol):
@@ -78,36 +93,35 @@ def offset_commit_request(
     generation_id: int,
     member_id: str,
     group_instance_id: str | None,
-    offsets: Mapping[KafkaTopicPartition, OffsetAndMetadata],
+    offsets: Mapping[Partition, int],
+    version: int | None = None,
 ) -> Any:
-    """kafka-python's ``OffsetCommitRequest`` for ``offsets``, with the fields its coordinator's
-    ``_send_offset_commit_request`` sets (kafka-python 3.0.12)."""
-    by_topic: dict[str, dict[int, OffsetAndMetadata]] = {}
-    for tp, offset in offsets.items():
-        by_topic.setdefault(tp.topic, {})[tp.partition] = offset
-    topic_cls = OffsetCommitRequest.OffsetCommitRequestTopic
+    """kafka-python's ``OffsetCommitRequest`` for ``offsets`` ((topic, partition) → offset), with the
+    fields its coordinator's ``_send_offset_commit_request`` sets (kafka-python 3.0.12) for offsets
+    committed as ours are: no metadata, no leader epoch. ``version``: the version this connection
+    negotiated for an earlier request (the request's class for it, so the connection does not look
+    it up again); None leaves it to the connection, up to :data:`OFFSET_COMMIT_MAX_VERSION`."""
+    request_cls = OffsetCommitRequest if version is None else OffsetCommitRequest[version]
+    topic_cls = request_cls.OffsetCommitRequestTopic
     partition_cls = topic_cls.OffsetCommitRequestPartition
-    return OffsetCommitRequest(
-        max_version=OFFSET_COMMIT_MAX_VERSION,
+    by_topic: dict[str, list[Any]] = {}
+    for (topic, partition), offset in offsets.items():
+        by_topic.setdefault(topic, []).append(
+            partition_cls(
+                partition_index=partition,
+                committed_offset=offset,
+                committed_leader_epoch=NO_LEADER_EPOCH,
+                committed_metadata="",
+            )
+        )
+    fields: dict[str, Any] = {} if version is not None else {"max_version": OFFSET_COMMIT_MAX_VERSION}
+    return request_cls(
+        **fields,
         group_id=group_id,
         generation_id_or_member_epoch=generation_id,
         member_id=member_id,
         group_instance_id=group_instance_id,
-        topics=[
-            topic_cls(
-                name=topic,
-                partitions=[
-                    partition_cls(
-                        partition_index=partition,
-                        committed_offset=offset.offset,
-                        committed_leader_epoch=offset.leader_epoch,
-                        committed_metadata=offset.metadata,
-                    )
-                    for partition, offset in partitions.items()
-                ],
-            )
-            for topic, partitions in by_topic.items()
-        ],
+        topics=[topic_cls(name=topic, partitions=partitions) for topic, partitions in by_topic.items()],
     )
 
 
@@ -123,6 +137,25 @@ def _host_port(host: str, port: int) -> str:
     return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
+@dataclass(frozen=True)
+class _Link:
+    """A connection kafka.net set up, with what an exchange on this thread needs: the OffsetCommit
+    version it negotiated (its first request's) and a parser of its own (correlation ids, framing)."""
+
+    connection: Any
+    version: int
+    parser: KafkaProtocol
+
+
+def _parser_for(connection: Any) -> KafkaProtocol:
+    config = connection.config
+    return KafkaProtocol(
+        client_id=config["client_id"],
+        receive_message_max_bytes=config["receive_message_max_bytes"],
+        ident=f"commit connection to node {connection.node_id}",
+    )
+
+
 class CommitConnection:
     """Synchronous OffsetCommit requests to ``group``'s coordinator on a connection of their own (see
     the module docstring). One thread at a time (the selector refuses a second). ``client_config`` is
@@ -136,8 +169,12 @@ class CommitConnection:
         self._manager: KafkaConnectionManager | None = None
         self._address: tuple[str, int] | None = None
         self._node_id: Any = None
+        #: the connection kafka.net set up and answered on, for exchanges on this thread
+        self._link: _Link | None = None
+        self._last_turn = float("-inf")  # monotonic time of the selector's last turn before a commit
         self.closed = False
         self.requests_sent = 0  # observable: requests this connection carried
+        self.exchanges = 0  # observable: of those, answered in an exchange on the calling thread
 
     @property
     def address(self) -> tuple[str, int] | None:
@@ -163,42 +200,77 @@ class CommitConnection:
         if address is None:
             raise CommitConnectionUnavailable("group coordinator unknown")
         net = self._selector()
-        net.poll(0)  # take in what came meanwhile (a connection the broker closed)
+        now = time.monotonic()
+        if self._link is None or now - self._last_turn >= SELECTOR_TURN_INTERVAL_S:
+            # the selector's own turn: a close the broker sent, timers (KIP-368 re-authentication,
+            # the end of a throttle, the idle-connection check). Not before every exchange: a close
+            # it did not see yet fails that exchange, which then takes kafka-python's path.
+            net.poll(0)
+            self._last_turn = now
         connection = self._connection_to(*address)
-        kafka_offsets = {
-            KafkaTopicPartition(t, p): OffsetAndMetadata(o, "", -1) for (t, p), o in offsets.items()
-        }
+        link = self._link if self._link is not None and self._link.connection is connection else None
         request = offset_commit_request(
             group.group_id,
             generation.generation_id,
             generation.member_id,
             group.group_instance_id,
-            kafka_offsets,
+            offsets,
+            None if link is None else link.version,
         )
         timeout_ms = max(1, int(timeout_s * 1000))
         send_time = time.monotonic()
-        future = connection.send_request(request, request_timeout_ms=timeout_ms)
         self.requests_sent += 1
-        # written and answered on this thread when the connection is ready; kafka.net's loop does
-        # the rest (connecting, a partial answer, a socket that did not take every byte)
-        if send_queued_now(connection):
-            receive_answer_now(connection, future, send_time + timeout_ms / 1000)
+        if link is not None and ready_for_exchange(connection):
+            response = self._exchange(connection, link.parser, request, send_time + timeout_ms / 1000)
+            self.exchanges += 1
+        else:
+            response = self._through_selector(connection, request, timeout_ms, send_time)
+        if any(p.error_code for t in response.topics for p in t.partitions):
+            # kafka-python's own handling, on its thread: the membership updated as for its commits
+            kafka_offsets = {
+                KafkaTopicPartition(t, p): OffsetAndMetadata(o, "", NO_LEADER_EPOCH)
+                for (t, p), o in offsets.items()
+            }
+            group.handle_offset_commit_response(kafka_offsets, send_time, response)
+
+    def _exchange(self, connection: Any, parser: KafkaProtocol, request: Any, deadline: float) -> Any:
+        """The request and its answer on this thread, on the idle connection (module docstring)."""
+        try:
+            response = exchange_now(connection, parser, request, deadline)
+        except Exception as exc:  # the connection failed, or an answer that does not decode
+            self._drop(connection, exc)
+            raise CommitConnectionUnavailable(f"commit connection failed: {exc!r}") from exc
+        if response is None:
+            self._drop(connection, kafka_errors.KafkaTimeoutError("OffsetCommit not answered in time"))
+            raise CommitConnectionUnavailable("OffsetCommit not answered in time")
+        return response
+
+    def _through_selector(self, connection: Any, request: Any, timeout_ms: int, send_time: float) -> Any:
+        """The request through kafka.net's own loop, driven here: a connection being set up (the
+        request waits in its buffer), re-authenticating or throttled (refused at once: the commit
+        then takes kafka-python's path)."""
+        net = self._selector()
+        future = connection.send_request(request, request_timeout_ms=timeout_ms)
         if not future.is_done:
             net.poll(max(0, timeout_ms - int((time.monotonic() - send_time) * 1000)), future=future)
         if not future.is_done:  # the connection was still being set up past the deadline
-            connection.close(kafka_errors.KafkaTimeoutError("OffsetCommit not answered in time"))
-            net.poll(0)
+            self._drop(connection, kafka_errors.KafkaTimeoutError("OffsetCommit not answered in time"))
             raise CommitConnectionUnavailable(f"OffsetCommit not answered within {timeout_ms} ms")
         if future.failed():
-            # no answer from the broker (connection refused or dropped, TLS or SASL failed, timed out):
-            # kafka-python's path sends it again (the same offsets), with its own handling of the cause
+            # no answer from the broker (connection refused or dropped, TLS or SASL failed, timed out,
+            # throttled): kafka-python's path sends it again (the same offsets), with its own handling
             raise CommitConnectionUnavailable(f"commit connection failed: {future.exception!r}") from (
                 future.exception
             )
-        response = future.value
-        if any(code != 0 for _, partitions in response.topics for _, code in partitions):
-            # kafka-python's own handling, on its thread: the membership updated as for its commits
-            group.handle_offset_commit_response(kafka_offsets, send_time, response)
+        # set up and answered: later requests on this connection are exchanged on this thread
+        self._link = _Link(connection, request.API_VERSION, _parser_for(connection))
+        return future.value
+
+    def _drop(self, connection: Any, error: BaseException) -> None:
+        """Close ``connection`` (a late answer must reach nobody) and let the close run."""
+        connection.close(error)
+        self._link = None
+        self._selector().poll(0)
 
     def _selector(self) -> NetworkSelector:
         if self._net is None:
@@ -227,6 +299,7 @@ class CommitConnection:
             self._net.poll(0)  # let the connection's close run
             self._manager = None
             self._address = None
+            self._link = None
 
     def close(self) -> None:
         """Close the connection (idempotent)."""

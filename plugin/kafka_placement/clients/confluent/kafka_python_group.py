@@ -18,7 +18,7 @@ from typing import Any
 from kafka.structs import OffsetAndMetadata
 from kafka.structs import TopicPartition as KafkaTopicPartition
 
-__all__ = ["PRIVATE_PARTS", "KafkaPythonGroup", "receive_answer_now", "send_queued_now"]
+__all__ = ["PRIVATE_PARTS", "KafkaPythonGroup", "exchange_now", "ready_for_exchange"]
 
 Partition = tuple[str, int]
 
@@ -34,11 +34,16 @@ PRIVATE_PARTS: dict[str, str] = {
     "public commit_offsets_async takes a callback on the IO thread and cannot be awaited)",
     "ConsumerCoordinator._handle_offset_commit_response": "kafka-python's handling of an OffsetCommit "
     "answer (membership updates, the error raised) for an answer the commit connection received",
-    "KafkaTCPTransport._write_buffer": "whether the commit connection's request bytes are still queued",
+    "KafkaTCPTransport._write_buffer": "the commit connection's request queued for the transport's send, "
+    "and whether bytes are still queued",
     "KafkaTCPTransport._sock_send": "the commit connection's request written on the calling thread, not a "
     "loop task later (kafka.net's write() has no synchronous form)",
     "KafkaTCPTransport._sock_recv": "the commit connection's answer read on the calling thread",
     "KafkaTCPTransport._sock": "the socket whose readability the calling thread waits for",
+    "KafkaConnection._reauth": "is_reauthenticating: no exchange of our own while KIP-368 "
+    "re-authentication owns the connection (send_request reads the same)",
+    "KafkaConnection._maybe_throttle": "a throttled answer read by the calling thread pauses the "
+    "connection as kafka.net does for the answers it reads",
 }
 
 
@@ -132,53 +137,84 @@ def _kafka_offsets(offsets: Iterable[tuple[Partition, int]]) -> dict[Any, Any]:
     return {KafkaTopicPartition(t, p): OffsetAndMetadata(o, "", -1) for (t, p), o in offsets}
 
 
-# --- the commit connection's socket, driven by the calling thread (commit_connection.py) ------------
-# kafka.net runs a connection's reads and writes as tasks of its NetworkSelector: a write is queued,
-# then written by a task that first waits for writability; an answer is read by a task parked on
-# the socket's readability. On the synchronous commit's path that is four selector turns per
-# request (docs/performance.md, "Synchronous commits"). These two do the same steps on the calling
-# thread: the transport's own send and receive, the connection's own ``data_received``.
+# --- the commit connection's exchanges on the calling thread (commit_connection.py) -----------------
+# kafka.net runs a request as tasks of its NetworkSelector: the bytes queued, then written by a task
+# that first waits for writability; a timer task per request for its timeout; the answer read by a
+# task parked on the socket's readability and handed to the connection's parser and in-flight list.
+# On a synchronous commit's path all of that is Python between two syscalls, most of it after the
+# thread wakes up (docs/performance.md, "A synchronous commit as one exchange"). On an idle, set-up
+# connection these two do the exchange itself on the calling thread: kafka-python's request and
+# response classes through a parser of its own (``kafka.protocol.parser.KafkaProtocol``: framing,
+# correlation ids, decoding), written and read by the transport's own send and receive (TLS
+# included); kafka.net still connects, negotiates versions, authenticates, re-authenticates and
+# reconnects.
 
 
-def send_queued_now(connection: Any) -> bool:
-    """Write the bytes queued on ``connection``'s transport now, on this thread. True when all went
-    out; bytes the socket did not take stay queued for kafka.net's write task (already scheduled by
-    ``write()``), and a send error aborts the transport exactly as that task does."""
+def ready_for_exchange(connection: Any) -> bool:
+    """``connection`` is set up and idle: connected, not initializing, not paused (throttled), not
+    re-authenticating (KIP-368), nothing of its own in flight, nothing queued to write."""
     transport = connection.transport
-    if transport is None or not transport._write_buffer:
-        return False
-    _, error = transport._sock_send()
-    if error is not None:
-        transport.abort(error=error)
-        return False
-    transport.last_write = time.monotonic()  # kafka.net's idle-connection check reads it
-    return not transport._write_buffer
+    return bool(
+        connection.connected
+        and not connection.initializing
+        and not connection.paused
+        and not connection.in_flight_requests
+        and not connection._reauth.is_reauthenticating
+        and transport is not None
+        and transport._sock is not None
+        and not transport._write_buffer
+    )
 
 
-def receive_answer_now(connection: Any, future: Any, deadline: float) -> None:
-    """Wait on this thread, until ``deadline`` (monotonic), for ``connection``'s socket to bring
-    bytes, and hand what it brought to the connection's ``data_received``, as kafka.net's read task
-    does; usually the whole answer to ``future``'s request. Returns after one read that brought
-    bytes, whether or not they completed ``future`` (the rest, and anything else on the connection,
-    is left to kafka.net's loop), and when ``future`` is done or the deadline passed. A receive
-    error or a closed socket aborts the transport as that task does, which fails ``future``."""
+def exchange_now(connection: Any, parser: Any, request: Any, deadline: float) -> Any | None:
+    """Send ``request`` on ``connection``'s socket and read and decode its answer, on this thread,
+    with ``parser`` (a ``KafkaProtocol`` kept for this connection: its correlation ids, framing and
+    response classes). Only for a connection :func:`ready_for_exchange` calls idle, and only while
+    nobody runs its selector, whose read task would otherwise take the answer.
+
+    Returns the response; None when it was not all there by ``deadline`` (monotonic) — the caller
+    then closes the connection, so that a late answer never reaches kafka.net's read task. A send or
+    receive error aborts the transport, as kafka.net's tasks do, and raises ``KafkaConnectionError``;
+    an answer the parser cannot match or decode raises its ``KafkaProtocolError``. A throttled answer
+    pauses the connection as kafka.net does for its own (``_maybe_throttle``)."""
     transport = connection.transport
-    sock = None if transport is None else transport._sock
-    if sock is None:
-        return
+    sock = transport._sock
+    parser.send_request(request)
+    transport._write_buffer.append(parser.send_bytes())
     poller = select.poll()
-    poller.register(sock.fileno(), select.POLLIN)
-    while not future.is_done:
-        wait_ms = (deadline - time.monotonic()) * 1000
-        if wait_ms <= 0:
-            return
-        if not poller.poll(max(1, int(wait_ms + 0.999))):
-            continue
+    poller.register(sock.fileno(), select.POLLOUT)
+    while True:  # a socket that takes only part waits for writability (a full send buffer)
+        _, error = transport._sock_send()
+        if error is not None:
+            transport.abort(error=error)
+            raise error
+        if not transport._write_buffer:
+            break
+        if not _wait(poller, deadline):
+            return None
+    transport.last_write = time.monotonic()  # kafka.net's idle-connection check reads it
+    poller.modify(sock.fileno(), select.POLLIN)
+    while True:
+        if not _wait(poller, deadline):
+            return None
         data, error = transport._sock_recv()
         if error is not None:
             transport.abort(error=error)
-            return
+            raise error
         if data:  # empty: TLS had only part of a record
             transport.last_read = time.monotonic()
-            connection.data_received(data)
-            return
+            responses = parser.receive_bytes(data)
+            if responses:
+                response = responses[0][1]
+                connection._maybe_throttle(response)
+                return response
+
+
+def _wait(poller: Any, deadline: float) -> bool:
+    """Wait for ``poller``'s event until ``deadline``; False when the deadline passed first."""
+    while True:
+        wait_ms = (deadline - time.monotonic()) * 1000
+        if wait_ms <= 0:
+            return False
+        if poller.poll(max(1, int(wait_ms + 0.999))):
+            return True
