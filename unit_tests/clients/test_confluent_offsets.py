@@ -359,3 +359,47 @@ def test_a_store_per_record_stores_the_next_offset_as_the_general_store_does() -
         ConsumerConfigError, match=r"store_offsets\(\) requires enable.auto.offset.store=false"
     ):
         short.store_message(Record(0, 5))
+
+
+def test_a_commit_made_during_a_synchronous_commit_on_the_connection_is_sent_after_it() -> None:
+    """The first synchronous commit (nothing queued) is sent alone on the caller's thread; a commit
+    another thread makes meanwhile waits in the queue and goes out next, from that same thread, as
+    one request; neither is reported to on_commit (both were waited for)."""
+    started, release = threading.Event(), threading.Event()
+
+    class HeldConnection(Connection):
+        def commit(self, offsets: dict[tuple[str, int], int], timeout_s: float) -> None:
+            super().commit(offsets, timeout_s)
+            if len(self.sent) == 1:
+                started.set()
+                assert release.wait(10)
+
+    connection = HeldConnection()
+    reports: list[Any] = []
+    committer, coordinator, loop = _committer(
+        on_commit=lambda err, tps: reports.append(err), connection=connection
+    )
+    results: dict[str, Any] = {}
+    first = threading.Thread(
+        target=lambda: results.setdefault("first", committer.commit({("t", 0): 5}, asynchronous=False)),
+        name="first",
+    )
+    first.start()
+    assert started.wait(10)
+    second = threading.Thread(
+        target=lambda: results.setdefault("second", committer.commit({("t", 1): 9}, asynchronous=False)),
+        name="second",
+    )
+    second.start()
+    while committer.queue.idle:  # the second commit queued behind the one in flight
+        second.join(0.01)
+    release.set()
+    first.join(10)
+    second.join(10)
+    assert [(tp.partition, tp.offset) for tp in results["first"]] == [(0, 5)]
+    assert [(tp.partition, tp.offset) for tp in results["second"]] == [(1, 9)]
+    assert connection.sent == [({("t", 0): 5}, "first"), ({("t", 1): 9}, "first")]
+    assert coordinator.requests == [] and loop.tasks == [] and committer.queue.idle
+    committer.deliver()
+    assert reports == [] and committer.failed_requests == 0
+    assert committer.flush(0.1)  # nothing left: flush() does not wait

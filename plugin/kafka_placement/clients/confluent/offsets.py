@@ -165,6 +165,10 @@ class GroupCommitter:
             raise self._lost()
         if not offsets:
             return None if asynchronous else []
+        if not asynchronous and not automatic and self._connection is not None:
+            committed = self._commit_alone(offsets)
+            if committed is not None:
+                return committed
         with self._lock:
             ticket = self.queue.add(dict(offsets), _monotonic())
             if not asynchronous:
@@ -178,6 +182,51 @@ class GroupCommitter:
             self._start_sender()
         if asynchronous:
             return None
+        return self._answer(ticket, offsets)
+
+    def _commit_alone(self, offsets: Mapping[Partition, int]) -> list[Any] | None:
+        """A synchronous commit with nothing queued and nothing in flight: its request sent and
+        answered on the commit connection here, with the queue's bookkeeping in two short holds of
+        the lock (a synchronous commit per record spends most of its Python after the thread woke
+        up, where every step costs several times what it costs warm: docs/performance.md). None when
+        other commits are queued or in flight (the general path then queues this one behind them).
+        Anything but an accepted answer continues on the general path's machinery, as there."""
+        assert self._connection is not None
+        with self._lock:
+            if self._sending or not self.queue.idle:
+                return None
+            ticket = self.queue.add(offsets, _monotonic())
+            batch = self.queue.next_batch()
+            self._sending = True
+        assert batch is not None
+        try:
+            self._connection.commit(batch.offsets, COMMIT_TIMEOUT_MS / 1000)
+        except CommitConnectionUnavailable:
+            with self._cond:
+                self._waiting[ticket] = None
+                self.queue.put_back(batch)
+            self._start_sender()
+            return self._answer(ticket, offsets)
+        except Exception as exc:  # answered with an error: reported as from the general path
+            with self._cond:
+                self._waiting[ticket] = None
+            if self._complete(batch, exc) is None or self._send_here():
+                self._start_sender()
+            return self._answer(ticket, offsets)
+        with self._cond:
+            # accepted: nobody waits for this ticket and on_commit does not hear of a synchronous
+            # commit, so its result goes nowhere
+            self.queue.complete(batch, None, retriable=False, now=0.0)
+            more = not self.queue.idle  # another thread's commits, queued behind this one
+            if not more:
+                self._sending = False
+            self._cond.notify_all()  # flush() waits for the queue to drain
+        if more and self._send_here():
+            self._start_sender()
+        return [confluent_tp(t, p, o) for (t, p), o in sorted(offsets.items())]
+
+    def _answer(self, ticket: int, offsets: Mapping[Partition, int]) -> list[Any]:
+        """What a synchronous commit returns once ``ticket`` is answered; a refusal raised."""
         result = self._wait(ticket)
         if result.error is not None:
             raise self._refusal(result.error)
