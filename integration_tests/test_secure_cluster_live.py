@@ -210,6 +210,59 @@ def test_sasl_ssl_produce_consume_with_acls(sasl_cluster: Any, tmp_path: Path) -
     ]
 
 
+def test_our_consumers_synchronous_commits_are_exchanged_over_tls_and_scram(sasl_cluster: Any) -> None:
+    """Our confluent Consumer over SASL_SSL committing after every record: after its first request,
+    each commit is one exchange on the commit connection's TLS transport on the calling thread, and
+    what it committed is what the group holds (read back by a plain confluent-kafka client)."""
+    import confluent_kafka
+    from kafka import KafkaProducer
+
+    from kafka_placement.clients.confluent import Consumer, FailoverAssignor
+
+    topic, records = f"secure-commits-{uuid.uuid4().hex[:8]}", 60
+    create_topic(sasl_cluster, topic, partitions=3, rf=3)
+    producer = KafkaProducer(**sasl_cluster.kafka_python_settings("admin"), acks="all")
+    try:
+        for i in range(records):
+            producer.send(topic, key=str(i).encode(), value=b"v")
+        producer.flush(30)
+    finally:
+        producer.close()
+    conf = {
+        **sasl_cluster.librdkafka_settings("admin"),
+        "group.id": f"g-{uuid.uuid4().hex[:8]}",
+        "auto.offset.reset": "earliest",
+        "enable.auto.commit": False,
+    }
+    consumer = Consumer(conf, assignor=FailoverAssignor(priority=1))
+    last: dict[int, int] = {}
+    try:
+        consumer.subscribe([topic])
+        deadline = time.monotonic() + 60
+        consumed = 0
+        while consumed < records and time.monotonic() < deadline:
+            msg = consumer.poll(1.0)
+            if msg is None or msg.error() is not None:
+                continue
+            [committed] = consumer.commit(msg, asynchronous=False)
+            assert (committed.partition, committed.offset) == (msg.partition(), msg.offset() + 1)
+            last[msg.partition()] = msg.offset()
+            consumed += 1
+        assert consumed == records, f"{consumed} of {records} records within 60 s"
+        connection = consumer._commits._connection  # the commit connection's own counters
+        assert connection is not None and connection.requests_sent == records
+        assert connection.exchanges == records - 1  # all but the first, which set the connection up
+    finally:
+        consumer.close()
+    reader = confluent_kafka.Consumer(conf)
+    try:
+        partitions = [confluent_kafka.TopicPartition(topic, p) for p in range(3)]
+        held = {tp.partition: tp.offset for tp in reader.committed(partitions, timeout=30)}
+    finally:
+        reader.close()
+    assert held == {p: offset + 1 for p, offset in last.items()}
+
+
 def test_sasl_ssl_refuses_wrong_clients(sasl_cluster: Any) -> None:
     from kafka import KafkaAdminClient
     from kafka.errors import KafkaError
