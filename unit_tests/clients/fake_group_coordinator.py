@@ -22,13 +22,16 @@ class FakeGroupCoordinator:
     """Serves one connection at a time on 127.0.0.1. ``error_code`` is the OffsetCommit answer for every
     partition (0 = accepted); ``commits`` the decoded OffsetCommit requests received; ``silent`` makes it
     read requests and never answer; ``split_answer_s`` sends each OffsetCommit answer in two pieces
-    that far apart; ``throttle_ms`` is the throttle time every OffsetCommit answer carries."""
+    that far apart; ``throttle_ms`` is the throttle time every OffsetCommit answer carries;
+    ``correlation_shift`` is added to the correlation id of every OffsetCommit answer (an answer to
+    another request)."""
 
     def __init__(self, error_code: int = 0, offset_commit_max_version: int = 8) -> None:
         self.error_code = error_code
         self.silent = False
         self.split_answer_s: float | None = None
         self.throttle_ms = 0
+        self.correlation_shift = 0
         self.max_version = offset_commit_max_version
         self.commits: list[Any] = []
         self.commit_versions: list[int] = []
@@ -67,7 +70,8 @@ class FakeGroupCoordinator:
                 else:
                     response = self._api_versions_response()
                 response.API_VERSION = version
-                response.with_header(correlation_id=header.correlation_id)
+                shift = self.correlation_shift if api_key == OffsetCommitRequest.API_KEY else 0
+                response.with_header(correlation_id=header.correlation_id + shift)
                 answer = response.encode(header=True, framed=True)
                 if self.split_answer_s is not None and api_key == OffsetCommitRequest.API_KEY:
                     conn.sendall(answer[:6])

@@ -19,6 +19,7 @@ from kafka.structs import OffsetAndMetadata
 from kafka.structs import TopicPartition as KafkaTopicPartition
 
 from kafka_placement.clients.confluent.commit_connection import (
+    KEPT_REQUESTS,
     CommitConnection,
     CommitConnectionUnavailable,
     offset_commit_request,
@@ -161,6 +162,39 @@ def test_a_set_up_connection_exchanges_on_the_calling_thread(broker: FakeGroupCo
     assert broker.connections == 1
 
 
+def test_requests_kept_for_reuse_carry_each_commits_offsets_generation_and_partitions(
+    broker: FakeGroupCoordinator,
+) -> None:
+    cluster, coordinator = Cluster(), Coordinator()
+    cluster.ports["coordinator-1"] = broker.port
+    conn = _connection(coordinator, cluster)
+    commits: list[dict[tuple[str, int], int]] = [
+        {("orders", 0): 1},
+        {("orders", 0): 2, ("audit", 1): 7},
+        {("audit", 1): 8, ("orders", 0): 3},  # the same partitions in another order
+        {("orders", 0): 4, ("audit", 1): 9},
+        {("orders", 0): 5},
+    ]
+    try:
+        for offsets in commits:
+            conn.commit(offsets, timeout_s=10)
+        coordinator.stable = Generation(8, "member-b", "failover")  # a rebalance later
+        conn.commit({("orders", 0): 6}, timeout_s=10)
+        for partition in range(2 * KEPT_REQUESTS):  # many partition sets: the kept ones stay bounded
+            conn.commit({("many", partition): partition}, timeout_s=10)
+        assert conn._link is not None and len(conn._link.requests) <= KEPT_REQUESTS
+        conn.commit({("orders", 0): 7}, timeout_s=10)
+    finally:
+        conn.close()
+    sent = [(r.generation_id_or_member_epoch, r.member_id, _sent(r)) for r in broker.commits]
+    assert sent[: len(commits) + 1] == [(7, "member-a", c) for c in commits] + [
+        (8, "member-b", {("orders", 0): 6})
+    ]
+    assert sent[-1] == (8, "member-b", {("orders", 0): 7})
+    assert [s[2] for s in sent[len(commits) + 1 : -1]] == [{("many", p): p} for p in range(2 * KEPT_REQUESTS)]
+    assert conn.exchanges == len(sent) - 1
+
+
 def test_an_unanswered_exchange_closes_the_connection_in_time(broker: FakeGroupCoordinator) -> None:
     cluster, coordinator = Cluster(), Coordinator()
     cluster.ports["coordinator-1"] = broker.port
@@ -185,6 +219,29 @@ def test_an_unanswered_exchange_closes_the_connection_in_time(broker: FakeGroupC
     assert 0.4 < elapsed < 10  # 0.5 s asked; generous for a loaded machine
     assert done and broker.connections == 2
     assert [_sent(c) for c in broker.commits] == [{("orders", 0): o} for o in (1, 2, 3)]
+
+
+def test_an_answer_to_another_request_closes_the_connection(broker: FakeGroupCoordinator) -> None:
+    cluster, coordinator = Cluster(), Coordinator()
+    cluster.ports["coordinator-1"] = broker.port
+    conn = _connection(coordinator, cluster)
+    try:
+        conn.commit({("orders", 0): 1}, timeout_s=10)
+        broker.correlation_shift = 1
+        with pytest.raises(CommitConnectionUnavailable, match="Correlation IDs do not match"):
+            conn.commit({("orders", 0): 2}, timeout_s=10)
+        broker.correlation_shift = 0
+        done, deadline = False, time.monotonic() + 20
+        while not done and time.monotonic() < deadline:
+            try:
+                conn.commit({("orders", 0): 3}, timeout_s=10)
+                done = True
+            except CommitConnectionUnavailable:
+                time.sleep(0.05)  # reconnect backoff
+    finally:
+        conn.close()
+    assert done and broker.connections == 2
+    assert coordinator.handled_on == []  # not an answer of ours: nothing handed to kafka-python
 
 
 def test_a_throttled_answer_is_handed_to_kafka_nets_throttling(

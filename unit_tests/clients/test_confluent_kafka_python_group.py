@@ -9,6 +9,7 @@ import inspect
 import socket
 import textwrap
 from pathlib import Path
+from typing import Any
 
 from kafka import KafkaConsumer
 from kafka.cluster import ClusterMetadata
@@ -147,6 +148,38 @@ def test_the_connection_says_when_it_re_authenticates_and_throttles() -> None:
         assert not kafka_python_group.ready_for_exchange(connection)  # not connected yet
     finally:
         net.close()
+
+
+def test_one_read_of_a_plain_socket_means_what_the_transports_reads_mean() -> None:
+    # the exchange reads a plain TCP socket once per wake-up; each outcome must be what kafka.net's
+    # own _sock_recv makes of it: bytes, nothing yet (no error), a closed peer (an error)
+    outcomes = []
+    for read in ("ours", "transports"):
+        net = NetworkSelector()
+        ours, theirs = socket.socketpair()
+        try:
+            ours.setblocking(False)
+            transport = KafkaTCPTransport(net, ours)
+
+            def receive(transport: Any = transport, ours: Any = ours, read: str = read) -> Any:
+                return kafka_python_group._receive_once(ours) if read == "ours" else transport._sock_recv()
+
+            nothing = receive()
+            theirs.sendall(b"answer")
+            answer = receive()
+            theirs.close()
+            closed = receive()
+            outcomes.append((nothing, answer, closed[0], type(closed[1])))
+        finally:
+            ours.close()
+            net.close()
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[0] == (
+        (b"", None),
+        (b"answer", None),
+        b"",
+        kafka_python_group.kafka_errors.KafkaConnectionError,
+    )
 
 
 def test_every_listed_private_part_is_checked() -> None:

@@ -12,9 +12,9 @@ timeout) on a private ``NetworkSelector`` that no IO thread runs.
 The first request on a connection goes through kafka.net's own request path, the selector driven on
 the caller's thread until the answer is there (it connects, authenticates and negotiates the
 version on the way). Once set up and idle, each commit is one exchange on the calling thread
-(``kafka_python_group.exchange_now``): kafka-python's ``OffsetCommitRequest`` of the negotiated version,
-framed and matched by a ``KafkaProtocol`` parser of the connection's own, written and read by the
-transport's own send and receive — none of kafka.net's per-request tasks and timers, whose Python ran
+(``kafka_python_group.exchange_now``): kafka-python's ``OffsetCommitRequest`` of the negotiated version
+and its response class encode and decode it, header and frame included, and the transport's own
+send and receive write and read it — none of kafka.net's per-request tasks and timers, whose Python ran
 mostly after the thread woke up for the answer (docs/performance.md, "A synchronous commit as one
 exchange"). The selector still gets a turn before a commit when :data:`SELECTOR_TURN_INTERVAL_S` has
 passed (a close from the broker, re-authentication, throttling, idle connections); a connection it
@@ -37,14 +37,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from kafka import errors as kafka_errors
 from kafka.net.manager import KafkaConnectionManager
 from kafka.net.selector import NetworkSelector
 from kafka.protocol.consumer import OffsetCommitRequest
-from kafka.protocol.parser import KafkaProtocol
 from kafka.structs import OffsetAndMetadata
 from kafka.structs import TopicPartition as KafkaTopicPartition
 
@@ -137,23 +136,44 @@ def _host_port(host: str, port: int) -> str:
     return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
-@dataclass(frozen=True)
+#: Requests an exchange keeps for reuse, per connection (one per set of partitions committed together).
+KEPT_REQUESTS = 64
+
+
+@dataclass
 class _Link:
     """A connection kafka.net set up, with what an exchange on this thread needs: the OffsetCommit
-    version it negotiated (its first request's) and a parser of its own (correlation ids, framing)."""
+    version it negotiated (its first request's), the correlation ids of the exchanges, counted apart
+    from kafka.net's own (its parser never sees these), and the requests kept for reuse."""
 
     connection: Any
     version: int
-    parser: KafkaProtocol
+    correlation_id: int = 0
+    #: (group, generation, member, instance, partitions in order) -> (request, its partition entries)
+    requests: dict[tuple[Any, ...], tuple[Any, list[Any]]] = field(default_factory=dict)
 
+    def next_correlation_id(self) -> int:
+        self.correlation_id = (self.correlation_id + 1) % 2**31
+        return self.correlation_id
 
-def _parser_for(connection: Any) -> KafkaProtocol:
-    config = connection.config
-    return KafkaProtocol(
-        client_id=config["client_id"],
-        receive_message_max_bytes=config["receive_message_max_bytes"],
-        ident=f"commit connection to node {connection.node_id}",
-    )
+    def request_for(self, group: GroupView, generation: Any, offsets: Mapping[Partition, int]) -> Any:
+        """The ``OffsetCommitRequest`` for ``offsets``: the one built for the same member, generation and
+        partitions before, its offsets set anew (building kafka-python's request objects is most of
+        what a commit costs in Python before it is written; kafka-python encodes it again each time,
+        with a header of its own), else a new one."""
+        member = (group.group_id, generation.generation_id, generation.member_id, group.group_instance_id)
+        key = (*member, *offsets)
+        kept = self.requests.get(key)
+        if kept is None:
+            request = offset_commit_request(*member, offsets, self.version)
+            by_partition = {(t.name, e.partition_index): e for t in request.topics for e in t.partitions}
+            if len(self.requests) >= KEPT_REQUESTS:
+                self.requests.clear()  # old generations' and partition sets': built again when needed
+            kept = self.requests[key] = (request, [by_partition[partition] for partition in offsets])
+        request, entries = kept
+        for entry, offset in zip(entries, offsets.values(), strict=True):
+            entry.committed_offset = offset
+        return request
 
 
 class CommitConnection:
@@ -209,21 +229,23 @@ class CommitConnection:
             self._last_turn = now
         connection = self._connection_to(*address)
         link = self._link if self._link is not None and self._link.connection is connection else None
-        request = offset_commit_request(
-            group.group_id,
-            generation.generation_id,
-            generation.member_id,
-            group.group_instance_id,
-            offsets,
-            None if link is None else link.version,
-        )
         timeout_ms = max(1, int(timeout_s * 1000))
-        send_time = time.monotonic()
         self.requests_sent += 1
         if link is not None and ready_for_exchange(connection):
-            response = self._exchange(connection, link.parser, request, send_time + timeout_ms / 1000)
+            request = link.request_for(group, generation, offsets)
+            send_time = time.monotonic()
+            response = self._exchange(connection, link, request, send_time + timeout_ms / 1000)
             self.exchanges += 1
         else:
+            request = offset_commit_request(
+                group.group_id,
+                generation.generation_id,
+                generation.member_id,
+                group.group_instance_id,
+                offsets,
+                None if link is None else link.version,
+            )
+            send_time = time.monotonic()
             response = self._through_selector(connection, request, timeout_ms, send_time)
         if any(p.error_code for t in response.topics for p in t.partitions):
             # kafka-python's own handling, on its thread: the membership updated as for its commits
@@ -233,10 +255,10 @@ class CommitConnection:
             }
             group.handle_offset_commit_response(kafka_offsets, send_time, response)
 
-    def _exchange(self, connection: Any, parser: KafkaProtocol, request: Any, deadline: float) -> Any:
+    def _exchange(self, connection: Any, link: _Link, request: Any, deadline: float) -> Any:
         """The request and its answer on this thread, on the idle connection (module docstring)."""
         try:
-            response = exchange_now(connection, parser, request, deadline)
+            response = exchange_now(connection, request, link.next_correlation_id(), deadline)
         except Exception as exc:  # the connection failed, or an answer that does not decode
             self._drop(connection, exc)
             raise CommitConnectionUnavailable(f"commit connection failed: {exc!r}") from exc
@@ -263,7 +285,7 @@ class CommitConnection:
                 future.exception
             )
         # set up and answered: later requests on this connection are exchanged on this thread
-        self._link = _Link(connection, request.API_VERSION, _parser_for(connection))
+        self._link = _Link(connection, request.API_VERSION)
         return future.value
 
     def _drop(self, connection: Any, error: BaseException) -> None:

@@ -15,12 +15,17 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from kafka import errors as kafka_errors
+from kafka.net.transport import KafkaTCPTransport
+from kafka.protocol.schemas.fields.codecs import Int32
 from kafka.structs import OffsetAndMetadata
 from kafka.structs import TopicPartition as KafkaTopicPartition
 
 __all__ = ["PRIVATE_PARTS", "KafkaPythonGroup", "exchange_now", "ready_for_exchange"]
 
 Partition = tuple[str, int]
+#: Bytes asked of a plain TCP socket per read of an answer (an OffsetCommit answer is tens of bytes).
+RECEIVE_CHUNK = 65536
 
 #: The private names used, and why no public one serves.
 PRIVATE_PARTS: dict[str, str] = {
@@ -144,10 +149,9 @@ def _kafka_offsets(offsets: Iterable[tuple[Partition, int]]) -> dict[Any, Any]:
 # On a synchronous commit's path all of that is Python between two syscalls, most of it after the
 # thread wakes up (docs/performance.md, "A synchronous commit as one exchange"). On an idle, set-up
 # connection these two do the exchange itself on the calling thread: kafka-python's request and
-# response classes through a parser of its own (``kafka.protocol.parser.KafkaProtocol``: framing,
-# correlation ids, decoding), written and read by the transport's own send and receive (TLS
-# included); kafka.net still connects, negotiates versions, authenticates, re-authenticates and
-# reconnects.
+# response classes encoding and decoding (header and frame included), written and read by the
+# transport's own send and receive (TLS included); kafka.net still connects, negotiates versions,
+# authenticates, re-authenticates and reconnects.
 
 
 def ready_for_exchange(connection: Any) -> bool:
@@ -166,21 +170,27 @@ def ready_for_exchange(connection: Any) -> bool:
     )
 
 
-def exchange_now(connection: Any, parser: Any, request: Any, deadline: float) -> Any | None:
-    """Send ``request`` on ``connection``'s socket and read and decode its answer, on this thread,
-    with ``parser`` (a ``KafkaProtocol`` kept for this connection: its correlation ids, framing and
-    response classes). Only for a connection :func:`ready_for_exchange` calls idle, and only while
+def exchange_now(connection: Any, request: Any, correlation_id: int, deadline: float) -> Any | None:
+    """Send ``request`` (a kafka-python request of a set version) on ``connection``'s socket with
+    ``correlation_id``, and read its answer, on this thread. kafka-python's classes encode the
+    request with its header and decode the framed answer with its header
+    (``ApiMessage.encode``/``decode(framed=True, header=True)``); this only gathers the answer's bytes
+    until its frame (its length read by kafka-python's ``Int32`` codec) is whole and checks its
+    correlation id. Only for a connection :func:`ready_for_exchange` calls idle, and only while
     nobody runs its selector, whose read task would otherwise take the answer.
 
     Returns the response; None when it was not all there by ``deadline`` (monotonic) — the caller
     then closes the connection, so that a late answer never reaches kafka.net's read task. A send or
     receive error aborts the transport, as kafka.net's tasks do, and raises ``KafkaConnectionError``;
-    an answer the parser cannot match or decode raises its ``KafkaProtocolError``. A throttled answer
-    pauses the connection as kafka.net does for its own (``_maybe_throttle``)."""
+    an answer of another correlation id, or a frame over ``receive_message_max_bytes``, raises
+    kafka-python's ``CorrelationIdError``/``InvalidReceiveError``. A throttled answer pauses the
+    connection as kafka.net does for its own (``_maybe_throttle``)."""
     transport = connection.transport
     sock = transport._sock
-    parser.send_request(request)
-    transport._write_buffer.append(parser.send_bytes())
+    config = connection.config
+    request.with_header(correlation_id=correlation_id, client_id=config["client_id"])
+    response_cls = request.header.get_response_class()
+    transport._write_buffer.append(request.encode(framed=True, header=True))
     poller = select.poll()
     poller.register(sock.fileno(), select.POLLOUT)
     while True:  # a socket that takes only part waits for writability (a full send buffer)
@@ -194,20 +204,51 @@ def exchange_now(connection: Any, parser: Any, request: Any, deadline: float) ->
             return None
     transport.last_write = time.monotonic()  # kafka.net's idle-connection check reads it
     poller.modify(sock.fileno(), select.POLLIN)
+    # plain TCP: one read per wake-up (the transport's own reads until the socket has no more, one
+    # read and one refusal per answer); TLS: the transport's, which drains what the TLS layer holds
+    plain = type(transport) is KafkaTCPTransport
+    received = b""
     while True:
         if not _wait(poller, deadline):
             return None
-        data, error = transport._sock_recv()
+        data, error = _receive_once(sock) if plain else transport._sock_recv()
         if error is not None:
             transport.abort(error=error)
             raise error
-        if data:  # empty: TLS had only part of a record
-            transport.last_read = time.monotonic()
-            responses = parser.receive_bytes(data)
-            if responses:
-                response = responses[0][1]
-                connection._maybe_throttle(response)
-                return response
+        if not data:  # TLS had only part of a record
+            continue
+        transport.last_read = time.monotonic()
+        received += data
+        if len(received) < 4:
+            continue
+        size, _ = Int32.decode_from(received, 0)
+        if not 0 <= size <= config["receive_message_max_bytes"]:
+            raise kafka_errors.InvalidReceiveError(f"Invalid frame length: {size}")
+        if len(received) < 4 + size:
+            continue
+        if len(received) > 4 + size:  # one request, one answer: more bytes are no answer of ours
+            raise kafka_errors.KafkaProtocolError(f"{len(received) - 4 - size} bytes past the answer")
+        response = response_cls.decode(received, header=True, framed=True)
+        if response.header.correlation_id != correlation_id:
+            raise kafka_errors.CorrelationIdError(
+                f"Correlation IDs do not match: sent {correlation_id}, recv {response.header.correlation_id}"
+            )
+        connection._maybe_throttle(response)
+        return response
+
+
+def _receive_once(sock: Any) -> tuple[bytes, BaseException | None]:
+    """One read of a plain TCP socket that poll() called readable, with what ``_sock_recv`` makes of
+    a closed socket and of an error (nothing read after a spurious wake-up is no error)."""
+    try:
+        data: bytes = sock.recv(RECEIVE_CHUNK)
+    except (BlockingIOError, InterruptedError):
+        return b"", None
+    except OSError as exc:
+        return b"", kafka_errors.KafkaConnectionError(exc)
+    if not data:
+        return b"", kafka_errors.KafkaConnectionError("socket disconnected")
+    return data, None
 
 
 def _wait(poller: Any, deadline: float) -> bool:
