@@ -26,6 +26,8 @@ __all__ = ["PRIVATE_PARTS", "KafkaPythonGroup", "exchange_now", "ready_for_excha
 Partition = tuple[str, int]
 #: Bytes asked of a plain TCP socket per read of an answer (an OffsetCommit answer is tens of bytes).
 RECEIVE_CHUNK = 65536
+#: kafka-python's response class of each (versioned) request class an exchange sent
+_RESPONSE_CLASSES: dict[type, Any] = {}
 
 #: The private names used, and why no public one serves.
 PRIVATE_PARTS: dict[str, str] = {
@@ -188,8 +190,15 @@ def exchange_now(connection: Any, request: Any, correlation_id: int, deadline: f
     transport = connection.transport
     sock = transport._sock
     config = connection.config
-    request.with_header(correlation_id=correlation_id, client_id=config["client_id"])
-    response_cls = request.header.get_response_class()
+    header = request.header
+    if header is not None and header.client_id == config["client_id"]:
+        header.correlation_id = correlation_id  # a request sent before: only its correlation id differs
+    else:
+        request.with_header(correlation_id=correlation_id, client_id=config["client_id"])
+        header = request.header
+    response_cls = _RESPONSE_CLASSES.get(type(request))
+    if response_cls is None:
+        response_cls = _RESPONSE_CLASSES[type(request)] = header.get_response_class()
     transport._write_buffer.append(request.encode(framed=True, header=True))
     poller = select.poll()
     poller.register(sock.fileno(), select.POLLOUT)
