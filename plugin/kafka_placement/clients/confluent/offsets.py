@@ -1,25 +1,24 @@
 """Offsets and commits of one :class:`~kafka_placement.clients.confluent.consumer.Consumer`.
 
-Commits go through kafka-python's ``ConsumerCoordinator`` (its OffsetCommit request carries the
-member's generation id and member id, so the broker refuses a stale member); a member that knows
-it lost its membership (:class:`~kafka_placement.groups.membership.Membership` ``LOST``) refuses them
-itself first. Offsets to
-commit without arguments are librdkafka's "stored offsets": the position after the last delivered
-message (``enable.auto.offset.store=true``), or what the application stored with
-``store_offsets()``.
+Commits carry the member's generation id and member id (the broker refuses a stale member); a
+member that knows it lost its membership (:class:`~kafka_placement.groups.membership.Membership`
+``LOST``) refuses them itself first. Offsets to commit without arguments are librdkafka's "stored
+offsets": the position after the last delivered message (``enable.auto.offset.store=true``), or
+what the application stored with ``store_offsets()``.
 
 Every commit — asynchronous, synchronous, automatic — goes through one
 :class:`~kafka_placement.groups.commit_queue.CommitQueue`: one OffsetCommit request in flight,
 the commits made meanwhile coalesced per partition (the newest offset wins), none dropped because
-a request is in flight. The requests are sent by one coroutine on kafka-python's IO thread (the
-thread that also heartbeats, so a commit never blocks a heartbeat, and at most one commit request
-shares the coordinator connection with them). Each request's result reaches the application once,
-on its own thread (``poll()``/``consume()``/``close()``), through the member's one
+a request is in flight. A synchronous commit is sent on the commit connection on the caller's
+thread (:mod:`.commit_connection`); the others, and whatever that connection cannot take, by one
+coroutine on kafka-python's IO thread through its ``ConsumerCoordinator`` (the thread that also
+heartbeats). Each request's result reaches the application once, on its own thread
+(``poll()``/``consume()``/``close()``), through the member's one
 :class:`~.thread_handoff.ThreadHandoff` (its lock guards the queue and the results, its condition
-wakes a synchronous commit): ``on_commit(err, partitions)`` once per
-request that carried an asynchronous or automatic commit (as confluent-kafka, not for synchronous
-ones: their callers get the answer); a failed one without ``on_commit`` goes to ``error_cb``, else
-to one log line per request.
+wakes a synchronous commit): ``on_commit(err, partitions)`` once per request that carried an
+asynchronous or automatic commit (as confluent-kafka, not for synchronous ones: their callers get
+the answer); a failed one without ``on_commit`` goes to ``error_cb``, else to one log line per
+request.
 """
 
 from __future__ import annotations
@@ -185,12 +184,10 @@ class GroupCommitter:
         return self._answer(ticket, offsets)
 
     def _commit_alone(self, offsets: Mapping[Partition, int]) -> list[Any] | None:
-        """A synchronous commit with nothing queued and nothing in flight: its request sent and
-        answered on the commit connection here, with the queue's bookkeeping in two short holds of
-        the lock (a synchronous commit per record spends most of its Python after the thread woke
-        up, where every step costs several times what it costs warm: docs/performance.md). None when
-        other commits are queued or in flight (the general path then queues this one behind them).
-        Anything but an accepted answer continues on the general path's machinery, as there."""
+        """A synchronous commit with nothing queued or in flight, sent on the commit connection here
+        with the queue's bookkeeping in two holds of the lock (docs/performance.md, "A synchronous
+        commit as one exchange"). None when others are queued or in flight: the general path then
+        queues it behind them. Anything but an accepted answer continues as on the general path."""
         assert self._connection is not None
         with self._lock:
             if self._sending or not self.queue.idle:
@@ -213,9 +210,7 @@ class GroupCommitter:
             if self._complete(batch, exc) is None or self._send_here():
                 self._start_sender()
             return self._answer(ticket, offsets)
-        with self._cond:
-            # accepted: nobody waits for this ticket and on_commit does not hear of a synchronous
-            # commit, so its result goes nowhere
+        with self._cond:  # accepted: a synchronous commit's result is for its caller only
             self.queue.complete(batch, None, retriable=False, now=0.0)
             more = not self.queue.idle  # another thread's commits, queued behind this one
             if not more:
