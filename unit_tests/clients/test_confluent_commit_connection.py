@@ -93,6 +93,26 @@ def broker() -> Iterator[FakeGroupCoordinator]:
     fake.close()
 
 
+def _connected_to(broker: FakeGroupCoordinator) -> tuple[Coordinator, CommitConnection]:
+    """A commit connection whose group's coordinator is ``broker`` (not connected before its first commit)."""
+    cluster, coordinator = Cluster(), Coordinator()
+    cluster.ports["coordinator-1"] = broker.port
+    return coordinator, _connection(coordinator, cluster)
+
+
+def _committed_on_a_new_connection(conn: CommitConnection, offsets: dict[tuple[str, int], int]) -> bool:
+    """Commit ``offsets`` once the connection takes it again: the first try may meet the old connection's
+    end (then kafka-python's path would take it), the next ones the reconnect backoff. False after 20 s."""
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            conn.commit(offsets, timeout_s=10)
+            return True
+        except CommitConnectionUnavailable:
+            time.sleep(0.05)
+    return False
+
+
 def _connection(coordinator: Coordinator, cluster: Cluster) -> CommitConnection:
     coordinator.cluster = cluster
     return CommitConnection(coordinator, dict(KafkaConsumer.DEFAULT_CONFIG))
@@ -103,9 +123,7 @@ def _sent(request: Any) -> dict[tuple[str, int], int]:
 
 
 def test_commit_carries_the_members_generation_and_the_offsets(broker: FakeGroupCoordinator) -> None:
-    cluster, coordinator = Cluster(), Coordinator()
-    cluster.ports["coordinator-1"] = broker.port
-    conn = _connection(coordinator, cluster)
+    coordinator, conn = _connected_to(broker)
     try:
         conn.commit({("orders", 0): 42, ("orders", 3): 7, ("audit", 1): 0}, timeout_s=10)
         conn.commit({("orders", 0): 43}, timeout_s=10)
@@ -135,9 +153,7 @@ def _count_send_request(conn: CommitConnection) -> list[Any]:
 
 
 def test_a_set_up_connection_exchanges_on_the_calling_thread(broker: FakeGroupCoordinator) -> None:
-    cluster, coordinator = Cluster(), Coordinator()
-    cluster.ports["coordinator-1"] = broker.port
-    conn = _connection(coordinator, cluster)
+    _, conn = _connected_to(broker)
     try:
         conn.commit({("orders", 0): 1}, timeout_s=10)  # connects: kafka.net's loop does it
         handed = _count_send_request(conn)
@@ -165,9 +181,7 @@ def test_a_set_up_connection_exchanges_on_the_calling_thread(broker: FakeGroupCo
 def test_requests_kept_for_reuse_carry_each_commits_offsets_generation_and_partitions(
     broker: FakeGroupCoordinator,
 ) -> None:
-    cluster, coordinator = Cluster(), Coordinator()
-    cluster.ports["coordinator-1"] = broker.port
-    conn = _connection(coordinator, cluster)
+    coordinator, conn = _connected_to(broker)
     commits: list[dict[tuple[str, int], int]] = [
         {("orders", 0): 1},
         {("orders", 0): 2, ("audit", 1): 7},
@@ -196,9 +210,7 @@ def test_requests_kept_for_reuse_carry_each_commits_offsets_generation_and_parti
 
 
 def test_an_unanswered_exchange_closes_the_connection_in_time(broker: FakeGroupCoordinator) -> None:
-    cluster, coordinator = Cluster(), Coordinator()
-    cluster.ports["coordinator-1"] = broker.port
-    conn = _connection(coordinator, cluster)
+    _, conn = _connected_to(broker)
     try:
         conn.commit({("orders", 0): 1}, timeout_s=10)
         broker.silent = True
@@ -207,13 +219,7 @@ def test_an_unanswered_exchange_closes_the_connection_in_time(broker: FakeGroupC
             conn.commit({("orders", 0): 2}, timeout_s=0.5)
         elapsed = time.monotonic() - start
         broker.silent = False
-        done, deadline = False, time.monotonic() + 20
-        while not done and time.monotonic() < deadline:
-            try:  # a new connection: the late answer of the old one can reach nobody
-                conn.commit({("orders", 0): 3}, timeout_s=10)
-                done = True
-            except CommitConnectionUnavailable:
-                time.sleep(0.05)  # reconnect backoff
+        done = _committed_on_a_new_connection(conn, {("orders", 0): 3})
     finally:
         conn.close()
     assert 0.4 < elapsed < 10  # 0.5 s asked; generous for a loaded machine
@@ -222,22 +228,14 @@ def test_an_unanswered_exchange_closes_the_connection_in_time(broker: FakeGroupC
 
 
 def test_an_answer_to_another_request_closes_the_connection(broker: FakeGroupCoordinator) -> None:
-    cluster, coordinator = Cluster(), Coordinator()
-    cluster.ports["coordinator-1"] = broker.port
-    conn = _connection(coordinator, cluster)
+    coordinator, conn = _connected_to(broker)
     try:
         conn.commit({("orders", 0): 1}, timeout_s=10)
         broker.correlation_shift = 1
         with pytest.raises(CommitConnectionUnavailable, match="Correlation IDs do not match"):
             conn.commit({("orders", 0): 2}, timeout_s=10)
         broker.correlation_shift = 0
-        done, deadline = False, time.monotonic() + 20
-        while not done and time.monotonic() < deadline:
-            try:
-                conn.commit({("orders", 0): 3}, timeout_s=10)
-                done = True
-            except CommitConnectionUnavailable:
-                time.sleep(0.05)  # reconnect backoff
+        done = _committed_on_a_new_connection(conn, {("orders", 0): 3})
     finally:
         conn.close()
     assert done and broker.connections == 2
@@ -250,9 +248,7 @@ def test_a_throttled_answer_is_handed_to_kafka_nets_throttling(
     # KIP-219: a client holds back its next request on that connection for the throttle time. kafka.net
     # pauses the connection (for brokers from 2.0 on; this stand-in answers ApiVersions as a 0.10
     # broker, so here kafka.net only logs it), and a paused connection is not exchanged on
-    cluster, coordinator = Cluster(), Coordinator()
-    cluster.ports["coordinator-1"] = broker.port
-    conn = _connection(coordinator, cluster)
+    _, conn = _connected_to(broker)
     try:
         conn.commit({("orders", 0): 1}, timeout_s=10)
         broker.throttle_ms = 60_000
@@ -273,9 +269,7 @@ def test_a_throttled_answer_is_handed_to_kafka_nets_throttling(
 def test_a_connection_re_authenticating_is_left_to_kafka_nets_loop(broker: FakeGroupCoordinator) -> None:
     # KIP-368: while the connection re-authenticates, its SASL frames must be the next on the wire,
     # so no exchange of our own; kafka.net holds the request until re-authentication is over
-    cluster, coordinator = Cluster(), Coordinator()
-    cluster.ports["coordinator-1"] = broker.port
-    conn = _connection(coordinator, cluster)
+    _, conn = _connected_to(broker)
     try:
         conn.commit({("orders", 0): 1}, timeout_s=10)
         handed = _count_send_request(conn)
@@ -289,9 +283,7 @@ def test_a_connection_re_authenticating_is_left_to_kafka_nets_loop(broker: FakeG
 
 
 def test_an_answer_in_two_pieces_is_finished_by_the_loop(broker: FakeGroupCoordinator) -> None:
-    cluster, coordinator = Cluster(), Coordinator()
-    cluster.ports["coordinator-1"] = broker.port
-    conn = _connection(coordinator, cluster)
+    coordinator, conn = _connected_to(broker)
     try:
         conn.commit({("orders", 0): 1}, timeout_s=10)
         broker.split_answer_s = 0.05
@@ -321,21 +313,13 @@ def test_the_version_is_negotiated_with_the_brokers_api_versions() -> None:
 def test_a_reopened_connection_negotiates_its_version_again(broker: FakeGroupCoordinator) -> None:
     # the version is looked up once per connection, not once per connection object's address: a
     # broker restarted with fewer versions (a rolling downgrade) gets what it offers now
-    cluster, coordinator = Cluster(), Coordinator()
-    cluster.ports["coordinator-1"] = broker.port
-    conn = _connection(coordinator, cluster)
+    _, conn = _connected_to(broker)
     try:
         conn.commit({("orders", 0): 1}, timeout_s=10)
         conn.commit({("orders", 0): 2}, timeout_s=10)
         broker.max_version = 5
         broker.drop_connections()
-        done, deadline = False, time.monotonic() + 20
-        while not done and time.monotonic() < deadline:
-            try:
-                conn.commit({("orders", 0): 3}, timeout_s=10)
-                done = True
-            except CommitConnectionUnavailable:
-                time.sleep(0.05)  # the drop seen by a request, then the reconnect backoff
+        done = _committed_on_a_new_connection(conn, {("orders", 0): 3})
     finally:
         conn.close()
     assert done and broker.connections == 2
@@ -396,9 +380,7 @@ def test_the_request_is_the_one_kafka_pythons_coordinator_builds() -> None:
 def test_an_error_answer_is_handled_by_kafka_pythons_coordinator(
     broker: FakeGroupCoordinator, code: int, raised: type[Exception], membership: str, set_up: bool
 ) -> None:
-    cluster, coordinator = Cluster(), Coordinator()
-    cluster.ports["coordinator-1"] = broker.port
-    conn = _connection(coordinator, cluster)
+    coordinator, conn = _connected_to(broker)
     try:
         if set_up:
             conn.commit({("orders", 0): 41}, timeout_s=10)
@@ -456,9 +438,7 @@ def test_without_a_stable_generation_or_a_coordinator_kafka_pythons_path_is_take
 
 def test_an_unanswered_commit_is_left_to_kafka_pythons_path_in_time(broker: FakeGroupCoordinator) -> None:
     broker.silent = True
-    cluster, coordinator = Cluster(), Coordinator()
-    cluster.ports["coordinator-1"] = broker.port
-    conn = _connection(coordinator, cluster)
+    _, conn = _connected_to(broker)
     start = time.monotonic()
     try:
         with pytest.raises(CommitConnectionUnavailable):
@@ -470,19 +450,11 @@ def test_an_unanswered_commit_is_left_to_kafka_pythons_path_in_time(broker: Fake
 
 
 def test_a_dropped_connection_is_reopened(broker: FakeGroupCoordinator) -> None:
-    cluster, coordinator = Cluster(), Coordinator()
-    cluster.ports["coordinator-1"] = broker.port
-    conn = _connection(coordinator, cluster)
+    _, conn = _connected_to(broker)
     try:
         conn.commit({("orders", 0): 1}, timeout_s=10)
         broker.drop_connections()
-        done, deadline = False, time.monotonic() + 20
-        while not done and time.monotonic() < deadline:
-            try:  # the drop may be seen by the next request (left to kafka-python), then a new connection
-                conn.commit({("orders", 0): 2}, timeout_s=10)
-                done = True
-            except CommitConnectionUnavailable:
-                time.sleep(0.05)  # reconnect backoff
+        done = _committed_on_a_new_connection(conn, {("orders", 0): 2})
     finally:
         conn.close()
     assert done and broker.connections == 2
