@@ -6,6 +6,7 @@ thread, to ``on_commit`` (else ``error_cb``)."""
 from __future__ import annotations
 
 import threading
+import time
 from types import SimpleNamespace
 from typing import Any
 
@@ -391,11 +392,14 @@ def test_a_commit_made_during_a_synchronous_commit_on_the_connection_is_sent_aft
         name="second",
     )
     second.start()
-    while committer.queue.idle:  # the second commit queued behind the one in flight
+    deadline = time.monotonic() + 10
+    while not committer.queue.pending and time.monotonic() < deadline:  # queued behind the first
         second.join(0.01)
+    queued = dict(committer.queue.pending)
     release.set()
     first.join(10)
     second.join(10)
+    assert queued == {("t", 1): 9}
     assert [(tp.partition, tp.offset) for tp in results["first"]] == [(0, 5)]
     assert [(tp.partition, tp.offset) for tp in results["second"]] == [(1, 9)]
     assert connection.sent == [({("t", 0): 5}, "first"), ({("t", 1): 9}, "first")]
