@@ -18,6 +18,7 @@ from kafka.protocol.metadata import MetadataResponse
 from kafka.structs import OffsetAndMetadata
 from kafka.structs import TopicPartition as KafkaTopicPartition
 
+from kafka_placement.clients.confluent import kafka_python_group
 from kafka_placement.clients.confluent.commit_connection import (
     KEPT_REQUESTS,
     SELECTOR_TURN_INTERVAL_S,
@@ -84,7 +85,8 @@ class Coordinator:
 
     def handle_offset_commit_response(self, offsets: Any, send_time: float, response: Any) -> None:
         self.handled_on.append("io-thread")
-        ConsumerCoordinator._handle_offset_commit_response(self, offsets, send_time, response)
+        kafka_offsets = kafka_python_group._kafka_offsets(offsets.items())  # as the adapter hands them on
+        ConsumerCoordinator._handle_offset_commit_response(self, kafka_offsets, send_time, response)
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ import inspect
 import socket
 import textwrap
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from kafka import KafkaConsumer
@@ -21,6 +22,8 @@ from kafka.net.connection import KafkaConnection, SaslReauthenticator
 from kafka.net.manager import KafkaConnectionManager
 from kafka.net.selector import NetworkSelector
 from kafka.net.transport import KafkaSSLTransport, KafkaTCPTransport
+from kafka.structs import OffsetAndMetadata
+from kafka.structs import TopicPartition as KafkaTopicPartition
 
 from kafka_placement.clients.confluent import kafka_python_group
 from kafka_placement.clients.confluent.kafka_python_group import PRIVATE_PARTS
@@ -103,6 +106,33 @@ def test_the_offset_commit_answer_handler() -> None:
     assert list(inspect.signature(KafkaConnectionManager.run).parameters) == ["self", "coro", "args"]
     assert _assigned_in_init(BaseCoordinator).get("coordinator_id") == "None"  # public, read for its address
     assert callable(ClusterMetadata.broker_metadata) and callable(BaseCoordinator.generation_if_stable)
+
+
+def test_an_answer_read_elsewhere_reaches_kafka_pythons_handler_with_its_own_offsets() -> None:
+    # the commit connection hands (topic, partition) -> offset; kafka-python's handler reads its own
+    # TopicPartition -> OffsetAndMetadata, as its _send_offset_commit_request builds them
+    ran: list[tuple[Any, tuple[Any, ...]]] = []
+
+    class Coordinator:
+        def _handle_offset_commit_response(self, offsets: Any, send_time: float, response: Any) -> None:
+            pass
+
+    coordinator = Coordinator()
+    manager = SimpleNamespace(run=lambda fn, *args: ran.append((fn, args)))
+    consumer = SimpleNamespace(_coordinator=coordinator, _manager=manager, _cluster=None, _subscription=None)
+    kafka_python_group.KafkaPythonGroup(consumer).handle_offset_commit_response(
+        {("orders", 0): 42, ("audit", 2): 9}, 12.5, "answer"
+    )
+    [(fn, args)] = ran
+    assert fn == coordinator._handle_offset_commit_response
+    assert args == (
+        {
+            KafkaTopicPartition("orders", 0): OffsetAndMetadata(42, "", -1),
+            KafkaTopicPartition("audit", 2): OffsetAndMetadata(9, "", -1),
+        },
+        12.5,
+        "answer",
+    )
 
 
 def test_the_transport_sends_and_receives_on_the_calling_thread() -> None:

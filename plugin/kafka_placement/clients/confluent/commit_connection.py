@@ -44,8 +44,6 @@ from kafka import errors as kafka_errors
 from kafka.net.manager import KafkaConnectionManager
 from kafka.net.selector import NetworkSelector
 from kafka.protocol.consumer import OffsetCommitRequest
-from kafka.structs import OffsetAndMetadata
-from kafka.structs import TopicPartition as KafkaTopicPartition
 
 from kafka_placement.clients.confluent.kafka_python_group import exchange_now, ready_for_exchange
 from kafka_placement.clients.kafka_python.tls_handshake import bound_tls_handshakes
@@ -78,7 +76,9 @@ class GroupView(Protocol):
     def coordinator_address(self) -> tuple[str, int] | None:
         """(host, port) of the group's coordinator as kafka-python knows it; None when unknown."""
 
-    def handle_offset_commit_response(self, offsets: Any, send_time: float, response: Any) -> None:
+    def handle_offset_commit_response(
+        self, offsets: Mapping[Partition, int], send_time: float, response: Any
+    ) -> None:
         """kafka-python's handling of an OffsetCommit answer, run on its IO thread; raises its error."""
 
 
@@ -249,11 +249,7 @@ class CommitConnection:
             response = self._through_selector(connection, request, timeout_ms, send_time)
         if any(p.error_code for t in response.topics for p in t.partitions):
             # kafka-python's own handling, on its thread: the membership updated as for its commits
-            kafka_offsets = {
-                KafkaTopicPartition(t, p): OffsetAndMetadata(o, "", NO_LEADER_EPOCH)
-                for (t, p), o in offsets.items()
-            }
-            group.handle_offset_commit_response(kafka_offsets, send_time, response)
+            group.handle_offset_commit_response(offsets, send_time, response)
 
     def _exchange(self, connection: Any, link: _Link, request: Any, deadline: float) -> Any:
         """The request and its answer on this thread, on the idle connection (module docstring)."""

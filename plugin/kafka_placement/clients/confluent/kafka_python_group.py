@@ -122,11 +122,14 @@ class KafkaPythonGroup:
         broker = None if node_id is None else self._cluster.broker_metadata(node_id)
         return None if broker is None else (broker.host, broker.port)
 
-    def handle_offset_commit_response(self, offsets: Any, send_time: float, response: Any) -> None:
+    def handle_offset_commit_response(
+        self, offsets: Mapping[Partition, int], send_time: float, response: Any
+    ) -> None:
         """kafka-python's handling of an OffsetCommit answer, run on the IO thread and waited for:
         the membership updated as for its own commits (a moved coordinator marked dead, an old
         generation reset, a rejoin requested); raises the same error."""
-        self._manager.run(self.coordinator._handle_offset_commit_response, offsets, send_time, response)
+        handle = self.coordinator._handle_offset_commit_response
+        self._manager.run(handle, _kafka_offsets(offsets.items()), send_time, response)
 
     # --- commits (IO thread) --------------------------------------------------------------------
     async def send_offset_commit(self, offsets: Mapping[Partition, int], timeout_ms: int) -> None:

@@ -71,6 +71,11 @@ def offsets_of(message: Any, offsets: Iterable[Any] | None) -> dict[Partition, i
     return {(tp.topic, tp.partition): tp.offset for tp in offsets or ()}
 
 
+def _committed(offsets: Mapping[Partition, int]) -> list[Any]:
+    """What a synchronous commit of ``offsets`` returns: confluent-kafka's partitions, sorted."""
+    return [confluent_tp(t, p, o) for (t, p), o in sorted(offsets.items())]
+
+
 def message_offset(message: Any) -> tuple[Partition, int]:
     """What committing ``message`` commits: its partition and its offset + 1 (an error message has none)."""
     if message.error() is not None:
@@ -218,14 +223,14 @@ class GroupCommitter:
             self._cond.notify_all()  # flush() waits for the queue to drain
         if more and self._send_here():
             self._start_sender()
-        return [confluent_tp(t, p, o) for (t, p), o in sorted(offsets.items())]
+        return _committed(offsets)
 
     def _answer(self, ticket: int, offsets: Mapping[Partition, int]) -> list[Any]:
         """What a synchronous commit returns once ``ticket`` is answered; a refusal raised."""
         result = self._wait(ticket)
         if result.error is not None:
             raise self._refusal(result.error)
-        return [confluent_tp(t, p, o) for (t, p), o in sorted(offsets.items())]
+        return _committed(offsets)
 
     def commit_message_async(self, message: Any) -> None:
         """``commit(message, asynchronous=True)``, the commit per record: :meth:`commit` of the
@@ -344,7 +349,7 @@ class GroupCommitter:
                 continue
             error = None if result.error is None else kafka_error(result.error)
             if self.on_commit is not None:
-                parts = [confluent_tp(t, p, o) for (t, p), o in sorted(result.offsets.items())]
+                parts = _committed(result.offsets)
                 self.on_commit(error, parts)
             elif error is not None:
                 if self.error_cb is not None:
