@@ -174,10 +174,13 @@ def test_a_set_up_connection_exchanges_on_the_calling_thread(broker: FakeGroupCo
             conn.commit({("orders", 0): offset}, timeout_s=10)
         turns_due = 1 + int((time.monotonic() - start) / SELECTOR_TURN_INTERVAL_S)
         polled = list(waits)
+        assert conn._link is not None
+        decoded = conn._link.codec.answers_decoded
     finally:
         conn.close()
     assert [_sent(c) for c in broker.commits[1:]] == [{("orders", 0): o} for o in range(2, 12)]
     assert handed == []  # none went through kafka.net's request path
+    assert decoded == 1  # the same partition accepted: the same answer, decoded by kafka-python once
     assert set(polled) <= {0}  # the selector's turns (timers) never waited
     assert len(polled) <= turns_due < 10  # one per SELECTOR_TURN_INTERVAL_S, not one per commit
     assert broker.connections == 1

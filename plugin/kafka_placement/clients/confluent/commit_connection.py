@@ -45,7 +45,12 @@ from kafka.net.manager import KafkaConnectionManager
 from kafka.net.selector import NetworkSelector
 from kafka.protocol.consumer import OffsetCommitRequest
 
-from kafka_placement.clients.confluent.kafka_python_group import exchange_now, ready_for_exchange
+from kafka_placement.clients.confluent.exchange_codec import ExchangeCodec
+from kafka_placement.clients.confluent.kafka_python_group import (
+    exchange_now,
+    ready_for_exchange,
+    throttle_after,
+)
 from kafka_placement.clients.kafka_python.tls_handshake import bound_tls_handshakes
 
 __all__ = ["CommitConnection", "CommitConnectionUnavailable", "GroupView", "offset_commit_request"]
@@ -143,18 +148,16 @@ KEPT_REQUESTS = 64
 @dataclass
 class _Link:
     """A connection kafka.net set up, with what an exchange on this thread needs: the OffsetCommit
-    version it negotiated (its first request's), the correlation ids of the exchanges, counted apart
-    from kafka.net's own (its parser never sees these), and the requests kept for reuse."""
+    version it negotiated (its first request's), the coordinator it reaches, the codec of its
+    exchanges (their correlation ids counted apart from kafka.net's own: its parser never sees these)
+    and the requests kept for reuse."""
 
     connection: Any
     version: int
-    correlation_id: int = 0
+    address: tuple[str, int]
+    codec: ExchangeCodec
     #: (group, generation, member, instance, partitions in order) -> (request, its partition entries)
     requests: dict[tuple[Any, ...], tuple[Any, list[Any]]] = field(default_factory=dict)
-
-    def next_correlation_id(self) -> int:
-        self.correlation_id = (self.correlation_id + 1) % 2**31
-        return self.correlation_id
 
     def request_for(self, group: GroupView, generation: Any, offsets: Mapping[Partition, int]) -> Any:
         """The ``OffsetCommitRequest`` for ``offsets``: the one built for the same member, generation and
@@ -227,23 +230,25 @@ class CommitConnection:
             # it did not see yet fails that exchange, which then takes kafka-python's path.
             net.poll(0)
             self._last_turn = now
-        connection = self._connection_to(*address)
-        link = self._link if self._link is not None and self._link.connection is connection else None
+        link = self._link
         timeout_ms = max(1, int(timeout_s * 1000))
         self.requests_sent += 1
-        if link is not None and ready_for_exchange(connection):
+        if link is not None and link.address == address and ready_for_exchange(link.connection):
             request = link.request_for(group, generation, offsets)
             send_time = time.monotonic()
-            response = self._exchange(connection, link, request, send_time + timeout_ms / 1000)
+            response, known = self._exchange(link, request, send_time + timeout_ms / 1000)
             self.exchanges += 1
+            if known:  # an answer decoded before: every partition accepted
+                return
         else:
+            connection = self._connection_to(*address)
             request = offset_commit_request(
                 group.group_id,
                 generation.generation_id,
                 generation.member_id,
                 group.group_instance_id,
                 offsets,
-                None if link is None else link.version,
+                None if link is None or link.connection is not connection else link.version,
             )
             send_time = time.monotonic()
             response = self._through_selector(connection, request, timeout_ms, send_time)
@@ -251,17 +256,24 @@ class CommitConnection:
             # kafka-python's own handling, on its thread: the membership updated as for its commits
             group.handle_offset_commit_response(offsets, send_time, response)
 
-    def _exchange(self, connection: Any, link: _Link, request: Any, deadline: float) -> Any:
-        """The request and its answer on this thread, on the idle connection (module docstring)."""
+    def _exchange(self, link: _Link, request: Any, deadline: float) -> tuple[Any, bool]:
+        """The request and its answer on this thread, on the idle connection (module docstring); the
+        answer and whether the codec knew it (error-free, decoded before)."""
+        connection = link.connection
+        codec = link.codec
         try:
-            response = exchange_now(connection, request, link.next_correlation_id(), deadline)
+            correlation_id = codec.next_correlation_id()
+            frame = exchange_now(connection, codec.encode(request, correlation_id), deadline)
+            if frame is not None:
+                response, known = codec.decode(frame, request, correlation_id)
+                if not known:
+                    throttle_after(connection, response)
+                return response, known
         except Exception as exc:  # the connection failed, or an answer that does not decode
             self._drop(connection, exc)
             raise CommitConnectionUnavailable(f"commit connection failed: {exc!r}") from exc
-        if response is None:
-            self._drop(connection, kafka_errors.KafkaTimeoutError("OffsetCommit not answered in time"))
-            raise CommitConnectionUnavailable("OffsetCommit not answered in time")
-        return response
+        self._drop(connection, kafka_errors.KafkaTimeoutError("OffsetCommit not answered in time"))
+        raise CommitConnectionUnavailable("OffsetCommit not answered in time")
 
     def _through_selector(self, connection: Any, request: Any, timeout_ms: int, send_time: float) -> Any:
         """The request through kafka.net's own loop, driven here: a connection being set up (the
@@ -281,7 +293,9 @@ class CommitConnection:
                 future.exception
             )
         # set up and answered: later requests on this connection are exchanged on this thread
-        self._link = _Link(connection, request.API_VERSION)
+        assert self._address is not None
+        client_id = str(self._config.get("client_id", "kafka-placement"))
+        self._link = _Link(connection, request.API_VERSION, self._address, ExchangeCodec(client_id))
         return future.value
 
     def _drop(self, connection: Any, error: BaseException) -> None:

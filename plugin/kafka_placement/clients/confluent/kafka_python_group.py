@@ -21,13 +21,11 @@ from kafka.protocol.schemas.fields.codecs import Int32
 from kafka.structs import OffsetAndMetadata
 from kafka.structs import TopicPartition as KafkaTopicPartition
 
-__all__ = ["PRIVATE_PARTS", "KafkaPythonGroup", "exchange_now", "ready_for_exchange"]
+__all__ = ["PRIVATE_PARTS", "KafkaPythonGroup", "exchange_now", "ready_for_exchange", "throttle_after"]
 
 Partition = tuple[str, int]
 #: Bytes asked of a plain TCP socket per read of an answer (an OffsetCommit answer is tens of bytes).
 RECEIVE_CHUNK = 65536
-#: kafka-python's response class of each (versioned) request class an exchange sent
-_RESPONSE_CLASSES: dict[type, Any] = {}
 
 #: The private names used, and why no public one serves.
 PRIVATE_PARTS: dict[str, str] = {
@@ -153,10 +151,10 @@ def _kafka_offsets(offsets: Iterable[tuple[Partition, int]]) -> dict[Any, Any]:
 # task parked on the socket's readability and handed to the connection's parser and in-flight list.
 # On a synchronous commit's path all of that is Python between two syscalls, most of it after the
 # thread wakes up (docs/performance.md, "A synchronous commit as one exchange"). On an idle, set-up
-# connection these two do the exchange itself on the calling thread: kafka-python's request and
-# response classes encoding and decoding (header and frame included), written and read by the
-# transport's own send and receive (TLS included); kafka.net still connects, negotiates versions,
-# authenticates, re-authenticates and reconnects.
+# connection these do the exchange itself on the calling thread: the request as kafka-python's
+# classes encode it (exchange_codec.py) written, and its answer read, by the transport's own send and
+# receive (TLS included); kafka.net still connects, negotiates versions, authenticates,
+# re-authenticates and reconnects.
 
 
 def ready_for_exchange(connection: Any) -> bool:
@@ -175,34 +173,21 @@ def ready_for_exchange(connection: Any) -> bool:
     )
 
 
-def exchange_now(connection: Any, request: Any, correlation_id: int, deadline: float) -> Any | None:
-    """Send ``request`` (a kafka-python request of a set version) on ``connection``'s socket with
-    ``correlation_id``, and read its answer, on this thread. kafka-python's classes encode the
-    request with its header and decode the framed answer with its header
-    (``ApiMessage.encode``/``decode(framed=True, header=True)``); this only gathers the answer's bytes
-    until its frame (its length read by kafka-python's ``Int32`` codec) is whole and checks its
-    correlation id. Only for a connection :func:`ready_for_exchange` calls idle, and only while
-    nobody runs its selector, whose read task would otherwise take the answer.
+def exchange_now(connection: Any, frame: bytes, deadline: float) -> bytes | None:
+    """Write ``frame`` (a request as kafka-python encodes it, framed, with its header; see
+    ``exchange_codec``) on ``connection``'s socket and read the framed answer, on this thread. This
+    only gathers the answer's bytes until its frame (its length read by kafka-python's ``Int32``
+    codec) is whole; the caller decodes it. Only for a connection :func:`ready_for_exchange` calls
+    idle, and only while nobody runs its selector, whose read task would otherwise take the answer.
 
-    Returns the response; None when it was not all there by ``deadline`` (monotonic) — the caller
-    then closes the connection, so that a late answer never reaches kafka.net's read task. A send or
-    receive error aborts the transport, as kafka.net's tasks do, and raises ``KafkaConnectionError``;
-    an answer of another correlation id, or a frame over ``receive_message_max_bytes``, raises
-    kafka-python's ``CorrelationIdError``/``InvalidReceiveError``. A throttled answer pauses the
-    connection as kafka.net does for its own (``_maybe_throttle``)."""
+    Returns the answer's frame; None when it was not all there by ``deadline`` (monotonic) — the
+    caller then closes the connection, so that a late answer never reaches kafka.net's read task. A
+    send or receive error aborts the transport, as kafka.net's tasks do, and raises
+    ``KafkaConnectionError``; a frame over ``receive_message_max_bytes`` raises kafka-python's
+    ``InvalidReceiveError``."""
     transport = connection.transport
     sock = transport._sock
-    config = connection.config
-    header = request.header
-    if header is not None and header.client_id == config["client_id"]:
-        header.correlation_id = correlation_id  # a request sent before: only its correlation id differs
-    else:
-        request.with_header(correlation_id=correlation_id, client_id=config["client_id"])
-        header = request.header
-    response_cls = _RESPONSE_CLASSES.get(type(request))
-    if response_cls is None:
-        response_cls = _RESPONSE_CLASSES[type(request)] = header.get_response_class()
-    transport._write_buffer.append(request.encode(framed=True, header=True))
+    transport._write_buffer.append(frame)
     poller = select.poll()
     poller.register(sock.fileno(), select.POLLOUT)
     while True:  # a socket that takes only part waits for writability (a full send buffer)
@@ -234,19 +219,18 @@ def exchange_now(connection: Any, request: Any, correlation_id: int, deadline: f
         if len(received) < 4:
             continue
         size, _ = Int32.decode_from(received, 0)
-        if not 0 <= size <= config["receive_message_max_bytes"]:
+        if not 0 <= size <= connection.config["receive_message_max_bytes"]:
             raise kafka_errors.InvalidReceiveError(f"Invalid frame length: {size}")
         if len(received) < 4 + size:
             continue
         if len(received) > 4 + size:  # one request, one answer: more bytes are no answer of ours
             raise kafka_errors.KafkaProtocolError(f"{len(received) - 4 - size} bytes past the answer")
-        response = response_cls.decode(received, header=True, framed=True)
-        if response.header.correlation_id != correlation_id:
-            raise kafka_errors.CorrelationIdError(
-                f"Correlation IDs do not match: sent {correlation_id}, recv {response.header.correlation_id}"
-            )
-        connection._maybe_throttle(response)
-        return response
+        return received
+
+
+def throttle_after(connection: Any, response: Any) -> None:
+    """A throttled answer the calling thread read pauses ``connection`` as kafka.net does for its own."""
+    connection._maybe_throttle(response)
 
 
 def _receive_once(sock: Any) -> tuple[bytes, BaseException | None]:
