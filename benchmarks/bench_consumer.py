@@ -29,7 +29,7 @@ round's ours/plain ratio (``--rounds 3``: the median of three side-by-side runs)
 
 Usage: .venv/bin/python benchmarks/bench_consumer.py [--records N] [--async-records N] [--sync-records N]
        [--warm-commits N] [--rounds R] [--modes none,async,...] [--bootstrap H:P]
-       [--security plaintext|sasl_ssl]
+       [--security plaintext|sasl_ssl] [--librdkafka KEY=VALUE ...]
 (without --bootstrap a throw-away cluster is started and removed; needs the Docker image;
 ``--security sasl_ssl`` starts it with a SASL_SSL listener — SCRAM over TLS — and every client of the
 run, ours, plain and the helpers, connects through it).
@@ -55,7 +55,13 @@ MODES = ("none", "async", "sync", "sync/1000", "auto", "store+auto", "consume")
 
 
 def _child(
-    impl: str, mode: str, client: dict[str, Any], topic: str, records: int, group: str
+    impl: str,
+    mode: str,
+    client: dict[str, Any],
+    topic: str,
+    records: int,
+    group: str,
+    settings: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     import confluent_kafka
 
@@ -70,6 +76,7 @@ def _child(
     auto = mode in ("auto", "store+auto")
     conf: dict[str, Any] = {
         **client,
+        **(settings or {}),  # --librdkafka: the same for both clients
         "group.id": group,
         "auto.offset.reset": "earliest",
         "enable.auto.commit": auto,
@@ -188,9 +195,16 @@ def _produce(client: dict[str, Any], records: int) -> str:
 
 
 def _run(
-    impl: str, mode: str, client: dict[str, Any], topic: str, records: int, group: str
+    impl: str,
+    mode: str,
+    client: dict[str, Any],
+    topic: str,
+    records: int,
+    group: str,
+    settings: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     argv = [sys.executable, __file__, "--child", impl, mode, json.dumps(client), topic, str(records), group]
+    argv.append(json.dumps(settings or {}))
     out = subprocess.run(argv, check=True, capture_output=True, text=True, timeout=900)
     result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
     _delete_group(client, group)  # the next run starts from the beginning again
@@ -214,8 +228,9 @@ def _delete_group(client: dict[str, Any], group: str) -> None:
 
 def main() -> int:
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
-        impl, mode, client_json, topic, records, group = sys.argv[2:8]
-        print(json.dumps(_child(impl, mode, json.loads(client_json), topic, int(records), group)))
+        impl, mode, client_json, topic, records, group, settings_json = sys.argv[2:9]
+        settings = json.loads(settings_json)
+        print(json.dumps(_child(impl, mode, json.loads(client_json), topic, int(records), group, settings)))
         return 0
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--records", type=int, default=200_000, help="records per run (default 200,000)")
@@ -241,6 +256,14 @@ def main() -> int:
         "457-505 commits/s where later ones ran 688-875, whichever client it was",
     )
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument(
+        "--librdkafka",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a librdkafka consumer setting given to both clients of every measured run (repeatable), "
+        "e.g. fetch.queue.backoff.ms=10 (docs/performance.md: the fetch queue's backoff); default none",
+    )
     parser.add_argument("--modes", default=",".join(MODES))
     parser.add_argument("--bootstrap")
     parser.add_argument(
@@ -254,6 +277,12 @@ def main() -> int:
     unknown = [m for m in modes if m not in MODES]
     if unknown:
         parser.error(f"unknown mode(s) {unknown}; allowed: {', '.join(MODES)}")
+    settings: dict[str, Any] = {}
+    for item in args.librdkafka:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            parser.error(f"--librdkafka {item!r}: expected KEY=VALUE")
+        settings[key.strip()] = value
     if args.bootstrap is not None and args.security != "plaintext":
         parser.error("--security starts a cluster of its own: not with --bootstrap")
     cluster = None
@@ -281,7 +310,7 @@ def main() -> int:
                 if args.warm_commits > 0 and mode not in ("none", "consume"):
                     _run("plain", "sync", client, topic, args.warm_commits, group)  # untimed, then deleted
                 for impl in ("plain", "ours") if round_ % 2 == 0 else ("ours", "plain"):
-                    r = _run(impl, mode, client, topic, n, group)
+                    r = _run(impl, mode, client, topic, n, group, settings)
                     rate[impl] = r["per_s"]
                     until_committed[impl] = (r["records"] - 1) / (r["seconds"] + r["close_s"])
                     failed[impl, mode] = failed.get((impl, mode), 0) + r["failed"]
@@ -302,6 +331,7 @@ def main() -> int:
             f"rounds, and the median of the rounds' ours/plain pairs; failed commits summed over rounds; "
             f"listener "
             f"{client.get('security.protocol', 'PLAINTEXT')}"
+            + (f"; both clients with {settings}" if settings else "")
         )
         print(
             f"  {'mode':<11} {'plain rec/s':>12} {'ours rec/s':>12} {'ours/plain':>10} "
