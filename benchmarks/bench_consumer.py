@@ -44,7 +44,7 @@ import subprocess
 import sys
 import time
 import uuid
-from typing import Any
+from typing import Any, NamedTuple
 
 PARTITIONS = 6
 VALUE = b"x" * 100
@@ -54,16 +54,22 @@ MODES = ("none", "async", "sync", "sync/1000", "auto", "store+auto", "consume")
 #: OffsetCommit per commit and its close() waits for all of them.
 
 
-def _child(
-    impl: str,
-    mode: str,
-    client: dict[str, Any],
-    topic: str,
-    records: int,
-    group: str,
-    settings: dict[str, Any] | None = None,
-) -> dict[str, Any]:
+class Run(NamedTuple):
+    """One measured run: a fresh subprocess of one client (``impl``: ours or plain) in one mode."""
+
+    impl: str
+    mode: str
+    client: dict[str, Any]
+    topic: str
+    records: int
+    group: str
+    settings: dict[str, Any]  # --librdkafka: given to both clients
+
+
+def _child(run: Run) -> dict[str, Any]:
     import confluent_kafka
+
+    impl, mode, client, topic, records, group, settings = run
 
     failed = [0]
     committed_calls = [0]
@@ -76,7 +82,7 @@ def _child(
     auto = mode in ("auto", "store+auto")
     conf: dict[str, Any] = {
         **client,
-        **(settings or {}),  # --librdkafka: the same for both clients
+        **settings,  # --librdkafka: the same for both clients
         "group.id": group,
         "auto.offset.reset": "earliest",
         "enable.auto.commit": auto,
@@ -194,20 +200,11 @@ def _produce(client: dict[str, Any], records: int) -> str:
     return topic
 
 
-def _run(
-    impl: str,
-    mode: str,
-    client: dict[str, Any],
-    topic: str,
-    records: int,
-    group: str,
-    settings: dict[str, Any] | None = None,
-) -> dict[str, Any]:
-    argv = [sys.executable, __file__, "--child", impl, mode, json.dumps(client), topic, str(records), group]
-    argv.append(json.dumps(settings or {}))
+def _run(run: Run) -> dict[str, Any]:
+    argv = [sys.executable, __file__, "--child", json.dumps(run._asdict())]
     out = subprocess.run(argv, check=True, capture_output=True, text=True, timeout=900)
     result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
-    _delete_group(client, group)  # the next run starts from the beginning again
+    _delete_group(run.client, run.group)  # the next run starts from the beginning again
     return result
 
 
@@ -228,9 +225,7 @@ def _delete_group(client: dict[str, Any], group: str) -> None:
 
 def main() -> int:
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
-        impl, mode, client_json, topic, records, group, settings_json = sys.argv[2:9]
-        settings = json.loads(settings_json)
-        print(json.dumps(_child(impl, mode, json.loads(client_json), topic, int(records), group, settings)))
+        print(json.dumps(_child(Run(**json.loads(sys.argv[2])))))
         return 0
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--records", type=int, default=200_000, help="records per run (default 200,000)")
@@ -308,9 +303,9 @@ def main() -> int:
                 rate: dict[str, float] = {}
                 until_committed: dict[str, float] = {}
                 if args.warm_commits > 0 and mode not in ("none", "consume"):
-                    _run("plain", "sync", client, topic, args.warm_commits, group)  # untimed, then deleted
+                    _run(Run("plain", "sync", client, topic, args.warm_commits, group, settings))  # untimed
                 for impl in ("plain", "ours") if round_ % 2 == 0 else ("ours", "plain"):
-                    r = _run(impl, mode, client, topic, n, group, settings)
+                    r = _run(Run(impl, mode, client, topic, n, group, settings))
                     rate[impl] = r["per_s"]
                     until_committed[impl] = (r["records"] - 1) / (r["seconds"] + r["close_s"])
                     failed[impl, mode] = failed.get((impl, mode), 0) + r["failed"]
