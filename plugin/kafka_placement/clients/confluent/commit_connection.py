@@ -45,7 +45,7 @@ from kafka.net.manager import KafkaConnectionManager
 from kafka.net.selector import NetworkSelector
 from kafka.protocol.consumer import OffsetCommitRequest
 
-from kafka_placement.clients.confluent.exchange_codec import ExchangeCodec
+from kafka_placement.clients.confluent.exchange_codec import ExchangeCodec, partition_error
 from kafka_placement.clients.confluent.kafka_python_group import (
     exchange_now,
     ready_for_exchange,
@@ -147,14 +147,13 @@ KEPT_REQUESTS = 64
 
 @dataclass
 class _Link:
-    """A connection kafka.net set up, with what an exchange on this thread needs: the OffsetCommit
-    version it negotiated (its first request's), the coordinator it reaches, the codec of its
-    exchanges (their correlation ids counted apart from kafka.net's own: its parser never sees these)
-    and the requests kept for reuse."""
+    """A connection kafka.net set up (to the coordinator at ``CommitConnection._address``), with what an
+    exchange on this thread needs: the OffsetCommit version it negotiated (its first request's), the
+    codec of its exchanges (their correlation ids counted apart from kafka.net's own: its parser never
+    sees these) and the requests kept for reuse."""
 
     connection: Any
     version: int
-    address: tuple[str, int]
     codec: ExchangeCodec
     #: (group, generation, member, instance, partitions in order) -> (request, its partition entries)
     requests: dict[tuple[Any, ...], tuple[Any, list[Any]]] = field(default_factory=dict)
@@ -233,7 +232,8 @@ class CommitConnection:
         link = self._link
         timeout_ms = max(1, int(timeout_s * 1000))
         self.requests_sent += 1
-        if link is not None and link.address == address and ready_for_exchange(link.connection):
+        # a link is to the connection of self._address (a moved coordinator closes both)
+        if link is not None and self._address == address and ready_for_exchange(link.connection):
             request = link.request_for(group, generation, offsets)
             send_time = time.monotonic()
             response, known = self._exchange(link, request, send_time + timeout_ms / 1000)
@@ -252,7 +252,7 @@ class CommitConnection:
             )
             send_time = time.monotonic()
             response = self._through_selector(connection, request, timeout_ms, send_time)
-        if any(p.error_code for t in response.topics for p in t.partitions):
+        if partition_error(response):
             # kafka-python's own handling, on its thread: the membership updated as for its commits
             group.handle_offset_commit_response(offsets, send_time, response)
 
@@ -293,9 +293,8 @@ class CommitConnection:
                 future.exception
             )
         # set up and answered: later requests on this connection are exchanged on this thread
-        assert self._address is not None
         client_id = str(self._config.get("client_id", "kafka-placement"))
-        self._link = _Link(connection, request.API_VERSION, self._address, ExchangeCodec(client_id))
+        self._link = _Link(connection, request.API_VERSION, ExchangeCodec(client_id))
         return future.value
 
     def _drop(self, connection: Any, error: BaseException) -> None:

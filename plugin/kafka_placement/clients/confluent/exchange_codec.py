@@ -30,7 +30,7 @@ from typing import Any
 from kafka import errors as kafka_errors
 from kafka.protocol.schemas.fields.codecs import Int32
 
-__all__ = ["CORRELATION_IDS", "KEPT_ANSWERS", "ExchangeCodec"]
+__all__ = ["CORRELATION_IDS", "KEPT_ANSWERS", "ExchangeCodec", "accepted", "partition_error"]
 
 #: Correlation ids one connection's exchanges cycle through (1..this); the headers of each are kept.
 #: One request is in flight at a time on such a connection, and it is closed when an answer does not
@@ -40,11 +40,14 @@ CORRELATION_IDS = 64
 KEPT_ANSWERS = 64
 
 
+def partition_error(response: Any) -> bool:
+    """An OffsetCommit answer with an error for some partition."""
+    return any(p.error_code for t in response.topics for p in t.partitions)
+
+
 def accepted(response: Any) -> bool:
     """An OffsetCommit answer with no error for any partition and no throttle."""
-    return not getattr(response, "throttle_time_ms", 0) and not any(
-        p.error_code for t in response.topics for p in t.partitions
-    )
+    return not getattr(response, "throttle_time_ms", 0) and not partition_error(response)
 
 
 class ExchangeCodec:
@@ -53,11 +56,11 @@ class ExchangeCodec:
     def __init__(self, client_id: str) -> None:
         self._client_id = client_id
         self._correlation_id = 0
-        #: (request class, correlation id) -> kafka-python's request header and response header
-        self._headers: dict[tuple[type, int], tuple[bytes, bytes]] = {}
+        #: (request class, correlation id) -> kafka-python's request header, response header, and
+        #: the response class
+        self._headers: dict[tuple[type, int], tuple[bytes, bytes, Any]] = {}
         #: (response class, answer bytes after the header) -> the answer kafka-python decoded
         self._answers: dict[tuple[type, bytes], Any] = {}
-        self._response_classes: dict[type, Any] = {}
         self.answers_decoded = 0  # observable: answers kafka-python decoded in full
 
     def next_correlation_id(self) -> int:
@@ -66,18 +69,18 @@ class ExchangeCodec:
 
     def encode(self, request: Any, correlation_id: int) -> bytes:
         """``request`` (a kafka-python request of a set version) framed, with its header."""
-        headers = self._headers_of(request, correlation_id)
+        request_header = self._headers_of(request, correlation_id)[0]
         body: bytes = request.encode()
-        return bytes(Int32.encode(len(headers[0]) + len(body))) + headers[0] + body
+        return bytes(Int32.encode(len(request_header) + len(body))) + request_header + body
 
     def decode(self, frame: bytes, request: Any, correlation_id: int) -> tuple[Any, bool]:
         """The answer in ``frame`` (framed, with its header) to ``request`` sent with
         ``correlation_id``, and whether it is one decoded before (error-free and not throttled)."""
-        response_cls = self._response_class(request)
-        expected_header = self._headers_of(request, correlation_id)[1]
+        _, expected_header, response_cls = self._headers_of(request, correlation_id)
         body_start = 4 + len(expected_header)
-        if frame[4:body_start] == expected_header:
-            kept = self._answers.get((response_cls, frame[body_start:]))
+        key = (response_cls, frame[body_start:]) if frame[4:body_start] == expected_header else None
+        if key is not None:
+            kept = self._answers.get(key)
             if kept is not None:
                 return kept, True
         response = response_cls.decode(frame, header=True, framed=True)
@@ -86,19 +89,13 @@ class ExchangeCodec:
             raise kafka_errors.CorrelationIdError(
                 f"Correlation IDs do not match: sent {correlation_id}, recv {response.header.correlation_id}"
             )
-        if accepted(response) and frame[4:body_start] == expected_header:
+        if key is not None and accepted(response):
             if len(self._answers) >= KEPT_ANSWERS:
                 self._answers.clear()  # other partition sets': decoded again when they come back
-            self._answers[response_cls, frame[body_start:]] = response
+            self._answers[key] = response
         return response, False
 
-    def _response_class(self, request: Any) -> Any:
-        response_cls = self._response_classes.get(type(request))
-        if response_cls is None:  # encode() gave the request a header
-            response_cls = self._response_classes[type(request)] = request.header.get_response_class()
-        return response_cls
-
-    def _headers_of(self, request: Any, correlation_id: int) -> tuple[bytes, bytes]:
+    def _headers_of(self, request: Any, correlation_id: int) -> tuple[bytes, bytes, Any]:
         key = (type(request), correlation_id)
         headers = self._headers.get(key)
         if headers is None:
@@ -109,5 +106,6 @@ class ExchangeCodec:
             headers = self._headers[key] = (
                 bytes(request.encode_header(flexible=request.flexible_version_q(version))),
                 bytes(response_header.encode(flexible=response_cls.flexible_version_q(version))),
+                response_cls,
             )
         return headers
